@@ -1,0 +1,7 @@
+module github.com/langevin-go/langevin
+
+go 1.24.0
+
+require gonum.org/v1/gonum v0.17.0
+
+require golang.org/x/tools v0.30.0 // indirect

@@ -1,0 +1,259 @@
+package langevin
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"sync"
+)
+
+// Initializer chooses the initial point of each chain.
+type Initializer interface {
+	// Init writes the initial point of chain number chain (0-based) into dst,
+	// drawing any randomness from rng, the chain's own stream.
+	Init(ctx context.Context, m Model, chain int, rng *rand.Rand, dst []float64) error
+}
+
+// InitZero starts every chain at θ = 0.
+type InitZero struct{}
+
+// Init implements Initializer.
+func (InitZero) Init(_ context.Context, _ Model, _ int, _ *rand.Rand, dst []float64) error {
+	clear(dst)
+	return nil
+}
+
+// InitPrior starts each chain at an independent draw from the prior; the model
+// must implement PriorSampler.
+type InitPrior struct{}
+
+// Init implements Initializer.
+func (InitPrior) Init(_ context.Context, m Model, _ int, rng *rand.Rand, dst []float64) error {
+	ps, ok := m.(PriorSampler)
+	if !ok {
+		return fmt.Errorf("langevin: init from the prior: model %T cannot draw from its prior", m)
+	}
+	ps.SamplePrior(dst, rng)
+	return nil
+}
+
+// InitAt starts chain c at Points[c mod len(Points)].
+type InitAt struct {
+	Points [][]float64
+}
+
+// Init implements Initializer.
+func (in InitAt) Init(_ context.Context, m Model, chain int, _ *rand.Rand, dst []float64) error {
+	if len(in.Points) == 0 {
+		return errors.New("langevin: InitAt: no initial points")
+	}
+	p := in.Points[chain%len(in.Points)]
+	if len(p) != m.Dim() {
+		return fmt.Errorf("langevin: initial point has %d values, model has %d parameters", len(p), m.Dim())
+	}
+	copy(dst, p)
+	return nil
+}
+
+// Options controls a Run.
+type Options struct {
+	Chains  int         // number of chains K (default 4)
+	Iters   int         // iterations per chain, burn-in included (required)
+	BurnIn  int         // iterations discarded at the start of each chain, < Iters
+	Thin    int         // keep every Thin-th draw after burn-in (default 1)
+	Seed    uint64      // seed of the run; chain c uses ChainRNG(Seed, c)
+	Init    Initializer // initial points (default InitZero)
+	Workers int         // goroutines (default GOMAXPROCS); never changes the draws
+
+	// Progress, if not nil, is called with the chain number and the number of
+	// iterations done, every ProgressEvery iterations (default Iters/100) and
+	// at the end of the chain. It is called from the workers' goroutines.
+	Progress      func(chain, done int)
+	ProgressEvery int
+}
+
+// DivergenceError reports a chain whose position became non-finite.
+type DivergenceError struct {
+	Chain int // 1-based chain number
+	Iter  int // 1-based iteration, burn-in included
+	Param string
+	Value float64
+}
+
+func (e *DivergenceError) Error() string {
+	return fmt.Sprintf("chain %d diverged at iteration %d: parameter %s = %v (try a smaller step size)", e.Chain, e.Iter, e.Param, e.Value)
+}
+
+// ChainError wraps an error of one chain with its 1-based chain number and
+// iteration.
+type ChainError struct {
+	Chain int
+	Iter  int
+	Err   error
+}
+
+func (e *ChainError) Error() string {
+	if e.Iter == 0 {
+		return fmt.Sprintf("chain %d: %v", e.Chain, e.Err)
+	}
+	return fmt.Sprintf("chain %d: iteration %d: %v", e.Chain, e.Iter, e.Err)
+}
+
+func (e *ChainError) Unwrap() error { return e.Err }
+
+func (o *Options) defaults() error {
+	if o.Chains == 0 {
+		o.Chains = 4
+	}
+	if o.Thin == 0 {
+		o.Thin = 1
+	}
+	if o.Init == nil {
+		o.Init = InitZero{}
+	}
+	switch {
+	case o.Chains < 0:
+		return fmt.Errorf("langevin: Chains = %d: expected a positive number", o.Chains)
+	case o.Iters <= 0:
+		return fmt.Errorf("langevin: Iters = %d: expected a positive number", o.Iters)
+	case o.BurnIn < 0 || o.BurnIn >= o.Iters:
+		return fmt.Errorf("langevin: BurnIn = %d: expected 0 ≤ BurnIn < Iters = %d", o.BurnIn, o.Iters)
+	case o.Thin < 0:
+		return fmt.Errorf("langevin: Thin = %d: expected a positive number", o.Thin)
+	}
+	if o.Workers <= 0 {
+		o.Workers = runtime.GOMAXPROCS(0)
+	}
+	if o.Workers > o.Chains {
+		o.Workers = o.Chains
+	}
+	if o.ProgressEvery <= 0 {
+		o.ProgressEvery = max(1, o.Iters/100)
+	}
+	return nil
+}
+
+// Run runs opts.Chains chains of sampler s on model m, in parallel on
+// opts.Workers goroutines, and returns their draws after burn-in and thinning.
+//
+// Every chain runs to the end unless it fails or ctx is cancelled. A chain whose
+// position becomes non-finite stops with a *DivergenceError and keeps the draws it had. Run always returns the trace of what
+// was drawn, together with the errors of all chains joined (errors.Join), or
+// ctx.Err() when cancelled.
+func Run(ctx context.Context, m Model, s Sampler, opts Options) (*Trace, error) {
+	if err := opts.defaults(); err != nil {
+		return nil, err
+	}
+	d := m.Dim()
+	names := ParamNames(m)
+	if len(names) != d {
+		return nil, fmt.Errorf("langevin: model has %d parameters but %d names", d, len(names))
+	}
+	deriver, _ := m.(Deriver)
+	if deriver != nil {
+		names = append(append([]string(nil), names...), deriver.DerivedNames()...)
+	}
+	statNames := s.StatNames()
+	keep := (opts.Iters - opts.BurnIn) / opts.Thin
+	tr := &Trace{
+		Names:     names,
+		Dim:       d,
+		StatNames: statNames,
+		Draws:     make([][][]float64, opts.Chains),
+		Stats:     make([][][]float64, opts.Chains),
+		Iters:     make([][]int, opts.Chains),
+		BurnIn:    opts.BurnIn,
+		Thin:      opts.Thin,
+	}
+	errs := make([]error, opts.Chains)
+	jobs := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < opts.Workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for c := range jobs {
+				errs[c] = runChain(ctx, m, s, deriver, &opts, c, keep, tr)
+			}
+		}()
+	}
+	for c := 0; c < opts.Chains; c++ {
+		jobs <- c
+	}
+	close(jobs)
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return tr, err
+	}
+	return tr, errors.Join(errs...)
+}
+
+func runChain(ctx context.Context, m Model, s Sampler, deriver Deriver, opts *Options, c, keep int, tr *Trace) error {
+	d := m.Dim()
+	width := len(tr.Names)
+	nstat := len(tr.StatNames)
+	// One slab per chain for draws and one for stats.
+	slab := make([]float64, keep*width)
+	sslab := make([]float64, keep*nstat)
+	draws := make([][]float64, 0, keep)
+	stats := make([][]float64, 0, keep)
+	iters := make([]int, 0, keep)
+	defer func() {
+		tr.Draws[c], tr.Stats[c], tr.Iters[c] = draws, stats, iters
+	}()
+
+	rng := ChainRNG(opts.Seed, c)
+	theta0 := make([]float64, d)
+	if err := opts.Init.Init(ctx, m, c, rng, theta0); err != nil {
+		return &ChainError{Chain: c + 1, Err: err}
+	}
+	for j, v := range theta0 {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return &ChainError{Chain: c + 1, Err: fmt.Errorf("initial value of %s is %v", ParamNames(m)[j], v)}
+		}
+	}
+	ch, err := s.NewChain(m, theta0, rng)
+	if err != nil {
+		return &ChainError{Chain: c + 1, Err: err}
+	}
+	names := tr.Names
+	for it := 1; it <= opts.Iters; it++ {
+		if it%64 == 0 && ctx.Err() != nil {
+			return nil
+		}
+		if err := ch.Step(); err != nil {
+			return &ChainError{Chain: c + 1, Iter: it, Err: err}
+		}
+		pos := ch.Position()
+		for j, v := range pos {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return &DivergenceError{Chain: c + 1, Iter: it, Param: names[j], Value: v}
+			}
+		}
+		if it == opts.BurnIn {
+			if we, ok := ch.(WarmupEnder); ok {
+				we.EndWarmup()
+			}
+		}
+		if it > opts.BurnIn && (it-opts.BurnIn)%opts.Thin == 0 && len(draws) < keep {
+			k := len(draws)
+			row := slab[k*width : (k+1)*width : (k+1)*width]
+			copy(row, pos)
+			if deriver != nil {
+				deriver.Derive(pos, row[d:])
+			}
+			srow := sslab[k*nstat : (k+1)*nstat : (k+1)*nstat]
+			ch.Stats(srow)
+			draws = append(draws, row)
+			stats = append(stats, srow)
+			iters = append(iters, it)
+		}
+		if opts.Progress != nil && (it%opts.ProgressEvery == 0 || it == opts.Iters) {
+			opts.Progress(c, it)
+		}
+	}
+	return nil
+}

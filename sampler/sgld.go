@@ -1,0 +1,171 @@
+package sampler
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/langevin-go/langevin"
+	"github.com/langevin-go/langevin/schedule"
+)
+
+func sqrt(x float64) float64 { return math.Sqrt(x) }
+
+// SGLD is stochastic gradient Langevin dynamics (Welling & Teh 2011; lecture
+// notes Algorithm 19) with temperature τ and an optional constant diagonal
+// preconditioner M (handout eq. 3.9):
+//
+//	θ ← θ + ηₜ M ĝ(θ) + √(2ηₜτ M) ξ,  ξ ~ N(0, I),
+//
+// where ĝ(θ) = ∇log p(θ) + (N/|B|) Σ_{i∈B} ∇log p(zᵢ|θ). For small steps the
+// chain targets p(θ|D)^(1/τ). Welling & Teh's step ε is 2η.
+//
+// Per-draw statistics:
+//   - lp__: the minibatch estimate of log p(θ|D) at the start of the step;
+//   - accept_stat__: always 1 (no Metropolis–Hastings correction);
+//   - stepsize__: ηₜ;
+//   - noise_inj__: variance of the injected noise per coordinate, the mean over
+//     j of 2ηₜτMⱼⱼ;
+//   - noise_grad__: an estimate of the variance per coordinate of the
+//     gradient noise as it enters the update, the mean over j of
+//     ηₜ²Mⱼⱼ² Var(ĝⱼ), where Var(ĝⱼ) = (N²/|B|) sⱼ² (times the finite-population
+//     factor 1 − |B|/N for batches drawn without replacement) and sⱼ² is the
+//     sample variance of the per-observation gradients in the batch. It is
+//     computed every NoiseEvery steps (it costs |B| extra gradient
+//     evaluations) and holds its last value in between; NaN until first
+//     computed, 0 for full batches. Sampling takes over from optimisation when
+//     noise_inj__ exceeds noise_grad__ (Welling & Teh §4).
+//   - clipped__: number of steps whose gradient was clipped so far.
+type SGLD struct {
+	Step        schedule.Schedule
+	Batch       Minibatch
+	Temperature float64   // τ; 0 means 1
+	Precond     []float64 // diagonal of M; nil means the identity
+	Clip        Clipping
+	NoiseEvery  int // estimate noise_grad__ every NoiseEvery steps; 0: never
+}
+
+// StatNames implements langevin.Sampler.
+func (s SGLD) StatNames() []string {
+	return []string{"lp__", "accept_stat__", "stepsize__", "noise_inj__", "noise_grad__", "clipped__"}
+}
+
+// NewChain implements langevin.Sampler.
+func (s SGLD) NewChain(m langevin.Model, theta0 []float64, rng *rand.Rand) (langevin.Chain, error) {
+	tau := s.Temperature
+	if tau == 0 {
+		tau = 1
+	}
+	if !(tau > 0) || math.IsInf(tau, 0) {
+		return nil, fmt.Errorf("sampler: temperature %v: expected τ > 0", s.Temperature)
+	}
+	if s.NoiseEvery < 0 {
+		return nil, fmt.Errorf("sampler: NoiseEvery = %d: expected ≥ 0", s.NoiseEvery)
+	}
+	d := m.Dim()
+	pre := make([]float64, d)
+	sqrtPre := make([]float64, d)
+	var preMean, pre2Mean float64
+	for j := range pre {
+		pre[j] = 1
+		if s.Precond != nil {
+			if len(s.Precond) != d {
+				return nil, fmt.Errorf("sampler: preconditioner has %d entries, model has %d parameters", len(s.Precond), d)
+			}
+			pre[j] = s.Precond[j]
+			if !(pre[j] > 0) || math.IsInf(pre[j], 0) {
+				return nil, fmt.Errorf("sampler: preconditioner entry %d is %v: expected a positive number", j+1, pre[j])
+			}
+		}
+		sqrtPre[j] = math.Sqrt(pre[j])
+		preMean += pre[j] / float64(d)
+		pre2Mean += pre[j] * pre[j] / float64(d)
+	}
+	g, err := newGradChain(m, theta0, s.Batch, s.Step, s.Clip, rng)
+	if err != nil {
+		return nil, err
+	}
+	c := &sgldChain{
+		gradChain: g, rng: rng, tau: tau, pre: pre, sqrtPre: sqrtPre,
+		preMean: preMean, pre2Mean: pre2Mean, every: s.NoiseEvery,
+		noiseGrad: math.NaN(),
+	}
+	if s.NoiseEvery > 0 {
+		c.gi = make([]float64, d)
+		c.sum = make([]float64, d)
+		c.sumsq = make([]float64, d)
+	}
+	return c, nil
+}
+
+type sgldChain struct {
+	*gradChain
+	rng               *rand.Rand
+	tau               float64
+	pre, sqrtPre      []float64
+	preMean, pre2Mean float64
+	every             int
+	noiseGrad         float64
+	gi, sum, sumsq    []float64
+}
+
+func (c *sgldChain) Step() error {
+	eta := c.gradient()
+	if c.every > 0 && c.t%c.every == 0 {
+		c.estimateNoise(eta)
+	}
+	sd := math.Sqrt(2 * eta * c.tau)
+	for j, g := range c.grad {
+		c.theta[j] += eta*c.pre[j]*g + sd*c.sqrtPre[j]*c.rng.NormFloat64()
+	}
+	return nil
+}
+
+// estimateNoise sets noiseGrad from the per-observation gradients of the
+// current batch.
+func (c *sgldChain) estimateNoise(eta float64) {
+	batch := c.est.Batch()
+	if batch == nil {
+		c.noiseGrad = 0
+		return
+	}
+	m := c.est.Model()
+	clear(c.sum)
+	clear(c.sumsq)
+	for i := range batch {
+		clear(c.gi)
+		m.LogLik(c.theta, batch[i:i+1], c.gi)
+		for j, v := range c.gi {
+			c.sum[j] += v
+			c.sumsq[j] += v * v
+		}
+	}
+	b := float64(len(batch))
+	n := float64(m.Len())
+	if b < 2 {
+		c.noiseGrad = math.NaN()
+		return
+	}
+	f := n * n / b
+	if !c.est.Batcher().Replace() {
+		f *= 1 - b/n
+	}
+	var v float64
+	for j := range c.sum {
+		mean := c.sum[j] / b
+		s2 := (c.sumsq[j] - b*mean*mean) / (b - 1)
+		v += c.pre[j] * c.pre[j] * max(s2, 0)
+	}
+	c.noiseGrad = eta * eta * f * v / float64(len(c.sum))
+}
+
+func (c *sgldChain) Position() []float64 { return c.theta }
+
+func (c *sgldChain) Stats(dst []float64) {
+	dst[0] = c.lp
+	dst[1] = 1
+	dst[2] = c.eta
+	dst[3] = 2 * c.eta * c.tau * c.preMean
+	dst[4] = c.noiseGrad
+	dst[5] = float64(c.clipped)
+}

@@ -1,0 +1,121 @@
+package langevin
+
+import "math"
+
+// Trace holds the draws of a run: Draws[c][t] is draw t of chain c, a row of
+// len(Names) values — the model's parameters (the first Dim) followed by its
+// derived quantities. Stats[c][t] holds the sampler's per-draw statistics named
+// by StatNames. Iters[c][t] is the 1-based iteration the draw was taken at
+// (burn-in included).
+type Trace struct {
+	Names     []string
+	Dim       int
+	StatNames []string
+	Draws     [][][]float64
+	Stats     [][][]float64
+	Iters     [][]int
+	BurnIn    int
+	Thin      int
+}
+
+// NumChains returns the number of chains.
+func (t *Trace) NumChains() int { return len(t.Draws) }
+
+// NumDraws returns the total number of draws over all chains.
+func (t *Trace) NumDraws() int {
+	n := 0
+	for _, c := range t.Draws {
+		n += len(c)
+	}
+	return n
+}
+
+// Param returns the draws of column j (a parameter or derived quantity), one
+// slice per chain: the shape the diag package works on.
+func (t *Trace) Param(j int) [][]float64 {
+	out := make([][]float64, len(t.Draws))
+	for c, rows := range t.Draws {
+		out[c] = make([]float64, len(rows))
+		for i, r := range rows {
+			out[c][i] = r[j]
+		}
+	}
+	return out
+}
+
+// Params returns Param(j) for every column j: params[j][chain][draw].
+func (t *Trace) Params() [][][]float64 {
+	out := make([][][]float64, len(t.Names))
+	for j := range out {
+		out[j] = t.Param(j)
+	}
+	return out
+}
+
+// Stat returns the per-draw statistic called name, one slice per chain, and
+// whether the sampler reports it.
+func (t *Trace) Stat(name string) ([][]float64, bool) {
+	k := t.statIndex(name)
+	if k < 0 {
+		return nil, false
+	}
+	out := make([][]float64, len(t.Stats))
+	for c, rows := range t.Stats {
+		out[c] = make([]float64, len(rows))
+		for i, r := range rows {
+			out[c][i] = r[k]
+		}
+	}
+	return out, true
+}
+
+func (t *Trace) statIndex(name string) int {
+	for k, s := range t.StatNames {
+		if s == name {
+			return k
+		}
+	}
+	return -1
+}
+
+// Mean returns the plain posterior mean estimate over all chains and draws,
+// θ̄ = (1/T) Σₜ θₜ (lecture notes eq. 3.7), for every column. dst may be nil.
+func (t *Trace) Mean(dst []float64) []float64 {
+	return t.weightedMean(dst, -1)
+}
+
+// WeightedMean returns the step-size weighted posterior mean,
+// θ̄ = Σₜ ηₜ θₜ / Σₜ ηₜ (lecture notes eq. 3.8), the consistent estimator for
+// SGLD with decreasing steps; ηₜ is the "stepsize__" statistic. Without that
+// statistic it returns the plain mean. dst may be nil.
+func (t *Trace) WeightedMean(dst []float64) []float64 {
+	return t.weightedMean(dst, t.statIndex("stepsize__"))
+}
+
+func (t *Trace) weightedMean(dst []float64, k int) []float64 {
+	if dst == nil {
+		dst = make([]float64, len(t.Names))
+	}
+	clear(dst)
+	var wsum float64
+	for c, rows := range t.Draws {
+		for i, r := range rows {
+			w := 1.0
+			if k >= 0 {
+				w = t.Stats[c][i][k]
+			}
+			wsum += w
+			for j, v := range r {
+				dst[j] += w * v
+			}
+		}
+	}
+	for j := range dst {
+		if wsum > 0 {
+			dst[j] /= wsum
+		} else {
+			dst[j] = math.NaN()
+		}
+	}
+	return dst
+}
