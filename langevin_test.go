@@ -53,8 +53,8 @@ func TestRunDeterministicAcrossWorkers(t *testing.T) {
 	}
 	for _, tr := range traces[1:] {
 		for c := range tr.Draws {
-			if len(tr.Draws[c]) != 13 {
-				t.Fatalf("chain %d kept %d draws, want (50-10)/3 = 13", c, len(tr.Draws[c]))
+			if len(tr.Draws[c]) != 14 {
+				t.Fatalf("chain %d kept %d draws, want ⌈(50-10)/3⌉ = 14", c, len(tr.Draws[c]))
 			}
 			for i := range tr.Draws[c] {
 				if tr.Draws[c][i][0] != traces[0].Draws[c][i][0] {
@@ -64,8 +64,8 @@ func TestRunDeterministicAcrossWorkers(t *testing.T) {
 		}
 	}
 	tr := traces[0]
-	if tr.Iters[0][0] != 13 || tr.Iters[0][12] != 49 {
-		t.Errorf("kept iterations %v, want 13, 16, …, 49", tr.Iters[0])
+	if tr.Iters[0][0] != 11 || tr.Iters[0][13] != 50 {
+		t.Errorf("kept iterations %v, want 11, 14, …, 50", tr.Iters[0])
 	}
 	if tr.Draws[0][0][0] == tr.Draws[1][0][0] {
 		t.Error("chains 1 and 2 drew the same values: streams not independent")
@@ -87,7 +87,7 @@ func TestRunDivergenceKeepsDraws(t *testing.T) {
 	}
 	for c := range tr.Draws {
 		if len(tr.Draws[c]) != 19 {
-			t.Errorf("chain %d kept %d draws, want the 19 before the divergence", c, len(tr.Draws[c]))
+			t.Errorf("chain %d kept %d draws, want the 19 (iterations 11–29) before the divergence", c, len(tr.Draws[c]))
 		}
 	}
 }
@@ -233,4 +233,19 @@ func (m *badModel) LogLik(th []float64, batch []int, g []float64) float64 {
 		g[0] *= 1.001
 	}
 	return v
+}
+
+func TestRunSaveWarmup(t *testing.T) {
+	m := newMeanModel(10, 1)
+	tr, err := langevin.Run(context.Background(), m, walk{}, langevin.Options{Chains: 2, Iters: 20, BurnIn: 7, Thin: 2, Seed: 1, SaveWarmup: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := tr.Warmup[1]
+	if len(w.Theta) != 4 || w.Iters[0] != 1 || w.Iters[3] != 7 || w.Stats[3][1] != 7 {
+		t.Errorf("warm-up iterations %v, stats %v; want 1, 3, 5, 7 (CmdStan keeps ⌈7/2⌉)", w.Iters, w.Stats)
+	}
+	if len(tr.Draws[1]) != 7 || tr.Iters[1][0] != 8 {
+		t.Errorf("sampling iterations %v, want 8, 10, …, 20", tr.Iters[1])
+	}
 }

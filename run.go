@@ -68,6 +68,10 @@ type Options struct {
 	Init    Initializer // initial points (default InitZero)
 	Workers int         // goroutines (default GOMAXPROCS); never changes the draws
 
+	// SaveWarmup keeps the burn-in draws too, thinned alike, in
+	// Trace.Warmup (as CmdStan's save_warmup).
+	SaveWarmup bool
+
 	// Progress, if not nil, is called with the chain number and the number of
 	// iterations done, every ProgressEvery iterations (default Iters/100) and
 	// at the end of the chain. It is called from the workers' goroutines.
@@ -157,7 +161,8 @@ func Run(ctx context.Context, m Model, s Sampler, opts Options) (*Trace, error) 
 		names = append(append([]string(nil), names...), deriver.DerivedNames()...)
 	}
 	statNames := s.StatNames()
-	keep := (opts.Iters - opts.BurnIn) / opts.Thin
+	// As CmdStan: the first iteration after burn-in is kept, then every Thin-th.
+	keep := (opts.Iters - opts.BurnIn + opts.Thin - 1) / opts.Thin
 	tr := &Trace{
 		Names:     names,
 		Dim:       d,
@@ -165,6 +170,7 @@ func Run(ctx context.Context, m Model, s Sampler, opts Options) (*Trace, error) 
 		Draws:     make([][][]float64, opts.Chains),
 		Stats:     make([][][]float64, opts.Chains),
 		Iters:     make([][]int, opts.Chains),
+		Warmup:    make([]Draws, opts.Chains),
 		BurnIn:    opts.BurnIn,
 		Thin:      opts.Thin,
 	}
@@ -193,16 +199,14 @@ func Run(ctx context.Context, m Model, s Sampler, opts Options) (*Trace, error) 
 
 func runChain(ctx context.Context, m Model, s Sampler, deriver Deriver, opts *Options, c, keep int, tr *Trace) error {
 	d := m.Dim()
-	width := len(tr.Names)
-	nstat := len(tr.StatNames)
-	// One slab per chain for draws and one for stats.
-	slab := make([]float64, keep*width)
-	sslab := make([]float64, keep*nstat)
-	draws := make([][]float64, 0, keep)
-	stats := make([][]float64, 0, keep)
-	iters := make([]int, 0, keep)
+	var warm, post Draws
+	post.alloc(keep, len(tr.Names), len(tr.StatNames))
+	if opts.SaveWarmup {
+		warm.alloc((opts.BurnIn+opts.Thin-1)/opts.Thin, len(tr.Names), len(tr.StatNames))
+	}
 	defer func() {
-		tr.Draws[c], tr.Stats[c], tr.Iters[c] = draws, stats, iters
+		tr.Draws[c], tr.Stats[c], tr.Iters[c] = post.Theta, post.Stats, post.Iters
+		tr.Warmup[c] = warm
 	}()
 
 	rng := ChainRNG(opts.Seed, c)
@@ -238,22 +242,52 @@ func runChain(ctx context.Context, m Model, s Sampler, deriver Deriver, opts *Op
 				we.EndWarmup()
 			}
 		}
-		if it > opts.BurnIn && (it-opts.BurnIn)%opts.Thin == 0 && len(draws) < keep {
-			k := len(draws)
-			row := slab[k*width : (k+1)*width : (k+1)*width]
-			copy(row, pos)
-			if deriver != nil {
-				deriver.Derive(pos, row[d:])
+		if it > opts.BurnIn {
+			if (it-opts.BurnIn-1)%opts.Thin == 0 {
+				post.add(ch, deriver, d, it)
 			}
-			srow := sslab[k*nstat : (k+1)*nstat : (k+1)*nstat]
-			ch.Stats(srow)
-			draws = append(draws, row)
-			stats = append(stats, srow)
-			iters = append(iters, it)
+		} else if opts.SaveWarmup && (it-1)%opts.Thin == 0 {
+			warm.add(ch, deriver, d, it)
 		}
 		if opts.Progress != nil && (it%opts.ProgressEvery == 0 || it == opts.Iters) {
 			opts.Progress(c, it)
 		}
 	}
 	return nil
+}
+
+// Draws holds the draws of one chain: Theta[t] is a row of parameters and
+// derived quantities, Stats[t] the sampler's statistics, Iters[t] the 1-based
+// iteration.
+type Draws struct {
+	Theta [][]float64
+	Stats [][]float64
+	Iters []int
+
+	slab, sslab []float64
+	width, nst  int
+}
+
+func (w *Draws) alloc(n, width, nstat int) {
+	w.slab = make([]float64, n*width)
+	w.sslab = make([]float64, n*nstat)
+	w.Theta = make([][]float64, 0, n)
+	w.Stats = make([][]float64, 0, n)
+	w.Iters = make([]int, 0, n)
+	w.width, w.nst = width, nstat
+}
+
+func (w *Draws) add(ch Chain, deriver Deriver, d, it int) {
+	k := len(w.Theta)
+	row := w.slab[k*w.width : (k+1)*w.width : (k+1)*w.width]
+	pos := ch.Position()
+	copy(row, pos)
+	if deriver != nil {
+		deriver.Derive(pos, row[d:])
+	}
+	srow := w.sslab[k*w.nst : (k+1)*w.nst : (k+1)*w.nst]
+	ch.Stats(srow)
+	w.Theta = append(w.Theta, row)
+	w.Stats = append(w.Stats, srow)
+	w.Iters = append(w.Iters, it)
 }

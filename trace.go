@@ -6,7 +6,8 @@ import "math"
 // len(Names) values — the model's parameters (the first Dim) followed by its
 // derived quantities. Stats[c][t] holds the sampler's per-draw statistics named
 // by StatNames. Iters[c][t] is the 1-based iteration the draw was taken at
-// (burn-in included).
+// (burn-in included). Warmup[c] holds chain c's burn-in draws, thinned alike,
+// when the run saved them.
 type Trace struct {
 	Names     []string
 	Dim       int
@@ -14,8 +15,10 @@ type Trace struct {
 	Draws     [][][]float64
 	Stats     [][][]float64
 	Iters     [][]int
-	BurnIn    int
-	Thin      int
+	// Warmup holds each chain's burn-in draws when Options.SaveWarmup is set.
+	Warmup []Draws
+	BurnIn int
+	Thin   int
 }
 
 // NumChains returns the number of chains.
