@@ -58,7 +58,7 @@ func (t *Trace) Params() [][][]float64 {
 // Stat returns the per-draw statistic called name, one slice per chain, and
 // whether the sampler reports it.
 func (t *Trace) Stat(name string) ([][]float64, bool) {
-	k := t.statIndex(name)
+	k := t.StatIndex(name)
 	if k < 0 {
 		return nil, false
 	}
@@ -72,7 +72,9 @@ func (t *Trace) Stat(name string) ([][]float64, bool) {
 	return out, true
 }
 
-func (t *Trace) statIndex(name string) int {
+// StatIndex returns the position of the statistic called name in StatNames,
+// or −1.
+func (t *Trace) StatIndex(name string) int {
 	for k, s := range t.StatNames {
 		if s == name {
 			return k
@@ -92,7 +94,7 @@ func (t *Trace) Mean(dst []float64) []float64 {
 // SGLD with decreasing steps; ηₜ is the "stepsize__" statistic. Without that
 // statistic it returns the plain mean. dst may be nil.
 func (t *Trace) WeightedMean(dst []float64) []float64 {
-	return t.weightedMean(dst, t.statIndex("stepsize__"))
+	return t.weightedMean(dst, t.StatIndex("stepsize__"))
 }
 
 func (t *Trace) weightedMean(dst []float64, k int) []float64 {

@@ -1,0 +1,368 @@
+package data
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// CSVOptions controls ReadCSV and ParseCSV. The zero value reads a file with
+// a header row, a detected delimiter and the response in the last column.
+type CSVOptions struct {
+	// Target selects the response column. It is either a column name from
+	// the header, or a 1-based column number such as "3"; a negative number
+	// counts from the end, so "-1" is the last column. A header name that
+	// matches Target exactly takes precedence over the numeric reading. The
+	// empty string selects the last column.
+	Target string
+
+	// Delimiter separates fields. 0 means detect it from the first lines
+	// of the input: among ',', ';', '\t' and runs of white space, the
+	// candidate that splits the first (up to 10) non-blank lines into the
+	// same number of fields, at least two, with the most fields wins; ties
+	// go to the earlier candidate in that list. ' ' means runs of spaces and
+	// tabs, ignoring leading and trailing white space.
+	Delimiter rune
+
+	// NoHeader reports that the input has no header row. Columns are then
+	// named V1, V2, ..., Vk.
+	NoHeader bool
+}
+
+// detectLines is the number of non-blank lines used to detect the delimiter.
+const detectLines = 10
+
+// ReadCSV reads a delimited text file; see ParseCSV. Files compressed with
+// gzip are decompressed transparently, whatever their name. All errors,
+// including failure to open the file, are of type *ParseError.
+func ReadCSV(path string, opt CSVOptions) (*Dataset, error) {
+	f, err := openFile(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return ParseCSV(f, path, opt)
+}
+
+// ParseCSV reads a table of numbers in delimited text from r. name is used in
+// error messages and as the Source of the Dataset.
+//
+// The first non-blank line is the header, unless opt.NoHeader is set; the
+// remaining non-blank lines are data rows. Blank lines (anywhere) are
+// skipped, "\r\n" line ends and a leading UTF-8 byte order mark are accepted,
+// and gzip-compressed input (recognised by its magic bytes) is decompressed.
+// A field may be enclosed in double quotes, with "" standing for a literal
+// quote, as in the UCI wine files whose header reads
+// "fixed acidity";"volatile acidity";...; quoted fields cannot span lines.
+// Unquoted fields are trimmed of surrounding spaces. Every data field must be
+// a finite number in a form accepted by strconv.ParseFloat; missing values,
+// NaN and ±Inf are errors. The response column is chosen by opt.Target and
+// the other columns, in file order, become the features.
+//
+// Errors are of type *ParseError; their messages include
+//
+//	empty file: expected a header row
+//	row has 3 fields, header has 4
+//	cannot parse "abc" as a number
+//	NaN is not allowed
+//	Inf is not allowed
+//	target column "foo" not found; columns are: a, b, c
+//	duplicate column name "a" (also column 1)
+//
+// ParseCSV requires at least two columns and at least one data row.
+func ParseCSV(r io.Reader, name string, opt CSVOptions) (*Dataset, error) {
+	perr := func(line, col int, format string, args ...any) error {
+		return &ParseError{File: name, Line: line, Column: col, Msg: fmt.Sprintf(format, args...)}
+	}
+	if d := opt.Delimiter; d != 0 && (d == '"' || d == '\n' || d == '\r' || d == utf8.RuneError || !utf8.ValidRune(d)) {
+		return nil, perr(0, 0, "invalid delimiter %q", d)
+	}
+	lr, err := newLineReader(r, name)
+	if err != nil {
+		return nil, err
+	}
+
+	// Buffer the first non-blank lines for delimiter detection.
+	type numbered struct {
+		text string
+		line int
+	}
+	var head []numbered
+	for len(head) < detectLines {
+		text, line, ok, err := lr.next()
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			break
+		}
+		if isBlank(text) {
+			continue
+		}
+		head = append(head, numbered{text, line})
+	}
+	if len(head) == 0 {
+		if opt.NoHeader {
+			return nil, perr(0, 0, "empty file: expected a data row")
+		}
+		return nil, perr(0, 0, "empty file: expected a header row")
+	}
+
+	delim := opt.Delimiter
+	if delim == 0 {
+		texts := make([]string, len(head))
+		for i, h := range head {
+			texts[i] = h.text
+		}
+		delim = detectDelimiter(texts)
+	}
+
+	first := head[0]
+	fields, col, msg := splitFields(first.text, delim)
+	if msg != "" {
+		return nil, perr(first.line, col, "%s", msg)
+	}
+	k := len(fields)
+	names := make([]string, k)
+	rows := head
+	if opt.NoHeader {
+		for j := range names {
+			names[j] = "V" + strconv.Itoa(j+1)
+		}
+	} else {
+		seen := make(map[string]int, k)
+		for j, f := range fields {
+			if f == "" {
+				return nil, perr(first.line, j+1, "empty column name")
+			}
+			if prev, dup := seen[f]; dup {
+				return nil, perr(first.line, j+1, "duplicate column name %s (also column %d)", quote(f), prev+1)
+			}
+			seen[f] = j
+			names[j] = f
+		}
+		rows = head[1:]
+	}
+	if k < 2 {
+		return nil, perr(first.line, 0, "need at least 2 columns (features and a target), found 1 (delimiter %q)", delim)
+	}
+	t, tmsg := resolveTarget(opt.Target, names)
+	if tmsg != "" {
+		return nil, perr(first.line, 0, "%s", tmsg)
+	}
+
+	ds := &Dataset{
+		Names:  make([]string, 0, k-1),
+		Target: names[t],
+		Source: name,
+	}
+	ds.Names = append(ds.Names, names[:t]...)
+	ds.Names = append(ds.Names, names[t+1:]...)
+
+	var feat []float64
+	what := "header"
+	if opt.NoHeader {
+		what = "first row"
+	}
+	parseRow := func(text string, line int) error {
+		fields, col, msg := splitFields(text, delim)
+		if msg != "" {
+			return perr(line, col, "%s", msg)
+		}
+		if len(fields) != k {
+			return perr(line, 0, "row has %d fields, %s has %d", len(fields), what, k)
+		}
+		for j, f := range fields {
+			v, msg := parseValue(f)
+			if msg != "" {
+				return perr(line, j+1, "%s", msg)
+			}
+			if j == t {
+				ds.Y = append(ds.Y, v)
+			} else {
+				feat = append(feat, v)
+			}
+		}
+		return nil
+	}
+	for _, h := range rows {
+		if err := parseRow(h.text, h.line); err != nil {
+			return nil, err
+		}
+	}
+	for {
+		text, line, ok, err := lr.next()
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			break
+		}
+		if isBlank(text) {
+			continue
+		}
+		if err := parseRow(text, line); err != nil {
+			return nil, err
+		}
+	}
+	if len(ds.Y) == 0 {
+		return nil, perr(lr.n+1, 0, "no data rows after the header")
+	}
+	ds.X = mat.NewDense(len(ds.Y), k-1, feat)
+	return ds, nil
+}
+
+// resolveTarget returns the index of the target column in names, or an error
+// message.
+func resolveTarget(target string, names []string) (int, string) {
+	k := len(names)
+	if target == "" {
+		return k - 1, ""
+	}
+	for j, n := range names {
+		if n == target {
+			return j, ""
+		}
+	}
+	if num, err := strconv.Atoi(target); err == nil {
+		switch {
+		case num >= 1 && num <= k:
+			return num - 1, ""
+		case num <= -1 && num >= -k:
+			return k + num, ""
+		}
+		return 0, fmt.Sprintf("target column %d out of range: there are %d columns (use 1..%d, or -1..-%d from the end)", num, k, k, k)
+	}
+	return 0, fmt.Sprintf("target column %s not found; columns are: %s", quote(target), listNames(names))
+}
+
+// listNames joins names with ", ", eliding the middle of a long list.
+func listNames(names []string) string {
+	const max = 20
+	if len(names) <= max {
+		return strings.Join(names, ", ")
+	}
+	return strings.Join(names[:max-2], ", ") +
+		fmt.Sprintf(", ... (%d more), ", len(names)-max+1) + names[len(names)-1]
+}
+
+// detectDelimiter chooses a delimiter for the given non-blank lines; see
+// CSVOptions.Delimiter.
+func detectDelimiter(lines []string) rune {
+	candidates := []rune{',', ';', '\t', ' '}
+	best, bestK := rune(0), 1
+	for _, c := range candidates {
+		k, consistent := -1, true
+		for _, l := range lines {
+			f, _, msg := splitFields(l, c)
+			if msg != "" || (k >= 0 && len(f) != k) {
+				consistent = false
+				break
+			}
+			k = len(f)
+		}
+		if consistent && k > bestK {
+			best, bestK = c, k
+		}
+	}
+	if best != 0 {
+		return best
+	}
+	// No candidate is consistent: use the one that splits the first line
+	// into the most fields so that the error message points at the first
+	// inconsistent row.
+	best, bestK = ',', 1
+	for _, c := range candidates {
+		f, _, msg := splitFields(lines[0], c)
+		if msg == "" && len(f) > bestK {
+			best, bestK = c, len(f)
+		}
+	}
+	return best
+}
+
+// splitFields splits a line into fields. delim ' ' means runs of spaces and
+// tabs. Fields may be double-quoted, with "" for a literal quote. Unquoted
+// fields are trimmed of surrounding spaces (and tabs, unless the delimiter is
+// a tab). On failure it returns the 1-based field number and a message.
+func splitFields(s string, delim rune) (fields []string, col int, msg string) {
+	ws := delim == ' '
+	isSpace := func(b byte) bool { return b == ' ' || (b == '\t' && delim != '\t') }
+	dlen := utf8.RuneLen(delim)
+	i := 0
+	skipSpace := func() {
+		for i < len(s) && isSpace(s[i]) {
+			i++
+		}
+	}
+	for {
+		skipSpace()
+		if ws && i == len(s) {
+			return fields, 0, ""
+		}
+		if i < len(s) && s[i] == '"' {
+			// Quoted field.
+			i++
+			var b strings.Builder
+			for {
+				j := strings.IndexByte(s[i:], '"')
+				if j < 0 {
+					return nil, len(fields) + 1, "unterminated quoted field"
+				}
+				b.WriteString(s[i : i+j])
+				i += j + 1
+				if i < len(s) && s[i] == '"' {
+					b.WriteByte('"')
+					i++
+					continue
+				}
+				break
+			}
+			fields = append(fields, b.String())
+			skipSpace()
+			switch {
+			case i == len(s):
+				return fields, 0, ""
+			case ws:
+				// The next field starts here (after at least one space,
+				// or directly after the quote).
+				if !isSpace(s[i-1]) {
+					return nil, len(fields), "unexpected text after closing quote"
+				}
+			case strings.HasPrefix(s[i:], string(delim)):
+				i += dlen
+			default:
+				return nil, len(fields), "unexpected text after closing quote"
+			}
+			continue
+		}
+		// Unquoted field.
+		var j int
+		if ws {
+			j = strings.IndexAny(s[i:], " \t")
+		} else {
+			j = strings.IndexRune(s[i:], delim)
+		}
+		if j < 0 {
+			fields = append(fields, strings.TrimRight(s[i:], trimSet(delim)))
+			return fields, 0, ""
+		}
+		fields = append(fields, strings.TrimRight(s[i:i+j], trimSet(delim)))
+		i += j
+		if !ws {
+			i += dlen
+		}
+	}
+}
+
+// trimSet returns the characters trimmed from unquoted fields.
+func trimSet(delim rune) string {
+	if delim == '\t' {
+		return " "
+	}
+	return " \t"
+}

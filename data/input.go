@@ -1,0 +1,132 @@
+package data
+
+import (
+	"bufio"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// openFile opens path for reading, converting failures into a *ParseError
+// that wraps the original error (so errors.Is(err, fs.ErrNotExist) works).
+func openFile(path string) (*os.File, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		msg := err.Error()
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			msg = pe.Err.Error()
+		}
+		return nil, &ParseError{File: path, Msg: msg, Err: err}
+	}
+	return f, nil
+}
+
+// lineReader reads lines from a possibly gzip-compressed stream, stripping
+// "\n" or "\r\n" line ends and a leading UTF-8 byte order mark, and counting
+// lines from 1.
+type lineReader struct {
+	br   *bufio.Reader
+	name string
+	n    int // number of lines returned so far
+	done bool
+
+	gzipped bool // input is gzip-compressed
+}
+
+// newLineReader wraps r, transparently decompressing it if it starts with
+// the gzip magic bytes 0x1f 0x8b.
+func newLineReader(r io.Reader, name string) (*lineReader, error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	magic, err := br.Peek(2)
+	if err == nil && magic[0] == 0x1f && magic[1] == 0x8b {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, &ParseError{File: name, Msg: "gzip: " + errMsg(err), Err: err}
+		}
+		return &lineReader{br: bufio.NewReaderSize(zr, 64<<10), name: name, gzipped: true}, nil
+	} else if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
+		return nil, &ParseError{File: name, Line: 1, Msg: "read error: " + err.Error(), Err: err}
+	}
+	return &lineReader{br: br, name: name}, nil
+}
+
+// errMsg returns the message of err without a "gzip: " prefix.
+func errMsg(err error) string {
+	return strings.TrimPrefix(err.Error(), "gzip: ")
+}
+
+// next returns the next line and its 1-based number. ok is false at the end
+// of the input.
+func (lr *lineReader) next() (text string, line int, ok bool, err error) {
+	if lr.done {
+		return "", 0, false, nil
+	}
+	s, rerr := lr.br.ReadString('\n')
+	if rerr != nil {
+		if rerr != io.EOF {
+			lr.done = true
+			msg := "read error: " + rerr.Error()
+			if lr.gzipped {
+				msg = "gzip: " + errMsg(rerr)
+			}
+			return "", 0, false, &ParseError{File: lr.name, Line: lr.n + 1, Msg: msg, Err: rerr}
+		}
+		lr.done = true
+		if s == "" {
+			return "", 0, false, nil
+		}
+	}
+	lr.n++
+	s = strings.TrimSuffix(s, "\n")
+	s = strings.TrimSuffix(s, "\r")
+	if lr.n == 1 {
+		s = strings.TrimPrefix(s, "\uFEFF")
+	}
+	return s, lr.n, true, nil
+}
+
+// isBlank reports whether s holds only white space.
+func isBlank(s string) bool {
+	return strings.TrimSpace(s) == ""
+}
+
+// parseValue parses a numeric cell. On failure it returns a message for a
+// ParseError.
+func parseValue(s string) (float64, string) {
+	if s == "" {
+		return 0, "missing value (empty field)"
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		if errors.Is(err, strconv.ErrRange) && math.IsInf(v, 0) {
+			return 0, fmt.Sprintf("%s is out of range for float64", quote(s))
+		}
+		return 0, fmt.Sprintf("cannot parse %s as a number", quote(s))
+	}
+	switch {
+	case math.IsNaN(v):
+		return 0, "NaN is not allowed"
+	case math.IsInf(v, 0):
+		return 0, "Inf is not allowed"
+	}
+	return v, ""
+}
+
+// quote returns s quoted with strconv.Quote, shortened if it is long.
+func quote(s string) string {
+	const max = 40
+	if len(s) > max {
+		r := []rune(s)
+		if len(r) > max {
+			return strconv.Quote(string(r[:max])) + "..."
+		}
+	}
+	return strconv.Quote(s)
+}
