@@ -1,0 +1,17 @@
+package model
+
+import "github.com/langevin-go/langevin"
+
+var (
+	_ langevin.Model        = (*Linear)(nil)
+	_ langevin.ParamNamer   = (*Linear)(nil)
+	_ langevin.PriorSampler = (*Linear)(nil)
+	_ langevin.Deriver      = (*Linear)(nil)
+
+	_ langevin.Model        = (*Logistic)(nil)
+	_ langevin.ParamNamer   = (*Logistic)(nil)
+	_ langevin.PriorSampler = (*Logistic)(nil)
+
+	_ langevin.Model      = (*Gaussian)(nil)
+	_ langevin.ParamNamer = (*Gaussian)(nil)
+)

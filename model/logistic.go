@@ -1,0 +1,302 @@
+package model
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// LabelError reports a class label that logistic regression cannot read.
+type LabelError struct {
+	Row   int     // 1-based row of the label
+	Value float64 // the label
+	// Other is the 1-based row of a label of the other coding when the
+	// labels mix 0/1 with −1/+1 (a 0 and a −1), and 0 otherwise.
+	Other int
+}
+
+func (e *LabelError) Error() string {
+	if e.Other > 0 {
+		other := 0.0
+		if e.Value == 0 {
+			other = -1
+		}
+		return fmt.Sprintf("row %d: label %g: labels mix the 0/1 and −1/+1 codings (row %d: label %g)", e.Row, e.Value, e.Other, other)
+	}
+	return fmt.Sprintf("row %d: label %g: logistic regression expects labels 0/1 or −1/+1", e.Row, e.Value)
+}
+
+// CheckLabels returns a *LabelError for the first label of y that is not 0, 1
+// or −1, or that mixes the 0/1 and −1/+1 codings (a 0 and a −1 in one set).
+func CheckLabels(y []float64) error {
+	zero, minus := 0, 0 // 1-based rows of the first 0 and −1
+	for i, v := range y {
+		switch v {
+		case 1:
+		case 0:
+			if minus > 0 {
+				return &LabelError{Row: i + 1, Value: v, Other: minus}
+			}
+			if zero == 0 {
+				zero = i + 1
+			}
+		case -1:
+			if zero > 0 {
+				return &LabelError{Row: i + 1, Value: v, Other: zero}
+			}
+			if minus == 0 {
+				minus = i + 1
+			}
+		default:
+			return &LabelError{Row: i + 1, Value: v}
+		}
+	}
+	return nil
+}
+
+// LogisticOptions are the settings of a [Logistic] model. The zero value is
+// the default: an intercept and a N(0, 1) prior on every coefficient.
+type LogisticOptions struct {
+	// PriorScale is the prior standard deviation σ₀ of every coefficient,
+	// intercept included; 0 means 1.
+	PriorScale float64
+	// NoIntercept drops the intercept, which is on by default.
+	NoIntercept bool
+}
+
+// Logistic is the Bayesian logistic regression model
+//
+//	P(yᵢ = 1 | β) = σ(xᵢᵀβ),  σ(z) = 1/(1 + e^(−z)),
+//	β ~ N(0, σ₀² I),
+//
+// where xᵢ includes a leading 1 when the model has an intercept. Labels may be
+// coded 0/1 or −1/+1; with sᵢ = ±1 the sign of the label,
+//
+//	log p(yᵢ | β) = log σ(sᵢ zᵢ) = −softplus(−sᵢ zᵢ),  zᵢ = xᵢᵀβ,
+//	∂/∂β log p(yᵢ | β) = sᵢ σ(−sᵢ zᵢ) xᵢ,
+//
+// computed stably with softplus(t) = max(t, 0) + log1p(e^(−|t|)). The log prior
+// is −(d/2) log 2π − d log σ₀ − ‖β‖²/(2σ₀²) with gradient −β/σ₀².
+//
+// The parameters are (intercept, beta.1, …, beta.p), Dim = d.
+type Logistic struct {
+	design
+	s      []float64 // labels as ±1
+	scale  float64   // σ₀
+	priorC float64   // −(d/2) log 2π − d log σ₀
+}
+
+// NewLogistic returns the logistic regression of the labels y on the columns
+// of X (copied). Labels other than 0/1 or −1/+1 give a *LabelError.
+func NewLogistic(X *mat.Dense, y []float64, opt LogisticOptions) (*Logistic, error) {
+	if y == nil {
+		return nil, fmt.Errorf("model: logistic regression: no labels")
+	}
+	if err := CheckLabels(y); err != nil {
+		return nil, err
+	}
+	ds, err := newDesign("logistic regression", X, y, !opt.NoIntercept)
+	if err != nil {
+		return nil, err
+	}
+	m := &Logistic{design: ds, s: make([]float64, len(y)), scale: opt.PriorScale}
+	for i, v := range y {
+		m.s[i] = sign(v)
+	}
+	if m.scale == 0 {
+		m.scale = 1
+	}
+	if !(m.scale > 0) || math.IsInf(m.scale, 1) {
+		return nil, fmt.Errorf("model: logistic regression: PriorScale = %v: expected a positive finite number (0 for the default)", opt.PriorScale)
+	}
+	d := float64(ds.coef())
+	m.priorC = -d/2*log2Pi - d*math.Log(m.scale)
+	return m, nil
+}
+
+// sign maps a label 1 to +1 and 0 or −1 to −1.
+func sign(y float64) float64 {
+	if y == 1 {
+		return 1
+	}
+	return -1
+}
+
+// Dim returns d, the number of coefficients.
+func (m *Logistic) Dim() int { return m.coef() }
+
+// Len returns the number of observations n.
+func (m *Logistic) Len() int { return m.n }
+
+// Intercept reports whether the model has an intercept.
+func (m *Logistic) Intercept() bool { return m.intercept }
+
+// ParamNames returns intercept, beta.1, …, beta.p.
+func (m *Logistic) ParamNames() []string { return m.coefNames() }
+
+// LogPrior returns log N(β; 0, σ₀² I) and adds its gradient −β/σ₀² into grad.
+func (m *Logistic) LogPrior(theta, grad []float64) float64 {
+	beta := theta[:m.coef()]
+	var ss float64
+	for _, b := range beta {
+		ss += b * b
+	}
+	if grad != nil {
+		c := 1 / (m.scale * m.scale)
+		g := grad[:len(beta)]
+		for j, b := range beta {
+			g[j] -= c * b
+		}
+	}
+	return m.priorC - 0.5*ss/(m.scale*m.scale)
+}
+
+// LogLik returns Σ_{i∈batch} log σ(sᵢ xᵢᵀβ) and adds its gradient into grad.
+// A nil batch means all observations.
+func (m *Logistic) LogLik(theta []float64, batch []int, grad []float64) float64 {
+	var ll float64
+	if batch == nil {
+		for i := 0; i < m.n; i++ {
+			ll += m.term(theta, grad, i)
+		}
+		return ll
+	}
+	for _, i := range batch {
+		ll += m.term(theta, grad, i)
+	}
+	return ll
+}
+
+// term returns log σ(sᵢ zᵢ) and adds its gradient into grad (if not nil).
+func (m *Logistic) term(theta, grad []float64, i int) float64 {
+	p := m.p
+	x := m.x[i*p : i*p+p]
+	var z float64
+	beta := theta
+	if m.intercept {
+		z = beta[0]
+		beta = beta[1:]
+	}
+	beta = beta[:len(x)]
+	for j, v := range x {
+		z += v * beta[j]
+	}
+	s := m.s[i]
+	t := s * z
+	e := math.Exp(-math.Abs(t))
+	ll := -(max(-t, 0) + math.Log1p(e))
+	if grad != nil {
+		// c = sᵢ σ(−t), σ(−t) = e/(1+e) for t ≥ 0 and 1/(1+e) for t < 0.
+		c := s / (1 + e)
+		if t >= 0 {
+			c *= e
+		}
+		g := grad
+		if m.intercept {
+			g[0] += c
+			g = g[1:]
+		}
+		g = g[:len(x)]
+		for j, v := range x {
+			g[j] += c * v
+		}
+	}
+	return ll
+}
+
+// logSigmoid returns log σ(t) = −softplus(−t).
+func logSigmoid(t float64) float64 { return -(max(-t, 0) + math.Log1p(math.Exp(-math.Abs(t)))) }
+
+// sigmoid returns σ(z) = 1/(1 + e^(−z)) without overflow.
+func sigmoid(z float64) float64 {
+	if z >= 0 {
+		return 1 / (1 + math.Exp(-z))
+	}
+	e := math.Exp(z)
+	return e / (1 + e)
+}
+
+// SamplePrior draws β ~ N(0, σ₀² I) into dst.
+func (m *Logistic) SamplePrior(dst []float64, rng *rand.Rand) {
+	for j := range dst[:m.coef()] {
+		dst[j] = m.scale * rng.NormFloat64()
+	}
+}
+
+// Predict writes the probabilities P(y = 1 | xᵢ, θ) = σ(xᵢᵀβ) of the rows of
+// X into dst (allocated when nil) and returns it.
+func (m *Logistic) Predict(theta []float64, X *mat.Dense, dst []float64) []float64 {
+	checkTheta("logistic Predict", theta, m.Dim())
+	x, n := m.testRows("logistic Predict", X)
+	dst = dstLen("logistic Predict", dst, n)
+	for i := range dst {
+		dst[i] = sigmoid(m.linpred(theta, x[i*m.p:(i+1)*m.p]))
+	}
+	return dst
+}
+
+// PredictMean writes the posterior predictive probabilities
+// (1/S) Σₛ σ(xᵢᵀβₛ) of the rows of X over the S draws into dst (allocated
+// when nil) and returns it.
+func (m *Logistic) PredictMean(draws [][]float64, X *mat.Dense, dst []float64) []float64 {
+	checkDraws("logistic PredictMean", draws, m.Dim())
+	x, n := m.testRows("logistic PredictMean", X)
+	dst = dstLen("logistic PredictMean", dst, n)
+	for i := range dst {
+		xi := x[i*m.p : (i+1)*m.p]
+		var s float64
+		for _, th := range draws {
+			s += sigmoid(m.linpred(th, xi))
+		}
+		dst[i] = s / float64(len(draws))
+	}
+	return dst
+}
+
+// LogPredictiveDensity returns the mean log posterior predictive probability
+// of the test labels y at the rows of X, estimated from S draws,
+//
+//	(1/n) Σᵢ log( (1/S) Σₛ σ(sᵢ xᵢᵀβₛ) ),
+//
+// with the inner mean computed by log-sum-exp. Each label must be 0, 1 or −1
+// (1 is the positive class); any other label panics with a *LabelError, so
+// check user data with CheckLabels first.
+func (m *Logistic) LogPredictiveDensity(draws [][]float64, X *mat.Dense, y []float64) float64 {
+	checkDraws("logistic LogPredictiveDensity", draws, m.Dim())
+	x, n := m.testRows("logistic LogPredictiveDensity", X)
+	if len(y) != n {
+		panic(fmt.Sprintf("model: logistic LogPredictiveDensity: %d labels for %d rows", len(y), n))
+	}
+	var total float64
+	for i := 0; i < n; i++ {
+		if v := y[i]; v != 0 && v != 1 && v != -1 {
+			panic(&LabelError{Row: i + 1, Value: v})
+		}
+		s := sign(y[i])
+		xi := x[i*m.p : (i+1)*m.p]
+		var acc logMeanExp
+		for _, th := range draws {
+			acc.add(logSigmoid(s * m.linpred(th, xi)))
+		}
+		total += acc.value()
+	}
+	return total / float64(n)
+}
+
+// Accuracy returns the fraction of the probabilities p (of the label 1) that
+// classify the labels y correctly at threshold ½: pᵢ ≥ ½ predicts 1, pᵢ < ½
+// predicts 0 or −1. Labels other than 1 count as the negative class.
+func Accuracy(p, y []float64) float64 {
+	if len(p) != len(y) {
+		panic(fmt.Sprintf("model: Accuracy: %d probabilities for %d labels", len(p), len(y)))
+	}
+	var k int
+	for i, v := range p {
+		if (v >= 0.5) == (y[i] == 1) {
+			k++
+		}
+	}
+	return float64(k) / float64(len(p))
+}
