@@ -124,3 +124,14 @@ func (t *Trace) weightedMean(dst []float64, k int) []float64 {
 	}
 	return dst
 }
+
+// Rows returns the draws of all chains as one slice of rows, chain by chain
+// (the rows are shared, not copied): the form posterior predictive functions
+// take.
+func (t *Trace) Rows() [][]float64 {
+	rows := make([][]float64, 0, t.NumDraws())
+	for _, c := range t.Draws {
+		rows = append(rows, c...)
+	}
+	return rows
+}

@@ -1,0 +1,85 @@
+// Command langevin runs stochastic-gradient Bayesian inference from the shell
+// and summarises CmdStan-format draws.
+//
+//	langevin run [flags]          sample a model's posterior (default: logistic
+//	                              regression on the embedded Australian credit data)
+//	langevin summary FILE…        summary table of CmdStan CSV files (Stan's too)
+//	langevin datasets             list the embedded data sets
+//
+// Exit codes: 0 success, 2 usage or input error, 1 run failure.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+)
+
+func main() {
+	os.Exit(Main(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+const usage = `langevin: scalable Bayesian learning with stochastic-gradient MCMC
+
+Usage:
+  langevin run [flags]        sample a posterior (no flags: logistic regression on
+                              the embedded Australian credit data, SGLD, 4 chains)
+  langevin summary FILE...    summary table of CmdStan-format CSV files
+  langevin datasets           list the embedded data sets
+  langevin help [COMMAND]     this text, or a command's flags
+
+Exit codes: 0 success, 2 usage or input error, 1 run failure.
+`
+
+// inputError is a usage or input error: exit code 2.
+type inputError struct{ err error }
+
+func (e inputError) Error() string { return e.err.Error() }
+func (e inputError) Unwrap() error { return e.err }
+
+func inputErrorf(format string, a ...any) error { return inputError{fmt.Errorf(format, a...)} }
+
+// errHelp reports that help was printed: exit code 0.
+var errHelp = errors.New("help")
+
+// Main runs the command line args and returns the exit code.
+func Main(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	var err error
+	switch args[0] {
+	case "run":
+		err = cmdRun(args[1:], stdout, stderr)
+	case "summary":
+		err = cmdSummary(args[1:], stdout, stderr)
+	case "datasets":
+		err = cmdDatasets(args[1:], stdout)
+	case "help", "-h", "-help", "--help":
+		if len(args) > 1 {
+			return Main([]string{args[1], "-h"}, stdout, stderr)
+		}
+		fmt.Fprint(stdout, usage)
+		return 0
+	default:
+		fmt.Fprintf(stderr, "langevin: unknown command %q: expected run, summary, datasets or help\n", args[0])
+		return 2
+	}
+	switch {
+	case err == nil || errors.Is(err, errHelp):
+		return 0
+	case errors.As(err, new(inputError)):
+		fmt.Fprintf(stderr, "langevin %s: %s\n", args[0], oneLine(err))
+		return 2
+	default:
+		fmt.Fprintf(stderr, "langevin %s: %s\n", args[0], oneLine(err))
+		return 1
+	}
+}
+
+// oneLine joins the lines of an error (errors.Join of several chains) with
+// "; ", so that every error is one line.
+func oneLine(err error) string { return strings.ReplaceAll(err.Error(), "\n", "; ") }

@@ -1,0 +1,175 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+func runMain(args ...string) (code int, stdout, stderr string) {
+	var o, e bytes.Buffer
+	code = Main(args, &o, &e)
+	return code, o.String(), e.String()
+}
+
+// fast are flags that keep CLI tests short.
+var fast = []string{"--iters", "3000", "--burnin", "1000", "--thin", "2", "--quiet"}
+
+func TestRunDefaultJobShape(t *testing.T) {
+	code, out, errOut := runMain(append([]string{"run"}, fast...)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{"variable", "ess_bulk", "rhat", "beta.14", "intercept", "accuracy", "mean log pred. density", "MAP", "draws:", "noise:"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// Same seed ⇒ byte-identical chain CSVs with GOMAXPROCS=1 and 2.
+func TestRunReproducibleAcrossGOMAXPROCS(t *testing.T) {
+	dirs := []string{t.TempDir(), t.TempDir()}
+	old := runtime.GOMAXPROCS(0)
+	defer runtime.GOMAXPROCS(old)
+	for i, procs := range []int{1, 2} {
+		runtime.GOMAXPROCS(procs)
+		code, _, errOut := runMain(append([]string{"run", "--seed", "7", "--out", dirs[i]}, fast...)...)
+		if code != 0 {
+			t.Fatalf("GOMAXPROCS=%d: exit %d: %s", procs, code, errOut)
+		}
+	}
+	for c := 1; c <= 4; c++ {
+		name := "chain-" + string(rune('0'+c)) + ".csv"
+		a, err := os.ReadFile(filepath.Join(dirs[0], name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(filepath.Join(dirs[1], name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(a, b) {
+			t.Errorf("%s differs between GOMAXPROCS=1 and 2", name)
+		}
+		if bytes.Count(a, []byte("\n")) < 1000 {
+			t.Errorf("%s has too few lines", name)
+		}
+	}
+	// summary reads them back: same table as the run's summary.csv.
+	code, out, errOut := runMain("summary", "--csv", filepath.Join(dirs[0], "chain-1.csv"), filepath.Join(dirs[0], "chain-2.csv"),
+		filepath.Join(dirs[0], "chain-3.csv"), filepath.Join(dirs[0], "chain-4.csv"))
+	if code != 0 {
+		t.Fatalf("summary: exit %d: %s", code, errOut)
+	}
+	want, _ := os.ReadFile(filepath.Join(dirs[0], "summary.csv"))
+	if out != string(want) {
+		t.Errorf("summary of the chain files differs from summary.csv:\n%s\nvs\n%s", out, want)
+	}
+}
+
+func TestSummaryOfStanFile(t *testing.T) {
+	f := filepath.Join("..", "..", "stancsv", "testdata", "cmdstan-2.32-nuts-save-warmup.csv")
+	code, out, errOut := runMain("summary", f)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out, "1 chains × 10 draws") || !strings.Contains(out, "mu") {
+		t.Errorf("unexpected summary:\n%s", out)
+	}
+}
+
+func writeFile(t *testing.T, dir, name, content string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// Bad input exits with code 2 and one line naming file:line:column or the
+// flag, and what was expected.
+func TestRunBadInput(t *testing.T) {
+	dir := t.TempDir()
+	good := "a,b,y\n1,2,0\n2,1,1\n3,3,0\n4,1,1\n0,0,1\n"
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"empty file", []string{"--data", writeFile(t, dir, "empty.csv", "")}, "empty.csv: empty file"},
+		{"ragged row", []string{"--data", writeFile(t, dir, "ragged.csv", "a,b,y\n1,2,0\n1,2\n")}, "ragged.csv:3: row has 2 fields, header has 3"},
+		{"non-numeric", []string{"--data", writeFile(t, dir, "text.csv", "a,b,y\n1,2,0\n1,x,1\n")}, `text.csv:3:2: cannot parse "x" as a number`},
+		{"NaN cell", []string{"--data", writeFile(t, dir, "nan.csv", "a,b,y\n1,2,0\nNaN,1,1\n")}, "nan.csv:3:1: NaN is not allowed"},
+		{"Inf cell", []string{"--data", writeFile(t, dir, "inf.csv", "a,b,y\n1,2,0\n1,-Inf,1\n")}, "inf.csv:3:2: Inf is not allowed"},
+		{"missing target", []string{"--data", writeFile(t, dir, "good.csv", good), "--target", "label"}, `good.csv:1: target column "label" not found; columns are: a, b, y`},
+		{"bad labels", []string{"--data", writeFile(t, dir, "labels.csv", "a,b,y\n1,2,0\n2,1,2\n")}, `labels.csv:3: label 2 in column "y": logistic regression expects labels 0/1 or −1/+1`},
+		{"mixed labels", []string{"--data", writeFile(t, dir, "mixed.csv", "a,b,y\n1,2,0\n2,1,-1\n")}, "labels.csv"[:0] + "mixed.csv:3: label -1"},
+		{"batch > N", []string{"--batch", "600"}, "--batch 600: expected at most N = 552 training rows"},
+		{"burn-in ≥ iters", []string{"--iters", "100", "--burnin", "100"}, "--burnin 100: expected 0 ≤ burn-in < --iters (100)"},
+		{"zero step", []string{"--step", "0"}, "--step 0: expected a positive number"},
+		{"negative step", []string{"--step", "-0.1"}, "--step -0.1: expected a positive number"},
+		{"bad number", []string{"--batch", "ten"}, `invalid value "ten" for flag --batch`},
+		{"unknown flag", []string{"--bogus"}, "flag provided but not defined: -bogus"},
+		{"bad model", []string{"--model", "probit"}, `--model "probit": expected one of linear, logistic`},
+		{"missing file", []string{"--data", filepath.Join(dir, "nope.csv")}, "nope.csv: no such file"},
+		{"test dims", []string{"--data", writeFile(t, dir, "g2.csv", good), "--test", writeFile(t, dir, "t.csv", "a,y\n1,0\n")}, "--test"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errOut := runMain(append([]string{"run", "--quiet"}, tc.args...)...)
+			if code != 2 {
+				t.Fatalf("exit %d, want 2; stderr %q, stdout %q", code, errOut, out)
+			}
+			if strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, tc.want) {
+				t.Errorf("stderr %q: want one line containing %q", errOut, tc.want)
+			}
+		})
+	}
+}
+
+// A diverging chain stops with an error naming the iteration and the
+// parameter (exit 1), and the draws before it are written.
+func TestRunDivergenceWritesDraws(t *testing.T) {
+	dir := t.TempDir()
+	var sb strings.Builder
+	sb.WriteString("x,y\n")
+	for i := 0; i < 50; i++ {
+		sb.WriteString(strings.Repeat("1", 1+i%3) + "," + strings.Repeat("2", 1+i%2) + "\n")
+	}
+	f := writeFile(t, dir, "lin.csv", sb.String())
+	out := filepath.Join(dir, "out")
+	code, stdout, errOut := runMain("run", "--quiet", "--data", f, "--model", "linear", "--sampler", "sgld", "--precond", "none",
+		"--schedule", "const", "--step", "0.5", "--temperature", "1e300", "--burnin", "0", "--iters", "500", "--chains", "2", "--out", out)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1; stderr %q", code, errOut)
+	}
+	if !strings.Contains(errOut, "diverged at iteration") || !strings.Contains(errOut, "parameter") || strings.Count(errOut, "\n") != 1 {
+		t.Errorf("stderr %q: want one line naming the iteration and parameter", errOut)
+	}
+	b, err := os.ReadFile(filepath.Join(out, "chain-1.csv"))
+	if err != nil {
+		t.Fatalf("draws not written: %v (stdout %s)", err, stdout)
+	}
+	if n := bytes.Count(b, []byte("\n")) - bytes.Count(b, []byte("#")); n < 2 {
+		t.Errorf("chain-1.csv holds %d lines of draws", n)
+	}
+}
+
+func TestUsage(t *testing.T) {
+	if code, _, _ := runMain(); code != 2 {
+		t.Errorf("no arguments: exit %d, want 2", code)
+	}
+	if code, _, errOut := runMain("frobnicate"); code != 2 || !strings.Contains(errOut, "unknown command") {
+		t.Errorf("unknown command: exit %d, %q", code, errOut)
+	}
+	if code, out, _ := runMain("run", "-h"); code != 0 || !strings.Contains(out, "--batch") && !strings.Contains(out, "-batch") {
+		t.Errorf("run -h: exit %d, %q", code, out)
+	}
+	if code, out, _ := runMain("datasets"); code != 0 || !strings.Contains(out, "australian") {
+		t.Errorf("datasets: exit %d, %q", code, out)
+	}
+}

@@ -1,0 +1,101 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+func runtimeWorkers() int { return runtime.GOMAXPROCS(0) }
+
+// progress shows how far the chains are: a bar redrawn in place when stderr
+// is a terminal, a log line every few seconds otherwise, nothing when quiet.
+type progress struct {
+	w        io.Writer
+	quiet    bool
+	terminal bool
+	total    int64
+	done     []atomic.Int64
+	begin    time.Time
+	quit     chan struct{}
+	wg       sync.WaitGroup
+}
+
+func newProgress(w io.Writer, quiet bool, chains, iters int) *progress {
+	p := &progress{w: w, quiet: quiet, total: int64(chains) * int64(iters), done: make([]atomic.Int64, chains)}
+	if f, ok := w.(*os.File); ok {
+		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
+			p.terminal = true
+		}
+	}
+	return p
+}
+
+// update is the langevin.Options.Progress callback.
+func (p *progress) update(chain, done int) { p.done[chain].Store(int64(done)) }
+
+func (p *progress) sum() int64 {
+	var n int64
+	for i := range p.done {
+		n += p.done[i].Load()
+	}
+	return n
+}
+
+func (p *progress) start() {
+	p.begin = time.Now()
+	if p.quiet {
+		return
+	}
+	p.quit = make(chan struct{})
+	every := 5 * time.Second
+	if p.terminal {
+		every = 100 * time.Millisecond
+	}
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-p.quit:
+				return
+			case <-t.C:
+				p.draw(false)
+			}
+		}
+	}()
+}
+
+func (p *progress) draw(final bool) {
+	n := p.sum()
+	frac := float64(n) / float64(p.total)
+	el := time.Since(p.begin).Seconds()
+	if p.terminal {
+		const width = 30
+		k := int(frac * width)
+		fmt.Fprintf(p.w, "\r[%s%s] %3.0f%% %d/%d iterations %.1fs", strings.Repeat("=", k), strings.Repeat(" ", width-k), 100*frac, n, p.total, el)
+		if final {
+			fmt.Fprint(p.w, "\r\033[K")
+		}
+		return
+	}
+	if !final {
+		fmt.Fprintf(p.w, "langevin: %3.0f%% (%d/%d iterations, %.1f s)\n", 100*frac, n, p.total, el)
+	}
+}
+
+func (p *progress) stop() {
+	if p.quiet {
+		return
+	}
+	close(p.quit)
+	p.wg.Wait()
+	p.draw(true)
+}

@@ -1,0 +1,70 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+
+	"github.com/langevin-go/langevin/diag"
+	"github.com/langevin-go/langevin/stancsv"
+)
+
+// cmdSummary prints the summary table of CmdStan-format CSV files, one file
+// per chain (langevin's, CmdStan's or cmdstanr's). Warm-up draws saved in the
+// files are left out.
+func cmdSummary(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("summary", flag.ContinueOnError)
+	asCSV := fs.Bool("csv", false, "print the table as CSV")
+	if err := parseFlags(fs, args, stdout); err != nil {
+		return err
+	}
+	if fs.NArg() == 0 {
+		return inputErrorf("no files: usage: langevin summary [--csv] FILE...")
+	}
+	var names []string
+	var params [][][]float64
+	var first string
+	ndraws := -1
+	for _, path := range fs.Args() {
+		f, err := stancsv.ReadFile(path)
+		if err != nil {
+			return inputError{err}
+		}
+		pn := f.ParamNames()
+		if names == nil {
+			names, first = pn, path
+			params = make([][][]float64, len(names))
+		} else if !equal(names, pn) {
+			return inputErrorf("%s: parameters differ from %s's", path, first)
+		}
+		if ndraws >= 0 && len(f.Draws) != ndraws {
+			return inputErrorf("%s: %d draws, %s has %d: chains must have equal lengths", path, len(f.Draws), first, ndraws)
+		}
+		ndraws = len(f.Draws)
+		if ndraws == 0 {
+			return inputErrorf("%s: no draws", path)
+		}
+		for j, name := range names {
+			col, _ := f.Column(name)
+			params[j] = append(params[j], col)
+		}
+	}
+	table := diag.Summarize(names, params)
+	if *asCSV {
+		return table.WriteCSV(stdout)
+	}
+	fmt.Fprintf(stdout, "%d chains × %d draws\n\n", len(fs.Args()), ndraws)
+	return table.Format(stdout)
+}
+
+func equal(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
