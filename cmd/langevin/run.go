@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/rand/v2"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -79,7 +80,7 @@ func newRunFlagSet(f *runFlags) *flag.FlagSet {
 	fs.IntVar(&f.burnin, "burnin", 50000, "burn-in iterations `N` discarded per chain")
 	fs.IntVar(&f.thin, "thin", 450, "keep every `N`-th draw after burn-in")
 	fs.Uint64Var(&f.seed, "seed", 1, "random `seed` of the run (split, initial points, chains)")
-	fs.StringVar(&f.init, "init", "prior", "initial points: zero|map|prior")
+	fs.StringVar(&f.init, "init", "laplace", "initial points: zero|map|prior|laplace (the MAP plus a draw from the diagonal Laplace approximation, so chains start dispersed on the posterior's scale)")
 	fs.StringVar(&f.precond, "precond", "laplace", "SGLD's constant diagonal preconditioner M: laplace (diag of the inverse Hessian at the MAP) or none")
 	fs.IntVar(&f.noiseEvery, "noise-every", 10, "estimate the stochastic-gradient noise every `N` steps (0: never)")
 	fs.BoolVar(&f.standardize, "standardize", true, "standardise features with the training set's mean and sd")
@@ -114,15 +115,19 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	defer stop()
 	// The MAP is the baseline, and the start or the preconditioner's centre.
 	mapTheta, mapErr := sampler.FindMAP(ctx, m, nil)
-	needMAP := f.init == "map" || (f.sampler == "sgld" && f.precond == "laplace")
+	usePrecond := f.sampler == "sgld" && f.precond == "laplace"
+	needMAP := f.init == "map" || f.init == "laplace" || usePrecond
 	if mapErr != nil && needMAP {
-		return fmt.Errorf("finding the MAP (needed by --init map and --precond laplace): %w", mapErr)
+		return fmt.Errorf("finding the MAP (needed by --init map|laplace and --precond laplace): %w", mapErr)
 	}
-	var precond []float64
-	if f.sampler == "sgld" && f.precond == "laplace" {
-		if precond, err = sampler.LaplacePrecond(m, mapTheta); err != nil {
+	var laplace, precond []float64
+	if f.init == "laplace" || usePrecond {
+		if laplace, err = sampler.LaplacePrecond(m, mapTheta); err != nil {
 			return err
 		}
+	}
+	if usePrecond {
+		precond = laplace
 	}
 	s, err := buildSampler(&f, m, precond)
 	if err != nil {
@@ -136,6 +141,8 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		init = langevin.InitPrior{}
 	case "map":
 		init = langevin.InitAt{Points: [][]float64{mapTheta}}
+	case "laplace":
+		init = laplaceInit{mean: mapTheta, variance: laplace}
 	}
 	prog := newProgress(stderr, f.quiet, f.chains, f.iters)
 	opts := langevin.Options{
@@ -211,7 +218,7 @@ func (f *runFlags) validate() error {
 		{"model", f.model, []string{"linear", "logistic"}},
 		{"sampler", f.sampler, []string{"gd", "sgd", "sgld"}},
 		{"schedule", f.schedule, []string{"const", "poly", "cyclic"}},
-		{"init", f.init, []string{"zero", "map", "prior"}},
+		{"init", f.init, []string{"zero", "map", "prior", "laplace"}},
 		{"precond", f.precond, []string{"laplace", "none"}},
 		{"format", f.format, []string{"auto", "csv", "libsvm"}},
 	} {
@@ -599,7 +606,10 @@ func printWhere(w io.Writer, f *runFlags, tr *langevin.Trace, table diag.Table, 
 
 // printCrossover reports the iteration from which the injected noise
 // dominates the stochastic-gradient noise (Welling & Teh §4: where sampling
-// takes over from optimisation), as the median over chains.
+// takes over from optimisation), as the median over chains. Single estimates
+// of the gradient noise are noisy, so both are averaged over windows of 1/50
+// of a chain's saved draws; the crossover is the start of the window after
+// the last one in which the gradient noise exceeds the injected noise.
 func printCrossover(w io.Writer, f *runFlags, tr *langevin.Trace) {
 	ki, kg := tr.StatIndex("noise_inj__"), tr.StatIndex("noise_grad__")
 	if ki < 0 || kg < 0 || f.noiseEvery == 0 || f.batch == 0 {
@@ -608,26 +618,44 @@ func printCrossover(w io.Writer, f *runFlags, tr *langevin.Trace) {
 	var cross []int
 	var lastInj, lastGrad float64
 	for c := range tr.Draws {
-		var stats [][]float64
-		var iters []int
-		stats = append(append(stats, tr.Warmup[c].Stats...), tr.Stats[c]...)
-		iters = append(append(iters, tr.Warmup[c].Iters...), tr.Iters[c]...)
-		at := -1
-		for i := len(stats) - 1; i >= 0; i-- {
-			if !(stats[i][ki] >= stats[i][kg]) {
-				break
+		stats := append(append([][]float64(nil), tr.Warmup[c].Stats...), tr.Stats[c]...)
+		iters := append(append([]int(nil), tr.Warmup[c].Iters...), tr.Iters[c]...)
+		n := len(stats)
+		if n == 0 {
+			continue
+		}
+		win := max(1, n/50)
+		at := iters[0]
+		var inj, grad float64
+		for lo := 0; lo < n; lo += win {
+			hi := min(n, lo+win)
+			var si, sg float64
+			cnt := 0
+			for _, st := range stats[lo:hi] {
+				if !math.IsNaN(st[kg]) { // not estimated yet
+					si += st[ki]
+					sg += st[kg]
+					cnt++
+				}
 			}
-			at = iters[i]
+			if cnt == 0 {
+				continue
+			}
+			inj, grad = si/float64(cnt), sg/float64(cnt)
+			if grad > inj {
+				at = -1
+				if hi < n {
+					at = iters[hi]
+				}
+			}
 		}
 		if at > 0 {
 			cross = append(cross, at)
 		}
-		if n := len(stats); n > 0 {
-			lastInj += stats[n-1][ki] / float64(len(tr.Draws))
-			lastGrad += stats[n-1][kg] / float64(len(tr.Draws))
-		}
+		lastInj += inj / float64(len(tr.Draws))
+		lastGrad += grad / float64(len(tr.Draws))
 	}
-	fmt.Fprintf(w, "noise:    at the last step, injected noise variance %.3g vs stochastic-gradient noise %.3g per coordinate\n", lastInj, lastGrad)
+	fmt.Fprintf(w, "noise:    over the last draws, injected noise variance %.3g vs stochastic-gradient noise %.3g per coordinate\n", lastInj, lastGrad)
 	if len(cross) < len(tr.Draws) {
 		fmt.Fprintf(w, "          in %d of %d chains the gradient noise still exceeds the injected noise at the end: those draws are not posterior samples (lower --step, raise --batch or --iters)\n", len(tr.Draws)-len(cross), len(tr.Draws))
 		return
@@ -713,3 +741,14 @@ func stepA(f *runFlags, n int) float64 {
 }
 
 func fmtF(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+
+// laplaceInit starts each chain at an independent draw from the diagonal
+// Laplace approximation N(MAP, diag(H⁻¹)).
+type laplaceInit struct{ mean, variance []float64 }
+
+func (in laplaceInit) Init(_ context.Context, _ langevin.Model, _ int, rng *rand.Rand, dst []float64) error {
+	for j := range dst {
+		dst[j] = in.mean[j] + math.Sqrt(in.variance[j])*rng.NormFloat64()
+	}
+	return nil
+}
