@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/langevin-go/langevin"
+	"github.com/langevin-go/langevin/internal/testmodel"
 )
 
 // walk is a test sampler: θ ← θ + N(0, 1) per coordinate, with a "stepsize__"
@@ -42,7 +43,7 @@ func (c *walkChain) Position() []float64 { return c.theta }
 func (c *walkChain) Stats(dst []float64) { dst[0], dst[1] = 0, float64(c.t) }
 
 func TestRunDeterministicAcrossWorkers(t *testing.T) {
-	m := newMeanModel(10, 1)
+	m := testmodel.NewMean(10, 1)
 	var traces []*langevin.Trace
 	for _, w := range []int{1, 2, 3} {
 		tr, err := langevin.Run(context.Background(), m, walk{}, langevin.Options{Chains: 3, Iters: 50, BurnIn: 10, Thin: 3, Seed: 9, Workers: w, Init: langevin.InitPrior{}})
@@ -73,7 +74,7 @@ func TestRunDeterministicAcrossWorkers(t *testing.T) {
 }
 
 func TestRunDivergenceKeepsDraws(t *testing.T) {
-	m := newMeanModel(10, 1)
+	m := testmodel.NewMean(10, 1)
 	tr, err := langevin.Run(context.Background(), m, walk{failAt: 30}, langevin.Options{Chains: 2, Iters: 50, BurnIn: 10, Seed: 1})
 	var de *langevin.DivergenceError
 	if !errors.As(err, &de) {
@@ -93,7 +94,7 @@ func TestRunDivergenceKeepsDraws(t *testing.T) {
 }
 
 func TestRunCancel(t *testing.T) {
-	m := newMeanModel(10, 1)
+	m := testmodel.NewMean(10, 1)
 	ctx, cancel := context.WithCancel(context.Background())
 	n := 0
 	opts := langevin.Options{Chains: 1, Iters: 100000, Seed: 1, ProgressEvery: 100,
@@ -113,7 +114,7 @@ func TestRunCancel(t *testing.T) {
 }
 
 func TestRunOptionErrors(t *testing.T) {
-	m := newMeanModel(10, 1)
+	m := testmodel.NewMean(10, 1)
 	for _, tc := range []struct {
 		opts langevin.Options
 		want string
@@ -189,7 +190,7 @@ func TestBatcher(t *testing.T) {
 }
 
 func TestEstimatorUnbiased(t *testing.T) {
-	m := newMeanModel(50, 3)
+	m := testmodel.NewMean(50, 3)
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, replace := range []bool{true, false} {
 		b, _ := langevin.NewBatcher(m.Len(), 5, replace, rng)
@@ -213,7 +214,7 @@ func TestEstimatorUnbiased(t *testing.T) {
 }
 
 func TestCheckGradientCatchesWrongGradient(t *testing.T) {
-	m := newMeanModel(20, 1)
+	m := testmodel.NewMean(20, 1)
 	if err := langevin.CheckGradient(m, []float64{0.7}, nil, 1e-6); err != nil {
 		t.Fatal(err)
 	}
@@ -225,10 +226,10 @@ func TestCheckGradientCatchesWrongGradient(t *testing.T) {
 	}
 }
 
-type badModel struct{ *meanModel }
+type badModel struct{ *testmodel.Mean }
 
 func (m *badModel) LogLik(th []float64, batch []int, g []float64) float64 {
-	v := m.meanModel.LogLik(th, batch, g)
+	v := m.Mean.LogLik(th, batch, g)
 	if g != nil {
 		g[0] *= 1.001
 	}
@@ -236,7 +237,7 @@ func (m *badModel) LogLik(th []float64, batch []int, g []float64) float64 {
 }
 
 func TestRunSaveWarmup(t *testing.T) {
-	m := newMeanModel(10, 1)
+	m := testmodel.NewMean(10, 1)
 	tr, err := langevin.Run(context.Background(), m, walk{}, langevin.Options{Chains: 2, Iters: 20, BurnIn: 7, Thin: 2, Seed: 1, SaveWarmup: true})
 	if err != nil {
 		t.Fatal(err)

@@ -186,7 +186,9 @@ func (m *Logistic) term(theta, grad []float64, i int) float64 {
 	s := m.s[i]
 	t := s * z
 	e := math.Exp(-math.Abs(t))
-	ll := -(max(-t, 0) + math.Log1p(e))
+	// log(1+e) rather than log1p(e): e ∈ (0, 1], so the absolute error is
+	// below 1.2e-16, and math.Log is several times faster on amd64.
+	ll := -(max(-t, 0) + math.Log(1+e))
 	if grad != nil {
 		// c = sᵢ σ(−t), σ(−t) = e/(1+e) for t ≥ 0 and 1/(1+e) for t < 0.
 		c := s / (1 + e)

@@ -12,13 +12,13 @@ import (
 
 func TestSGDReachesMAPOfMeanModel(t *testing.T) {
 	m := newMeanModel(1000, 4)
-	mu, _ := m.posterior()
+	mu, _ := m.Posterior()
 	for _, tc := range []struct {
 		name string
 		s    sampler.SGD
 	}{
-		{"GD", sampler.GD(schedule.Constant(0.5 / m.curvature()))},
-		{"SGD B=100", sampler.SGD{Step: schedule.Polynomial{A: 1 / m.curvature(), B: 1, Gamma: 1}, Batch: sampler.Minibatch{Size: 100}}},
+		{"GD", sampler.GD(schedule.Constant(0.5 / m.Curvature()))},
+		{"SGD B=100", sampler.SGD{Step: schedule.Polynomial{A: 1 / m.Curvature(), B: 1, Gamma: 1}, Batch: sampler.Minibatch{Size: 100}}},
 	} {
 		ch, err := tc.s.NewChain(m, []float64{-3}, rand.New(rand.NewPCG(1, 1)))
 		if err != nil {
@@ -61,7 +61,7 @@ func TestSGDClipping(t *testing.T) {
 
 func TestFindMAPMeanModel(t *testing.T) {
 	m := newMeanModel(500, 2)
-	mu, _ := m.posterior()
+	mu, _ := m.Posterior()
 	th, err := sampler.FindMAP(context.Background(), m, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -33,12 +33,12 @@ func ar1Tolerance(n int, rho, v float64) (meanTol, relVarTol float64) {
 // first mismatch.
 func sgldCheck(m langevin.Model, exact *meanModel, s sampler.SGLD, tau float64, n int, seed uint64) error {
 	eta := float64(s.Step.(schedule.Constant))
-	lam := exact.curvature()
+	lam := exact.Curvature()
 	noise := 0.0
 	if s.Batch.Size > 0 {
-		noise = exact.gradNoiseVar(s.Batch.Size)
+		noise = exact.GradNoiseVar(s.Batch.Size)
 	}
-	mu, _ := exact.posterior()
+	mu, _ := exact.Posterior()
 	wantVar := (2*eta*tau + eta*eta*noise) / (eta * lam * (2 - eta*lam))
 	ch, err := s.NewChain(m, []float64{mu}, rand.New(rand.NewPCG(seed, 1)))
 	if err != nil {
@@ -58,7 +58,7 @@ func sgldCheck(m langevin.Model, exact *meanModel, s sampler.SGLD, tau float64, 
 
 func TestSGLDStationaryLawMinibatch(t *testing.T) {
 	m := newMeanModel(1000, 1)
-	eta := 0.05 / m.curvature() // ηλ = 0.05
+	eta := 0.05 / m.Curvature() // ηλ = 0.05
 	for _, tc := range []struct {
 		name  string
 		batch int
@@ -75,7 +75,7 @@ func TestSGLDStationaryLawMinibatch(t *testing.T) {
 // of N/|B|.
 func TestSGLDCheckCatchesSlips(t *testing.T) {
 	m := newMeanModel(1000, 1)
-	eta := 0.05 / m.curvature()
+	eta := 0.05 / m.Curvature()
 	s := sampler.SGLD{Step: schedule.Constant(eta), Batch: sampler.Minibatch{Size: 10, Replace: true}}
 	half := s
 	half.Temperature = 0.5
@@ -101,7 +101,7 @@ func TestSGLDCheckCatchesSlips(t *testing.T) {
 // (exactly, for a constant step: Var = τ/(λ(1 − ηλ/2))).
 func TestSGLDTemperatureScaling(t *testing.T) {
 	m := newMeanModel(100, 2)
-	eta := 0.05 / m.curvature()
+	eta := 0.05 / m.Curvature()
 	sd1 := 0.0
 	for _, tau := range []float64{1, 0.1, 0.5, 2} {
 		s := sampler.SGLD{Step: schedule.Constant(eta), Temperature: tau}
@@ -115,7 +115,7 @@ func TestSGLDTemperatureScaling(t *testing.T) {
 			sd1 = sd
 			continue
 		}
-		_, relVarTol := ar1Tolerance(400000, 1-eta*m.curvature(), 1)
+		_, relVarTol := ar1Tolerance(400000, 1-eta*m.Curvature(), 1)
 		// sd ratio of two independent estimates: relative sd tolerance is
 		// about √2 · relVarTol/2.
 		if r := sd / sd1 / math.Sqrt(tau); math.Abs(r-1) > math.Sqrt2*relVarTol/2 {
@@ -127,13 +127,13 @@ func TestSGLDTemperatureScaling(t *testing.T) {
 func TestSGLDPreconditionerSameLaw(t *testing.T) {
 	// With M = 2 and step η/2 the update is the same in law as M = 1, step η.
 	m := newMeanModel(200, 3)
-	eta := 0.05 / m.curvature()
+	eta := 0.05 / m.Curvature()
 	s := sampler.SGLD{Step: schedule.Constant(eta / 2), Precond: []float64{2}}
 	// The check computes the law for step η/2 without M; redo by hand.
 	ch, _ := s.NewChain(m, []float64{0}, rand.New(rand.NewPCG(9, 1)))
 	mean, v := moments(ch, 1000, 400000, 0)
-	mu, _ := m.posterior()
-	lam := m.curvature()
+	mu, _ := m.Posterior()
+	lam := m.Curvature()
 	want := 2 * eta / (eta * lam * (2 - eta*lam))
 	meanTol, varTol := ar1Tolerance(400000, 1-eta*lam, want)
 	if math.Abs(mean-mu) > meanTol || math.Abs(v/want-1) > varTol {
@@ -162,7 +162,7 @@ func TestSGLDStats(t *testing.T) {
 	}
 	// noise_grad__ estimates η² Var(ĝ) = η² N² σ²/B; its mean over steps is
 	// within 5% (each estimate is a sample variance of 50 values).
-	want := eta * eta * m.gradNoiseVar(50)
+	want := eta * eta * m.GradNoiseVar(50)
 	if math.Abs(ng/n/want-1) > 0.05 {
 		t.Errorf("mean noise_grad__ = %.4g, want %.4g", ng/n, want)
 	}

@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 )
 
 func runMain(args ...string) (code int, stdout, stderr string) {
@@ -171,5 +172,24 @@ func TestUsage(t *testing.T) {
 	}
 	if code, out, _ := runMain("datasets"); code != 0 || !strings.Contains(out, "australian") {
 		t.Errorf("datasets: exit %d, %q", code, out)
+	}
+}
+
+// Without a terminal, progress is a periodic log line on stderr; --quiet
+// prints none.
+func TestProgressLog(t *testing.T) {
+	old := logEvery
+	logEvery = time.Millisecond
+	defer func() { logEvery = old }()
+	code, _, errOut := runMain("run", "--iters", "200000", "--burnin", "1000", "--thin", "100")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(errOut, "langevin: ") || !strings.Contains(errOut, "iterations") {
+		t.Errorf("no progress log line in %q", errOut)
+	}
+	_, _, errOut = runMain("run", "--iters", "20000", "--burnin", "1000", "--thin", "10", "--quiet")
+	if errOut != "" {
+		t.Errorf("--quiet printed %q", errOut)
 	}
 }

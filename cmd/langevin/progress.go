@@ -13,6 +13,10 @@ import (
 
 func runtimeWorkers() int { return runtime.GOMAXPROCS(0) }
 
+// logEvery is the interval of the progress log line when stderr is not a
+// terminal.
+var logEvery = 5 * time.Second
+
 // progress shows how far the chains are: a bar redrawn in place when stderr
 // is a terminal, a log line every few seconds otherwise, nothing when quiet.
 type progress struct {
@@ -53,7 +57,7 @@ func (p *progress) start() {
 		return
 	}
 	p.quit = make(chan struct{})
-	every := 5 * time.Second
+	every := logEvery
 	if p.terminal {
 		every = 100 * time.Millisecond
 	}

@@ -518,15 +518,7 @@ func printPredictive(w io.Writer, f *runFlags, pred predictor, tr *langevin.Trac
 		fmt.Fprintln(w)
 	}
 	if f.model == "logistic" {
-		metric("accuracy", func(p []float64) float64 {
-			correct := 0
-			for i, pi := range p {
-				if (pi > 0.5) == (y[i] > 0) {
-					correct++
-				}
-			}
-			return float64(correct) / float64(len(p))
-		})
+		metric("accuracy", func(p []float64) float64 { return model.Accuracy(p, y) })
 	} else {
 		metric("RMSE", func(p []float64) float64 {
 			var ss float64
