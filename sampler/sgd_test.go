@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/langevin-go/langevin"
 	"github.com/langevin-go/langevin/sampler"
 	"github.com/langevin-go/langevin/schedule"
 )
@@ -68,5 +69,28 @@ func TestFindMAPMeanModel(t *testing.T) {
 	}
 	if math.Abs(th[0]-mu) > 1e-9*math.Abs(mu) {
 		t.Errorf("MAP %v, want %v", th[0], mu)
+	}
+}
+
+func TestInitMAP(t *testing.T) {
+	m := newMeanModel(500, 2)
+	mu, _ := m.Posterior()
+	in := &sampler.InitMAP{}
+	tr, err := langevin.Run(context.Background(), m, sampler.GD(schedule.Constant(1e-9)), langevin.Options{Chains: 3, Iters: 2, BurnIn: 1, Init: in})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for c := range tr.Draws {
+		if got := tr.Draws[c][0][0]; math.Abs(got-mu) > 1e-6 {
+			t.Errorf("chain %d started at %v, MAP %v", c, got, mu)
+		}
+	}
+	if got := in.MAP(); math.Abs(got[0]-mu) > 1e-9 {
+		t.Errorf("cached MAP %v, want %v", got, mu)
+	}
+	jit := &sampler.InitMAP{Jitter: 0.5}
+	tr, _ = langevin.Run(context.Background(), m, sampler.GD(schedule.Constant(1e-9)), langevin.Options{Chains: 2, Iters: 2, BurnIn: 1, Init: jit})
+	if tr.Draws[0][0][0] == tr.Draws[1][0][0] {
+		t.Error("jittered starts are equal")
 	}
 }

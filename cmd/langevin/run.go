@@ -175,7 +175,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if test != nil && test.Len() > 0 {
 		printPredictive(stdout, &f, pred, tr, mapTheta, test)
 	}
-	printWhere(stdout, &f, tr, table, elapsed)
+	printWhere(stdout, &f, tr, table, elapsed, mapTheta)
 
 	if f.out != "" {
 		files, err := writeOutput(&f, tr, table, m)
@@ -539,7 +539,7 @@ func fmtMetric(v float64) string { return strconv.FormatFloat(v, 'f', 4, 64) }
 
 // printWhere says where the draws went: counts, time, ESS per second, step
 // sizes, the noise crossover, clipping and warnings.
-func printWhere(w io.Writer, f *runFlags, tr *langevin.Trace, table diag.Table, elapsed time.Duration) {
+func printWhere(w io.Writer, f *runFlags, tr *langevin.Trace, table diag.Table, elapsed time.Duration, mapTheta []float64) {
 	kept := tr.NumDraws()
 	fmt.Fprintf(w, "draws:    %d chains × %d kept (iterations %d–%d, thin %d); %d burn-in iterations per chain discarded\n",
 		tr.NumChains(), kept/max(1, tr.NumChains()), f.burnin+1, f.iters, f.thin, f.burnin)
@@ -578,6 +578,24 @@ func printWhere(w io.Writer, f *runFlags, tr *langevin.Trace, table diag.Table, 
 			}
 			fmt.Fprintln(w)
 		}
+	}
+	if f.sampler != "sgld" {
+		// Optimisers: the draws are a trajectory, not posterior samples.
+		fmt.Fprintf(w, "optimiser: %s iterates are a trajectory, not posterior draws: ESS and R-hat do not apply\n", strings.ToUpper(f.sampler))
+		if mapTheta != nil {
+			var worst float64
+			for _, c := range tr.Draws {
+				if len(c) == 0 {
+					continue
+				}
+				last := c[len(c)-1]
+				for j := 0; j < tr.Dim; j++ {
+					worst = math.Max(worst, math.Abs(last[j]-mapTheta[j]))
+				}
+			}
+			fmt.Fprintf(w, "          final iterates: max |θ − MAP| = %.3g over chains and parameters (MAP by L-BFGS)\n", worst)
+		}
+		return
 	}
 	var warn []string
 	for _, s := range table {
