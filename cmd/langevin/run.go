@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bufio"
+	"compress/gzip"
 	"context"
 	"errors"
 	"flag"
@@ -364,11 +366,18 @@ func sniffFormat(path string) string {
 		return "csv"
 	}
 	defer fh.Close()
-	buf := make([]byte, 4096)
-	n, _ := io.ReadFull(fh, buf)
-	if n >= 2 && buf[0] == 0x1f && buf[1] == 0x8b {
-		return "csv" // the CSV reader handles gzip; LIBSVM .gz needs --format libsvm
+	var r io.Reader = fh
+	br := bufio.NewReader(fh)
+	r = br
+	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return "csv" // the reader reports the error
+		}
+		r = zr
 	}
+	buf := make([]byte, 4096)
+	n, _ := io.ReadFull(r, buf)
 	line := string(buf[:n])
 	if i := strings.IndexByte(line, '\n'); i >= 0 {
 		line = line[:i]
