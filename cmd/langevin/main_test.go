@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/langevin-go/langevin"
 )
 
 func runMain(args ...string) (code int, stdout, stderr string) {
@@ -191,5 +193,16 @@ func TestProgressLog(t *testing.T) {
 	_, _, errOut = runMain("run", "--iters", "20000", "--burnin", "1000", "--thin", "10", "--quiet")
 	if errOut != "" {
 		t.Errorf("--quiet printed %q", errOut)
+	}
+}
+
+// When chains stop at different iterations the summary uses their common
+// length instead of failing.
+func TestCommonLength(t *testing.T) {
+	tr := &langevin.Trace{Names: []string{"a"}, Dim: 1,
+		Draws: [][][]float64{{{1}, {2}, {3}}, {{4}}}}
+	params, note := commonLength(tr)
+	if len(params[0][0]) != 1 || len(params[0][1]) != 1 || !strings.Contains(note, "first 1 draws") {
+		t.Errorf("params %v, note %q", params, note)
 	}
 }

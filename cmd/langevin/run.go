@@ -163,11 +163,15 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		return runErr
 	}
 
-	table := diag.Summarize(tr.Names, tr.Params())
+	params, note := commonLength(tr)
+	table := diag.Summarize(tr.Names, params)
 	fmt.Fprintf(stdout, "%s regression on %s (N = %d train, %d test, d = %d), %s, %d chains\n\n",
 		f.model, train.Source, train.Len(), testLen(test), m.Dim(), describeSampler(&f), f.chains)
 	if err := table.Format(stdout); err != nil {
 		return err
+	}
+	if note != "" {
+		fmt.Fprintln(stdout, note)
 	}
 	fmt.Fprintln(stdout)
 
@@ -770,4 +774,25 @@ func (in laplaceInit) Init(_ context.Context, _ langevin.Model, _ int, rng *rand
 		dst[j] = in.mean[j] + math.Sqrt(in.variance[j])*rng.NormFloat64()
 	}
 	return nil
+}
+
+// commonLength returns the trace's draws per parameter, cut to the shortest
+// chain when a chain stopped early (the diagnostics need equal lengths), and
+// a note saying so.
+func commonLength(tr *langevin.Trace) ([][][]float64, string) {
+	params := tr.Params()
+	n, longest := math.MaxInt, 0
+	for _, c := range tr.Draws {
+		n = min(n, len(c))
+		longest = max(longest, len(c))
+	}
+	if n == longest {
+		return params, ""
+	}
+	for j := range params {
+		for c := range params[j] {
+			params[j][c] = params[j][c][:n]
+		}
+	}
+	return params, fmt.Sprintf("(a chain stopped early: the table uses the first %d draws of each chain)", n)
 }
