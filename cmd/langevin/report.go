@@ -1,0 +1,197 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/langevin-go/langevin"
+	"github.com/langevin-go/langevin/data"
+	"github.com/langevin-go/langevin/diag"
+	"github.com/langevin-go/langevin/model"
+)
+
+// printPredictive scores the posterior predictive (the mean over all draws)
+// and the MAP on the test set: accuracy or RMSE, and the mean log predictive
+// density.
+func printPredictive(w io.Writer, f *runFlags, pred predictor, tr *langevin.Trace, mapTheta []float64, test *data.Dataset) {
+	rows := tr.Rows()
+	y := test.Y
+	fmt.Fprintf(w, "test set (%d rows)        posterior predictive   MAP (optimisation)\n", test.Len())
+	post := pred.PredictMean(rows, test.X, nil)
+	var mp []float64
+	if mapTheta != nil {
+		mp = pred.PredictMean([][]float64{mapTheta}, test.X, nil)
+	}
+	metric := func(name string, fn func(p []float64) float64) {
+		fmt.Fprintf(w, "  %-24s %-22s", name, fmtMetric(fn(post)))
+		if mp != nil {
+			fmt.Fprintf(w, " %s", fmtMetric(fn(mp)))
+		}
+		fmt.Fprintln(w)
+	}
+	if f.model == "logistic" {
+		metric("accuracy", func(p []float64) float64 { return model.Accuracy(p, y) })
+	} else {
+		metric("RMSE", func(p []float64) float64 {
+			var ss float64
+			for i, pi := range p {
+				ss += (pi - y[i]) * (pi - y[i])
+			}
+			return math.Sqrt(ss / float64(len(p)))
+		})
+	}
+	fmt.Fprintf(w, "  %-24s %-22s", "mean log pred. density", fmtMetric(pred.LogPredictiveDensity(rows, test.X, y)))
+	if mapTheta != nil {
+		fmt.Fprintf(w, " %s", fmtMetric(pred.LogPredictiveDensity([][]float64{mapTheta}, test.X, y)))
+	}
+	fmt.Fprint(w, "\n\n")
+}
+
+func fmtMetric(v float64) string { return strconv.FormatFloat(v, 'f', 4, 64) }
+
+// printWhere says where the draws went: counts, time, ESS per second, step
+// sizes, the noise crossover, clipping and warnings.
+func printWhere(w io.Writer, f *runFlags, tr *langevin.Trace, table diag.Table, elapsed time.Duration, mapTheta []float64) {
+	kept := tr.NumDraws()
+	fmt.Fprintf(w, "draws:    %d chains × %d kept (iterations %d–%d, thin %d); %d burn-in iterations per chain discarded\n",
+		tr.NumChains(), kept/max(1, tr.NumChains()), f.burnin+1, f.iters, f.thin, f.burnin)
+	total := f.iters * f.chains
+	minESS := math.Inf(1)
+	for _, s := range table {
+		if !math.IsNaN(s.ESSBulk) {
+			minESS = math.Min(minESS, s.ESSBulk)
+		}
+	}
+	secs := elapsed.Seconds()
+	fmt.Fprintf(w, "time:     %.2f s for %d iterations (%.0f ns/iteration, %d workers); min bulk-ESS %.0f, %.0f per second\n",
+		secs, total, secs*1e9/float64(total), min(f.chains, runtimeWorkers()), minESS, minESS/secs)
+
+	if steps, ok := tr.Stat("stepsize__"); ok && len(steps[0]) > 0 {
+		first := steps[0][0]
+		if len(tr.Warmup[0].Stats) > 0 {
+			first = tr.Warmup[0].Stats[0][tr.StatIndex("stepsize__")]
+		}
+		last := steps[0][len(steps[0])-1]
+		fmt.Fprintf(w, "steps:    η from %.3g (iteration 1) to %.3g (iteration %d), %s schedule\n", first, last, f.iters, f.schedule)
+	}
+	printCrossover(w, f, tr)
+	if f.clip > 0 || f.clipValue > 0 {
+		if cl, ok := tr.Stat("clipped__"); ok {
+			var n float64
+			for _, c := range cl {
+				if len(c) > 0 {
+					n += c[len(c)-1]
+				}
+			}
+			frac := n / float64(total)
+			fmt.Fprintf(w, "clipping: fired in %.0f of %d steps (%.1f%%)", n, total, 100*frac)
+			if frac > 0.05 {
+				fmt.Fprint(w, " — frequent clipping biases the result: raise --clip or lower --step")
+			}
+			fmt.Fprintln(w)
+		}
+	}
+	if f.sampler != "sgld" {
+		// Optimisers: the draws are a trajectory, not posterior samples.
+		fmt.Fprintf(w, "optimiser: %s iterates are a trajectory, not posterior draws: ESS and R-hat do not apply\n", strings.ToUpper(f.sampler))
+		if mapTheta != nil {
+			var worst float64
+			for _, c := range tr.Draws {
+				if len(c) == 0 {
+					continue
+				}
+				last := c[len(c)-1]
+				for j := 0; j < tr.Dim; j++ {
+					worst = math.Max(worst, math.Abs(last[j]-mapTheta[j]))
+				}
+			}
+			fmt.Fprintf(w, "          final iterates: max |θ − MAP| = %.3g over chains and parameters (MAP by L-BFGS)\n", worst)
+		}
+		return
+	}
+	var warn []string
+	for _, s := range table {
+		if s.RHat > 1.01 {
+			warn = append(warn, fmt.Sprintf("%s R-hat %.3f > 1.01", s.Name, s.RHat))
+		}
+		if s.ESSBulk < 100*float64(tr.NumChains()) {
+			warn = append(warn, fmt.Sprintf("%s bulk-ESS %.0f < %d (100 per chain)", s.Name, s.ESSBulk, 100*tr.NumChains()))
+		}
+	}
+	if len(warn) > 0 {
+		if len(warn) > 6 {
+			warn = append(warn[:6], fmt.Sprintf("and %d more", len(warn)-6))
+		}
+		fmt.Fprintf(w, "warnings: %s\n", strings.Join(warn, "; "))
+	}
+}
+
+// printCrossover reports the iteration from which the injected noise
+// dominates the stochastic-gradient noise (Welling & Teh §4: where sampling
+// takes over from optimisation), as the median over chains. Single estimates
+// of the gradient noise are noisy, so both are averaged over windows of 1/50
+// of a chain's saved draws; the crossover is the start of the window after
+// the last one in which the gradient noise exceeds the injected noise.
+func printCrossover(w io.Writer, f *runFlags, tr *langevin.Trace) {
+	ki, kg := tr.StatIndex("noise_inj__"), tr.StatIndex("noise_grad__")
+	if ki < 0 || kg < 0 || f.noiseEvery == 0 || f.batch == 0 {
+		return
+	}
+	var cross []int
+	var lastInj, lastGrad float64
+	for c := range tr.Draws {
+		stats := append(append([][]float64(nil), tr.Warmup[c].Stats...), tr.Stats[c]...)
+		iters := append(append([]int(nil), tr.Warmup[c].Iters...), tr.Iters[c]...)
+		n := len(stats)
+		if n == 0 {
+			continue
+		}
+		win := max(1, n/50)
+		at := iters[0]
+		var inj, grad float64
+		for lo := 0; lo < n; lo += win {
+			hi := min(n, lo+win)
+			var si, sg float64
+			cnt := 0
+			for _, st := range stats[lo:hi] {
+				if !math.IsNaN(st[kg]) { // not estimated yet
+					si += st[ki]
+					sg += st[kg]
+					cnt++
+				}
+			}
+			if cnt == 0 {
+				continue
+			}
+			inj, grad = si/float64(cnt), sg/float64(cnt)
+			if grad > inj {
+				at = -1
+				if hi < n {
+					at = iters[hi]
+				}
+			}
+		}
+		if at > 0 {
+			cross = append(cross, at)
+		}
+		lastInj += inj / float64(len(tr.Draws))
+		lastGrad += grad / float64(len(tr.Draws))
+	}
+	fmt.Fprintf(w, "noise:    over the last draws, injected noise variance %.3g vs stochastic-gradient noise %.3g per coordinate\n", lastInj, lastGrad)
+	if len(cross) < len(tr.Draws) {
+		fmt.Fprintf(w, "          in %d of %d chains the gradient noise still exceeds the injected noise at the end: those draws are not posterior samples (lower --step, raise --batch or --iters)\n", len(tr.Draws)-len(cross), len(tr.Draws))
+		return
+	}
+	sort.Ints(cross)
+	med := cross[len(cross)/2]
+	fmt.Fprintf(w, "          injected noise dominates from iteration %d (median over chains)", med)
+	if med > f.burnin {
+		fmt.Fprint(w, " — after burn-in: early draws are still optimisation, raise --burnin")
+	}
+	fmt.Fprintln(w)
+}
