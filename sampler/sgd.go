@@ -1,6 +1,7 @@
 package sampler
 
 import (
+	"math"
 	"math/rand/v2"
 
 	"github.com/langevin-go/langevin"
@@ -55,7 +56,7 @@ func (c *sgdChain) Step() error {
 		c.theta[j] += eta * g
 		ss += g * g
 	}
-	c.norm = sqrt(ss)
+	c.norm = math.Sqrt(ss)
 	return nil
 }
 

@@ -9,8 +9,6 @@ import (
 	"github.com/langevin-go/langevin/schedule"
 )
 
-func sqrt(x float64) float64 { return math.Sqrt(x) }
-
 // SGLD is stochastic gradient Langevin dynamics (Welling & Teh 2011; lecture
 // notes Algorithm 19) with temperature τ and an optional constant diagonal
 // preconditioner M (handout eq. 3.9):
@@ -65,7 +63,7 @@ func (s SGLD) NewChain(m langevin.Model, theta0 []float64, rng *rand.Rand) (lang
 	d := m.Dim()
 	pre := make([]float64, d)
 	sqrtPre := make([]float64, d)
-	var preMean, pre2Mean float64
+	var preMean float64
 	for j := range pre {
 		pre[j] = 1
 		if s.Precond != nil {
@@ -79,7 +77,6 @@ func (s SGLD) NewChain(m langevin.Model, theta0 []float64, rng *rand.Rand) (lang
 		}
 		sqrtPre[j] = math.Sqrt(pre[j])
 		preMean += pre[j] / float64(d)
-		pre2Mean += pre[j] * pre[j] / float64(d)
 	}
 	g, err := newGradChain(m, theta0, s.Batch, s.Step, s.Clip, rng)
 	if err != nil {
@@ -87,7 +84,7 @@ func (s SGLD) NewChain(m langevin.Model, theta0 []float64, rng *rand.Rand) (lang
 	}
 	c := &sgldChain{
 		gradChain: g, rng: rng, tau: tau, pre: pre, sqrtPre: sqrtPre,
-		preMean: preMean, pre2Mean: pre2Mean, every: s.NoiseEvery,
+		preMean: preMean, every: s.NoiseEvery,
 		noiseGrad: math.NaN(),
 	}
 	if s.NoiseEvery > 0 {
@@ -100,13 +97,13 @@ func (s SGLD) NewChain(m langevin.Model, theta0 []float64, rng *rand.Rand) (lang
 
 type sgldChain struct {
 	*gradChain
-	rng               *rand.Rand
-	tau               float64
-	pre, sqrtPre      []float64
-	preMean, pre2Mean float64
-	every             int
-	noiseGrad         float64
-	gi, sum, sumsq    []float64
+	rng            *rand.Rand
+	tau            float64
+	pre, sqrtPre   []float64
+	preMean        float64
+	every          int
+	noiseGrad      float64
+	gi, sum, sumsq []float64
 }
 
 func (c *sgldChain) Step() error {
