@@ -5,6 +5,7 @@
 //	                              regression on the embedded Australian credit data)
 //	langevin summary FILE…        summary table of CmdStan CSV files (Stan's too)
 //	langevin datasets             list the embedded data sets
+//	langevin experiment NAME      reproduce a figure or table of the source documents
 //
 // Exit codes: 0 success, 2 usage or input error, 1 run failure.
 package main
@@ -28,6 +29,7 @@ Usage:
                               the embedded Australian credit data, SGLD, 4 chains)
   langevin summary FILE...    summary table of CmdStan-format CSV files
   langevin datasets           list the embedded data sets
+  langevin experiment NAME    reproduce a figure or table of the source documents
   langevin help [COMMAND]     this text, or a command's flags
 
 Exit codes: 0 success, 2 usage or input error, 1 run failure.
@@ -58,6 +60,8 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		err = cmdSummary(args[1:], stdout, stderr)
 	case "datasets":
 		err = cmdDatasets(args[1:], stdout)
+	case "experiment":
+		err = cmdExperiment(args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		if len(args) > 1 {
 			return Main([]string{args[1], "-h"}, stdout, stderr)
@@ -65,7 +69,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stdout, usage)
 		return 0
 	default:
-		fmt.Fprintf(stderr, "langevin: unknown command %q: expected run, summary, datasets or help\n", args[0])
+		fmt.Fprintf(stderr, "langevin: unknown command %q: expected run, summary, datasets, experiment or help\n", args[0])
 		return 2
 	}
 	switch {
