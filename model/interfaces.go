@@ -15,3 +15,9 @@ var (
 	_ langevin.Model      = (*Gaussian)(nil)
 	_ langevin.ParamNamer = (*Gaussian)(nil)
 )
+
+var (
+	_ langevin.Model        = (*Softmax)(nil)
+	_ langevin.ParamNamer   = (*Softmax)(nil)
+	_ langevin.PriorSampler = (*Softmax)(nil)
+)
