@@ -1,6 +1,7 @@
 package approx
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 
@@ -127,3 +128,5 @@ func meanSD(xs []float64) (mean, se float64) {
 	}
 	return mean, math.Sqrt(ss / float64(len(xs)-1) / float64(len(xs)))
 }
+
+func fmtf(format string, a ...any) string { return fmt.Sprintf(format, a...) }
