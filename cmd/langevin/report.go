@@ -36,6 +36,8 @@ func printPredictive(w io.Writer, f *runFlags, pred predictor, tr *langevin.Trac
 	}
 	if f.model == "logistic" {
 		metric("accuracy", func(p []float64) float64 { return model.Accuracy(p, y) })
+	} else if f.model == "softmax" {
+		metric("accuracy", func(p []float64) float64 { return model.ClassAccuracy(p, y) })
 	} else {
 		metric("RMSE", func(p []float64) float64 {
 			var ss float64
@@ -96,7 +98,7 @@ func printWhere(w io.Writer, f *runFlags, tr *langevin.Trace, table diag.Table, 
 			fmt.Fprintln(w)
 		}
 	}
-	if f.sampler != "sgld" {
+	if f.sampler != "sgld" && f.sampler != "swag" && f.sampler != "vi" {
 		// Optimisers: the draws are a trajectory, not posterior samples.
 		fmt.Fprintf(w, "optimiser: %s iterates are a trajectory, not posterior draws: ESS and R-hat do not apply\n", strings.ToUpper(f.sampler))
 		if mapTheta != nil {

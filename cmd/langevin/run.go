@@ -47,7 +47,8 @@ type runFlags struct {
 	out                        string
 	quiet                      bool
 
-	set map[string]bool // flags given on the command line
+	set     map[string]bool // flags given on the command line
+	classes int             // softmax: K, from the training and test labels
 }
 
 func newRunFlagSet(f *runFlags) *flag.FlagSet {
@@ -57,10 +58,10 @@ func newRunFlagSet(f *runFlags) *flag.FlagSet {
 	fs.Float64Var(&f.testFrac, "test-frac", 0.2, "fraction of --data held out as test set when --test is not given")
 	fs.StringVar(&f.target, "target", "", "target `COL`umn: a name, or a 1-based column number (-1 = last); default the last column")
 	fs.StringVar(&f.format, "format", "auto", "data format: auto|csv|libsvm")
-	fs.StringVar(&f.model, "model", "logistic", "model: linear|logistic")
+	fs.StringVar(&f.model, "model", "logistic", "model: linear|logistic|softmax (integer class labels 0…K−1; --prior-scale σ₀ is precision λ = 1/σ₀²)")
 	fs.BoolVar(&f.intercept, "intercept", true, "add an intercept")
 	fs.Float64Var(&f.priorScale, "prior-scale", 0, "prior scale `S`: σ₀ of the N(0, σ₀²I) prior (logistic, default 1), or √v of the N(μ, σ²vI) prior (linear, default 10)")
-	fs.StringVar(&f.sampler, "sampler", "sgld", "algorithm: gd|sgd|sgld")
+	fs.StringVar(&f.sampler, "sampler", "sgld", "algorithm: gd|sgd|sgld|swag|vi (swag, vi: fit during burn-in, then independent draws from the Gaussian fit)")
 	fs.Float64Var(&f.step, "step", 0, "step size `A`: η in θ ← θ + η ĝ + √(2ητ) ξ (Welling & Teh's ε = 2η); the a of a(b+t)^-γ, or η₀ of the cyclic schedule (default: 0.1·B/N for sgld with --precond laplace, 0.1·B/N² without, 1/N for gd/sgd)")
 	fs.StringVar(&f.schedule, "schedule", "const", "step-size schedule: const|poly (a(b+t)^-γ)|cyclic")
 	fs.Float64Var(&f.stepB, "step-b", 1, "offset `B` of the polynomial schedule a(b+t)^-γ")
@@ -124,6 +125,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	}
 	if usePrecond {
 		precond = laplace
+	}
+	if err := approxStep(&f, m, mapTheta); err != nil {
+		return err
 	}
 	s, err := buildSampler(&f, m, precond)
 	if err != nil {
@@ -215,8 +219,8 @@ func (f *runFlags) validate() error {
 		name, v string
 		allowed []string
 	}{
-		{"model", f.model, []string{"linear", "logistic"}},
-		{"sampler", f.sampler, []string{"gd", "sgd", "sgld"}},
+		{"model", f.model, []string{"linear", "logistic", "softmax"}},
+		{"sampler", f.sampler, []string{"gd", "sgd", "sgld", "swag", "vi"}},
 		{"schedule", f.schedule, []string{"const", "poly", "cyclic"}},
 		{"init", f.init, []string{"zero", "map", "prior", "laplace"}},
 		{"precond", f.precond, []string{"laplace", "none"}},
@@ -270,6 +274,8 @@ func (f *runFlags) validate() error {
 		return inputErrorf("--test-frac %v: expected a fraction in (0, 1)", f.testFrac)
 	case f.noiseEvery < 0:
 		return inputErrorf("--noise-every %d: expected ≥ 0", f.noiseEvery)
+	case (f.sampler == "swag" || f.sampler == "vi") && f.burnin < 1:
+		return inputErrorf("--burnin %d: --sampler %s fits its approximation during burn-in: expected at least 1", f.burnin, f.sampler)
 	}
 	return nil
 }
@@ -292,6 +298,8 @@ func buildModel(f *runFlags, train *data.Dataset) (langevin.Model, predictor, er
 			return nil, nil, inputError{err}
 		}
 		return m, m, nil
+	case "softmax":
+		return buildSoftmax(f, train)
 	default:
 		opt := model.LogisticOptions{NoIntercept: !f.intercept, PriorScale: f.priorScale}
 		m, err := model.NewLogistic(train.X, train.Y, opt)
@@ -349,6 +357,8 @@ func buildSampler(f *runFlags, m langevin.Model, precond []float64) (langevin.Sa
 		return sampler.SGD{Step: sched, Clip: clip}, nil
 	case "sgd":
 		return sampler.SGD{Step: sched, Batch: mb, Clip: clip}, nil
+	case "swag", "vi":
+		return buildApprox(f, sched, mb)
 	default:
 		return sampler.SGLD{Step: sched, Batch: mb, Temperature: f.temperature, Clip: clip, NoiseEvery: f.noiseEvery, Precond: precond}, nil
 	}
