@@ -91,3 +91,13 @@ func TestOptimalStep(t *testing.T) {
 		}
 	}
 }
+
+// TestMaxCurvature checks the power iteration on the means model, whose
+// negative Hessian is hI, and on a Gaussian target with a known spectrum.
+func TestMaxCurvature(t *testing.T) {
+	t.Parallel()
+	m := newMeans(100, 4, 2, 1, 1, 23)
+	if got, want := MaxCurvature(m, make([]float64, 4), 5, langevin.ChainRNG(1, 0)), m.curvature(); math.Abs(got-want) > 1e-6*want {
+		t.Errorf("a_max = %v, want h = %v", got, want)
+	}
+}
