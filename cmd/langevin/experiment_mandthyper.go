@@ -51,7 +51,7 @@ type hyperResult struct {
 	vemAcc                  float64
 	viLambda, viLoss, viAcc float64
 	vemTrace                []float64 // λ along VEM
-	vemStep, vemOpt, vemMax float64 // η used, η* (eq. 15), 1/a_max
+	vemStep, vemOpt, vemMax float64   // η used, η* (eq. 15), 1/a_max
 	times                   map[string]time.Duration
 }
 
