@@ -94,7 +94,7 @@ func (v VI) NewChain(m langevin.Model, theta0 []float64, rng *rand.Rand) (langev
 	}
 	c := &viChain{
 		v: v, est: langevin.NewEstimator(m, b), rng: rng,
-		mu: append([]float64(nil), theta0...), omega: make([]float64, d),
+		mu: append([]float64(nil), theta0...), omega: make([]float64, d), sd: make([]float64, d),
 		gmu: make([]float64, d), gom: make([]float64, d),
 		theta: make([]float64, d), grad: make([]float64, d), z: make([]float64, d),
 		fit:   &MeanField{Mean: make([]float64, d), SD: make([]float64, d)},
@@ -102,7 +102,7 @@ func (v VI) NewChain(m langevin.Model, theta0 []float64, rng *rand.Rand) (langev
 	}
 	lsd := math.Log(v.InitSD)
 	for j := range c.omega {
-		c.omega[j] = lsd
+		c.omega[j], c.sd[j] = lsd, v.InitSD
 	}
 	return c, nil
 }
@@ -142,7 +142,7 @@ type viChain struct {
 	v              VI
 	est            *langevin.Estimator
 	rng            *rand.Rand
-	mu, omega      []float64
+	mu, omega, sd  []float64 // sd = exp(omega)
 	gmu, gom       []float64
 	theta, grad, z []float64
 	fit            *MeanField
@@ -167,23 +167,26 @@ func (c *viChain) Step() error {
 		for j, m := range c.mu {
 			z := c.rng.NormFloat64()
 			c.z[j] = z
-			c.theta[j] = m + math.Exp(c.omega[j])*z
+			c.theta[j] = m + c.sd[j]*z
 		}
 		c.lp = c.est.Eval(c.theta, c.grad)
 		for j, g := range c.grad {
 			c.gmu[j] += w * g
-			c.gom[j] += w * g * c.z[j] * math.Exp(c.omega[j])
+			c.gom[j] += w * g * c.z[j] * c.sd[j]
 		}
 	}
 	var ent float64
 	for j := range c.mu {
-		sd := math.Exp(c.omega[j])
+		sd := c.sd[j]
 		dm := c.rho * sd * sd * c.gmu[j]
 		dm = max(-3*sd, min(3*sd, dm))
 		do := 0.5 * c.rho * (c.gom[j] + c.v.entropy)
 		do = max(-1, min(1, do))
 		c.mu[j] += dm
-		c.omega[j] += do
+		if do != 0 {
+			c.omega[j] += do
+			c.sd[j] = math.Exp(c.omega[j])
+		}
 		ent += c.omega[j]
 	}
 	c.elbo = c.lp + ent + 0.5*float64(len(c.mu))*(1+log2Pi)
