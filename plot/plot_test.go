@@ -255,9 +255,11 @@ func TestRender(t *testing.T) {
 	}
 
 	bad := map[string]func() (*gplot.Plot, error){
-		"trace no chains":   func() (*gplot.Plot, error) { return Trace("a", nil, 0) },
-		"trace ragged":      func() (*gplot.Plot, error) { return Trace("a", []Series{{X: x, Y: y[:3]}}, 0) },
-		"trace all NaN":     func() (*gplot.Plot, error) { return Trace("a", []Series{{X: []float64{1}, Y: []float64{math.NaN()}}}, 0) },
+		"trace no chains": func() (*gplot.Plot, error) { return Trace("a", nil, 0) },
+		"trace ragged":    func() (*gplot.Plot, error) { return Trace("a", []Series{{X: x, Y: y[:3]}}, 0) },
+		"trace all NaN": func() (*gplot.Plot, error) {
+			return Trace("a", []Series{{X: []float64{1}, Y: []float64{math.NaN()}}}, 0)
+		},
 		"density one draw":  func() (*gplot.Plot, error) { return Density("a", [][]float64{{1}}, 10, nil, "") },
 		"acf constant":      func() (*gplot.Plot, error) { return Autocorrelation("a", [][]float64{{1, 1, 1}}, 2) },
 		"pair ragged":       func() (*gplot.Plot, error) { return Pair("a", "b", [][]float64{y}, [][]float64{y2[:4]}, 10) },
