@@ -26,8 +26,9 @@ var (
 )
 
 // Trace plots every chain of one quantity against the iteration, with the
-// iterations up to burnIn shaded (burnIn ≤ 0: no shading). Each chain is
-// reduced by Envelope to at most 2·Bins points.
+// iterations up to burnIn shaded (burnIn ≤ 0: no shading), chain c in
+// Color(c) (no legend: it would hide the trace). Each chain is reduced by
+// Envelope to at most 2·Bins points.
 func Trace(name string, chains []Series, burnIn float64) (*gplot.Plot, error) {
 	if len(chains) == 0 {
 		return nil, errors.New("plot: Trace: no chains")
@@ -58,7 +59,6 @@ func Trace(name string, chains []Series, burnIn float64) (*gplot.Plot, error) {
 		l.Color = translucent(Color(c), 200)
 		l.Width = vg.Points(0.6)
 		lines = append(lines, l)
-		p.Legend.Add(fmt.Sprintf("chain %d", c+1), l)
 	}
 	if len(lines) == 0 {
 		return nil, fmt.Errorf("plot: Trace: %s has no finite values", name)
@@ -67,7 +67,6 @@ func Trace(name string, chains []Series, burnIn float64) (*gplot.Plot, error) {
 		p.Add(band(xmin, burnIn, ymin, ymax, burnInFill))
 	}
 	p.Add(lines...)
-	p.Legend.Top = true
 	return p, nil
 }
 

@@ -46,6 +46,7 @@ type runFlags struct {
 	noiseEvery                 int
 	out                        string
 	quiet                      bool
+	report                     bool
 
 	set map[string]bool // flags given on the command line
 }
@@ -72,6 +73,7 @@ func newRunFlagSet(f *runFlags) *flag.FlagSet {
 	fs.Float64Var(&f.clip, "clip", 0, "clip the gradient's norm at `C`: v·min(1, C/‖v‖) (0: off)")
 	fs.Float64Var(&f.clipValue, "clip-value", 0, "clip each gradient component to [-C, C] (0: off)")
 	fs.IntVar(&f.chains, "chains", 4, "number of chains `K`")
+	fs.BoolVar(&f.report, "report", false, "also write DIR/report.html (settings, summary, warnings, plots) into --out DIR (default "+defaultReportDir+")")
 	fs.IntVar(&f.iters, "iters", 500000, "iterations `N` per chain, burn-in included")
 	fs.IntVar(&f.burnin, "burnin", 50000, "burn-in iterations `N` discarded per chain")
 	fs.IntVar(&f.thin, "thin", 450, "keep every `N`-th draw after burn-in")
@@ -177,12 +179,22 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	}
 	printWhere(stdout, &f, tr, table, elapsed, mapTheta)
 
+	if f.report && f.out == "" {
+		f.out = defaultReportDir
+	}
 	if f.out != "" {
 		files, err := writeOutput(&f, tr, table, m)
 		if err != nil {
 			return err
 		}
 		fmt.Fprintf(stdout, "written:  %s\n", files)
+	}
+	if f.report {
+		path, err := runReport(&f, tr, m)
+		if err != nil {
+			return fmt.Errorf("report: %w", err)
+		}
+		fmt.Fprintf(stdout, "report:   %s\n", path)
 	}
 	if runErr != nil {
 		var de *langevin.DivergenceError
