@@ -323,8 +323,9 @@ func (r *Report) WriteHTML(w io.Writer) error {
 }
 
 var page = template.Must(template.New("report").Funcs(template.FuncMap{
-	"img": func(png []byte) template.URL {
-		return template.URL("data:image/png;base64," + base64.StdEncoding.EncodeToString(png))
+	"img": func(png []byte) template.HTMLAttr {
+		// base64's alphabet needs no escaping inside a quoted attribute.
+		return template.HTMLAttr(`src="data:image/png;base64,` + base64.StdEncoding.EncodeToString(png) + `"`)
 	},
 	"num": fmtNum,
 	"ess": func(v float64) string {
@@ -382,7 +383,7 @@ img { max-width: 100%; height: auto; }
 {{range .Sections}}<h2>{{.Title}}</h2>
 {{with .Text}}<p>{{.}}</p>{{end}}
 <div class="figs">
-{{range .Figures}}<figure><img alt="{{.Title}}" src="{{img .PNG}}">{{with .Caption}}<figcaption>{{.}}</figcaption>{{end}}</figure>
+{{range .Figures}}<figure><img alt="{{.Title}}" {{img .PNG}}>{{with .Caption}}<figcaption>{{.}}</figcaption>{{end}}</figure>
 {{end}}</div>
 {{end}}
 </body>
