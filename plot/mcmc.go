@@ -106,6 +106,7 @@ func Density(name string, chains [][]float64, bins int, ref func(float64) float6
 		p.Legend.Add(refLabel, f)
 	}
 	p.Legend.Top = true
+	p.Y.Max *= 1.3 // room for the legend above the mode
 	return p, nil
 }
 

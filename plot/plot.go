@@ -18,6 +18,7 @@ package plot
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"image/color"
 	"math"
@@ -29,6 +30,9 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgsvg"
 )
 
 // Default figure size.
@@ -188,4 +192,54 @@ func band(x0, x1, y0, y1 float64, c color.NRGBA) *plotter.Polygon {
 	pg.Color = c
 	pg.LineStyle.Width = 0
 	return pg
+}
+
+// EncodeTiles renders a grid of plots, rows[r][c] (nil leaves a tile
+// empty), aligned on one w×h canvas, in the given format ("png" or "svg").
+func EncodeTiles(rows [][]*gplot.Plot, w, h vg.Length, format string) ([]byte, error) {
+	if len(rows) == 0 || len(rows[0]) == 0 {
+		return nil, errors.New("plot: EncodeTiles: no plots")
+	}
+	cols := len(rows[0])
+	for r, row := range rows {
+		if len(row) != cols {
+			return nil, fmt.Errorf("plot: EncodeTiles: row %d has %d plots, row 1 has %d", r+1, len(row), cols)
+		}
+	}
+	var c vg.CanvasWriterTo
+	switch format {
+	case "png":
+		c = vgimg.PngCanvas{Canvas: vgimg.New(w, h)}
+	case "svg":
+		c = vgsvg.New(w, h)
+	default:
+		return nil, fmt.Errorf("plot: format %q: expected png or svg", format)
+	}
+	dc := draw.New(c)
+	t := draw.Tiles{Rows: len(rows), Cols: cols, PadX: 2 * vg.Millimeter, PadY: 2 * vg.Millimeter,
+		PadTop: vg.Millimeter, PadBottom: vg.Millimeter, PadLeft: vg.Millimeter, PadRight: vg.Millimeter}
+	canvases := gplot.Align(rows, t, dc)
+	for r, row := range rows {
+		for k, p := range row {
+			if p != nil {
+				p.Draw(canvases[r][k])
+			}
+		}
+	}
+	var buf bytes.Buffer
+	if _, err := c.WriteTo(&buf); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// HLine adds to p a dashed horizontal reference line at y across [x0, x1],
+// labelled in the legend unless label is empty.
+func HLine(p *gplot.Plot, y, x0, x1 float64, label string) {
+	l := hline(y, x0, x1, refColor, true)
+	p.Add(l)
+	if label != "" {
+		p.Legend.Add(label, l)
+		p.Legend.Top = true
+	}
 }

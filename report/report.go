@@ -53,8 +53,12 @@ type Report struct {
 	Settings [][2]string // key, value
 	Table    diag.Table
 	Notes    []string // lines under the table
+	Pre      string   // preformatted text under the notes (e.g. a results table)
 	Warnings []string
 	Sections []Section
+	// NoWarnings leaves out the warnings section (pages that are not
+	// about one run).
+	NoWarnings bool
 	// MinESS is the bulk-ESS below which the table marks a column (100 per
 	// chain); 0 marks none.
 	MinESS float64
@@ -376,10 +380,12 @@ img { max-width: 100%; height: auto; }
 </table>{{end}}
 {{range .Notes}}<p>{{.}}</p>
 {{end}}
-<h2>Warnings</h2>
+{{with .Pre}}<pre>{{.}}</pre>
+{{end}}
+{{if not .NoWarnings}}<h2>Warnings</h2>
 {{if .Warnings}}<ul class="warnings">
 {{range .Warnings}}<li>{{.}}</li>
-{{end}}</ul>{{else}}<p>None: R-hat ≤ 1.01 and bulk-ESS ≥ 100 per chain for every column; no divergences, no frequent clipping, and the sampler left the optimisation phase during burn-in.</p>{{end}}
+{{end}}</ul>{{else}}<p>None: R-hat ≤ 1.01 and bulk-ESS ≥ 100 per chain for every column; no divergences, no frequent clipping, and the sampler left the optimisation phase during burn-in.</p>{{end}}{{end}}
 {{range .Sections}}<h2>{{.Title}}</h2>
 {{with .Text}}<p>{{.}}</p>{{end}}
 <div class="figs">
