@@ -201,9 +201,7 @@ func StepSize(iters, eta []float64, burnIn float64) (*gplot.Plot, error) {
 	}
 	p := newPlot("step-size schedule", "iteration", "step size η")
 	lo, hi := yRange(xy)
-	if lo == hi {
-		lo, hi = lo/2, hi*2
-	}
+	lo, hi = lo/1.5, hi*1.5
 	setLogY(p)
 	if burnIn > xy[0].X {
 		p.Add(band(xy[0].X, burnIn, lo, hi, burnInFill))
@@ -237,9 +235,7 @@ func NoiseCrossover(iters, inj, grad []float64, burnIn, cross float64) (*gplot.P
 	p := newPlot("noise crossover", "iteration", "variance per coordinate")
 	setLogY(p)
 	lo, hi := yRange(append(append(plotter.XYs(nil), wi...), wg...))
-	if lo == hi {
-		lo, hi = lo/2, hi*2
-	}
+	lo, hi = lo/2, hi*20 // room for the legend above the lines
 	if burnIn > iters[0] {
 		p.Add(band(iters[0], burnIn, lo, hi, burnInFill))
 	}
@@ -377,5 +373,5 @@ func ysOf(xy plotter.XYs) []float64 {
 
 func setLogY(p *gplot.Plot) {
 	p.Y.Scale = gplot.LogScale{}
-	p.Y.Tick.Marker = gplot.LogTicks{Prec: -1}
+	p.Y.Tick.Marker = gplot.LogTicks{Prec: 1}
 }

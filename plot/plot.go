@@ -24,6 +24,7 @@ import (
 	"math"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 
 	gplot "gonum.org/v1/plot"
@@ -161,7 +162,23 @@ func newPlot(title, xlabel, ylabel string) *gplot.Plot {
 	p.X.Label.Text = xlabel
 	p.Y.Label.Text = ylabel
 	p.Add(plotter.NewGrid())
+	p.X.Tick.Marker = cleanTicks{gplot.DefaultTicks{}}
+	p.Y.Tick.Marker = cleanTicks{gplot.DefaultTicks{}}
 	return p
+}
+
+// cleanTicks labels the major ticks of a ticker with at most 6 significant
+// digits and no trailing zeros ("25000", not "25000.00").
+type cleanTicks struct{ gplot.Ticker }
+
+func (t cleanTicks) Ticks(lo, hi float64) []gplot.Tick {
+	ts := t.Ticker.Ticks(lo, hi)
+	for i := range ts {
+		if ts[i].Label != "" {
+			ts[i].Label = strconv.FormatFloat(ts[i].Value, 'g', 6, 64)
+		}
+	}
+	return ts
 }
 
 // vline returns a vertical line at x from y0 to y1.

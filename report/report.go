@@ -77,6 +77,8 @@ type Options struct {
 	RefLabel  string
 	// Intro is a paragraph under the title.
 	Intro string
+	// Sections are appended after the built ones (e.g. predictive plots).
+	Sections []Section
 }
 
 // Figure sizes.
@@ -157,6 +159,7 @@ func FromTrace(title string, tr *langevin.Trace, opt Options) (*Report, error) {
 	if s, ok := samplerSection(tr); ok {
 		r.Sections = append(r.Sections, s)
 	}
+	r.Sections = append(r.Sections, opt.Sections...)
 	return r, nil
 }
 
@@ -222,7 +225,7 @@ func samplerSection(tr *langevin.Trace) (Section, bool) {
 		Text: "SGLD optimises while the stochastic-gradient noise exceeds the injected noise and samples after the crossover (Welling & Teh 2011, §4); the burn-in is shaded."}
 	iters, eta := statSeries(tr, 0, ks)
 	if p, err := plot.StepSize(iters, eta, float64(tr.BurnIn)); err == nil {
-		if png, err := plot.Encode(p, narrow[0], narrow[1], "png"); err == nil {
+		if png, err := plot.Encode(p, wide[0], wide[1], "png"); err == nil {
 			sec.Figures = append(sec.Figures, Figure{Title: "step-size schedule", PNG: png})
 		}
 	}
@@ -234,7 +237,7 @@ func samplerSection(tr *langevin.Trace) (Section, bool) {
 			cross = 0
 		}
 		if p, err := plot.NoiseCrossover(iters, inj, grad, float64(tr.BurnIn), cross); err == nil {
-			if png, err := plot.Encode(p, narrow[0], narrow[1], "png"); err == nil {
+			if png, err := plot.Encode(p, wide[0], wide[1], "png"); err == nil {
 				sec.Figures = append(sec.Figures, Figure{Title: "noise crossover", PNG: png})
 			}
 		}

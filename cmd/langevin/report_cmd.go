@@ -12,7 +12,9 @@ import (
 	"strings"
 
 	"github.com/langevin-go/langevin"
+	"github.com/langevin-go/langevin/data"
 	"github.com/langevin-go/langevin/model"
+	"github.com/langevin-go/langevin/plot"
 	"github.com/langevin-go/langevin/report"
 	"github.com/langevin-go/langevin/stancsv"
 )
@@ -83,9 +85,18 @@ func writeReport(path, title string, tr *langevin.Trace, opt report.Options) err
 
 // runReport writes f.out/report.html for langevin run --report, from the
 // trace in memory; for the linear model sampled by SGLD at τ = 1 the exact
-// marginal densities are drawn over the histograms.
-func runReport(f *runFlags, tr *langevin.Trace, m langevin.Model) (string, error) {
+// marginal densities are drawn over the histograms, and for the logistic
+// model with a test set the sorted posterior predictive probabilities with
+// their 90% band (report Figure 5).
+func runReport(f *runFlags, tr *langevin.Trace, m langevin.Model, test *data.Dataset) (string, error) {
 	opt := report.Options{Settings: runSettings(f, m)}
+	if lm, ok := m.(*model.Logistic); ok && test != nil && test.Len() > 0 && f.sampler == "sgld" {
+		sec, err := predictiveSection(lm, tr, test)
+		if err != nil {
+			return "", err
+		}
+		opt.Sections = append(opt.Sections, sec)
+	}
 	if lm, ok := m.(*model.Linear); ok && f.sampler == "sgld" && f.temperature == 1 {
 		post := lm.Posterior()
 		opt.Reference = map[string]func(float64) float64{
@@ -100,6 +111,34 @@ func runReport(f *runFlags, tr *langevin.Trace, m langevin.Model) (string, error
 	title := fmt.Sprintf("langevin run: %s regression, %s", f.model, describeSampler(f))
 	path := filepath.Join(f.out, "report.html")
 	return path, writeReport(path, title, tr, opt)
+}
+
+// predictiveSection draws P(y = 1 | x, θ) of every test point under every
+// kept draw, sorted by the posterior mean, with the 90% credible band and the
+// observed labels.
+func predictiveSection(m *model.Logistic, tr *langevin.Trace, test *data.Dataset) (report.Section, error) {
+	rows := tr.Rows()
+	probs := make([][]float64, len(rows))
+	for s, th := range rows {
+		probs[s] = m.Predict(th[:m.Dim()], test.X, nil)
+	}
+	b, err := plot.PredictiveBand(probs, 0.9)
+	if err != nil {
+		return report.Section{}, err
+	}
+	p, err := plot.SortedPredictive(fmt.Sprintf("posterior predictive on the test set (%d points)", test.Len()), b, 0.9, test.Y)
+	if err != nil {
+		return report.Section{}, err
+	}
+	png, err := plot.Encode(p, plot.Width, plot.Height, "png")
+	if err != nil {
+		return report.Section{}, err
+	}
+	return report.Section{
+		Title:   "Posterior predictive",
+		Text:    "P(y = 1 | x, data) for every test point, sorted by its posterior mean, with the central 90% interval over the draws; squares mark the observed labels (report Figure 5). Wide bands are the points the model is unsure about.",
+		Figures: []report.Figure{{Title: "sorted predictive probabilities", PNG: png}},
+	}, nil
 }
 
 // runSettings lists the settings of a run, as the CSV files record them.

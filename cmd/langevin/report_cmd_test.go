@@ -159,9 +159,10 @@ func TestReportInBrowser(t *testing.T) {
 	}
 	images, bad, table, rows := browserCheck(t, chromium, filepath.Join(dir, "check.html"), html)
 	t.Logf("images %d, not decoded %d, summary table %v with %d rows", images, bad, table, rows)
-	// 8 parameters × 3 figures + pair plot + step size + noise crossover.
-	if images != 27 || bad != 0 || !table || rows != 15 {
-		t.Errorf("browser saw %d images (%d not decoded), table %v with %d rows; want 27, 0, true, 15", images, bad, table, rows)
+	// 8 parameters × 3 figures + pair plot + step size + noise crossover +
+	// sorted predictive probabilities.
+	if images != 28 || bad != 0 || !table || rows != 15 {
+		t.Errorf("browser saw %d images (%d not decoded), table %v with %d rows; want 28, 0, true, 15", images, bad, table, rows)
 	}
 
 	// Failure mode: one image whose data is not a PNG.

@@ -190,7 +190,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "written:  %s\n", files)
 	}
 	if f.report {
-		path, err := runReport(&f, tr, m)
+		path, err := runReport(&f, tr, m, test)
 		if err != nil {
 			return fmt.Errorf("report: %w", err)
 		}
