@@ -21,6 +21,7 @@ import (
 	"errors"
 	"fmt"
 	"image/color"
+	"image/png"
 	"math"
 	"path/filepath"
 	"sort"
@@ -53,12 +54,27 @@ func Encode(p *gplot.Plot, w, h vg.Length, format string) ([]byte, error) {
 	default:
 		return nil, fmt.Errorf("plot: format %q: expected png or svg", format)
 	}
+	if format == "png" {
+		c := vgimg.New(w, h)
+		p.Draw(draw.New(c))
+		return encodePNG(c, png.DefaultCompression)
+	}
 	wt, err := p.WriterTo(w, h, format)
 	if err != nil {
 		return nil, err
 	}
 	var buf bytes.Buffer
 	if _, err := wt.WriteTo(&buf); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// encodePNG writes the canvas as PNG at the given compression level.
+func encodePNG(c *vgimg.Canvas, level png.CompressionLevel) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := png.Encoder{CompressionLevel: level}
+	if err := enc.Encode(&buf, c.Image()); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil
@@ -224,9 +240,11 @@ func EncodeTiles(rows [][]*gplot.Plot, w, h vg.Length, format string) ([]byte, e
 		}
 	}
 	var c vg.CanvasWriterTo
+	var img *vgimg.Canvas
 	switch format {
 	case "png":
-		c = vgimg.PngCanvas{Canvas: vgimg.New(w, h)}
+		img = vgimg.New(w, h)
+		c = vgimg.PngCanvas{Canvas: img}
 	case "svg":
 		c = vgsvg.New(w, h)
 	default:
@@ -242,6 +260,10 @@ func EncodeTiles(rows [][]*gplot.Plot, w, h vg.Length, format string) ([]byte, e
 				p.Draw(canvases[r][k])
 			}
 		}
+	}
+	if img != nil {
+		// Tiled figures are few and large: compress them hard.
+		return encodePNG(img, png.BestCompression)
 	}
 	var buf bytes.Buffer
 	if _, err := c.WriteTo(&buf); err != nil {

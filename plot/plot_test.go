@@ -280,18 +280,25 @@ func TestRender(t *testing.T) {
 
 func normalPDF(x float64) float64 { return math.Exp(-x*x/2) / math.Sqrt(2*math.Pi) }
 
-// A 100,000-draw trace renders to PNG in well under a second (≈ 0.17 s on
-// the 2-core machine; without Envelope ≈ 7 s).
+// A 100,000-draw trace renders to PNG in well under a second: ≈ 0.17 s on
+// an idle 2-core machine (without Envelope ≈ 7 s). The check uses the CPU
+// time of the best of three renderings, which the load of a shared machine
+// does not inflate.
 func TestTrace100kUnderASecond(t *testing.T) {
-	p := trace100k(1)
-	start := time.Now()
-	if _, err := Encode(p, Width, Height, "png"); err != nil {
-		t.Fatal(err)
+	best, wall := time.Duration(math.MaxInt64), time.Duration(0)
+	for range 3 {
+		c0, w0 := cpuTime(), time.Now()
+		if _, err := Encode(trace100k(1), Width, Height, "png"); err != nil {
+			t.Fatal(err)
+		}
+		if d := cpuTime() - c0; d < best {
+			best, wall = d, time.Since(w0)
+		}
 	}
-	if d := time.Since(start); d > time.Second {
-		t.Errorf("100,000-draw trace took %v to render", d)
+	if best > time.Second {
+		t.Errorf("100,000-draw trace took %v of CPU time to build and render", best)
 	} else {
-		t.Logf("100,000-draw trace rendered in %v", d)
+		t.Logf("100,000-draw trace built and rendered in %v of CPU time (%v wall)", best, wall)
 	}
 }
 

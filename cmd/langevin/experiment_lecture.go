@@ -323,11 +323,15 @@ func runLectureSGLD(args []string, stdout, stderr io.Writer) error {
 		for _, jb := range jobs {
 			tr, ok := traces[jb]
 			if !ok {
-				// Batch 1000 at τ = 1 runs twice as long (bulk-ESS ≈ 2000):
-				// its KS distance is checked in a test.
+				// Bulk-ESS ≈ 900 per run; batch 1000 runs twice as long
+				// (≈ 2000: its KS distance is checked in a test), τ < 1 half
+				// as long (≈ 450: its step is τ times smaller).
 				steps := 500.0
-				if jb.b == 1000 {
+				switch {
+				case jb.b == 1000:
 					steps = 1000
+				case jb.tau < 1:
+					steps = 250
 				}
 				tr, err = lectureSGLDRun(m, jb.b, jb.tau, steps*scale, f.seed)
 				if err != nil {
