@@ -26,8 +26,7 @@ func writeOutput(f *runFlags, tr *langevin.Trace, table diag.Table, m langevin.M
 		cfg := stancsv.Config{
 			Model: f.model, Method: "sample", Algorithm: f.sampler,
 			NumSamples: f.iters - f.burnin, NumWarmup: f.burnin, Thin: f.thin,
-			SaveWarmup: true, // the burn-in draws, for langevin report's traces and noise crossover
-			Seed:       f.seed, ChainID: c + 1,
+			Seed: f.seed, ChainID: c + 1,
 			Extra: [][2]string{
 				{"data", f.data}, {"schedule", f.schedule}, {"step", strconv.FormatFloat(buildSchedule(f, m.Len()).At(1), 'g', -1, 64)},
 				{"step_a", strconv.FormatFloat(stepA(f, m.Len()), 'g', -1, 64)}, {"step_b", fmtF(f.stepB)}, {"decay", fmtF(f.decay)},
@@ -40,20 +39,6 @@ func writeOutput(f *runFlags, tr *langevin.Trace, table diag.Table, m langevin.M
 		}
 		sw, err := stancsv.NewWriter(fh, cfg, cols)
 		if err != nil {
-			fh.Close()
-			return "", err
-		}
-		if c < len(tr.Warmup) {
-			for i, th := range tr.Warmup[c].Theta {
-				copy(row, tr.Warmup[c].Stats[i])
-				copy(row[len(tr.StatNames):], th)
-				if err := sw.Write(row); err != nil {
-					fh.Close()
-					return "", err
-				}
-			}
-		}
-		if err := sw.WriteAdaptation(buildSchedule(f, m.Len()).At(f.burnin+1), nil); err != nil {
 			fh.Close()
 			return "", err
 		}
@@ -70,6 +55,9 @@ func writeOutput(f *runFlags, tr *langevin.Trace, table diag.Table, m langevin.M
 			return "", err
 		}
 		if err := fh.Close(); err != nil {
+			return "", err
+		}
+		if err := writeWarmup(f, tr, c, cfg, cols, m.Len()); err != nil { // warmup-K.csv, for langevin report
 			return "", err
 		}
 	}

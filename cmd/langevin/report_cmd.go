@@ -2,9 +2,11 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -159,8 +161,48 @@ func runSettings(f *runFlags, m langevin.Model) [][2]string {
 	}
 }
 
-// readRunDir reads DIR/chain-*.csv into a Trace (warm-up draws included when
-// the files hold them) and the settings recorded in chain-1.csv's comments.
+// writeWarmup writes chain c's burn-in draws (thinned like the kept ones) to
+// DIR/warmup-K.csv, a Stan CSV file of warm-up rows only (save_warmup = 1,
+// num_samples = 0), so that langevin report can shade the burn-in and find
+// the noise crossover while chain-K.csv stays exactly what Stan tools expect.
+func writeWarmup(f *runFlags, tr *langevin.Trace, c int, cfg stancsv.Config, cols []string, n int) error {
+	if c >= len(tr.Warmup) || len(tr.Warmup[c].Theta) == 0 {
+		return nil
+	}
+	cfg.NumSamples, cfg.SaveWarmup = 0, true
+	fh, err := os.Create(filepath.Join(f.out, fmt.Sprintf("warmup-%d.csv", c+1)))
+	if err != nil {
+		return err
+	}
+	sw, err := stancsv.NewWriter(fh, cfg, cols)
+	if err != nil {
+		fh.Close()
+		return err
+	}
+	row := make([]float64, len(cols))
+	w := tr.Warmup[c]
+	for i, th := range w.Theta {
+		copy(row, w.Stats[i])
+		copy(row[len(tr.StatNames):], th)
+		if err := sw.Write(row); err != nil {
+			fh.Close()
+			return err
+		}
+	}
+	if err := sw.WriteAdaptation(buildSchedule(f, n).At(f.burnin+1), nil); err != nil {
+		fh.Close()
+		return err
+	}
+	if err := sw.Flush(); err != nil {
+		fh.Close()
+		return err
+	}
+	return fh.Close()
+}
+
+// readRunDir reads DIR/chain-*.csv into a Trace, with the burn-in draws of
+// DIR/warmup-*.csv (or of the chain files themselves, when they were saved
+// with save_warmup = 1), and the settings recorded in chain-1.csv's comments.
 func readRunDir(dir string) (*langevin.Trace, [][2]string, error) {
 	st, err := os.Stat(dir)
 	if err != nil {
@@ -233,7 +275,17 @@ func readRunDir(dir string) (*langevin.Trace, [][2]string, error) {
 		tr.Draws = append(tr.Draws, th)
 		tr.Stats = append(tr.Stats, sts)
 		tr.Iters = append(tr.Iters, its)
-		wth, wst, wit := split(f.Warmup, 1)
+		warm := f.Warmup
+		wp := filepath.Join(dir, fmt.Sprintf("warmup-%d.csv", nf.n))
+		if wf, err := stancsv.ReadFile(wp); err == nil {
+			if !equal(cols, wf.Columns) {
+				return nil, nil, inputErrorf("%s: columns differ from %s's", wp, nf.path)
+			}
+			warm = wf.Warmup
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return nil, nil, inputError{err}
+		}
+		wth, wst, wit := split(warm, 1)
 		tr.Warmup = append(tr.Warmup, langevin.Draws{Theta: wth, Stats: wst, Iters: wit})
 	}
 	return tr, settings, nil

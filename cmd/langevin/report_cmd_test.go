@@ -47,8 +47,26 @@ func TestRunReportAndReportDir(t *testing.T) {
 			t.Errorf("report from the directory lacks %q", want)
 		}
 	}
-	// The CSV files hold the burn-in draws: 500 warm-up rows (thin 2) and
-	// summary still reads only the 1000 kept ones.
+	// The burn-in draws are in warmup-K.csv (500 rows at thin 2), the chain
+	// files hold only the 1000 kept draws.
+	for _, c := range []struct {
+		file string
+		rows int
+	}{{"chain-1.csv", 1000}, {"warmup-1.csv", 500}} {
+		b, err := os.ReadFile(filepath.Join(defaultReportDir, c.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows := 0
+		for _, l := range strings.Split(string(b), "\n") {
+			if l != "" && !strings.HasPrefix(l, "#") && !strings.HasPrefix(l, "lp__") {
+				rows++
+			}
+		}
+		if rows != c.rows {
+			t.Errorf("%s: %d rows of draws, want %d", c.file, rows, c.rows)
+		}
+	}
 	code, out, _ = runMain("summary", filepath.Join(defaultReportDir, "chain-1.csv"))
 	if code != 0 || !strings.Contains(out, "1 chains × 1000 draws") {
 		t.Errorf("summary of chain-1.csv: exit %d, %q", code, out)
