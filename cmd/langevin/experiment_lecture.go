@@ -324,14 +324,10 @@ func runLectureSGLD(args []string, stdout, stderr io.Writer) error {
 			tr, ok := traces[jb]
 			if !ok {
 				// Bulk-ESS ≈ 900 per run; batch 1000 runs twice as long
-				// (≈ 2000: its KS distance is checked in a test), τ < 1 half
-				// as long (≈ 450: its step is τ times smaller).
+				// (≈ 2000: its KS distance is checked in a test).
 				steps := 500.0
-				switch {
-				case jb.b == 1000:
+				if jb.b == 1000 {
 					steps = 1000
-				case jb.tau < 1:
-					steps = 250
 				}
 				tr, err = lectureSGLDRun(m, jb.b, jb.tau, steps*scale, f.seed)
 				if err != nil {
