@@ -359,7 +359,8 @@ h1 { font-size: 1.6em; } h2 { font-size: 1.25em; margin-top: 1.6em; border-botto
 table { border-collapse: collapse; font-size: 0.9em; }
 th, td { padding: 0.2em 0.7em; text-align: right; border-bottom: 1px solid #eee; }
 th:first-child, td:first-child { text-align: left; }
-table.settings td { text-align: left; font-family: monospace; }
+ul.settings { column-width: 16em; list-style: none; padding: 0; font-family: monospace; font-size: 0.9em; }
+ul.settings li { padding: 0.1em 0; break-inside: avoid; } ul.settings .key { color: #666; }
 td.bad { background: #fde2e1; }
 ul.warnings li { color: #9a1b12; }
 .figs { display: flex; flex-wrap: wrap; gap: 0.5em; }
@@ -371,9 +372,9 @@ img { max-width: 100%; height: auto; }
 <h1>{{.Title}}</h1>
 {{with .Intro}}<p>{{.}}</p>{{end}}
 {{if .Settings}}<h2>Settings</h2>
-<table class="settings">
-{{range .Settings}}<tr><td>{{index . 0}}</td><td>{{index . 1}}</td></tr>
-{{end}}</table>{{end}}
+<ul class="settings">
+{{range .Settings}}<li><span class="key">{{index . 0}}</span> {{index . 1}}</li>
+{{end}}</ul>{{end}}
 {{if .Table}}<h2>Summary</h2>
 <table class="summary" id="summary">
 <thead><tr><th>variable</th><th>mean</th><th>sd</th><th>mcse</th><th>q5</th><th>q50</th><th>q95</th><th>ess_bulk</th><th>ess_tail</th><th>rhat</th></tr></thead>

@@ -143,9 +143,10 @@ func predictiveSection(m *model.Logistic, tr *langevin.Trace, test *data.Dataset
 	}, nil
 }
 
-// runSettings lists the settings of a run, as the CSV files record them.
+// runSettings lists the settings of a run, as the CSV files record them
+// (empty ones left out).
 func runSettings(f *runFlags, m langevin.Model) [][2]string {
-	return [][2]string{
+	all := [][2]string{
 		{"model", f.model}, {"data", f.data}, {"test", f.test}, {"target", f.target},
 		{"algorithm", f.sampler}, {"schedule", f.schedule},
 		{"step", fmtF(buildSchedule(f, m.Len()).At(1))}, {"step_a", fmtF(stepA(f, m.Len()))},
@@ -159,6 +160,13 @@ func runSettings(f *runFlags, m langevin.Model) [][2]string {
 		{"standardize", strconv.FormatBool(f.standardize)}, {"intercept", strconv.FormatBool(f.intercept)},
 		{"noise_every", strconv.Itoa(f.noiseEvery)},
 	}
+	var out [][2]string
+	for _, kv := range all {
+		if kv[1] != "" {
+			out = append(out, kv)
+		}
+	}
+	return out
 }
 
 // writeWarmup writes chain c's burn-in draws (thinned like the kept ones) to

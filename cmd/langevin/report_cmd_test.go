@@ -42,7 +42,7 @@ func TestRunReportAndReportDir(t *testing.T) {
 	if a == nil || string(a) != string(b) {
 		t.Errorf("summary tables differ:\n%s\n%s", a, b)
 	}
-	for _, want := range []string{"<td>batch</td><td>10</td>", "<td>num_warmup</td><td>1000</td>", "noise crossover"} {
+	for _, want := range []string{`<span class="key">batch</span> 10<`, `<span class="key">num_warmup</span> 1000<`, "noise crossover"} {
 		if !strings.Contains(string(fromDir), want) {
 			t.Errorf("report from the directory lacks %q", want)
 		}
