@@ -219,6 +219,7 @@ func heat(g Grid, zmin, zmax float64, cm interface {
 	h.Rasterized = true
 	h.Underflow = h.Palette.Colors()[0]
 	h.Overflow = h.Palette.Colors()[len(h.Palette.Colors())-1]
+	h.NaN = color.Transparent
 	return h
 }
 

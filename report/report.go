@@ -79,6 +79,9 @@ type Options struct {
 	Intro string
 	// Sections are appended after the built ones (e.g. predictive plots).
 	Sections []Section
+	// Trajectory marks the draws as an optimiser's iterates (GD, SGD):
+	// ESS and R-hat do not apply and give no warnings.
+	Trajectory bool
 }
 
 // Figure sizes.
@@ -104,8 +107,13 @@ func FromTrace(title string, tr *langevin.Trace, opt Options) (*Report, error) {
 	r := &Report{Title: title, Intro: opt.Intro, Settings: opt.Settings}
 	r.Table = diag.Summarize(tr.Names, params)
 	r.Notes = append(r.Notes, fmt.Sprintf("%d chains × %d draws (thin %d) after %d burn-in iterations per chain.", tr.NumChains(), n, max(1, tr.Thin), tr.BurnIn))
-	r.Warnings = Warnings(tr, r.Table)
-	r.MinESS = 100 * float64(tr.NumChains())
+	if opt.Trajectory {
+		r.Notes = append(r.Notes, "The draws are an optimiser's iterates, a trajectory rather than posterior draws: ESS and R-hat do not apply.")
+		r.NoWarnings = true
+	} else {
+		r.Warnings = Warnings(tr, r.Table)
+		r.MinESS = 100 * float64(tr.NumChains())
+	}
 
 	maxP := opt.MaxParams
 	if maxP <= 0 {

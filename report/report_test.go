@@ -168,3 +168,19 @@ func TestFromTraceErrors(t *testing.T) {
 		t.Error("one draw per chain accepted")
 	}
 }
+
+// An optimiser's trajectory gets a note instead of ESS and R-hat warnings.
+func TestTrajectory(t *testing.T) {
+	tr := synth(synthOpts{shift: 0.5, phi: 0.995, gradEnd: 1e-2})
+	r, err := FromTrace("sgd", tr, Options{Trajectory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := r.WriteHTML(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Warnings) != 0 || strings.Contains(buf.String(), "<h2>Warnings</h2>") || !strings.Contains(buf.String(), "trajectory") {
+		t.Errorf("trajectory: warnings %q", r.Warnings)
+	}
+}

@@ -51,15 +51,17 @@ func cmdReport(args []string, stdout, stderr io.Writer) error {
 		path = filepath.Join(dir, "report.html")
 	}
 	title := "langevin run"
+	optimiser := false
 	for _, kv := range settings {
 		if kv[0] == "model" {
 			title += ": " + kv[1]
 		}
 		if kv[0] == "algorithm" {
 			title += ", " + strings.ToUpper(kv[1])
+			optimiser = kv[1] == "gd" || kv[1] == "sgd"
 		}
 	}
-	if err := writeReport(path, title, tr, report.Options{Settings: settings, MaxParams: *maxParams,
+	if err := writeReport(path, title, tr, report.Options{Settings: settings, MaxParams: *maxParams, Trajectory: optimiser,
 		Intro: fmt.Sprintf("From the CmdStan CSV files in %s.", dir)}); err != nil {
 		return err
 	}
@@ -91,7 +93,7 @@ func writeReport(path, title string, tr *langevin.Trace, opt report.Options) err
 // model with a test set the sorted posterior predictive probabilities with
 // their 90% band (report Figure 5).
 func runReport(f *runFlags, tr *langevin.Trace, m langevin.Model, test *data.Dataset) (string, error) {
-	opt := report.Options{Settings: runSettings(f, m)}
+	opt := report.Options{Settings: runSettings(f, m), Trajectory: f.sampler != "sgld"}
 	if lm, ok := m.(*model.Logistic); ok && test != nil && test.Len() > 0 && f.sampler == "sgld" {
 		sec, err := predictiveSection(lm, tr, test)
 		if err != nil {
