@@ -264,4 +264,3 @@ func BenchmarkMandtSteps(b *testing.B) {
 		}
 	})
 }
-
