@@ -32,7 +32,6 @@ func addMandtFlags(fs *flag.FlagSet, f *mandtFlags) {
 	fs.IntVar(&f.noiseBatches, "noise-est-batches", 0, "estimate the gradient covariance BBᵀ at the MAP from `K` minibatches (0: exactly, from all N observations)")
 }
 
-
 func (mf *mandtFlags) validate(f *runFlags) error {
 	isMandt := false
 	for _, s := range mandtSamplers {
