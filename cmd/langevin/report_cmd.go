@@ -88,20 +88,21 @@ func writeReport(path, title string, tr *langevin.Trace, opt report.Options) err
 }
 
 // runReport writes f.out/report.html for langevin run --report, from the
-// trace in memory; for the linear model sampled by SGLD at τ = 1 the exact
-// marginal densities are drawn over the histograms, and for the logistic
-// model with a test set the sorted posterior predictive probabilities with
-// their 90% band (report Figure 5).
+// trace in memory; for the linear model sampled at τ = 1 the exact marginal
+// densities are drawn over the histograms, and for the logistic model with a
+// test set the sorted posterior predictive probabilities with their 90% band
+// (report Figure 5). GD and SGD iterates are reported as a trajectory.
 func runReport(f *runFlags, tr *langevin.Trace, m langevin.Model, test *data.Dataset) (string, error) {
-	opt := report.Options{Settings: runSettings(f, m), Trajectory: f.sampler != "sgld"}
-	if lm, ok := m.(*model.Logistic); ok && test != nil && test.Len() > 0 && f.sampler == "sgld" {
+	trajectory := f.sampler == "gd" || f.sampler == "sgd"
+	opt := report.Options{Settings: runSettings(f, m), Trajectory: trajectory}
+	if lm, ok := m.(*model.Logistic); ok && test != nil && test.Len() > 0 && !trajectory {
 		sec, err := predictiveSection(lm, tr, test)
 		if err != nil {
 			return "", err
 		}
 		opt.Sections = append(opt.Sections, sec)
 	}
-	if lm, ok := m.(*model.Linear); ok && f.sampler == "sgld" && f.temperature == 1 {
+	if lm, ok := m.(*model.Linear); ok && !trajectory && f.temperature == 1 {
 		post := lm.Posterior()
 		opt.Reference = map[string]func(float64) float64{
 			"log_sigma2": post.LogSigma2PDF,

@@ -47,6 +47,7 @@ type runFlags struct {
 	out                        string
 	quiet                      bool
 	report                     bool
+	mandt                      mandtFlags // constant SGD, SGFS, IASG (run_mandt.go)
 
 	set map[string]bool // flags given on the command line
 }
@@ -61,7 +62,7 @@ func newRunFlagSet(f *runFlags) *flag.FlagSet {
 	fs.StringVar(&f.model, "model", "logistic", "model: linear|logistic")
 	fs.BoolVar(&f.intercept, "intercept", true, "add an intercept")
 	fs.Float64Var(&f.priorScale, "prior-scale", 0, "prior scale `S`: σ₀ of the N(0, σ₀²I) prior (logistic, default 1), or √v of the N(μ, σ²vI) prior (linear, default 10)")
-	fs.StringVar(&f.sampler, "sampler", "sgld", "algorithm: gd|sgd|sgld")
+	fs.StringVar(&f.sampler, "sampler", "sgld", "algorithm: gd|sgd|sgld|"+strings.Join(mandtSamplers, "|"))
 	fs.Float64Var(&f.step, "step", 0, "step size `A`: η in θ ← θ + η ĝ + √(2ητ) ξ (Welling & Teh's ε = 2η); the a of a(b+t)^-γ, or η₀ of the cyclic schedule (default: 0.1·B/N for sgld with --precond laplace, 0.1·B/N² without, 1/N for gd/sgd)")
 	fs.StringVar(&f.schedule, "schedule", "const", "step-size schedule: const|poly (a(b+t)^-γ)|cyclic")
 	fs.Float64Var(&f.stepB, "step-b", 1, "offset `B` of the polynomial schedule a(b+t)^-γ")
@@ -84,6 +85,7 @@ func newRunFlagSet(f *runFlags) *flag.FlagSet {
 	fs.BoolVar(&f.standardize, "standardize", true, "standardise features with the training set's mean and sd")
 	fs.StringVar(&f.out, "out", "", "write DIR/chain-1.csv … DIR/chain-K.csv (CmdStan format) and DIR/summary.csv")
 	fs.BoolVar(&f.quiet, "quiet", false, "print no progress")
+	addMandtFlags(fs, &f.mandt)
 	return fs
 }
 
@@ -228,7 +230,7 @@ func (f *runFlags) validate() error {
 		allowed []string
 	}{
 		{"model", f.model, []string{"linear", "logistic"}},
-		{"sampler", f.sampler, []string{"gd", "sgd", "sgld"}},
+		{"sampler", f.sampler, append([]string{"gd", "sgd", "sgld"}, mandtSamplers...)},
 		{"schedule", f.schedule, []string{"const", "poly", "cyclic"}},
 		{"init", f.init, []string{"zero", "map", "prior", "laplace"}},
 		{"precond", f.precond, []string{"laplace", "none"}},
@@ -283,7 +285,7 @@ func (f *runFlags) validate() error {
 	case f.noiseEvery < 0:
 		return inputErrorf("--noise-every %d: expected ≥ 0", f.noiseEvery)
 	}
-	return nil
+	return f.mandt.validate(f)
 }
 
 // predictor is what the CLI needs of a model to score a test set.
@@ -357,6 +359,8 @@ func buildSampler(f *runFlags, m langevin.Model, precond []float64) (langevin.Sa
 	clip := sampler.Clipping{Norm: f.clip, Value: f.clipValue}
 	mb := sampler.Minibatch{Size: f.batch, Replace: f.replace}
 	switch f.sampler {
+	case "csgd", "csgd-diag", "csgd-full", "csgd-sqrt", "csgd-momentum", "sgfs", "sgfs-diag", "iasg", "laplace":
+		return buildMandtSampler(f, m)
 	case "gd":
 		return sampler.SGD{Step: sched, Clip: clip}, nil
 	case "sgd":
