@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -138,14 +139,12 @@ func runLectureSGD(args []string, stdout, stderr io.Writer) error {
 		tiles = append(tiles, row)
 	}
 	tw.Flush()
-	png, err := plot.EncodeTiles(tiles, 30*vg.Centimeter, 20*vg.Centimeter, "png")
+	fig := filepath.Join(f.out, "sgd-traces")
+	png, err := writeTiles(fig, tiles, 30*vg.Centimeter, 20*vg.Centimeter)
 	if err != nil {
 		return err
 	}
-	fig := filepath.Join(f.out, "sgd-traces.png")
-	if err := os.WriteFile(fig, png, 0o644); err != nil {
-		return err
-	}
+	fig += ".png"
 	r := &report.Report{
 		Title:      "lecture-sgd: SGD against the exact MLE (lecture notes Fig. 4.1)",
 		Intro:      fmt.Sprintf("Linear regression of y on x with an intercept, n = %d pairs from a bivariate normal with correlation %.1f (data seed %d), flat prior: the exact MLE is the least-squares fit (β̂, log RSS/n). SGD with constant step η = %g (θ ← θ + η ĝ, ĝ = (N/|B|) Σ ∇log p(zᵢ|θ)) from θ = 0, %d iterations, batch sizes 10, 100, 1000. The smaller the batch, the wider SGD fluctuates around the MLE.", lectureN, lectureRho, lectureSeed, lectureSGDStep, iters),
@@ -159,8 +158,26 @@ func runLectureSGD(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	fmt.Fprint(stdout, tab.String())
-	fmt.Fprintf(stdout, "\nwritten:  %s, %s (%.1f s)\n", fig, page, time.Since(start).Seconds())
+	fmt.Fprintf(stdout, "\nwritten:  %s (and .svg), %s (%.1f s)\n", fig, page, time.Since(start).Seconds())
 	return nil
+}
+
+// writeTiles writes the panels as base.png and base.svg and returns the PNG.
+func writeTiles(base string, tiles [][]*gplot.Plot, w, h vg.Length) ([]byte, error) {
+	var png []byte
+	for _, format := range []string{"png", "svg"} {
+		b, err := plot.EncodeTiles(tiles, w, h, format)
+		if err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(base+"."+format, b, 0o644); err != nil {
+			return nil, err
+		}
+		if format == "png" {
+			png = b
+		}
+	}
+	return png, nil
 }
 
 func writeHTML(path string, r *report.Report) error {
@@ -377,11 +394,8 @@ func runLectureSGLD(args []string, stdout, stderr io.Writer) error {
 		{"sgld-batch.png", "SGLD at τ = 1 for batch sizes 10, 100, 1000 (Fig. 4.2)", t42},
 		{"sgld-temperature.png", "SGLD at batch 100 for τ = 0.1, 1, 2, 10 (Fig. 4.3)", t43},
 	} {
-		png, err := plot.EncodeTiles(fg.tiles, 30*vg.Centimeter, vg.Length(len(fg.tiles))*6.5*vg.Centimeter, "png")
+		png, err := writeTiles(filepath.Join(f.out, strings.TrimSuffix(fg.name, ".png")), fg.tiles, 30*vg.Centimeter, vg.Length(len(fg.tiles))*6.5*vg.Centimeter)
 		if err != nil {
-			return err
-		}
-		if err := os.WriteFile(filepath.Join(f.out, fg.name), png, 0o644); err != nil {
 			return err
 		}
 		figs = append(figs, report.Figure{Title: fg.title, Caption: fg.title + "; histograms of the draws of 4 chains, curves: the exact marginal densities.", PNG: png})
@@ -401,7 +415,7 @@ func runLectureSGLD(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	fmt.Fprint(stdout, tab.String())
-	fmt.Fprintf(stdout, "\nwritten:  %s, %s, %s (%.1f s)\n", filepath.Join(f.out, "sgld-batch.png"), filepath.Join(f.out, "sgld-temperature.png"), page, time.Since(start).Seconds())
+	fmt.Fprintf(stdout, "\nwritten:  %s, %s (and .svg), %s (%.1f s)\n", filepath.Join(f.out, "sgld-batch.png"), filepath.Join(f.out, "sgld-temperature.png"), page, time.Since(start).Seconds())
 	return nil
 }
 

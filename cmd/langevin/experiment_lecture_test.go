@@ -129,8 +129,8 @@ func TestLectureExperimentsWriteFigures(t *testing.T) {
 		name  string
 		files []string
 	}{
-		{"lecture-sgd", []string{"sgd-traces.png"}},
-		{"lecture-sgld", []string{"sgld-batch.png", "sgld-temperature.png"}},
+		{"lecture-sgd", []string{"sgd-traces.png", "sgd-traces.svg"}},
+		{"lecture-sgld", []string{"sgld-batch.png", "sgld-temperature.png", "sgld-batch.svg", "sgld-temperature.svg"}},
 	} {
 		out := filepath.Join(dir, c.name)
 		code, stdout, errOut := runMain("experiment", c.name, "--quick", "--out", out)
@@ -149,6 +149,10 @@ func TestLectureExperimentsWriteFigures(t *testing.T) {
 			if strings.HasSuffix(f, ".png") {
 				if _, err := png.Decode(bytes.NewReader(b)); err != nil {
 					t.Errorf("%s/%s: %v", c.name, f, err)
+				}
+			} else if strings.HasSuffix(f, ".svg") {
+				if !bytes.Contains(b, []byte("<svg")) {
+					t.Errorf("%s/%s is not SVG", c.name, f)
 				}
 			} else if !bytes.Contains(b, []byte("data:image/png;base64,")) {
 				t.Errorf("%s/index.html embeds no figure", c.name)
