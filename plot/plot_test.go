@@ -344,3 +344,23 @@ func BenchmarkEnvelope100k(b *testing.B) {
 		dst = Envelope(x, y, Bins, dst)
 	}
 }
+
+func TestBinaryEntropy(t *testing.T) {
+	for _, c := range []struct{ p, want float64 }{
+		{0, 0}, {1, 0}, {0.5, math.Ln2},
+		{0.1, -0.1*math.Log(0.1) - 0.9*math.Log(0.9)},
+	} {
+		if got := BinaryEntropy(c.p); math.Abs(got-c.want) > 1e-15 {
+			t.Errorf("H(%g) = %g, want %g", c.p, got, c.want)
+		}
+	}
+	for _, p := range []float64{-0.1, 1.1, math.NaN()} {
+		if !math.IsNaN(BinaryEntropy(p)) {
+			t.Errorf("H(%g) not NaN", p)
+		}
+	}
+	g := EntropyGrid(NewGrid(0, 1, 0, 1, 3, 2, func(x, _ float64) float64 { return x }))
+	if g.Values[1][1] != math.Ln2 || g.Values[0][0] != 0 {
+		t.Errorf("entropy grid %v", g.Values)
+	}
+}

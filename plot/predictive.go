@@ -330,3 +330,30 @@ func xyPairs(x, y []float64) []plotter.XY {
 	}
 	return out
 }
+
+// BinaryEntropy returns the entropy −p log p − (1 − p) log(1 − p) in nats of
+// a Bernoulli(p) prediction, in [0, log 2]; 0 at p = 0 or 1, NaN outside
+// [0, 1].
+func BinaryEntropy(p float64) float64 {
+	switch {
+	case !(p >= 0 && p <= 1):
+		return math.NaN()
+	case p == 0 || p == 1:
+		return 0
+	}
+	return -p*math.Log(p) - (1-p)*math.Log1p(-p)
+}
+
+// EntropyGrid returns the grid of the predictive entropy BinaryEntropy(p̄)
+// of a grid of posterior mean probabilities p̄ (report Figure 9; draw it with
+// Map over [0, log 2]).
+func EntropyGrid(mean Grid) Grid {
+	g := Grid{Xs: mean.Xs, Ys: mean.Ys, Values: make([][]float64, len(mean.Values))}
+	for r, row := range mean.Values {
+		g.Values[r] = make([]float64, len(row))
+		for c, p := range row {
+			g.Values[r][c] = BinaryEntropy(p)
+		}
+	}
+	return g
+}
