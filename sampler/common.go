@@ -82,10 +82,10 @@ type gradChain struct {
 	clip    Clipping
 	theta   []float64
 	grad    []float64
-	t       int     // iterations done
-	eta     float64 // step size of the last step
-	lp      float64 // log-posterior estimate at the start of the last step
-	clipped int     // steps whose gradient was clipped
+	t       int      // iterations done
+	eta     float64  // step size of the last step
+	lp      float64  // log-posterior estimate at the start of the last step
+	clipped int      // steps whose gradient was clipped
 	explore explorer // the schedule's exploration phases (nil: none)
 }
 
