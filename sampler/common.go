@@ -82,10 +82,11 @@ type gradChain struct {
 	clip    Clipping
 	theta   []float64
 	grad    []float64
-	t       int      // iterations done
-	eta     float64  // step size of the last step
-	lp      float64  // log-posterior estimate at the start of the last step
-	clipped int      // steps whose gradient was clipped
+	t       int     // iterations done
+	eta     float64 // step size of the last step
+	lp      float64 // log-posterior estimate at the start of the last step
+	clipped int     // steps whose gradient was clipped
+
 	explore explorer // the schedule's exploration phases (nil: none)
 }
 
@@ -112,15 +113,15 @@ func newGradChain(m langevin.Model, theta0 []float64, mb Minibatch, sched schedu
 			return nil, err
 		}
 	}
-	ex, _ := sched.(explorer)
-	return &gradChain{
-		est:     est,
-		sched:   sched,
-		clip:    clip,
-		theta:   append([]float64(nil), theta0...),
-		grad:    make([]float64, m.Dim()),
-		explore: ex,
-	}, nil
+	c := &gradChain{
+		est:   est,
+		sched: sched,
+		clip:  clip,
+		theta: append([]float64(nil), theta0...),
+		grad:  make([]float64, m.Dim()),
+	}
+	c.explore, _ = sched.(explorer)
+	return c, nil
 }
 
 // gradient advances the iteration counter, evaluates ĝ at θ, clips it, and
