@@ -34,6 +34,7 @@ func BenchmarkFamilyStepLogistic(b *testing.B) {
 		{"psgld-cv", sampler.PSGLD{Step: schedule.Constant(1e-4), Batch: cv}},
 		{"sghmc", sampler.SGHMC{Step: schedule.Constant(1e-4), Batch: mb, Friction: 0.1}},
 		{"sghmc-resample", sampler.SGHMC{Step: schedule.Constant(1e-4), Batch: mb, Friction: 0.1, Resample: 10}},
+		{"sgnht", sampler.SGHMC{Step: schedule.Constant(1e-4), Batch: mb, Friction: 0.1, Thermostat: true}},
 		{"sghmc-cv", sampler.SGHMC{Step: schedule.Constant(1e-4), Batch: cv, Friction: 0.1}},
 		{"csgld", sampler.SGLD{Step: cyc, Batch: mb}},
 		{"csghmc", sampler.SGHMC{Step: cyc, Batch: mb, Friction: 0.1}},

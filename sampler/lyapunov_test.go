@@ -195,3 +195,65 @@ func TestStationaryCovarianceLyapunov(t *testing.T) {
 		})
 	}
 }
+
+// SGNHT absorbs gradient noise of unknown size: on gauss2 with injected
+// N(0, 3²I) noise, η = 0.005, A = 0.1. The thermostat fixes the mean kinetic
+// energy, E v² = ητ; on the discrete recursion (free-particle stationary
+// Var v = Q/(ξ(2 − ξ)), Q = 2Aη + η²σ²) that sets the friction to
+// ξ* = 1 − √(1 − 2A − ησ²) ≈ 0.131 (the continuous-time A + ησ²/2 = 0.1225
+// plus O(ξ²)). The stationary covariance then matches the Lyapunov prediction
+// of SGHMC with friction ξ* and injected variance 2Aη, 6.5% below the target
+// N(0, Σ) itself (the discretisation bias of this scheme at η = 0.005). SGHMC
+// with the fixed friction A (no thermostat) is 22% too wide, and an SGNHT
+// thermostat aiming at τ = 2 is about twice too wide: both fail the check.
+func TestSGNHTAbsorbsGradientNoise(t *testing.T) {
+	const eta, a, sigma = 0.005, 0.1, 3.0
+	m, prec := gauss2Noisy(t, sigma)
+	xi := 1 - math.Sqrt(1-2*a-eta*sigma*sigma)
+	// sghmcLaw with α = ξ* and B̂ chosen so that 2ξ*η − η²B̂ = 2Aη.
+	bhat := 2 * (xi - a) / eta
+	want, err := sghmcLaw(prec, eta, xi, sigma, 1, bhat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for j := 0; j < 2; j++ {
+		if r := want.At(j, j); math.Abs(r-1) > 0.1 {
+			t.Fatalf("prediction var %v not within 10%% of the target's 1", r)
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		s    sampler.SGHMC
+		ok   bool
+	}{
+		{"SGNHT", sampler.SGHMC{Step: schedule.Constant(eta), Friction: a, Thermostat: true}, true},
+		{"SGHMC without thermostat", sampler.SGHMC{Step: schedule.Constant(eta), Friction: a}, false},
+		{"SGNHT at τ = 2", sampler.SGHMC{Step: schedule.Constant(eta), Friction: a, Thermostat: true, Temperature: 2}, false},
+	} {
+		ch, err := tc.s.NewChain(m, []float64{0, 0}, rand.New(rand.NewPCG(31, 5)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum, err := covCheck(ch, want, 2000000)
+		// The mean friction over a further 400,000 steps.
+		st := make([]float64, len(tc.s.StatNames()))
+		var mxi float64
+		for i := 0; i < 400000; i++ {
+			ch.Step()
+			ch.Stats(st)
+			mxi += st[5] / 400000
+		}
+		switch {
+		case tc.ok && err != nil:
+			t.Errorf("%s: %v", tc.name, err)
+		case tc.ok && math.Abs(mxi/xi-1) > 0.05:
+			t.Errorf("%s: mean friction ξ = %.4f, predicted %.4f", tc.name, mxi, xi)
+		case tc.ok:
+			t.Logf("%s: mean friction ξ = %.4f (predicted %.4f); %s", tc.name, mxi, xi, sum)
+		case err == nil:
+			t.Errorf("%s passed the check", tc.name)
+		default:
+			t.Logf("%s fails as it should: %v", tc.name, err)
+		}
+	}
+}

@@ -31,9 +31,21 @@ import (
 // During the exploration phase of a cyclical schedule no noise is injected
 // and the momentum is not resampled.
 //
+// Thermostat turns SGHMC into the stochastic gradient Nosé–Hoover thermostat
+// (SGNHT, Ding, Fang, Babbush, Chen, Skeel & Neven 2014, Alg. 2): the friction
+// becomes a dynamic variable ξ, started at A = Friction, the injected noise
+// stays N(0, 2AητM⁻¹), and after each step
+//
+//	ξ ← ξ + (1/d) Σⱼ vⱼ² Mⱼ − ητ,
+//
+// which drives the mean kinetic energy to its value at temperature τ and so
+// absorbs gradient noise of unknown size (their (p, ξ, h, A) are v = hp,
+// ξh, η = h², Ah here). Unlike SGHMC's B̂, no estimate of the noise is needed.
+//
 // Per-draw statistics: lp__, accept_stat__ (1), stepsize__ (ηₜ), noise_inj__
 // (mean over j of the injected variance), momentum__ (mean over j of
-// vⱼ²Mⱼ/(ηₜ), which is near τ at stationarity), clipped__.
+// vⱼ²Mⱼ/(ηₜ), which is near τ at stationarity), friction__ (α, or the
+// thermostat ξ), clipped__.
 type SGHMC struct {
 	Step        schedule.Schedule
 	Batch       Minibatch
@@ -41,6 +53,7 @@ type SGHMC struct {
 	Mass        []float64 // diagonal of M; nil means the identity
 	GradNoise   []float64 // B̂ⱼ, estimate of Var(ĝⱼ); nil means 0
 	Resample    int       // redraw the momentum every Resample steps; 0: never
+	Thermostat  bool      // SGNHT: adaptive friction ξ
 	Temperature float64   // τ; 0 means 1
 	Clip        Clipping
 
@@ -51,7 +64,7 @@ type SGHMC struct {
 
 // StatNames implements langevin.Sampler.
 func (s SGHMC) StatNames() []string {
-	return []string{"lp__", "accept_stat__", "stepsize__", "noise_inj__", "momentum__", "clipped__"}
+	return []string{"lp__", "accept_stat__", "stepsize__", "noise_inj__", "momentum__", "friction__", "clipped__"}
 }
 
 // NewChain implements langevin.Sampler.
@@ -103,7 +116,7 @@ func (s SGHMC) NewChain(m langevin.Model, theta0 []float64, rng *rand.Rand) (lan
 		return nil, err
 	}
 	return &sghmcChain{gradChain: g, rng: rng, ann: ann, alpha: alpha, minv: minv, bhat: bhat,
-		v: make([]float64, d), resample: s.Resample}, nil
+		v: make([]float64, d), resample: s.Resample, xi: alpha, thermostat: s.Thermostat}, nil
 }
 
 type sghmcChain struct {
@@ -117,6 +130,9 @@ type sghmcChain struct {
 	v        []float64
 	resample int
 	inj      float64 // mean injected variance of the last step
+
+	thermostat bool
+	xi         float64 // friction of the next step: α, or SGNHT's ξ
 }
 
 func (c *sghmcChain) Step() error {
@@ -131,19 +147,24 @@ func (c *sghmcChain) Step() error {
 			c.v[j] = math.Sqrt(eta*c.tau*c.minv[j]) * c.rng.NormFloat64()
 		}
 	}
-	a := c.alpha
-	var inj float64
+	a, f := c.alpha, c.xi
+	var inj, kin float64
 	for j, g := range c.grad {
 		em := eta * c.minv[j]
-		c.v[j] = (1-a)*c.v[j] + em*g
+		c.v[j] = (1-f)*c.v[j] + em*g
 		if !explore {
 			s2 := max(2*a*em*c.tau-em*em*c.bhat[j], 0)
 			inj += s2
 			c.v[j] += math.Sqrt(s2) * c.rng.NormFloat64()
 		}
 		c.theta[j] += c.v[j]
+		kin += c.v[j] * c.v[j] / c.minv[j]
 	}
-	c.inj = inj / float64(len(c.v))
+	d := float64(len(c.v))
+	c.inj = inj / d
+	if c.thermostat && !explore {
+		c.xi += kin/d - eta*c.tau
+	}
 	return nil
 }
 
@@ -159,5 +180,6 @@ func (c *sghmcChain) Stats(dst []float64) {
 	dst[2] = c.eta
 	dst[3] = c.inj
 	dst[4] = k / float64(len(c.v))
-	dst[5] = float64(c.clipped)
+	dst[5] = c.xi
+	dst[6] = float64(c.clipped)
 }

@@ -18,6 +18,7 @@ type familyFlags struct {
 	alpha, lambda    float64
 	explore          float64
 	cv               bool
+	thermostat       bool
 	temperatureStart float64
 	gradNoise        float64
 	rho              float64
@@ -30,6 +31,7 @@ func addFamilyFlags(fs *flag.FlagSet, f *familyFlags) {
 	fs.Float64Var(&f.alpha, "alpha", 0.99, "pSGLD's moving-average weight `α` of V ← αV + (1−α)ḡ⊙ḡ (1 freezes V)")
 	fs.Float64Var(&f.lambda, "lambda", 1e-5, "pSGLD's `λ` in G = diag(1 ⊘ (λ + √V))")
 	fs.Float64Var(&f.explore, "explore", 0, "fraction `F` of each cycle of the cyclic schedule spent exploring (no injected noise, draws not kept); csgld/csghmc default 0.5")
+	fs.BoolVar(&f.thermostat, "thermostat", false, "SGHMC/cSGHMC: adaptive friction ξ ← ξ + vᵀMv/d − ητ started at --friction (SGNHT, Ding et al. 2014)")
 	fs.BoolVar(&f.cv, "cv", false, "control-variate gradient estimator around the MAP (Baker et al. 2019), for every stochastic-gradient sampler")
 	fs.Float64Var(&f.temperatureStart, "temperature-start", 0, "anneal the temperature geometrically from `T0` to --temperature over the burn-in (0: off)")
 	fs.Float64Var(&f.gradNoise, "grad-noise", 0, "toy targets: sd `S` of the N(0, S²I) noise injected into the gradient")
@@ -74,6 +76,8 @@ func (f *runFlags) validateFamily() error {
 		return inputErrorf("--grad-noise %v: expected an sd ≥ 0", ff.gradNoise)
 	case !(math.Abs(ff.rho) < 1):
 		return inputErrorf("--rho %v: expected −1 < ρ < 1", ff.rho)
+	case ff.thermostat && f.sampler != "sghmc" && f.sampler != "csghmc":
+		return inputErrorf("--thermostat: only for --sampler sghmc|csghmc")
 	case ff.cv && (f.sampler == "gd" || f.batch == 0):
 		return inputErrorf("--cv: needs a minibatch sampler (--batch > 0, not gd)")
 	case ff.explore > 0 && f.schedule != "cyclic" && f.sampler != "csgld" && f.sampler != "csghmc":
@@ -183,7 +187,7 @@ func buildFamilySampler(f *runFlags, sched schedule.Schedule, mb sampler.Minibat
 				mass[j] = 1 / p
 			}
 		}
-		return sampler.SGHMC{Step: sched, Batch: mb, Friction: f.family.friction, Mass: mass,
+		return sampler.SGHMC{Step: sched, Batch: mb, Friction: f.family.friction, Mass: mass, Thermostat: f.family.thermostat,
 			Temperature: f.temperature, Clip: clip, TemperatureStart: ts, BurnIn: burn}
 	default: // csgld
 		return sampler.SGLD{Step: sched, Batch: mb, Temperature: f.temperature, Clip: clip, NoiseEvery: f.noiseEvery,

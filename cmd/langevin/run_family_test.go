@@ -11,6 +11,7 @@ func TestRunFamilySamplers(t *testing.T) {
 		{"--sampler", "sghmc", "--friction", "0.3"},
 		{"--sampler", "csgld", "--cycles", "4", "--explore", "0.25"},
 		{"--sampler", "csghmc", "--cycles", "4"},
+		{"--sampler", "sghmc", "--thermostat"},
 		{"--sampler", "sgld", "--cv", "--temperature-start", "10"},
 		{"--sampler", "psgld", "--cv", "--alpha", "0.9", "--lambda", "1e-4"},
 		{"--model", "gauss2", "--sampler", "sghmc", "--grad-noise", "1"},
@@ -53,6 +54,7 @@ func TestRunFamilyFlagErrors(t *testing.T) {
 		{[]string{"--model", "gauss2", "--rho", "1"}, "--rho"},
 		{[]string{"--sampler", "csghmc", "--schedule", "poly"}, "--schedule"},
 		{[]string{"--sampler", "nuts"}, "--sampler"},
+		{[]string{"--sampler", "sgld", "--thermostat"}, "--thermostat"},
 		{[]string{"--model", "gauss3"}, "--model"},
 	} {
 		code, _, errOut := runMain(append(append([]string{"run"}, fast...), tc.args...)...)
