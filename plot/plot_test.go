@@ -270,6 +270,9 @@ func TestRender(t *testing.T) {
 		"map bad grid":      func() (*gplot.Plot, error) { return Map("a", Grid{Xs: []float64{1}}, 0, 1, Points{}) },
 		"density2d ragged":  func() (*gplot.Plot, error) { return Density2D("a", y, y2[:2], 0, 1, 0, 1, 5, 5, Points{}) },
 		"sorted bad labels": func() (*gplot.Plot, error) { return SortedPredictive("a", band, 0.9, labels[:2]) },
+		"densitymap bad grid": func() (*gplot.Plot, error) {
+			return DensityMap("a", Grid{Xs: []float64{1, 2}, Ys: []float64{1, 2}}, Points{})
+		},
 	}
 	for name, f := range bad {
 		if _, err := f(); err == nil {

@@ -299,13 +299,29 @@ func Density2D(title string, x, y []float64, x0, x1, y0, y1 float64, nx, ny int,
 	if err != nil {
 		return nil, err
 	}
-	var zmax float64
+	return DensityMap(title, g, marks)
+}
+
+// DensityMap draws a grid of density values (a target's density, or
+// Histogram2D of samples) as a rasterised heat map from 0 (black) to the
+// 99th percentile of its positive values (white; higher values saturate, so
+// that a few dense cells do not darken the rest), with the points marks on
+// top (crosses, e.g. a target's modes).
+func DensityMap(title string, g Grid, marks Points) (*gplot.Plot, error) {
+	if err := g.check(); err != nil {
+		return nil, err
+	}
+	var pos []float64
 	for _, row := range g.Values {
 		for _, v := range row {
-			zmax = math.Max(zmax, v)
+			if v > 0 && !math.IsInf(v, 0) {
+				pos = append(pos, v)
+			}
 		}
 	}
-	if zmax == 0 {
+	sort.Float64s(pos)
+	zmax := quantileSorted(pos, 0.99)
+	if !(zmax > 0) {
 		zmax = 1
 	}
 	p := newPlot(title, "x₁", "x₂")
@@ -316,10 +332,12 @@ func Density2D(title string, x, y []float64, x0, x1, y0, y1 float64, nx, ny int,
 		s.GlyphStyle.Color = color.NRGBA{R: 80, G: 160, B: 255, A: 255}
 		s.GlyphStyle.Radius = vg.Points(3)
 		p.Add(s)
-		p.Legend.Add("target modes", s)
-		p.Legend.Top = true
 	}
-	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = x0, x1, y0, y1
+	// The heat map's cells are centred on the grid points.
+	dx := (g.Xs[len(g.Xs)-1] - g.Xs[0]) / float64(len(g.Xs)-1) / 2
+	dy := (g.Ys[len(g.Ys)-1] - g.Ys[0]) / float64(len(g.Ys)-1) / 2
+	p.X.Min, p.X.Max = g.Xs[0]-dx, g.Xs[len(g.Xs)-1]+dx
+	p.Y.Min, p.Y.Max = g.Ys[0]-dy, g.Ys[len(g.Ys)-1]+dy
 	return p, nil
 }
 

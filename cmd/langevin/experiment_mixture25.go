@@ -171,6 +171,9 @@ func runMixture25(args []string, stdout, _ io.Writer) error {
 			return err
 		}
 		fmt.Fprintf(stdout, "written:  %s, %s\n", filepath.Join(*out, "modes.csv"), filepath.Join(*out, "draws.csv"))
+		if err := writeMixture25Figures(*out, res, *iters, stdout); err != nil { // experiment_mixture25_plots.go
+			return err
+		}
 	}
 	return nil
 }
