@@ -4,7 +4,7 @@ data {
   int<lower=0> N;
   int<lower=1> P;
   matrix[N, P] X;
-  array[N] int<lower=0, upper=1> y;
+  int<lower=0, upper=1> y[N];  // rstan 2.21 syntax (Debian r-cran-rstan)
 }
 parameters {
   real alpha;
