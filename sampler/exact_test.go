@@ -269,3 +269,34 @@ func TestExactSamplersLogisticAgree(t *testing.T) {
 		}
 	}
 }
+
+// Bad settings and starting points are errors, not panics.
+func TestExactSamplersBadInput(t *testing.T) {
+	g := denseGaussian(t, 2)
+	m := australianLogistic(t)
+	zero2 := []float64{0, 0}
+	for _, tc := range []struct {
+		name  string
+		s     langevin.Sampler
+		m     langevin.Model
+		theta []float64
+		want  string
+	}{
+		{"negative step", sampler.MALA{Step: -1}, g, zero2, "MALA step -1"},
+		{"NaN sigma", sampler.RWM{Step: math.NaN()}, g, zero2, "RWM step σ NaN"},
+		{"target 1", sampler.NUTS{Adapt: sampler.Adapt{TargetAccept: 1}}, g, zero2, "target acceptance 1"},
+		{"depth", sampler.NUTS{MaxDepth: 40}, g, zero2, "maximum tree depth 40"},
+		{"precond length", sampler.MALA{Precond: []float64{1}}, g, zero2, "MALA preconditioner has 1 entries"},
+		{"precond zero", sampler.RWM{Scale: []float64{1, 0}}, g, zero2, "RWM scale entry 2 is 0"},
+		{"grid warm-up", sampler.RWM{Step: 1, Adapt: sampler.Adapt{Tune: sampler.TuneGrid, Warmup: 5}}, g, zero2, "needs a warm-up of at least 9"},
+		{"grid value", sampler.RWM{Step: 1, Adapt: sampler.Adapt{Tune: sampler.TuneGrid, Warmup: 50, Grid: []float64{1, -1}}}, g, zero2, "grid step 2 is -1"},
+		{"warm-up", sampler.NUTS{Adapt: sampler.Adapt{Warmup: -1}}, g, zero2, "warm-up -1"},
+		{"theta length", sampler.NUTS{}, g, []float64{0}, "initial point has 1 values"},
+		{"infinite start", sampler.MALA{}, m, func() []float64 { v := make([]float64, 15); v[0] = math.Inf(1); return v }(), "log posterior at the initial point"},
+	} {
+		_, err := tc.s.NewChain(tc.m, tc.theta, langevin.ChainRNG(1, 0))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want it to contain %q", tc.name, err, tc.want)
+		}
+	}
+}
