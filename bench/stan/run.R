@@ -1,8 +1,11 @@
 # Stan NUTS on the standardised Australian training split (4 chains,
 # 1000 warm-up + 1000 draws, Stan's defaults), one core per chain in turn
 # (cores = 1, as langevin's 2-worker run shares the same 2 cores):
-#   go run bench/stan/export.go && Rscript bench/stan/run.R
+#   go run bench/stan/export.go && STAN_CORES=1 Rscript bench/stan/run.R
+# (Debian's r-cran-bh has no include/ directory: point R_LIBS_USER at a copy
+# of BH with include/boost -> /usr/include/boost if rstan says "Boost not found")
 suppressMessages(library(rstan))
+rstan_options(auto_write = TRUE)  # caches bench/stan/logistic.rds
 d <- read.csv("bench/stan/australian_train.csv")
 X <- as.matrix(d[, -1])
 sd <- list(N = nrow(X), P = ncol(X), X = X, y = as.integer(d$y))
