@@ -21,7 +21,7 @@ func TestRunExactSamplers(t *testing.T) {
 		{[]string{"--sampler", "mala", "--tune", "none", "--step", "0.01", "--precond", "none", "--burnin", "100", "--iters", "600"},
 			[]string{"chain 1:  η = 0.01,"}},
 	} {
-		code, out, errOut := runMain(append(append([]string{"run", "--quiet"}, tc.args...))...)
+		code, out, errOut := runMain(append([]string{"run", "--quiet"}, tc.args...)...)
 		if code != 0 {
 			t.Fatalf("%v: exit %d: %s", tc.args, code, errOut)
 		}

@@ -11,7 +11,6 @@ import (
 	"os/signal"
 	"path/filepath"
 	"sort"
-	"sync"
 	"time"
 
 	"github.com/langevin-go/langevin"
@@ -52,8 +51,9 @@ type creditMethod struct {
 	MedianESS  float64 // median bulk-ESS over the parameters
 	MinESS     float64 // minimum bulk-ESS over the parameters
 	MeanAccept float64 // mean accept_stat__ after burn-in
-	Sampling   float64 // seconds of post-burn-in sampling, summed over chains
-	Total      float64 // seconds burn-in included, summed over chains
+	Sampling   float64 // CPU seconds of post-burn-in sampling, summed over chains
+	Total      float64 // CPU seconds, burn-in included, summed over chains
+	Wall       float64 // wall seconds of the run (chains one after the other)
 
 	// The report's numbers (NaN where it has none).
 	ReportAccuracy, ReportMedianESS, ReportMinESS float64
@@ -142,42 +142,33 @@ func runCredit(ctx context.Context, opts creditOptions) (*creditResult, error) {
 
 func (meth *creditMethod) run(ctx context.Context, m langevin.Model, theta0 []float64, opts creditOptions) error {
 	// Time each chain's burn-in and sampling from the progress callback,
-	// called at the end of the burn-in and at the end of the chain.
-	var mu sync.Mutex
-	start := make([]time.Time, opts.Chains)
-	warmEnd := make([]time.Time, opts.Chains)
-	end := make([]time.Time, opts.Chains)
+	// called at the end of the burn-in and at the end of the chain. Chains
+	// run one after the other (Workers 1), so that the process's CPU time
+	// between the calls is the chain's: the clock Stan reports.
 	iters := meth.BurnIn + opts.Draws
+	var last, warmEnd time.Duration
 	o := langevin.Options{
-		Chains: opts.Chains, Iters: iters, BurnIn: meth.BurnIn, Seed: opts.Seed,
-		Init:          langevin.InitAt{Points: [][]float64{theta0}},
+		Chains: opts.Chains, Iters: iters, BurnIn: meth.BurnIn, Seed: opts.Seed, Workers: 1,
+		Init:          timedInit{langevin.InitAt{Points: [][]float64{theta0}}, func(int) { last = processCPU() }},
 		ProgressEvery: meth.BurnIn,
 		Progress: func(c, done int) {
-			mu.Lock()
-			defer mu.Unlock()
-			now := time.Now()
+			now := processCPU()
 			if done == meth.BurnIn {
-				warmEnd[c] = now
+				warmEnd = now
 			}
 			if done == iters {
-				end[c] = now
+				meth.Sampling += (now - warmEnd).Seconds()
+				meth.Total += (now - last).Seconds()
 			}
 		},
 	}
-	t0 := time.Now()
-	for c := range start {
-		start[c] = t0
-	}
-	o.Init = timedInit{o.Init, func(c int) { mu.Lock(); start[c] = time.Now(); mu.Unlock() }}
+	start := time.Now()
 	tr, err := langevin.Run(ctx, m, meth.Sampler, o)
+	meth.Wall = time.Since(start).Seconds()
 	if err != nil {
 		return err
 	}
 	meth.Trace = tr
-	for c := range end {
-		meth.Sampling += end[c].Sub(warmEnd[c]).Seconds()
-		meth.Total += end[c].Sub(start[c]).Seconds()
-	}
 	params := tr.Params()[:tr.Dim]
 	meth.Table = diag.Summarize(tr.Names[:tr.Dim], params)
 	ess := make([]float64, len(meth.Table))
@@ -223,11 +214,15 @@ func (r *creditResult) print(w io.Writer) {
 		fmt.Fprintf(w, "%-5s %-58s %7d %7.3f %9.4f %9s %9.1f %9s %8.1f %10s\n", m.Name, m.Setting, m.BurnIn, m.MeanAccept,
 			m.Accuracy, fmtReport(m.ReportAccuracy, "%.4f"), m.MedianESS, fmtReport(m.ReportMedianESS, "%.1f"), m.MinESS, fmtReport(m.ReportMinESS, "%.1f"))
 	}
-	fmt.Fprintf(w, "\n%-5s %12s %12s %14s %12s\n", "", "sampling s", "total s", "min ESS/s", "µs/draw")
+	fmt.Fprintf(w, "\n%-5s %12s %12s %10s %14s %12s\n", "", "sampling s", "total s", "wall s", "min ESS/s", "µs/draw")
 	for _, m := range r.Methods {
-		fmt.Fprintf(w, "%-5s %12.3f %12.3f %14.0f %12.1f\n", m.Name, m.Sampling, m.Total, m.MinESSPerSec(), 1e6*m.Sampling/float64(r.Opts.Draws*r.Opts.Chains))
+		fmt.Fprintf(w, "%-5s %12.3f %12.3f %10.3f %14.0f %12.1f\n", m.Name, m.Sampling, m.Total, m.Wall, m.MinESSPerSec(), 1e6*m.Sampling/float64(r.Opts.Draws*r.Opts.Chains))
 	}
-	fmt.Fprintln(w, "\nsampling s: post-burn-in time summed over chains; min ESS/s = min bulk-ESS / sampling s. The report's accuracies are on its own split.")
+	clock := "CPU time (as Stan 2.21's get_elapsed_time)"
+	if !cpuClock {
+		clock = "wall time"
+	}
+	fmt.Fprintf(w, "\nsampling s: post-burn-in %s summed over chains; total s: burn-in included; wall s: the whole run, chains one after\nthe other. min ESS/s = min bulk-ESS / sampling s. The report's accuracies are on its own split.\n", clock)
 }
 
 func fmtReport(v float64, format string) string {
