@@ -64,6 +64,11 @@ const (
 	// whose single acceptances are noisy, use buffers of at least 10% and
 	// 20% of the warm-up and a first window of at least 2.5%.
 	MetricDiag
+	// MetricDense is MetricDiag with the full covariance (Stan's dense_e
+	// adaptation): M = n/(n+5) · Σ̂ + 10⁻³ · 5/(n+5) · I from each window's
+	// sample covariance Σ̂. It costs O(d²) per leapfrog step or proposal and
+	// pays off when the posterior is correlated and d is moderate.
+	MetricDense
 )
 
 // Adapt is the warm-up setting shared by the exact samplers.
@@ -102,7 +107,7 @@ func (a *Adapt) validate(defTarget float64, defMetric MetricAdapt) (Adapt, error
 		return out, fmt.Errorf("sampler: target acceptance %v: expected a number in (0, 1)", a.TargetAccept)
 	case out.Tune < TuneDual || out.Tune > TuneGrid:
 		return out, fmt.Errorf("sampler: unknown tuning %v", a.Tune)
-	case out.Metric < MetricDefault || out.Metric > MetricDiag:
+	case out.Metric < MetricDefault || out.Metric > MetricDense:
 		return out, fmt.Errorf("sampler: unknown metric adaptation %d", int(a.Metric))
 	}
 	if out.Tune == TuneGrid {
@@ -167,12 +172,17 @@ type windows struct {
 	initBuf, termBuf, baseWin int
 	counter, size, next       int
 	n                         int
-	mean, m2                  []float64
+	dense                     bool
+	mean, m2, dx              []float64
 	off                       bool
 }
 
-func newWindows(warmup, d, initBuf, termBuf, baseWin int) windows {
-	w := windows{warmup: warmup, initBuf: initBuf, termBuf: termBuf, baseWin: baseWin, mean: make([]float64, d), m2: make([]float64, d)}
+func newWindows(warmup, d, initBuf, termBuf, baseWin int, dense bool) windows {
+	w := windows{warmup: warmup, initBuf: initBuf, termBuf: termBuf, baseWin: baseWin, dense: dense,
+		mean: make([]float64, d), m2: make([]float64, d), dx: make([]float64, d)}
+	if dense {
+		w.m2 = make([]float64, d*d)
+	}
 	if warmup < 20 {
 		w.off = true
 		return w
@@ -209,26 +219,51 @@ func (w *windows) computeNext() {
 }
 
 // learn adds q to the current window and, at a window's end, writes the
-// regularised variance into invMetric and reports true.
-func (w *windows) learn(q, invMetric []float64) bool {
+// regularised variance (or covariance) into the metric and reports true.
+func (w *windows) learn(q []float64, mt *metric) bool {
 	if w.off {
 		return false
 	}
+	d := len(q)
 	if w.inWindow() {
 		w.n++
 		for j, x := range q {
-			dx := x - w.mean[j]
-			w.mean[j] += dx / float64(w.n)
-			w.m2[j] += dx * (x - w.mean[j])
+			w.dx[j] = x - w.mean[j]
+			w.mean[j] += w.dx[j] / float64(w.n)
+		}
+		if w.dense {
+			for i := 0; i < d; i++ {
+				row := w.m2[i*d : i*d+d]
+				for j := range row {
+					row[j] += w.dx[i] * (q[j] - w.mean[j])
+				}
+			}
+		} else {
+			for j, x := range q {
+				w.m2[j] += w.dx[j] * (x - w.mean[j])
+			}
 		}
 	}
 	if w.endOfWindow() {
 		w.computeNext()
 		n := float64(w.n)
-		for j := range invMetric {
-			v := w.m2[j] / (n - 1)
-			invMetric[j] = n/(n+5)*v + 1e-3*(5/(n+5))
+		a, b := n/(n+5), 1e-3*(5/(n+5))
+		if w.dense {
+			for i := 0; i < d; i++ {
+				for j := 0; j < d; j++ {
+					v := a * w.m2[i*d+j] / (n - 1)
+					if i == j {
+						v += b
+					}
+					mt.m[i*d+j] = v
+				}
+			}
+		} else {
+			for j := range mt.diag {
+				mt.diag[j] = a*w.m2[j]/(n-1) + b
+			}
 		}
+		mt.sync()
 		w.n = 0
 		clear(w.mean)
 		clear(w.m2)
@@ -256,18 +291,19 @@ type adapter struct {
 // newAdapter returns the adapter of a chain with initial step eps0 in d
 // dimensions; mh is true for the Metropolis–Hastings samplers RWM and MALA.
 func newAdapter(cfg Adapt, eps0 float64, d int, mh bool) *adapter {
-	a := &adapter{cfg: cfg, on: cfg.Tune != TuneNone || cfg.Metric == MetricDiag}
+	a := &adapter{cfg: cfg, on: cfg.Tune != TuneNone || cfg.Metric == MetricDiag || cfg.Metric == MetricDense}
 	a.dual = newDualAveraging(cfg.TargetAccept, eps0)
-	a.metric = cfg.Metric == MetricDiag && cfg.Warmup > 0
+	a.metric = (cfg.Metric == MetricDiag || cfg.Metric == MetricDense) && cfg.Warmup > 0
+	dense := cfg.Metric == MetricDense
 	if a.metric {
-		a.win = newWindows(cfg.Warmup, d, 75, 50, 25)
+		a.win = newWindows(cfg.Warmup, d, 75, 50, 25, dense)
 		if mh {
 			// One Metropolis–Hastings acceptance says less about the step than
 			// a NUTS trajectory's mean over its leapfrog states: give the
 			// step-size-only buffers and the first window a fixed share of
 			// long warm-ups.
 			w := cfg.Warmup
-			a.win = newWindows(w, d, max(75, w/10), max(50, w/5), max(25, w/40))
+			a.win = newWindows(w, d, max(75, w/10), max(50, w/5), max(25, w/40), dense)
 		}
 	}
 	if cfg.Tune == TuneGrid {
@@ -300,10 +336,10 @@ func (a *adapter) gridSegment(t int) int {
 }
 
 // update records an adapting iteration with acceptance statistic stat at
-// position q, sets the step of the next iteration, and may update
-// invMetric, in which case it returns true (the caller then re-initialises
+// position q, sets the step of the next iteration, and may update the
+// metric mt, in which case it returns true (the caller then re-initialises
 // the step and calls restart). It ends the warm-up after Warmup iterations.
-func (a *adapter) update(step *float64, stat float64, q, invMetric []float64) bool {
+func (a *adapter) update(step *float64, stat float64, q []float64, mt *metric) bool {
 	if !a.on {
 		return false
 	}
@@ -322,7 +358,7 @@ func (a *adapter) update(step *float64, stat float64, q, invMetric []float64) bo
 		}
 	}
 	if a.metric {
-		updated = a.win.learn(q, invMetric)
+		updated = a.win.learn(q, mt)
 	}
 	a.t++
 	if a.cfg.Warmup > 0 && a.t >= a.cfg.Warmup {

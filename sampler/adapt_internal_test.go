@@ -9,8 +9,9 @@ import (
 // iterations 100, 150, 250, 450 and 950 (windows of 25, 50, 100, 200 and 500
 // after a 75-iteration buffer, 50 terminal iterations).
 func TestWindowsAreStans(t *testing.T) {
-	w := newWindows(1000, 1, 75, 50, 25)
-	q, inv := []float64{0}, []float64{1}
+	w := newWindows(1000, 1, 75, 50, 25, false)
+	q := []float64{0}
+	inv, _ := newMetric(1, nil, nil, "")
 	var ends []int
 	for it := 1; it <= 1000; it++ {
 		q[0] = float64(it % 7)
@@ -28,18 +29,18 @@ func TestWindowsAreStans(t *testing.T) {
 		}
 	}
 	// Short warm-ups: 15% / 10% buffers as Stan; none below 20.
-	if w := newWindows(100, 1, 75, 50, 25); w.initBuf != 15 || w.termBuf != 10 || w.baseWin != 75 {
+	if w := newWindows(100, 1, 75, 50, 25, false); w.initBuf != 15 || w.termBuf != 10 || w.baseWin != 75 {
 		t.Errorf("warm-up 100: buffers %d/%d, window %d; want 15/10, 75", w.initBuf, w.termBuf, w.baseWin)
 	}
-	if w := newWindows(19, 1, 75, 50, 25); !w.off {
+	if w := newWindows(19, 1, 75, 50, 25, false); !w.off {
 		t.Error("warm-up 19: metric adaptation on")
 	}
 }
 
 // The regularised variance of a window is n/(n+5)·var + 1e-3·5/(n+5).
 func TestWindowVariance(t *testing.T) {
-	w := newWindows(1000, 1, 75, 50, 25)
-	inv := []float64{1}
+	w := newWindows(1000, 1, 75, 50, 25, false)
+	inv, _ := newMetric(1, nil, nil, "")
 	xs := []float64{}
 	for it := 1; it <= 100; it++ {
 		x := math.Sin(float64(it))
@@ -57,8 +58,8 @@ func TestWindowVariance(t *testing.T) {
 	}
 	n := float64(len(xs))
 	want := n/(n+5)*v + 1e-3*5/(n+5)
-	if math.Abs(inv[0]-want) > 1e-12 {
-		t.Errorf("inverse metric %v, want %v", inv[0], want)
+	if math.Abs(inv.diag[0]-want) > 1e-12 {
+		t.Errorf("inverse metric %v, want %v", inv.diag[0], want)
 	}
 }
 

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/langevin-go/langevin"
 )
 
@@ -12,43 +14,34 @@ import (
 // NUTS: position, its log posterior and gradient, the step size, the
 // diagonal metric and the warm-up adapter.
 type exactState struct {
-	m         langevin.Model
-	theta     []float64
-	grad      []float64 // ∇log p(θ|D); nil for RWM
-	lp        float64
-	step      float64   // step of the next iteration
-	used      float64   // step of the last iteration
-	invMetric []float64 // diagonal M (variances)
-	sqrtM     []float64 // √M
-	ad        *adapter
-	stat      float64 // acceptance statistic of the last iteration
+	m     langevin.Model
+	theta []float64
+	grad  []float64 // ∇log p(θ|D); nil for RWM
+	lp    float64
+	step  float64 // step of the next iteration
+	used  float64 // step of the last iteration
+	met   *metric // M (NUTS's inverse metric, MALA's preconditioner, RWM's shape)
+	ad    *adapter
+	stat  float64 // acceptance statistic of the last iteration
 }
 
-func newExactState(m langevin.Model, theta0 []float64, withGrad bool, precond []float64, what string) (*exactState, error) {
+func newExactState(m langevin.Model, theta0 []float64, withGrad bool, diag []float64, dense *mat.SymDense, metric MetricAdapt, what string) (*exactState, error) {
 	d := m.Dim()
 	if len(theta0) != d {
 		return nil, fmt.Errorf("sampler: initial point has %d values, model has %d parameters", len(theta0), d)
 	}
+	met, err := newMetric(d, diag, dense, what)
+	if err != nil {
+		return nil, err
+	}
+	if metric == MetricDense {
+		met.makeDense()
+	}
 	s := &exactState{
-		m:         m,
-		theta:     append([]float64(nil), theta0...),
-		invMetric: make([]float64, d),
-		sqrtM:     make([]float64, d),
+		m:     m,
+		theta: append([]float64(nil), theta0...),
+		met:   met,
 	}
-	for j := range s.invMetric {
-		s.invMetric[j] = 1
-		if precond != nil {
-			if len(precond) != d {
-				return nil, fmt.Errorf("sampler: %s has %d entries, model has %d parameters", what, len(precond), d)
-			}
-			v := precond[j]
-			if !(v > 0) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("sampler: %s entry %d is %v: expected a positive number", what, j+1, v)
-			}
-			s.invMetric[j] = v
-		}
-	}
-	s.syncMetric()
 	if withGrad {
 		s.grad = make([]float64, d)
 	}
@@ -62,12 +55,6 @@ func newExactState(m langevin.Model, theta0 []float64, withGrad bool, precond []
 		}
 	}
 	return s, nil
-}
-
-func (s *exactState) syncMetric() {
-	for j, v := range s.invMetric {
-		s.sqrtM[j] = math.Sqrt(v)
-	}
 }
 
 func (s *exactState) Position() []float64 { return s.theta }

@@ -149,6 +149,7 @@ func runExact(tb testing.TB, m langevin.Model, s langevin.Sampler, warm, draws i
 // and the tuned mean acceptance in the band.
 func TestExactSamplersGaussian(t *testing.T) {
 	diagM := sampler.Adapt{Metric: sampler.MetricDiag}
+	dense := func(w int) sampler.Adapt { return sampler.Adapt{Metric: sampler.MetricDense, Warmup: w} }
 	cases := []struct {
 		name        string
 		d           int
@@ -168,6 +169,10 @@ func TestExactSamplersGaussian(t *testing.T) {
 		{"NUTS/d2", 2, func(w int) langevin.Sampler { return sampler.NUTS{Adapt: sampler.Adapt{Warmup: w}} }, 1000, 2000, 0.7, 0.95},
 		{"NUTS/d10", 10, func(w int) langevin.Sampler { return sampler.NUTS{Adapt: sampler.Adapt{Warmup: w}} }, 1000, 2000, 0.7, 0.9},
 		{"NUTS/d50", 50, func(w int) langevin.Sampler { return sampler.NUTS{Adapt: sampler.Adapt{Warmup: w}} }, 1000, 2000, 0.7, 0.9},
+		// Dense metric adaptation (Stan's dense_e).
+		{"RWM-dense/d10", 10, func(w int) langevin.Sampler { return sampler.RWM{Adapt: dense(w)} }, 5000, 30000, 0.15, 0.35},
+		{"MALA-dense/d10", 10, func(w int) langevin.Sampler { return sampler.MALA{Adapt: dense(w)} }, 2000, 10000, 0.45, 0.70},
+		{"NUTS-dense/d10", 10, func(w int) langevin.Sampler { return sampler.NUTS{Adapt: dense(w)} }, 1000, 2000, 0.7, 0.9},
 	}
 	for i, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/langevin-go/langevin"
 )
 
@@ -35,6 +37,8 @@ type MALA struct {
 	Step float64
 	// Precond is the diagonal of M; nil means the identity.
 	Precond []float64
+	// PrecondDense, if not nil, is a dense M (instead of Precond).
+	PrecondDense *mat.SymDense
 	Adapt
 
 	noCorrection bool // test hook: drop q from α (the wrong sampler)
@@ -52,13 +56,14 @@ func (s MALA) NewChain(m langevin.Model, theta0 []float64, rng *rand.Rand) (lang
 	if err != nil {
 		return nil, err
 	}
-	st, err := newExactState(m, theta0, true, s.Precond, "MALA preconditioner")
+	st, err := newExactState(m, theta0, true, s.Precond, s.PrecondDense, cfg.Metric, "MALA preconditioner")
 	if err != nil {
 		return nil, err
 	}
 	d := m.Dim()
 	c := &malaChain{exactState: st, rng: rng, noCorr: s.noCorrection,
-		prop: make([]float64, d), gprop: make([]float64, d)}
+		prop: make([]float64, d), gprop: make([]float64, d),
+		mg: make([]float64, d), z: make([]float64, d), lz: make([]float64, d)}
 	eps := s.Step
 	if eps == 0 {
 		if eps, err = findStep(1, cfg.TargetAccept, c.logAccept); err != nil {
@@ -76,15 +81,22 @@ type malaChain struct {
 	noCorr      bool
 	prop, gprop []float64
 	lpProp      float64
+	mg, z, lz   []float64 // scratch: M∇, ξ, Lξ
 }
 
 // propose draws θ' with step eta into c.prop and returns log α.
 func (c *malaChain) propose(eta float64) float64 {
 	var fwd float64
-	for j, x := range c.theta {
+	for j := range c.z {
 		z := c.rng.NormFloat64()
-		c.prop[j] = x + eta*c.invMetric[j]*c.grad[j] + math.Sqrt(2*eta)*c.sqrtM[j]*z
+		c.z[j] = z
 		fwd -= 0.5 * z * z
+	}
+	c.met.mul(c.mg, c.grad)
+	c.met.mulL(c.lz, c.z)
+	sd := math.Sqrt(2 * eta)
+	for j, x := range c.theta {
+		c.prop[j] = x + eta*c.mg[j] + sd*c.lz[j]
 	}
 	c.lpProp = langevin.LogPosterior(c.m, c.prop, c.gprop)
 	if math.IsNaN(c.lpProp) || math.IsInf(c.lpProp, 0) {
@@ -94,12 +106,17 @@ func (c *malaChain) propose(eta float64) float64 {
 	if c.noCorr {
 		return logA
 	}
-	var bwd float64
+	// log q(θ|θ') = −‖L⁻¹(θ − θ' − ηM∇log π(θ'))‖² / (4η).
+	c.met.mul(c.mg, c.gprop)
 	for j, x := range c.theta {
-		r := x - c.prop[j] - eta*c.invMetric[j]*c.gprop[j]
-		bwd -= r * r / (4 * eta * c.invMetric[j])
+		c.z[j] = x - c.prop[j] - eta*c.mg[j]
 	}
-	return logA + bwd - fwd
+	c.met.solveL(c.z, c.z)
+	var bwd float64
+	for _, r := range c.z {
+		bwd -= r * r
+	}
+	return logA + bwd/(4*eta) - fwd
 }
 
 func (c *malaChain) logAccept(eta float64) float64 { return c.propose(eta) }
@@ -115,8 +132,7 @@ func (c *malaChain) Step() error {
 		c.lp = c.lpProp
 	}
 	if c.ad.on {
-		if c.ad.update(&c.step, c.stat, c.theta, c.invMetric) {
-			c.syncMetric()
+		if c.ad.update(&c.step, c.stat, c.theta, c.met) {
 			if c.ad.cfg.Tune == TuneDual {
 				eps, err := findStep(c.step, c.ad.cfg.TargetAccept, c.logAccept)
 				if err != nil {

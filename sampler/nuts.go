@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/langevin-go/langevin"
 )
 
@@ -36,6 +38,9 @@ type NUTS struct {
 	// InvMetric is the initial diagonal inverse metric; nil means the
 	// identity.
 	InvMetric []float64
+	// InvMetricDense, if not nil, is a dense initial inverse metric (instead
+	// of InvMetric). Set Adapt.Metric to MetricDense to adapt a dense one.
+	InvMetricDense *mat.SymDense
 	Adapt
 }
 
@@ -62,12 +67,12 @@ func (s NUTS) NewChain(m langevin.Model, theta0 []float64, rng *rand.Rand) (lang
 	if err != nil {
 		return nil, err
 	}
-	st, err := newExactState(m, theta0, true, s.InvMetric, "NUTS inverse metric")
+	st, err := newExactState(m, theta0, true, s.InvMetric, s.InvMetricDense, cfg.Metric, "NUTS inverse metric")
 	if err != nil {
 		return nil, err
 	}
 	d := m.Dim()
-	c := &nutsChain{exactState: st, rng: rng, maxDepth: depth}
+	c := &nutsChain{exactState: st, rng: rng, maxDepth: depth, tmp: make([]float64, d)}
 	vec := func() []float64 { return make([]float64, d) }
 	pt := func() psPoint { return psPoint{q: vec(), p: vec(), g: vec()} }
 	c.z, c.zInit, c.zFwd, c.zBck, c.zSample, c.zPropose = pt(), pt(), pt(), pt(), pt(), pt()
@@ -121,6 +126,7 @@ type nutsChain struct {
 	*exactState
 	rng      *rand.Rand
 	maxDepth int
+	tmp      []float64
 
 	z, zInit, zFwd, zBck, zSample, zPropose psPoint
 
@@ -141,19 +147,17 @@ type nutsChain struct {
 	lastDiv             bool
 }
 
-// hamiltonian returns H(z) = −log π(q) + ½ Σ M⁻¹ⱼ pⱼ².
+// hamiltonian returns H(z) = −log π(q) + ½ pᵀM⁻¹p, M⁻¹ the inverse metric.
 func (c *nutsChain) hamiltonian(z *psPoint) float64 {
-	var k float64
-	for j, p := range z.p {
-		k += c.invMetric[j] * p * p
-	}
-	return -z.lp + 0.5*k
+	return -z.lp + 0.5*c.met.quad(z.p)
 }
 
+// samplePMomentum draws p ~ N(0, M): with M⁻¹ = LLᵀ, p = L⁻ᵀξ.
 func (c *nutsChain) samplePMomentum(z *psPoint) {
 	for j := range z.p {
-		z.p[j] = c.rng.NormFloat64() / c.sqrtM[j]
+		z.p[j] = c.rng.NormFloat64()
 	}
+	c.met.solveLT(z.p, z.p)
 }
 
 // leapfrog advances z by one leapfrog step of size eps.
@@ -161,7 +165,10 @@ func (c *nutsChain) leapfrog(z *psPoint, eps float64) {
 	h := eps / 2
 	for j := range z.p {
 		z.p[j] += h * z.g[j]
-		z.q[j] += eps * c.invMetric[j] * z.p[j]
+	}
+	c.met.mul(c.tmp, z.p)
+	for j, v := range c.tmp {
+		z.q[j] += eps * v
 	}
 	z.lp = langevin.LogPosterior(c.m, z.q, z.g)
 	for j := range z.p {
@@ -170,11 +177,7 @@ func (c *nutsChain) leapfrog(z *psPoint, eps float64) {
 }
 
 // sharp writes M⁻¹p into dst.
-func (c *nutsChain) sharp(dst, p []float64) {
-	for j, v := range p {
-		dst[j] = c.invMetric[j] * v
-	}
-}
+func (c *nutsChain) sharp(dst, p []float64) { c.met.mul(dst, p) }
 
 func dot(a, b []float64) float64 {
 	var s float64
@@ -223,8 +226,7 @@ func (c *nutsChain) initStep(eps float64) (float64, error) {
 func (c *nutsChain) Step() error {
 	c.transition()
 	if c.ad.on {
-		if c.ad.update(&c.step, c.stat, c.theta, c.invMetric) {
-			c.syncMetric()
+		if c.ad.update(&c.step, c.stat, c.theta, c.met) {
 			if c.ad.cfg.Tune == TuneDual {
 				eps, err := c.initStep(c.step)
 				if err != nil {

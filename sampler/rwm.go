@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/langevin-go/langevin"
 )
 
@@ -27,6 +29,8 @@ type RWM struct {
 	Step float64
 	// Scale is the diagonal of M; nil means the identity.
 	Scale []float64
+	// ScaleDense, if not nil, is a dense M (instead of Scale).
+	ScaleDense *mat.SymDense
 	Adapt
 }
 
@@ -42,18 +46,19 @@ func (s RWM) NewChain(m langevin.Model, theta0 []float64, rng *rand.Rand) (lange
 	if err != nil {
 		return nil, err
 	}
-	st, err := newExactState(m, theta0, false, s.Scale, "RWM scale")
+	st, err := newExactState(m, theta0, false, s.Scale, s.ScaleDense, cfg.Metric, "RWM scale")
 	if err != nil {
 		return nil, err
 	}
-	c := &rwmChain{exactState: st, rng: rng, prop: make([]float64, m.Dim())}
+	d := m.Dim()
+	c := &rwmChain{exactState: st, rng: rng, prop: make([]float64, d), z: make([]float64, d), lz: make([]float64, d)}
 	eps := s.Step
 	if eps == 0 {
 		if eps, err = findStep(1, cfg.TargetAccept, c.propose); err != nil {
 			return nil, err
 		}
 	}
-	c.ad = newAdapter(cfg, eps, m.Dim(), true)
+	c.ad = newAdapter(cfg, eps, d, true)
 	c.step = c.ad.startStep(eps)
 	return c, nil
 }
@@ -63,12 +68,17 @@ type rwmChain struct {
 	rng    *rand.Rand
 	prop   []float64
 	lpProp float64
+	z, lz  []float64 // scratch: ξ, Lξ
 }
 
 // propose draws θ' with scale sigma into c.prop and returns log α.
 func (c *rwmChain) propose(sigma float64) float64 {
+	for j := range c.z {
+		c.z[j] = c.rng.NormFloat64()
+	}
+	c.met.mulL(c.lz, c.z)
 	for j, x := range c.theta {
-		c.prop[j] = x + sigma*c.sqrtM[j]*c.rng.NormFloat64()
+		c.prop[j] = x + sigma*c.lz[j]
 	}
 	c.lpProp = langevin.LogPosterior(c.m, c.prop, nil)
 	if math.IsNaN(c.lpProp) || math.IsInf(c.lpProp, 0) {
@@ -87,8 +97,7 @@ func (c *rwmChain) Step() error {
 		c.lp = c.lpProp
 	}
 	if c.ad.on {
-		if c.ad.update(&c.step, c.stat, c.theta, c.invMetric) {
-			c.syncMetric()
+		if c.ad.update(&c.step, c.stat, c.theta, c.met) {
 			if c.ad.cfg.Tune == TuneDual {
 				eps, err := findStep(c.step, c.ad.cfg.TargetAccept, c.propose)
 				if err != nil {
