@@ -1,10 +1,13 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"math"
 	"strings"
+
+	"gonum.org/v1/gonum/mat"
 
 	"github.com/langevin-go/langevin"
 	"github.com/langevin-go/langevin/sampler"
@@ -69,8 +72,29 @@ func (f *runFlags) applyExactDefaults() error {
 	return nil
 }
 
-func buildExactSampler(f *runFlags, precond []float64) (langevin.Sampler, error) {
+// buildExactSampler returns the rwm, mala or nuts sampler of the flags;
+// precond is the diagonal Laplace approximation (nil with --precond none).
+// With --metric dense, NUTS adapts a dense metric (Stan's dense_e), and RWM
+// and MALA use the dense Laplace covariance (or, with --precond none, adapt a
+// dense one).
+func buildExactSampler(f *runFlags, m langevin.Model, precond []float64) (langevin.Sampler, error) {
 	a := sampler.Adapt{Warmup: f.burnin, TargetAccept: f.targetAccept}
+	var cov *mat.SymDense
+	if f.metric == "dense" {
+		if precond != nil && f.sampler != "nuts" {
+			mapTheta, err := sampler.FindMAP(context.Background(), m, nil)
+			if err != nil {
+				return nil, err
+			}
+			if cov, err = sampler.LaplaceCov(m, mapTheta); err != nil {
+				return nil, err
+			}
+			precond = nil
+		} else {
+			a.Metric = sampler.MetricDense
+			precond = nil
+		}
+	}
 	switch f.tune {
 	case "none":
 		a.Tune = sampler.TuneNone
@@ -86,9 +110,9 @@ func buildExactSampler(f *runFlags, precond []float64) (langevin.Sampler, error)
 	}
 	switch f.sampler {
 	case "rwm":
-		return sampler.RWM{Step: step, Scale: precond, Adapt: a}, nil
+		return sampler.RWM{Step: step, Scale: precond, ScaleDense: cov, Adapt: a}, nil
 	case "mala":
-		return sampler.MALA{Step: step, Precond: precond, Adapt: a}, nil
+		return sampler.MALA{Step: step, Precond: precond, PrecondDense: cov, Adapt: a}, nil
 	default:
 		return sampler.NUTS{Step: step, MaxDepth: f.maxDepth, InvMetric: precond, Adapt: a}, nil
 	}
@@ -107,7 +131,7 @@ func printExact(w io.Writer, f *runFlags, tr *langevin.Trace) {
 		target = map[string]float64{"rwm": 0.234, "mala": 0.574, "nuts": 0.8}[f.sampler]
 	}
 	name := map[string]string{"rwm": "σ", "mala": "η", "nuts": "ε"}[f.sampler]
-	fmt.Fprintf(w, "tuning:   %s, target accept_stat %.3g, warm-up %d iterations\n", f.tune, target, f.burnin)
+	fmt.Fprintf(w, "tuning:   %s, target accept_stat %.3g, warm-up %d iterations, %s metric\n", f.tune, target, f.burnin, f.metric)
 	var totalDiv float64
 	for c := range tr.Draws {
 		if len(acc[c]) == 0 {

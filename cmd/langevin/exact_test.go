@@ -20,6 +20,10 @@ func TestRunExactSamplers(t *testing.T) {
 			[]string{"RWM (full data)", "tuning:   grid", "chain 1:  σ ="}},
 		{[]string{"--sampler", "mala", "--tune", "none", "--step", "0.01", "--precond", "none", "--burnin", "100", "--iters", "600"},
 			[]string{"chain 1:  η = 0.01,"}},
+		{[]string{"--sampler", "nuts", "--metric", "dense", "--warmup", "300", "--iters", "600"},
+			[]string{"dense metric", "divergences"}},
+		{[]string{"--sampler", "mala", "--metric", "dense", "--warmup", "300", "--iters", "1300"},
+			[]string{"dense metric", "chain 2:  η ="}},
 	} {
 		code, out, errOut := runMain(append([]string{"run", "--quiet"}, tc.args...)...)
 		if code != 0 {
@@ -60,6 +64,7 @@ func TestRunExactBadFlags(t *testing.T) {
 	}{
 		{[]string{"--sampler", "hmc"}, `--sampler "hmc": expected one of gd, sgd, sgld, rwm, mala, nuts`},
 		{[]string{"--sampler", "nuts", "--tune", "auto"}, `--tune "auto": expected one of none, dual, grid`},
+		{[]string{"--sampler", "nuts", "--metric", "unit"}, `--metric "unit": expected one of diag, dense`},
 		{[]string{"--sampler", "nuts", "--target-accept", "1.5"}, "--target-accept 1.5: expected a number in (0, 1)"},
 		{[]string{"--sampler", "nuts", "--max-depth", "0"}, "--max-depth 0: expected 1 … 30"},
 		{[]string{"--sampler", "nuts", "--warmup", "100", "--burnin", "200"}, "--warmup 100 and --burnin 200: --warmup is an alias of --burnin"},

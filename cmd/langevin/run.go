@@ -48,7 +48,7 @@ type runFlags struct {
 	quiet                      bool
 	warmup, maxDepth           int     // exact samplers (exact.go)
 	targetAccept               float64 // exact samplers
-	tune                       string  // exact samplers
+	tune, metric               string  // exact samplers
 
 	set map[string]bool // flags given on the command line
 }
@@ -89,6 +89,7 @@ func newRunFlagSet(f *runFlags) *flag.FlagSet {
 	fs.Float64Var(&f.targetAccept, "target-accept", 0, "target mean accept_stat `A` of the step-size tuning (default 0.234 rwm, 0.574 mala, 0.8 nuts)")
 	fs.StringVar(&f.tune, "tune", "dual", "step-size tuning of rwm|mala|nuts during warm-up: none|dual (dual averaging)|grid (grid search scored by acceptance)")
 	fs.IntVar(&f.maxDepth, "max-depth", 10, "maximum tree depth `D` of nuts")
+	fs.StringVar(&f.metric, "metric", "diag", "metric of rwm|mala|nuts: diag|dense (nuts adapts it in Stan's windows; rwm and mala use the Laplace approximation's (co)variance with --precond laplace)")
 	return fs
 }
 
@@ -228,6 +229,7 @@ func (f *runFlags) validate() error {
 		{"model", f.model, []string{"linear", "logistic"}},
 		{"sampler", f.sampler, []string{"gd", "sgd", "sgld", "rwm", "mala", "nuts"}},
 		{"tune", f.tune, []string{"none", "dual", "grid"}},
+		{"metric", f.metric, []string{"diag", "dense"}},
 		{"schedule", f.schedule, []string{"const", "poly", "cyclic"}},
 		{"init", f.init, []string{"zero", "map", "prior", "laplace"}},
 		{"precond", f.precond, []string{"laplace", "none"}},
@@ -350,7 +352,7 @@ func defaultStep(f *runFlags, n int) float64 {
 
 func buildSampler(f *runFlags, m langevin.Model, precond []float64) (langevin.Sampler, error) {
 	if isExact(f.sampler) {
-		return buildExactSampler(f, precond)
+		return buildExactSampler(f, m, precond)
 	}
 	sched := buildSchedule(f, m.Len())
 	if err := sched.Validate(); err != nil {
