@@ -3,6 +3,7 @@ package sampler_test
 import (
 	"context"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/langevin-go/langevin"
@@ -58,6 +59,7 @@ func BenchmarkExactStepLogistic(b *testing.B) {
 		{"RWM", sampler.RWM{Adapt: a}},
 		{"MALA", sampler.MALA{Adapt: a}},
 		{"NUTS", sampler.NUTS{Adapt: a}},
+		{"NUTS-dense", sampler.NUTS{Adapt: sampler.Adapt{Warmup: 1000, Metric: sampler.MetricDense}}},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			ch := warmChain(b, bc.s, 1000)
@@ -66,12 +68,12 @@ func BenchmarkExactStepLogistic(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				ch.Step()
-				if bc.name == "NUTS" {
+				if strings.HasPrefix(bc.name, "NUTS") {
 					ch.Stats(stats)
 					leap += stats[4]
 				}
 			}
-			if bc.name == "NUTS" {
+			if strings.HasPrefix(bc.name, "NUTS") {
 				b.ReportMetric(leap/float64(b.N), "n_leapfrog/op")
 			}
 		})
