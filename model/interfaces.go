@@ -12,6 +12,10 @@ var (
 	_ langevin.ParamNamer   = (*Logistic)(nil)
 	_ langevin.PriorSampler = (*Logistic)(nil)
 
+	_ langevin.Model        = (*LinearFixedNoise)(nil)
+	_ langevin.ParamNamer   = (*LinearFixedNoise)(nil)
+	_ langevin.PriorSampler = (*LinearFixedNoise)(nil)
+
 	_ langevin.Model      = (*Gaussian)(nil)
 	_ langevin.ParamNamer = (*Gaussian)(nil)
 )

@@ -46,9 +46,10 @@ type runFlags struct {
 	noiseEvery                 int
 	out                        string
 	quiet                      bool
-	warmup, maxDepth           int     // exact samplers (exact.go)
-	targetAccept               float64 // exact samplers
-	tune, metric               string  // exact samplers
+	warmup, maxDepth           int        // exact samplers (exact.go)
+	targetAccept               float64    // exact samplers
+	tune, metric               string     // exact samplers
+	mandt                      mandtFlags // constant SGD, SGFS, IASG (run_mandt.go)
 
 	set map[string]bool // flags given on the command line
 }
@@ -63,7 +64,7 @@ func newRunFlagSet(f *runFlags) *flag.FlagSet {
 	fs.StringVar(&f.model, "model", "logistic", "model: linear|logistic")
 	fs.BoolVar(&f.intercept, "intercept", true, "add an intercept")
 	fs.Float64Var(&f.priorScale, "prior-scale", 0, "prior scale `S`: σ₀ of the N(0, σ₀²I) prior (logistic, default 1), or √v of the N(μ, σ²vI) prior (linear, default 10)")
-	fs.StringVar(&f.sampler, "sampler", "sgld", "algorithm: gd|sgd|sgld|rwm|mala|nuts (rwm, mala, nuts: exact full-data samplers, default 1000+1000, 2000+10000, 5000+20000 iterations, thin 1)")
+	fs.StringVar(&f.sampler, "sampler", "sgld", "algorithm: gd|sgd|sgld|"+strings.Join(mandtSamplers, "|")+"|rwm|mala|nuts (rwm, mala, nuts: exact full-data samplers, default 1000+1000, 2000+10000, 5000+20000 iterations, thin 1)")
 	fs.Float64Var(&f.step, "step", 0, "step size `A`: η in θ ← θ + η ĝ + √(2ητ) ξ (Welling & Teh's ε = 2η); the a of a(b+t)^-γ, or η₀ of the cyclic schedule (default: 0.1·B/N for sgld with --precond laplace, 0.1·B/N² without, 1/N for gd/sgd)")
 	fs.StringVar(&f.schedule, "schedule", "const", "step-size schedule: const|poly (a(b+t)^-γ)|cyclic")
 	fs.Float64Var(&f.stepB, "step-b", 1, "offset `B` of the polynomial schedule a(b+t)^-γ")
@@ -90,6 +91,7 @@ func newRunFlagSet(f *runFlags) *flag.FlagSet {
 	fs.StringVar(&f.tune, "tune", "dual", "step-size tuning of rwm|mala|nuts during warm-up: none|dual (dual averaging)|grid (grid search scored by acceptance)")
 	fs.IntVar(&f.maxDepth, "max-depth", 10, "maximum tree depth `D` of nuts")
 	fs.StringVar(&f.metric, "metric", "diag", "metric of rwm|mala|nuts: diag|dense (nuts adapts it in Stan's windows; rwm and mala use the Laplace approximation's (co)variance with --precond laplace)")
+	addMandtFlags(fs, &f.mandt)
 	return fs
 }
 
@@ -227,7 +229,7 @@ func (f *runFlags) validate() error {
 		allowed []string
 	}{
 		{"model", f.model, []string{"linear", "logistic"}},
-		{"sampler", f.sampler, []string{"gd", "sgd", "sgld", "rwm", "mala", "nuts"}},
+		{"sampler", f.sampler, append(append([]string{"gd", "sgd", "sgld"}, mandtSamplers...), "rwm", "mala", "nuts")},
 		{"tune", f.tune, []string{"none", "dual", "grid"}},
 		{"metric", f.metric, []string{"diag", "dense"}},
 		{"schedule", f.schedule, []string{"const", "poly", "cyclic"}},
@@ -284,7 +286,7 @@ func (f *runFlags) validate() error {
 	case f.noiseEvery < 0:
 		return inputErrorf("--noise-every %d: expected ≥ 0", f.noiseEvery)
 	}
-	return nil
+	return f.mandt.validate(f)
 }
 
 // predictor is what the CLI needs of a model to score a test set.
@@ -361,6 +363,8 @@ func buildSampler(f *runFlags, m langevin.Model, precond []float64) (langevin.Sa
 	clip := sampler.Clipping{Norm: f.clip, Value: f.clipValue}
 	mb := sampler.Minibatch{Size: f.batch, Replace: f.replace}
 	switch f.sampler {
+	case "csgd", "csgd-diag", "csgd-full", "csgd-sqrt", "csgd-momentum", "sgfs", "sgfs-diag", "iasg", "laplace":
+		return buildMandtSampler(f, m)
 	case "gd":
 		return sampler.SGD{Step: sched, Clip: clip}, nil
 	case "sgd":
