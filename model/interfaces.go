@@ -19,3 +19,10 @@ var (
 	_ langevin.Model      = (*Gaussian)(nil)
 	_ langevin.ParamNamer = (*Gaussian)(nil)
 )
+
+var (
+	_ langevin.Model      = (*Mixture)(nil)
+	_ langevin.ParamNamer = (*Mixture)(nil)
+	_ langevin.Model      = NoisyGradient{}
+	_ langevin.ParamNamer = NoisyGradient{}
+)

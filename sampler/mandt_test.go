@@ -71,11 +71,11 @@ func newMandtSetup(t testing.TB, n, p, s int, rho float64, seed uint64) *mandtSe
 	return &mandtSetup{m: m, lap: lap, cov: cov, V: V, n: n, s: s}
 }
 
-// covCheck runs a chain from the mode for burn + n steps and compares the
+// mandtCovCheck runs a chain from the mode for burn + n steps and compares the
 // iterates' covariance with want. It returns the largest relative error of a
 // variance or of a covariance (in units of √(ΣᵢᵢΣⱼⱼ)) and the largest Monte Carlo error (4 relative standard errors of a
 // variance, from the ESS of the squared deviations).
-func covCheck(m langevin.Model, s langevin.Sampler, theta0 []float64, want mat.Symmetric, burn, n int, seed uint64) (worst, mcse float64, err error) {
+func mandtCovCheck(m langevin.Model, s langevin.Sampler, theta0 []float64, want mat.Symmetric, burn, n int, seed uint64) (worst, mcse float64, err error) {
 	ch, err := s.NewChain(m, theta0, rand.New(rand.NewPCG(seed, 1)))
 	if err != nil {
 		return 0, 0, err
@@ -196,15 +196,15 @@ func TestConstSGDMatchesLyapunov(t *testing.T) {
 	want := ms.lyapunov(t, eta)
 	mb := sampler.Minibatch{Size: ms.s, Replace: true}
 	s := sampler.ConstSGD{Eta: eta, Batch: mb}
-	w, e, err := covCheck(ms.m, s, ms.lap.Mean, want, 2000, 600_000, 2)
+	w, e, err := mandtCovCheck(ms.m, s, ms.lap.Mean, want, 2000, 600_000, 2)
 	expectCov(t, "constant SGD at η*", w, e, err, 0.10)
 	// The check fails on wrong variants: the likelihood gradient scaled by 1
 	// instead of N/|B|, and a step off by a factor 2 (the ε = 2η slip).
-	w, e, err = covCheck(scaledLik{ms.m, float64(ms.s) / float64(ms.n)}, s, ms.lap.Mean, want, 2000, 600_000, 2)
+	w, e, err = mandtCovCheck(scaledLik{ms.m, float64(ms.s) / float64(ms.n)}, s, ms.lap.Mean, want, 2000, 600_000, 2)
 	expectCovFails(t, "scale 1 instead of N/|B|", w, e, err, 0.10)
 	s2 := s
 	s2.Eta = 2 * eta
-	w, e, err = covCheck(ms.m, s2, ms.lap.Mean, want, 2000, 600_000, 2)
+	w, e, err = mandtCovCheck(ms.m, s2, ms.lap.Mean, want, 2000, 600_000, 2)
 	expectCovFails(t, "step 2η", w, e, err, 0.10)
 }
 
@@ -216,10 +216,10 @@ func TestConstSGDMomentumMatchesLyapunov(t *testing.T) {
 	want := ms.lyapunov(t, eta)
 	const mu = 0.25
 	s := sampler.ConstSGD{Eta: mu * eta, Momentum: mu, Batch: sampler.Minibatch{Size: ms.s, Replace: true}}
-	w, e, err := covCheck(ms.m, s, ms.lap.Mean, want, 2000, 600_000, 3)
+	w, e, err := mandtCovCheck(ms.m, s, ms.lap.Mean, want, 2000, 600_000, 3)
 	expectCov(t, "momentum μ = 0.25, step μη*", w, e, err, 0.10)
 	s.Eta = eta
-	w, e, err = covCheck(ms.m, s, ms.lap.Mean, want, 2000, 600_000, 3)
+	w, e, err = mandtCovCheck(ms.m, s, ms.lap.Mean, want, 2000, 600_000, 3)
 	expectCovFails(t, "momentum with step η* (η/μ four times too large)", w, e, err, 0.10)
 }
 
@@ -233,16 +233,16 @@ func TestConstSGDFullRecoversPosterior(t *testing.T) {
 	}
 	mb := sampler.Minibatch{Size: ms.s, Replace: true}
 	s := sampler.ConstSGD{Eta: 1, Batch: mb, PrecondFull: full}
-	w, e, err := covCheck(ms.m, s, ms.lap.Mean, ms.cov, 2000, 300_000, 5)
+	w, e, err := mandtCovCheck(ms.m, s, ms.lap.Mean, ms.cov, 2000, 300_000, 5)
 	expectCov(t, "constant SGD-f", w, e, err, 0.15)
 	// Wrong variants: H without the factor 2, and scale 1 instead of N/|B|.
 	half := mat.NewSymDense(full.SymmetricDim(), nil)
 	half.ScaleSym(0.5, full)
 	bad := s
 	bad.PrecondFull = half
-	w, e, err = covCheck(ms.m, bad, ms.lap.Mean, ms.cov, 2000, 600_000, 5)
+	w, e, err = mandtCovCheck(ms.m, bad, ms.lap.Mean, ms.cov, 2000, 600_000, 5)
 	expectCovFails(t, "preconditioner (S/N²)V⁻¹", w, e, err, 0.15)
-	w, e, err = covCheck(scaledLik{ms.m, float64(ms.s) / float64(ms.n)}, s, ms.lap.Mean, ms.cov, 2000, 300_000, 5)
+	w, e, err = mandtCovCheck(scaledLik{ms.m, float64(ms.s) / float64(ms.n)}, s, ms.lap.Mean, ms.cov, 2000, 300_000, 5)
 	expectCovFails(t, "scale 1 instead of N/|B|", w, e, err, 0.15)
 }
 
@@ -253,7 +253,7 @@ func TestSGFSFullRecoversPosterior(t *testing.T) {
 	ms := newMandtSetup(t, 1000, 2, 10, 0.6, 6)
 	mb := sampler.Minibatch{Size: ms.s, Replace: true}
 	s := sampler.SGFS{Batch: mb, GradCov: ms.V, Eps: 2}
-	w, e, err := covCheck(ms.m, s, ms.lap.Mean, ms.cov, 2000, 600_000, 7)
+	w, e, err := mandtCovCheck(ms.m, s, ms.lap.Mean, ms.cov, 2000, 600_000, 7)
 	expectCov(t, "SGFS-f, ε = 2", w, e, err, 0.15)
 	// Wrong variant: the gradient noise underestimated by a factor 2 (Cov(ĝ)
 	// taken as (N²/2S)·V): M = (4/3)C⁻¹ while the noise is 2C, so the
@@ -262,7 +262,7 @@ func TestSGFSFullRecoversPosterior(t *testing.T) {
 	wrong.ScaleSym(0.5, ms.V)
 	bad := s
 	bad.GradCov = wrong
-	w, e, err = covCheck(ms.m, bad, ms.lap.Mean, ms.cov, 2000, 600_000, 7)
+	w, e, err = mandtCovCheck(ms.m, bad, ms.lap.Mean, ms.cov, 2000, 600_000, 7)
 	expectCovFails(t, "SGFS with the noise covariance halved", w, e, err, 0.15)
 }
 
@@ -276,15 +276,15 @@ func TestIASGMarginalVariances(t *testing.T) {
 	vals := eig.Values(nil)
 	eta := 0.05 / vals[len(vals)-1] // η λ_max = 0.05
 	s := sampler.IASG{Eta: eta, Batch: sampler.Minibatch{Size: ms.s}}
-	w, e, err := covCheck(ms.m, s, ms.lap.Mean, ms.cov, 5, 2500, 9)
+	w, e, err := mandtCovCheck(ms.m, s, ms.lap.Mean, ms.cov, 5, 2500, 9)
 	expectCov(t, "IASG, window N/S", w, e, err, 0.15)
 	// Wrong variants: the raw iterates (window 1), and a window of N/(2S).
 	raw := s
 	raw.Window = 1
-	w, e, err = covCheck(ms.m, raw, ms.lap.Mean, ms.cov, 1000, 20000, 9)
+	w, e, err = mandtCovCheck(ms.m, raw, ms.lap.Mean, ms.cov, 1000, 20000, 9)
 	expectCovFails(t, "raw constant-SGD iterates", w, e, err, 0.15)
 	short := s
 	short.Window = ms.n / ms.s / 2
-	w, e, err = covCheck(ms.m, short, ms.lap.Mean, ms.cov, 5, 2500, 9)
+	w, e, err = mandtCovCheck(ms.m, short, ms.lap.Mean, ms.cov, 5, 2500, 9)
 	expectCovFails(t, "window N/(2S)", w, e, err, 0.15)
 }

@@ -38,6 +38,8 @@ func (mf *mandtFlags) validate(f *runFlags) error {
 		isMandt = isMandt || s == f.sampler
 	}
 	switch {
+	case isMandt && toyModel(f.model) && f.sampler != "laplace":
+		return inputErrorf("--sampler %s with --model %s: constant SGD, SGFS and IASG are tuned to the minibatch gradient noise of a data model (--model linear|logistic); the toy targets have none", f.sampler, f.model)
 	case !(mf.eps > 0) || math.IsInf(mf.eps, 0):
 		return inputErrorf("--eps %v: expected a positive number", mf.eps)
 	case !(mf.hmax >= 0) || math.IsInf(mf.hmax, 0):
