@@ -117,8 +117,9 @@ func SortedPredictive(title string, b Band, level float64, y []float64) (*gplot.
 		}
 	}
 	p.Y.Min, p.Y.Max = -0.05, 1.05
-	p.Legend.Top = true
-	p.Legend.Left = true
+	// Bottom right, above the row of y = 0 labels: the sorted means are
+	// near 1 there, and the observed labels mostly 1.
+	p.Legend.YOffs = vg.Points(12)
 	return p, nil
 }
 

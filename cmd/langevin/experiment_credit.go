@@ -283,6 +283,9 @@ func cmdCredit(args []string, stdout, stderr io.Writer) error {
 			}
 			fmt.Fprintf(stdout, "written:  %s\n", files)
 		}
+		if err := writeCreditFigures(o.Out, res, stdout); err != nil { // experiment_credit_plots.go
+			return err
+		}
 	}
 	return nil
 }
