@@ -15,3 +15,11 @@ var (
 	_ langevin.Model      = (*Gaussian)(nil)
 	_ langevin.ParamNamer = (*Gaussian)(nil)
 )
+
+var (
+	_ langevin.Model        = (*MLP)(nil)
+	_ langevin.ParamNamer   = (*MLP)(nil)
+	_ langevin.PriorSampler = (*MLP)(nil)
+	_ langevin.Deriver      = (*MLP)(nil)
+	_ langevin.Initializer  = InitGlorot{}
+)
