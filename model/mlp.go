@@ -133,10 +133,12 @@ type MLPOptions struct {
 //
 // Concurrency and allocation: an MLP is read-only after construction and safe
 // for concurrent use, as langevin.Run needs (chains share the model). The
-// forward and backward buffers are workspaces taken from a sync.Pool for the
-// duration of one call and returned afterwards; each concurrent chain thus
-// holds its own workspace, and in steady state Get and Put reuse them, so
-// LogLik allocates nothing. Results never depend on which workspace is used.
+// forward and backward buffers are workspaces taken from a free list for the
+// duration of one call and returned afterwards, so each concurrent caller
+// (chain) holds its own workspace while it computes. The list grows to the
+// largest number of concurrent callers seen and is then reused; unlike a
+// sync.Pool it is not emptied by the garbage collector, so LogLik allocates
+// nothing in steady state. Results never depend on which workspace is used.
 type MLP struct {
 	x    []float64 // n×p row-major
 	y    []float64 // Gaussian: response; Bernoulli: ±1; categorical: class index
@@ -154,7 +156,7 @@ type MLP struct {
 	scale        []float64 // per layer
 	priorC       float64   // normalising constant of the prior
 	maxInner     int       // widest layer after the input
-	pool         sync.Pool
+	pool         workPool
 }
 
 const mlpChunk = 128
@@ -274,7 +276,7 @@ func NewMLP(X *mat.Dense, y []float64, opt MLPOptions) (*MLP, error) {
 	if m.learn {
 		m.priorC += -0.5*log2Pi - math.Log(m.lgSD)
 	}
-	m.pool.New = func() any { return m.newWork() }
+	m.pool.m = m
 	return m, nil
 }
 
@@ -381,6 +383,31 @@ func (m *MLP) LogPrior(theta, grad []float64) float64 {
 	return lp
 }
 
+// workPool is a mutex-guarded free list of workspaces.
+type workPool struct {
+	m    *MLP
+	mu   sync.Mutex
+	free []*mlpWork
+}
+
+func (p *workPool) get() *mlpWork {
+	p.mu.Lock()
+	if k := len(p.free); k > 0 {
+		w := p.free[k-1]
+		p.free = p.free[:k-1]
+		p.mu.Unlock()
+		return w
+	}
+	p.mu.Unlock()
+	return p.m.newWork()
+}
+
+func (p *workPool) put(w *mlpWork) {
+	p.mu.Lock()
+	p.free = append(p.free, w)
+	p.mu.Unlock()
+}
+
 // mlpWork holds the buffers of one forward and backward pass over a chunk
 // of up to mlpChunk rows.
 type mlpWork struct {
@@ -469,8 +496,8 @@ func activateDeriv(h Activation, d, a []float64) {
 // computed by backpropagation, into grad. A nil batch means all observations.
 // It allocates nothing in steady state.
 func (m *MLP) LogLik(theta []float64, batch []int, grad []float64) float64 {
-	w := m.pool.Get().(*mlpWork)
-	defer m.pool.Put(w)
+	w := m.pool.get()
+	defer m.pool.put(w)
 	var ll float64
 	if batch == nil {
 		for i0 := 0; i0 < m.n; i0 += mlpChunk {
@@ -609,8 +636,8 @@ func (m *MLP) Output(theta []float64, X *mat.Dense, dst *mat.Dense) *mat.Dense {
 	} else if r, c := dst.Dims(); r != n || c != out {
 		panic(fmt.Sprintf("model: MLP Output: dst is %d×%d, want %d×%d", r, c, n, out))
 	}
-	w := m.pool.Get().(*mlpWork)
-	defer m.pool.Put(w)
+	w := m.pool.get()
+	defer m.pool.put(w)
 	L := len(m.sizes) - 1
 	for i0 := 0; i0 < n; i0 += mlpChunk {
 		r := min(mlpChunk, n-i0)
