@@ -625,30 +625,18 @@ func (m *MLP) backward(theta, x []float64, r int, w *mlpWork, grad []float64) {
 // Outputs(), allocated when nil) and returns it: the mean for the Gaussian
 // likelihood, the logit for Bernoulli, the K logits for categorical.
 func (m *MLP) Output(theta []float64, X *mat.Dense, dst *mat.Dense) *mat.Dense {
-	checkTheta("MLP Output", theta, m.dim)
-	n, p := X.Dims()
-	if p != m.p {
-		panic(fmt.Sprintf("model: MLP Output: feature matrix has %d columns, model has %d features", p, m.p))
-	}
+	n, _ := X.Dims()
 	out := m.Outputs()
 	if dst == nil {
 		dst = mat.NewDense(n, out, nil)
 	} else if r, c := dst.Dims(); r != n || c != out {
 		panic(fmt.Sprintf("model: MLP Output: dst is %d×%d, want %d×%d", r, c, n, out))
 	}
-	w := m.pool.get()
-	defer m.pool.put(w)
-	L := len(m.sizes) - 1
-	for i0 := 0; i0 < n; i0 += mlpChunk {
-		r := min(mlpChunk, n-i0)
+	m.outputs("MLP Output", theta, X, func(i0, r int, f []float64) {
 		for k := 0; k < r; k++ {
-			mat.Row(w.in[k*p:(k+1)*p], i0+k, X)
+			dst.SetRow(i0+k, f[k*out:(k+1)*out])
 		}
-		m.forward(theta, w.in[:r*p], r, w)
-		for k := 0; k < r; k++ {
-			dst.SetRow(i0+k, w.a[L][k*out:(k+1)*out])
-		}
-	}
+	})
 	return dst
 }
 
@@ -695,4 +683,94 @@ func (m *MLP) SamplePrior(dst []float64, rng *rand.Rand) {
 	if m.learn {
 		dst[m.dim-1] = m.lgMean + m.lgSD*rng.NormFloat64()
 	}
+}
+
+// outputs runs the network on the rows of X chunk by chunk and calls fn with
+// the first row index and the outputs (r × Outputs(), row-major) of each
+// chunk.
+func (m *MLP) outputs(who string, theta []float64, X *mat.Dense, fn func(i0, r int, f []float64)) {
+	checkTheta(who, theta, m.dim)
+	n, p := X.Dims()
+	if p != m.p {
+		panic(fmt.Sprintf("model: %s: feature matrix has %d columns, model has %d features", who, p, m.p))
+	}
+	w := m.pool.get()
+	defer m.pool.put(w)
+	out := m.Outputs()
+	L := len(m.sizes) - 1
+	for i0 := 0; i0 < n; i0 += mlpChunk {
+		r := min(mlpChunk, n-i0)
+		for k := 0; k < r; k++ {
+			mat.Row(w.in[k*p:(k+1)*p], i0+k, X)
+		}
+		m.forward(theta, w.in[:r*p], r, w)
+		fn(i0, r, w.a[L][:r*out])
+	}
+}
+
+// NumClasses returns 2 for the Bernoulli likelihood, K for categorical and
+// 0 for Gaussian.
+func (m *MLP) NumClasses() int {
+	switch m.lik {
+	case LikBernoulli:
+		return 2
+	case LikCategorical:
+		return m.Outputs()
+	}
+	return 0
+}
+
+// ClassProbs writes the class probabilities p(y = k | xᵢ, θ) of the rows of
+// X into dst (n × NumClasses): (1 − σ(f), σ(f)) for Bernoulli, softmax(f)
+// for categorical. It panics for the Gaussian likelihood.
+func (m *MLP) ClassProbs(theta []float64, X *mat.Dense, dst *mat.Dense) {
+	k := m.NumClasses()
+	if k == 0 {
+		panic("model: MLP ClassProbs: the Gaussian likelihood has no classes")
+	}
+	n, _ := X.Dims()
+	if r, c := dst.Dims(); r != n || c != k {
+		panic(fmt.Sprintf("model: MLP ClassProbs: dst is %d×%d, want %d×%d", r, c, n, k))
+	}
+	m.outputs("MLP ClassProbs", theta, X, func(i0, r int, f []float64) {
+		for i := 0; i < r; i++ {
+			row := dst.RawRowView(i0 + i)
+			if m.lik == LikBernoulli {
+				q := sigmoid(f[i])
+				row[0], row[1] = 1-q, q
+				continue
+			}
+			softmax(row, f[i*k:(i+1)*k])
+		}
+	})
+}
+
+// softmax writes exp(fₖ − log Σⱼ exp fⱼ) into dst.
+func softmax(dst, f []float64) {
+	mx := f[0]
+	for _, v := range f[1:] {
+		mx = max(mx, v)
+	}
+	var s float64
+	for j, v := range f {
+		dst[j] = math.Exp(v - mx)
+		s += dst[j]
+	}
+	for j := range dst {
+		dst[j] /= s
+	}
+}
+
+// RegressionMean writes the network output f(xᵢ; θ), the predictive mean of
+// the Gaussian likelihood, for the rows of X into dst. It panics for the
+// other likelihoods.
+func (m *MLP) RegressionMean(theta []float64, X *mat.Dense, dst []float64) {
+	if m.lik != LikGaussian {
+		panic("model: MLP RegressionMean: needs the Gaussian likelihood, not " + m.lik.String())
+	}
+	n, _ := X.Dims()
+	if len(dst) != n {
+		panic(fmt.Sprintf("model: MLP RegressionMean: len(dst) = %d, want %d", len(dst), n))
+	}
+	m.outputs("MLP RegressionMean", theta, X, func(i0, r int, f []float64) { copy(dst[i0:i0+r], f) })
 }

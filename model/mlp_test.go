@@ -254,3 +254,32 @@ func TestMLPConcurrent(t *testing.T) {
 		}
 	}
 }
+
+// TestMLPPredictions checks ClassProbs and RegressionMean against LogLik:
+// Σᵢ log p(yᵢ|xᵢ, θ) from the predictions must equal the log-likelihood.
+func TestMLPPredictions(t *testing.T) {
+	t.Parallel()
+	for _, lik := range []model.Likelihood{model.LikGaussian, model.LikBernoulli, model.LikCategorical} {
+		X, y := mlpData(4, 300, 3, lik, 4)
+		m := mustMLP(t, X, y, model.MLPOptions{Hidden: []int{6}, Activation: model.Tanh, Likelihood: lik, NoiseVar: 0.7})
+		theta := make([]float64, m.Dim())
+		m.SamplePrior(theta, rand.New(rand.NewPCG(4, 4)))
+		var ll float64
+		if lik == model.LikGaussian {
+			f := make([]float64, len(y))
+			m.RegressionMean(theta, X, f)
+			for i, v := range f {
+				ll += -0.5*math.Log(2*math.Pi*0.7) - (y[i]-v)*(y[i]-v)/(2*0.7)
+			}
+		} else {
+			p := mat.NewDense(len(y), m.NumClasses(), nil)
+			m.ClassProbs(theta, X, p)
+			for i, v := range y {
+				ll += math.Log(p.At(i, int(v)))
+			}
+		}
+		if want := m.LogLik(theta, nil, nil); math.Abs(ll-want) > 1e-9*math.Abs(want) {
+			t.Errorf("%v: log-likelihood from predictions %v, LogLik %v", lik, ll, want)
+		}
+	}
+}
