@@ -7,11 +7,12 @@ import (
 	"strconv"
 
 	"github.com/langevin-go/langevin"
+	"github.com/langevin-go/langevin/data"
 	"github.com/langevin-go/langevin/diag"
 	"github.com/langevin-go/langevin/stancsv"
 )
 
-func writeOutput(f *runFlags, tr *langevin.Trace, table diag.Table, m langevin.Model) (string, error) {
+func writeOutput(f *runFlags, tr *langevin.Trace, table diag.Table, m langevin.Model, train *data.Dataset) (string, error) {
 	if err := os.MkdirAll(f.out, 0o755); err != nil {
 		return "", err
 	}
@@ -68,11 +69,15 @@ func writeOutput(f *runFlags, tr *langevin.Trace, table diag.Table, m langevin.M
 	if err := fh.Close(); err != nil {
 		return "", err
 	}
+	spec, err := writeModelSpec(f, m, train)
+	if err != nil {
+		return "", err
+	}
 	files := filepath.Join(f.out, "chain-1.csv")
 	if len(tr.Draws) > 1 {
 		files += fmt.Sprintf(" … chain-%d.csv", len(tr.Draws))
 	}
-	return files + ", " + sp, nil
+	return files + ", " + sp + ", " + spec, nil
 }
 
 func stepA(f *runFlags, n int) float64 {

@@ -46,6 +46,8 @@ type runFlags struct {
 	noiseEvery                 int
 	out                        string
 	quiet                      bool
+	mlp                        mlpFlags     // --model mlp and generated data (run_mlp.go)
+	scaler                     *data.Scaler // the standardisation applied, if any
 
 	set map[string]bool // flags given on the command line
 }
@@ -57,7 +59,7 @@ func newRunFlagSet(f *runFlags) *flag.FlagSet {
 	fs.Float64Var(&f.testFrac, "test-frac", 0.2, "fraction of --data held out as test set when --test is not given")
 	fs.StringVar(&f.target, "target", "", "target `COL`umn: a name, or a 1-based column number (-1 = last); default the last column")
 	fs.StringVar(&f.format, "format", "auto", "data format: auto|csv|libsvm")
-	fs.StringVar(&f.model, "model", "logistic", "model: linear|logistic")
+	fs.StringVar(&f.model, "model", "logistic", "model: linear|logistic|mlp")
 	fs.BoolVar(&f.intercept, "intercept", true, "add an intercept")
 	fs.Float64Var(&f.priorScale, "prior-scale", 0, "prior scale `S`: σ₀ of the N(0, σ₀²I) prior (logistic, default 1), or √v of the N(μ, σ²vI) prior (linear, default 10)")
 	fs.StringVar(&f.sampler, "sampler", "sgld", "algorithm: gd|sgd|sgld")
@@ -82,6 +84,7 @@ func newRunFlagSet(f *runFlags) *flag.FlagSet {
 	fs.BoolVar(&f.standardize, "standardize", true, "standardise features with the training set's mean and sd")
 	fs.StringVar(&f.out, "out", "", "write DIR/chain-1.csv … DIR/chain-K.csv (CmdStan format) and DIR/summary.csv")
 	fs.BoolVar(&f.quiet, "quiet", false, "print no progress")
+	addMLPFlags(fs, f)
 	return fs
 }
 
@@ -110,7 +113,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	// The MAP is the baseline, and the start or the preconditioner's centre.
-	mapTheta, mapErr := sampler.FindMAP(ctx, m, nil)
+	mapTheta, mapErr := findMAPFor(ctx, &f, m)
 	usePrecond := f.sampler == "sgld" && f.precond == "laplace"
 	needMAP := f.init == "map" || f.init == "laplace" || usePrecond
 	if mapErr != nil && needMAP {
@@ -172,13 +175,15 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if mapErr != nil {
 		fmt.Fprintf(stdout, "MAP baseline: %v\n", mapErr)
 	}
-	if test != nil && test.Len() > 0 {
+	if mlp, ok := m.(*model.MLP); ok && test != nil && test.Len() > 0 {
+		printMLPPredictive(stdout, mlp, tr, mapTheta, test)
+	} else if test != nil && test.Len() > 0 {
 		printPredictive(stdout, &f, pred, tr, mapTheta, test)
 	}
 	printWhere(stdout, &f, tr, table, elapsed, mapTheta)
 
 	if f.out != "" {
-		files, err := writeOutput(&f, tr, table, m)
+		files, err := writeOutput(&f, tr, table, m, train)
 		if err != nil {
 			return err
 		}
@@ -215,7 +220,7 @@ func (f *runFlags) validate() error {
 		name, v string
 		allowed []string
 	}{
-		{"model", f.model, []string{"linear", "logistic"}},
+		{"model", f.model, []string{"linear", "logistic", "mlp"}},
 		{"sampler", f.sampler, []string{"gd", "sgd", "sgld"}},
 		{"schedule", f.schedule, []string{"const", "poly", "cyclic"}},
 		{"init", f.init, []string{"zero", "map", "prior", "laplace"}},
@@ -271,7 +276,7 @@ func (f *runFlags) validate() error {
 	case f.noiseEvery < 0:
 		return inputErrorf("--noise-every %d: expected ≥ 0", f.noiseEvery)
 	}
-	return nil
+	return f.validateMLP()
 }
 
 // predictor is what the CLI needs of a model to score a test set.
@@ -282,6 +287,9 @@ type predictor interface {
 
 func buildModel(f *runFlags, train *data.Dataset) (langevin.Model, predictor, error) {
 	switch f.model {
+	case "mlp":
+		m, err := buildMLP(f, train)
+		return m, nil, err
 	case "linear":
 		opt := model.LinearOptions{NoIntercept: !f.intercept}
 		if f.set["prior-scale"] {
