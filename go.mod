@@ -2,6 +2,9 @@ module github.com/langevin-go/langevin
 
 go 1.24.0
 
-require gonum.org/v1/gonum v0.17.0
+require (
+	gonum.org/v1/gonum v0.17.0
+	gonum.org/v1/netlib v0.0.0-20230729102104-8b8060e7531f
+)
 
 require golang.org/x/tools v0.30.0 // indirect
