@@ -2,24 +2,29 @@ package model
 
 import (
 	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/blas/gonum"
 )
 
-// gemm computes C ← A B + βC for row-major matrices with the BLAS back end
-// of blas64 (gonum's pure-Go implementation unless a build tag installs
-// another, see blas_openblas.go), where A is m×k (or its transpose stored
-// k×m) and B is k×n (or its transpose stored n×k).
+// native is gonum's pure-Go BLAS.
+var native gonum.Implementation
+
+// gemm computes C ← A B + βC for row-major matrices, where A is m×k (or its
+// transpose stored k×m) and B is k×n (or its transpose stored n×k).
 //
-// With the pure-Go back end, C is cut into tiles of at most gemmTileM ×
+// Products with m·n·k ≥ bigGemmFlops go to bigGemm when a build tag provides
+// one (OpenBLAS with -tags openblas, see gemm_openblas.go); the others, and
+// all products in the default build, run on gonum's pure-Go BLAS: a cgo call
+// costs more than a small product.
+//
+// On the pure-Go back end, C is cut into tiles of at most gemmTileM ×
 // gemmTileN: gonum's Dgemm runs a product with four or more 64×64 blocks of C
 // on new goroutines, which allocates on every call and, with several chains
 // already running in parallel, is slower than running serially. Each tile
 // stays below that threshold, so gemm neither allocates nor starts
 // goroutines; the inner kernel is the same.
 func gemm(tA, tB blas.Transpose, m, n, k int, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
-	impl := blas64.Implementation()
-	if !tileGemm {
-		impl.Dgemm(tA, tB, m, n, k, 1, a, lda, b, ldb, beta, c, ldc)
+	if bigGemm != nil && m*n*k >= bigGemmFlops {
+		bigGemm.Dgemm(tA, tB, m, n, k, 1, a, lda, b, ldb, beta, c, ldc)
 		return
 	}
 	for i := 0; i < m; i += gemmTileM {
@@ -38,7 +43,7 @@ func gemm(tA, tB blas.Transpose, m, n, k int, a []float64, lda int, b []float64,
 			} else {
 				bj = b[j*ldb:]
 			}
-			impl.Dgemm(tA, tB, mi, nj, k, 1, ai, lda, bj, ldb, beta, c[i*ldc+j:], ldc)
+			native.Dgemm(tA, tB, mi, nj, k, 1, ai, lda, bj, ldb, beta, c[i*ldc+j:], ldc)
 		}
 	}
 }
@@ -49,3 +54,6 @@ const (
 	gemmTileM = 64
 	gemmTileN = 192
 )
+
+// bigGemmFlops is the size m·n·k from which products go to bigGemm.
+const bigGemmFlops = 32 * 32 * 32

@@ -3,14 +3,13 @@
 package model
 
 import (
-	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/netlib/blas/netlib"
 )
 
-// With -tags openblas (and CGO_LDFLAGS=-lopenblas), blas64 — and so every
-// matrix product of the MLP, and gonum/mat in the whole program — runs on
-// OpenBLAS through gonum's netlib cgo bindings. Products are not tiled:
-// OpenBLAS blocks internally. Parallel chains want OPENBLAS_NUM_THREADS=1.
-func init() { blas64.Use(netlib.Implementation{}) }
-
-const tileGemm = false
+// With -tags openblas (build with CGO_LDFLAGS=-lopenblas; Debian package
+// libopenblas-dev), the MLP's large matrix products run on OpenBLAS through
+// gonum's netlib cgo bindings; small ones stay on gonum's pure-Go BLAS,
+// which is faster below about 32³ multiply-adds. OpenBLAS starts its own
+// threads: parallel chains want OPENBLAS_NUM_THREADS=1.
+var bigGemm blas.Float64 = netlib.Implementation{}

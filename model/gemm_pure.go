@@ -2,5 +2,8 @@
 
 package model
 
-// tileGemm: the pure-Go BLAS runs tiled, serial products (see gemm).
-const tileGemm = true
+import "gonum.org/v1/gonum/blas"
+
+// bigGemm is nil in the default, pure-Go build: every product runs on
+// gonum's BLAS (see gemm).
+var bigGemm blas.Float64
