@@ -15,7 +15,7 @@ import (
 func TestMoonsAcceptance(t *testing.T) {
 	t.Parallel()
 	f := moonsFlags{name: "moons"}
-	newMoonsFlagSet(&f).Parse([]string{"--eps0", "0.1"})
+	newMoonsFlagSet(&f).Parse([]string{"--eps0", "0.1", "--ensemble", "0"})
 	r, err := moonsRun(context.Background(), &f)
 	if err != nil {
 		t.Fatal(err)
@@ -48,7 +48,7 @@ func TestMoonsAcceptance(t *testing.T) {
 func TestSpirals(t *testing.T) {
 	t.Parallel()
 	f := moonsFlags{name: "spirals"}
-	newMoonsFlagSet(&f).Parse([]string{"--eps0", "0.1"})
+	newMoonsFlagSet(&f).Parse([]string{"--eps0", "0.1", "--ensemble", "0"})
 	r, err := moonsRun(context.Background(), &f)
 	if err != nil {
 		t.Fatal(err)

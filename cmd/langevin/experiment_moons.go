@@ -12,6 +12,7 @@ import (
 
 	"github.com/langevin-go/langevin/data"
 	"github.com/langevin-go/langevin/model"
+	"github.com/langevin-go/langevin/predict"
 )
 
 func init() {
@@ -37,6 +38,7 @@ type moonsFlags struct {
 	mapIters         int
 	mapBatch         int
 	mapLR            float64
+	ensemble         int
 	out              string
 }
 
@@ -59,6 +61,7 @@ func newMoonsFlagSet(f *moonsFlags) *flag.FlagSet {
 	fs.IntVar(&f.mapIters, "map-iters", 20000, "Adam iterations of the MAP start")
 	fs.IntVar(&f.mapBatch, "map-batch", 32, "Adam minibatch size")
 	fs.Float64Var(&f.mapLR, "map-lr", 1e-3, "Adam learning rate")
+	fs.IntVar(&f.ensemble, "ensemble", 5, "members `K` of the deep-ensemble baseline (independently initialised MAP networks; 0: none), and a second BNN chain is compared with the first")
 	fs.StringVar(&f.out, "out", "", "write DIR/grid.csv (grid points, BNN and MAP probabilities, entropies)")
 	return fs
 }
@@ -79,6 +82,8 @@ func (f *moonsFlags) validate() error {
 		return inputErrorf("--batch %d: expected a positive size", f.batch)
 	case !(f.temperature > 0):
 		return inputErrorf("--temperature %v: expected a positive number", f.temperature)
+	case f.ensemble < 0:
+		return inputErrorf("--ensemble %d: expected K ≥ 0", f.ensemble)
 	case f.mapIters < 1 || f.mapBatch < 1 || !(f.mapLR > 0):
 		return inputErrorf("--map-iters %d, --map-batch %d, --map-lr %v: expected positive numbers", f.mapIters, f.mapBatch, f.mapLR)
 	}
@@ -106,6 +111,13 @@ func runToyClassifier(name string, args []string, stdout io.Writer) error {
 	fmt.Fprintf(stdout, "cyclical SGLD: %d cycles × %d updates, batch %d, ε₀ = %g (η₀ = ε₀/N = %.3g), one draw per cycle (%.1fs)\n\n",
 		f.cycles, f.cycleLen, f.batch, f.eps0, f.eps0/float64(r.nTrain), r.sampleTime.Seconds())
 	r.print(stdout)
+	if r.ens != nil {
+		fmt.Fprintf(stdout, "\nbaseline and function-space checks on the test set (%.1fs):\n", r.ensTime.Seconds())
+		fmt.Fprintf(stdout, "  deep ensemble (%d MAP networks): accuracy %.4f, NLL %.4f, Brier %.4f, ECE %.4f; far-from-data entropy %.4f\n",
+			f.ensemble, r.ens.Accuracy, r.ens.NLL, r.ens.Brier, r.ens.ECE, r.ensFar)
+		fmt.Fprintf(stdout, "  BNN vs deep ensemble:          agreement %.4f, total variation %.4f\n", r.agreeEns, r.tvEns)
+		fmt.Fprintf(stdout, "  BNN chain 1 vs chain 2 (seed+1): agreement %.4f, total variation %.4f\n", r.agreeChains, r.tvChains)
+	}
 	return nil
 }
 
@@ -114,6 +126,12 @@ type moonsResult struct {
 	nTrain, nTest       int
 	source, arch, lik   string
 	mapTime, sampleTime time.Duration
+
+	ens                   *predict.Metrics // deep ensemble on the test set
+	ensFar                float64
+	agreeEns, tvEns       float64
+	agreeChains, tvChains float64
+	ensTime               time.Duration
 }
 
 func moonsRun(ctx context.Context, f *moonsFlags) (*moonsResult, error) {
@@ -154,5 +172,38 @@ func moonsRun(ctx context.Context, f *moonsFlags) (*moonsResult, error) {
 	}
 	res.sampleTime = time.Since(start)
 	res.classifierReport, err = scoreClassifier(m, mapTheta, draws, train.X, test.X, test.Y, G, f.out)
-	return res, err
+	if err != nil || f.ensemble == 0 {
+		return res, err
+	}
+	// Deep ensemble: K MAP networks from independent Glorot initialisations
+	// (streams 1000, 1001, …; the MAP start above is member 1).
+	start = time.Now()
+	members := [][]float64{mapTheta}
+	for k := 1; k < f.ensemble; k++ {
+		th, err := fitMAP(ctx, m, mapSettings{iters: f.mapIters, batch: f.mapBatch, lr: f.mapLR}, f.seed, 1000+k)
+		if err != nil {
+			return nil, err
+		}
+		members = append(members, th)
+	}
+	ens, _ := predict.Classify(m, members, test.X, predict.ClassifyOptions{})
+	bnn, _ := predict.Classify(m, draws, test.X, predict.ClassifyOptions{})
+	if res.ens, err = predict.Evaluate(ens.Probs, test.Y, 0); err != nil {
+		return nil, err
+	}
+	res.agreeEns, res.tvEns, _ = predict.Compare(bnn.Probs, ens.Probs)
+	eg, _ := predict.Classify(m, members, G, predict.ClassifyOptions{})
+	res.ensFar, _ = meanWhere(eg.Entropy, farFrom(G, train.X, 1.0))
+	// A second BNN chain, from the second ensemble member with another seed.
+	start2 := members[min(1, len(members)-1)]
+	draws2, err := sampleCyclic(ctx, m, start2, cyclicSettings{
+		eta0: f.eps0 / float64(train.Len()), cycles: f.cycles, cycleLen: f.cycleLen, batch: f.batch, temperature: f.temperature, chains: 1,
+	}, f.seed+1)
+	if err != nil {
+		return nil, err
+	}
+	bnn2, _ := predict.Classify(m, draws2, test.X, predict.ClassifyOptions{})
+	res.agreeChains, res.tvChains, _ = predict.Compare(bnn.Probs, bnn2.Probs)
+	res.ensTime = time.Since(start)
+	return res, nil
 }
