@@ -32,6 +32,7 @@ func TestMoonsAcceptance(t *testing.T) {
 		t.Errorf("far entropy %.4f < 3 × training-point entropy %.4f", r.bnnFar, r.bnnTrain)
 	}
 	f.temperature = 1e-4
+	f.mapStart = r.mapTheta
 	r, err = moonsRun(context.Background(), &f)
 	if err != nil {
 		t.Fatal(err)

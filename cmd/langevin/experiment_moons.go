@@ -40,6 +40,8 @@ type moonsFlags struct {
 	mapLR            float64
 	ensemble         int
 	out              string
+
+	mapStart []float64 // reuse this MAP network instead of fitting one (tests)
 }
 
 func newMoonsFlagSet(f *moonsFlags) *flag.FlagSet {
@@ -124,6 +126,7 @@ func runToyClassifier(name string, args []string, stdout io.Writer) error {
 type moonsResult struct {
 	*classifierReport
 	nTrain, nTest       int
+	mapTheta            []float64
 	source, arch, lik   string
 	mapTime, sampleTime time.Duration
 
@@ -158,10 +161,13 @@ func moonsRun(ctx context.Context, f *moonsFlags) (*moonsResult, error) {
 	res := &moonsResult{nTrain: train.Len(), nTest: test.Len(), source: full.Source, lik: opt.Likelihood.String(),
 		arch: strings.ReplaceAll(strings.Trim(arch, "[]"), " ", "-")}
 	start := time.Now()
-	mapTheta, err := fitMAP(ctx, m, mapSettings{iters: f.mapIters, batch: f.mapBatch, lr: f.mapLR}, f.seed, 1000)
-	if err != nil {
-		return nil, err
+	mapTheta := f.mapStart
+	if mapTheta == nil {
+		if mapTheta, err = fitMAP(ctx, m, mapSettings{iters: f.mapIters, batch: f.mapBatch, lr: f.mapLR}, f.seed, 1000); err != nil {
+			return nil, err
+		}
 	}
+	res.mapTheta = mapTheta
 	res.mapTime = time.Since(start)
 	start = time.Now()
 	draws, err := sampleCyclic(ctx, m, mapTheta, cyclicSettings{
