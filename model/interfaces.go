@@ -12,6 +12,10 @@ var (
 	_ langevin.ParamNamer   = (*Logistic)(nil)
 	_ langevin.PriorSampler = (*Logistic)(nil)
 
+	_ langevin.Model        = (*LinearFixedNoise)(nil)
+	_ langevin.ParamNamer   = (*LinearFixedNoise)(nil)
+	_ langevin.PriorSampler = (*LinearFixedNoise)(nil)
+
 	_ langevin.Model      = (*Gaussian)(nil)
 	_ langevin.ParamNamer = (*Gaussian)(nil)
 )
@@ -22,4 +26,8 @@ var (
 	_ langevin.PriorSampler = (*MLP)(nil)
 	_ langevin.Deriver      = (*MLP)(nil)
 	_ langevin.Initializer  = InitGlorot{}
+	_ langevin.Model        = (*Mixture)(nil)
+	_ langevin.ParamNamer   = (*Mixture)(nil)
+	_ langevin.Model        = NoisyGradient{}
+	_ langevin.ParamNamer   = NoisyGradient{}
 )

@@ -63,22 +63,32 @@ type cyclicSettings struct {
 	cycles, cycleLen int
 	batch            int
 	temperature      float64
+	explore          float64 // fraction of each cycle without noise (cSGLD's exploration)
 	chains           int
 }
 
-// sampleCyclic runs cyclical SGLD from theta0 and returns the draws of all
-// chains (one per cycle per chain, at the end of each cycle, where the step
-// is smallest). Run keeps iteration BurnIn+1 and then every Thin-th, so
-// BurnIn = L−1 and Thin = L keep iterations L, 2L, ….
+// sampleCyclic runs cyclical SGLD (sampler.CSGLD) from theta0 and returns
+// the draws of all chains: one per cycle per chain, at the end of each cycle,
+// where the step is smallest. Run keeps the first post-burn-in iteration in
+// a sampling phase and then every Thin-th such iteration; a cycle of L steps
+// has K = L − ⌈explore·L⌉ sampling steps, so BurnIn = L−1 and Thin = K keep
+// iterations L, 2L, ….
 func sampleCyclic(ctx context.Context, m *model.MLP, theta0 []float64, s cyclicSettings, seed uint64) ([][]float64, error) {
 	iters := s.cycles * s.cycleLen
-	smp := sampler.SGLD{
-		Step:        schedule.Cyclical{Eta0: s.eta0, Iters: iters, Cycles: s.cycles},
-		Batch:       sampler.Minibatch{Size: s.batch},
-		Temperature: s.temperature,
+	smp := sampler.CSGLD(s.eta0, iters, s.cycles, s.explore, sampler.Minibatch{Size: s.batch})
+	smp.Temperature = s.temperature
+	sched := smp.Step.(schedule.Cyclical)
+	kept := 0
+	for k := 1; k <= s.cycleLen; k++ {
+		if !sched.Exploring(k) {
+			kept++
+		}
+	}
+	if kept == 0 {
+		return nil, inputErrorf("exploration fraction %v leaves no sampling step in a cycle of %d", s.explore, s.cycleLen)
 	}
 	tr, err := langevin.Run(ctx, m, smp, langevin.Options{
-		Chains: max(1, s.chains), Iters: iters, BurnIn: s.cycleLen - 1, Thin: s.cycleLen, Seed: seed,
+		Chains: max(1, s.chains), Iters: iters, BurnIn: s.cycleLen - 1, Thin: kept, Seed: seed,
 		Init: langevin.InitAt{Points: [][]float64{theta0}},
 	})
 	if err != nil {

@@ -39,6 +39,7 @@ type moonsFlags struct {
 	mapBatch         int
 	mapLR            float64
 	ensemble         int
+	explore          float64
 	out              string
 
 	mapStart []float64 // reuse this MAP network instead of fitting one (tests)
@@ -64,6 +65,7 @@ func newMoonsFlagSet(f *moonsFlags) *flag.FlagSet {
 	fs.IntVar(&f.mapBatch, "map-batch", 32, "Adam minibatch size")
 	fs.Float64Var(&f.mapLR, "map-lr", 1e-3, "Adam learning rate")
 	fs.IntVar(&f.ensemble, "ensemble", 5, "members `K` of the deep-ensemble baseline (independently initialised MAP networks; 0: none), and a second BNN chain is compared with the first")
+	fs.Float64Var(&f.explore, "explore", 0, "fraction of each cycle in cSGLD's exploration phase (optimisation steps, no noise)")
 	fs.StringVar(&f.out, "out", "", "write DIR/grid.csv (grid points, BNN and MAP probabilities, entropies)")
 	return fs
 }
@@ -84,6 +86,8 @@ func (f *moonsFlags) validate() error {
 		return inputErrorf("--batch %d: expected a positive size", f.batch)
 	case !(f.temperature > 0):
 		return inputErrorf("--temperature %v: expected a positive number", f.temperature)
+	case !(f.explore >= 0 && f.explore < 1):
+		return inputErrorf("--explore %v: expected 0 ≤ f < 1", f.explore)
 	case f.ensemble < 0:
 		return inputErrorf("--ensemble %d: expected K ≥ 0", f.ensemble)
 	case f.mapIters < 1 || f.mapBatch < 1 || !(f.mapLR > 0):
@@ -110,8 +114,8 @@ func runToyClassifier(name string, args []string, stdout io.Writer) error {
 	fmt.Fprintf(stdout, "%s: N = %d (noise %g), %s ReLU, %s, prior N(0, I), %d train / %d test\n",
 		r.source, f.n, f.noise, r.arch, r.lik, r.nTrain, r.nTest)
 	fmt.Fprintf(stdout, "MAP: Adam, %d iterations, batch %d, lr %g (%.1fs)\n", f.mapIters, f.mapBatch, f.mapLR, r.mapTime.Seconds())
-	fmt.Fprintf(stdout, "cyclical SGLD: %d cycles × %d updates, batch %d, ε₀ = %g (η₀ = ε₀/N = %.3g), one draw per cycle (%.1fs)\n\n",
-		f.cycles, f.cycleLen, f.batch, f.eps0, f.eps0/float64(r.nTrain), r.sampleTime.Seconds())
+	fmt.Fprintf(stdout, "cSGLD: %d cycles × %d updates (exploration %g), batch %d, ε₀ = %g (η₀ = ε₀/N = %.3g), one draw per cycle (%.1fs)\n\n",
+		f.cycles, f.cycleLen, f.explore, f.batch, f.eps0, f.eps0/float64(r.nTrain), r.sampleTime.Seconds())
 	r.print(stdout)
 	if r.ens != nil {
 		fmt.Fprintf(stdout, "\nbaseline and function-space checks on the test set (%.1fs):\n", r.ensTime.Seconds())
@@ -171,7 +175,7 @@ func moonsRun(ctx context.Context, f *moonsFlags) (*moonsResult, error) {
 	res.mapTime = time.Since(start)
 	start = time.Now()
 	draws, err := sampleCyclic(ctx, m, mapTheta, cyclicSettings{
-		eta0: f.eps0 / float64(train.Len()), cycles: f.cycles, cycleLen: f.cycleLen, batch: f.batch, temperature: f.temperature, chains: 1,
+		eta0: f.eps0 / float64(train.Len()), cycles: f.cycles, cycleLen: f.cycleLen, batch: f.batch, temperature: f.temperature, explore: f.explore, chains: 1,
 	}, f.seed)
 	if err != nil {
 		return nil, err
@@ -203,7 +207,7 @@ func moonsRun(ctx context.Context, f *moonsFlags) (*moonsResult, error) {
 	// A second BNN chain, from the second ensemble member with another seed.
 	start2 := members[min(1, len(members)-1)]
 	draws2, err := sampleCyclic(ctx, m, start2, cyclicSettings{
-		eta0: f.eps0 / float64(train.Len()), cycles: f.cycles, cycleLen: f.cycleLen, batch: f.batch, temperature: f.temperature, chains: 1,
+		eta0: f.eps0 / float64(train.Len()), cycles: f.cycles, cycleLen: f.cycleLen, batch: f.batch, temperature: f.temperature, explore: f.explore, chains: 1,
 	}, f.seed+1)
 	if err != nil {
 		return nil, err

@@ -96,7 +96,7 @@ func printWhere(w io.Writer, f *runFlags, tr *langevin.Trace, table diag.Table, 
 			fmt.Fprintln(w)
 		}
 	}
-	if f.sampler != "sgld" {
+	if f.sampler == "gd" || f.sampler == "sgd" {
 		// Optimisers: the draws are a trajectory, not posterior samples.
 		fmt.Fprintf(w, "optimiser: %s iterates are a trajectory, not posterior draws: ESS and R-hat do not apply\n", strings.ToUpper(f.sampler))
 		if mapTheta != nil {

@@ -48,6 +48,8 @@ type runFlags struct {
 	quiet                      bool
 	mlp                        mlpFlags     // --model mlp and generated data (run_mlp.go)
 	scaler                     *data.Scaler // the standardisation applied, if any
+	mandt                      mandtFlags   // constant SGD, SGFS, IASG (run_mandt.go)
+	family                     familyFlags
 
 	set map[string]bool // flags given on the command line
 }
@@ -59,10 +61,10 @@ func newRunFlagSet(f *runFlags) *flag.FlagSet {
 	fs.Float64Var(&f.testFrac, "test-frac", 0.2, "fraction of --data held out as test set when --test is not given")
 	fs.StringVar(&f.target, "target", "", "target `COL`umn: a name, or a 1-based column number (-1 = last); default the last column")
 	fs.StringVar(&f.format, "format", "auto", "data format: auto|csv|libsvm")
-	fs.StringVar(&f.model, "model", "logistic", "model: linear|logistic|mlp")
+	fs.StringVar(&f.model, "model", "logistic", "model: linear|logistic|mlp, or a toy target that needs no --data: gauss2|mixture25")
 	fs.BoolVar(&f.intercept, "intercept", true, "add an intercept")
 	fs.Float64Var(&f.priorScale, "prior-scale", 0, "prior scale `S`: σ₀ of the N(0, σ₀²I) prior (logistic, default 1), or √v of the N(μ, σ²vI) prior (linear, default 10)")
-	fs.StringVar(&f.sampler, "sampler", "sgld", "algorithm: gd|sgd|sgld")
+	fs.StringVar(&f.sampler, "sampler", "sgld", "algorithm: gd|sgd|sgld|psgld|sghmc|csgld|csghmc|"+strings.Join(mandtSamplers, "|"))
 	fs.Float64Var(&f.step, "step", 0, "step size `A`: η in θ ← θ + η ĝ + √(2ητ) ξ (Welling & Teh's ε = 2η); the a of a(b+t)^-γ, or η₀ of the cyclic schedule (default: 0.1·B/N for sgld with --precond laplace, 0.1·B/N² without, 1/N for gd/sgd)")
 	fs.StringVar(&f.schedule, "schedule", "const", "step-size schedule: const|poly (a(b+t)^-γ)|cyclic")
 	fs.Float64Var(&f.stepB, "step-b", 1, "offset `B` of the polynomial schedule a(b+t)^-γ")
@@ -84,6 +86,8 @@ func newRunFlagSet(f *runFlags) *flag.FlagSet {
 	fs.BoolVar(&f.standardize, "standardize", true, "standardise features with the training set's mean and sd")
 	fs.StringVar(&f.out, "out", "", "write DIR/chain-1.csv … DIR/chain-K.csv (CmdStan format) and DIR/summary.csv")
 	fs.BoolVar(&f.quiet, "quiet", false, "print no progress")
+	addMandtFlags(fs, &f.mandt)
+	addFamilyFlags(fs, &f.family)
 	addMLPFlags(fs, f)
 	return fs
 }
@@ -102,8 +106,11 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if err := f.validate(); err != nil {
 		return err
 	}
-	train, test, err := loadData(&f)
-	if err != nil {
+	var train, test *data.Dataset
+	var err error
+	if toyModel(f.model) {
+		train = toyData(&f)
+	} else if train, test, err = loadData(&f); err != nil {
 		return err
 	}
 	m, pred, err := buildModel(&f, train)
@@ -114,19 +121,22 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	defer stop()
 	// The MAP is the baseline, and the start or the preconditioner's centre.
 	mapTheta, mapErr := findMAPFor(ctx, &f, m)
-	usePrecond := f.sampler == "sgld" && f.precond == "laplace"
-	needMAP := f.init == "map" || f.init == "laplace" || usePrecond
+	usePrecond := usesPrecond(&f)
+	needMAP := f.init == "map" || f.init == "laplace" || usePrecond || f.family.cv
 	if mapErr != nil && needMAP {
 		return fmt.Errorf("finding the MAP (needed by --init map|laplace and --precond laplace): %w", mapErr)
 	}
 	var laplace, precond []float64
 	if f.init == "laplace" || usePrecond {
-		if laplace, err = sampler.LaplacePrecond(m, mapTheta); err != nil {
+		if laplace, err = sampler.LaplacePrecond(noiseFree(m), mapTheta); err != nil {
 			return err
 		}
 	}
 	if usePrecond {
 		precond = laplace
+	}
+	if f.family.cv {
+		f.family.cvCentre = mapTheta
 	}
 	s, err := buildSampler(&f, m, precond)
 	if err != nil {
@@ -162,8 +172,13 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 
 	params, note := commonLength(tr)
 	table := diag.Summarize(tr.Names, params)
-	fmt.Fprintf(stdout, "%s regression on %s (N = %d train, %d test, d = %d), %s, %d chains\n\n",
-		f.model, train.Source, train.Len(), testLen(test), m.Dim(), describeSampler(&f), f.chains)
+	if toyModel(f.model) {
+		fmt.Fprintf(stdout, "toy target %s (d = %d, no data, gradient noise sd %g), %s, %d chains\n\n",
+			f.model, m.Dim(), f.family.gradNoise, describeSampler(&f), f.chains)
+	} else {
+		fmt.Fprintf(stdout, "%s regression on %s (N = %d train, %d test, d = %d), %s, %d chains\n\n",
+			f.model, train.Source, train.Len(), testLen(test), m.Dim(), describeSampler(&f), f.chains)
+	}
 	if err := table.Format(stdout); err != nil {
 		return err
 	}
@@ -220,8 +235,8 @@ func (f *runFlags) validate() error {
 		name, v string
 		allowed []string
 	}{
-		{"model", f.model, []string{"linear", "logistic", "mlp"}},
-		{"sampler", f.sampler, []string{"gd", "sgd", "sgld"}},
+		{"model", f.model, []string{"linear", "logistic", "gauss2", "mixture25", "mlp"}},
+		{"sampler", f.sampler, append([]string{"gd", "sgd", "sgld", "psgld", "sghmc", "csgld", "csghmc"}, mandtSamplers...)},
 		{"schedule", f.schedule, []string{"const", "poly", "cyclic"}},
 		{"init", f.init, []string{"zero", "map", "prior", "laplace"}},
 		{"precond", f.precond, []string{"laplace", "none"}},
@@ -276,6 +291,12 @@ func (f *runFlags) validate() error {
 	case f.noiseEvery < 0:
 		return inputErrorf("--noise-every %d: expected ≥ 0", f.noiseEvery)
 	}
+	if err := f.mandt.validate(f); err != nil {
+		return err
+	}
+	if err := f.validateFamily(); err != nil {
+		return err
+	}
 	return f.validateMLP()
 }
 
@@ -289,6 +310,9 @@ func buildModel(f *runFlags, train *data.Dataset) (langevin.Model, predictor, er
 	switch f.model {
 	case "mlp":
 		m, err := buildMLP(f, train)
+		return m, nil, err
+	case "gauss2", "mixture25":
+		m, err := buildToyModel(f)
 		return m, nil, err
 	case "linear":
 		opt := model.LinearOptions{NoIntercept: !f.intercept}
@@ -319,7 +343,7 @@ func buildSchedule(f *runFlags, n int) schedule.Schedule {
 	case "const":
 		return schedule.Constant(step)
 	case "cyclic":
-		return schedule.Cyclical{Eta0: step, Iters: f.iters, Cycles: f.cycles}
+		return schedule.Cyclical{Eta0: step, Iters: f.iters, Cycles: f.cycles, Explore: familyExplore(f)}
 	default:
 		return schedule.Polynomial{A: step, B: f.stepB, Gamma: f.decay}
 	}
@@ -331,6 +355,9 @@ func buildSchedule(f *runFlags, n int) schedule.Schedule {
 // a preconditioner the same rule is divided by N (standardised features give
 // posterior variances of order 1/N). For GD and SGD, η = 1/N.
 func defaultStep(f *runFlags, n int) float64 {
+	if eta, ok := familyDefaultStep(f, n); ok {
+		return eta
+	}
 	if f.sampler == "sgld" {
 		b := f.batch
 		if b == 0 {
@@ -351,14 +378,19 @@ func buildSampler(f *runFlags, m langevin.Model, precond []float64) (langevin.Sa
 		return nil, inputErrorf("--step/--schedule: %v", err)
 	}
 	clip := sampler.Clipping{Norm: f.clip, Value: f.clipValue}
-	mb := sampler.Minibatch{Size: f.batch, Replace: f.replace}
+	mb := sampler.Minibatch{Size: f.batch, Replace: f.replace, CV: f.family.cvCentre}
 	switch f.sampler {
+	case "csgd", "csgd-diag", "csgd-full", "csgd-sqrt", "csgd-momentum", "sgfs", "sgfs-diag", "iasg", "laplace":
+		return buildMandtSampler(f, m)
 	case "gd":
 		return sampler.SGD{Step: sched, Clip: clip}, nil
 	case "sgd":
 		return sampler.SGD{Step: sched, Batch: mb, Clip: clip}, nil
+	case "psgld", "sghmc", "csgld", "csghmc":
+		return buildFamilySampler(f, sched, mb, clip, precond), nil
 	default:
-		return sampler.SGLD{Step: sched, Batch: mb, Temperature: f.temperature, Clip: clip, NoiseEvery: f.noiseEvery, Precond: precond}, nil
+		return sampler.SGLD{Step: sched, Batch: mb, Temperature: f.temperature, Clip: clip, NoiseEvery: f.noiseEvery, Precond: precond,
+			TemperatureStart: f.family.temperatureStart, BurnIn: f.burnin}, nil
 	}
 }
 

@@ -187,7 +187,7 @@ func buildMLP(f *runFlags, train *data.Dataset) (*model.MLP, error) {
 func findMAPFor(ctx context.Context, f *runFlags, m langevin.Model) ([]float64, error) {
 	mlp, ok := m.(*model.MLP)
 	if !ok {
-		return sampler.FindMAP(ctx, m, nil)
+		return sampler.FindMAP(ctx, noiseFree(m), nil)
 	}
 	if f.init != "map" {
 		return nil, nil
