@@ -14,9 +14,11 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/langevin-go/langevin"
 	"github.com/langevin-go/langevin/data"
 	"github.com/langevin-go/langevin/model"
 	"github.com/langevin-go/langevin/predict"
+	"github.com/langevin-go/langevin/sampler"
 )
 
 func init() {
@@ -37,15 +39,17 @@ type gapFlags struct {
 	batch            int
 	mapIters         int
 	out              string
+	csgd             bool
 }
 
 type gapResult struct {
-	n                     int
-	widthGap, widthData   float64 // mean 95% predictive interval widths (with noise)
-	fwidthGap, fwidthData float64 // the same without observation noise
-	rmse                  float64 // of the predictive mean against the true function, on the data's range
-	grid                  *mat.Dense
-	reg                   *predict.Regression
+	n                                       int
+	widthGap, widthData                     float64 // mean 95% predictive interval widths (with noise)
+	fwidthGap, fwidthData                   float64 // the same without observation noise
+	rmse                                    float64 // of the predictive mean against the true function, on the data's range
+	csgdEtaStar, csgdEta, csgdGap, csgdData float64 // constant SGD: η*, η used, function-interval widths
+	grid                                    *mat.Dense
+	reg                                     *predict.Regression
 }
 
 func parseInts(name, s string) ([]int, error) {
@@ -73,6 +77,7 @@ func runGap1D(args []string, stdout, _ io.Writer) error {
 	fs.IntVar(&f.cycleLen, "cycle-len", 200, "updates per cycle")
 	fs.IntVar(&f.batch, "batch", 32, "minibatch size `B` (at most N)")
 	fs.IntVar(&f.mapIters, "map-iters", 10000, "Adam iterations of the MAP start")
+	fs.BoolVar(&f.csgd, "csgd", true, "also run constant SGD as a sampler (Mandt et al.)")
 	fs.StringVar(&f.out, "out", "", "write DIR/gap1d-N.csv (x, true mean, predictive mean, intervals)")
 	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
@@ -97,14 +102,15 @@ func runGap1D(args []string, stdout, _ io.Writer) error {
 	fmt.Fprintf(stdout, "1-D regression with a gap in (%g, %g): y = sin(2x) + x/2 + N(0, %g²), %d-%s-1 tanh MLP, prior N(0, I)\n",
 		data.Gap1DGap[0], data.Gap1DGap[1], f.noise, 1, strings.ReplaceAll(hidden, ",", "-"))
 	fmt.Fprintf(stdout, "cyclical SGLD from the Adam MAP: %d cycles × %d updates, batch %d, ε₀ = %g (η₀ = ε₀/N)\n\n", f.cycles, f.cycleLen, f.batch, f.eps0)
-	fmt.Fprintf(stdout, "%6s %14s %14s %8s %14s %14s %8s %8s\n", "N", "width gap", "width data", "ratio", "f-width gap", "f-width data", "ratio", "RMSE")
+	fmt.Fprintf(stdout, "%5s %9s %10s %5s %11s %12s %5s %6s | %8s %8s %11s %12s %5s\n", "N", "width gap", "width data", "ratio", "f-width gap", "f-width data", "ratio", "RMSE",
+		"cSGD η*", "η used", "f-width gap", "f-width data", "ratio")
 	for _, n := range f.ns {
 		r, err := gapRun(ctx, &f, n)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "%6d %14.4f %14.4f %8.2f %14.4f %14.4f %8.2f %8.4f\n", n, r.widthGap, r.widthData, r.widthGap/r.widthData,
-			r.fwidthGap, r.fwidthData, r.fwidthGap/r.fwidthData, r.rmse)
+		fmt.Fprintf(stdout, "%5d %9.4f %10.4f %5.2f %11.4f %12.4f %5.2f %6.4f | %8.2g %8.2g %11.4f %12.4f %5.2f\n", n, r.widthGap, r.widthData, r.widthGap/r.widthData,
+			r.fwidthGap, r.fwidthData, r.fwidthGap/r.fwidthData, r.rmse, r.csgdEtaStar, r.csgdEta, r.csgdGap, r.csgdData, r.csgdGap/r.csgdData)
 		if f.out != "" {
 			if err := writeGap(filepath.Join(f.out, fmt.Sprintf("gap1d-%d.csv", n)), r); err != nil {
 				return err
@@ -113,6 +119,8 @@ func runGap1D(args []string, stdout, _ io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "\nwidths: mean 95%% interval over x in the gap's middle |x| < 0.25 and over the data's range 0.5 ≤ |x| ≤ 2;\n")
 	fmt.Fprintf(stdout, "\"width\" includes the observation noise, \"f-width\" is the function's (epistemic) interval.\n")
+	fmt.Fprintf(stdout, "cSGD: constant SGD as a sampler (Mandt et al. 2017) from the MAP at η* = 2SD/(N² Tr V), V the per-observation\n")
+	fmt.Fprintf(stdout, "gradient covariance at the MAP, halved until the iterates stay finite; %d iterations, every 100th kept after 10%%.\nMALA (issue 3) is not available.\n", f.cycles*f.cycleLen)
 	return nil
 }
 
@@ -147,6 +155,17 @@ func gapRun(ctx context.Context, f *gapFlags, n int) (*gapResult, error) {
 		return nil, err
 	}
 	r := &gapResult{n: n, grid: G, reg: reg}
+	creg := reg // without constant SGD its columns repeat SGLD's
+	if f.csgd {
+		csgd, err := constSGDDraws(ctx, m, mapTheta, b, f.cycles*f.cycleLen, f.seed)
+		if err != nil {
+			return nil, err
+		}
+		r.csgdEta, r.csgdEtaStar = csgd.eta, csgd.etaStar
+		if creg, err = predict.Regress(m, csgd.draws, G, 0.95); err != nil {
+			return nil, err
+		}
+	}
 	var nGap, nData int
 	var se float64
 	for i := 0; i < k; i++ {
@@ -154,10 +173,12 @@ func gapRun(ctx context.Context, f *gapFlags, n int) (*gapResult, error) {
 		w, fw := reg.ObsUpper[i]-reg.ObsLower[i], reg.Upper[i]-reg.Lower[i]
 		switch {
 		case x < 0.25:
+			r.csgdGap += creg.Upper[i] - creg.Lower[i]
 			r.widthGap += w
 			r.fwidthGap += fw
 			nGap++
 		case x >= 0.5 && x <= 2:
+			r.csgdData += creg.Upper[i] - creg.Lower[i]
 			r.widthData += w
 			r.fwidthData += fw
 			d := reg.Mean[i] - data.Gap1DMean(G.At(i, 0))
@@ -170,6 +191,8 @@ func gapRun(ctx context.Context, f *gapFlags, n int) (*gapResult, error) {
 	r.widthData /= float64(nData)
 	r.fwidthData /= float64(nData)
 	r.rmse = math.Sqrt(se / float64(nData))
+	r.csgdGap /= float64(nGap)
+	r.csgdData /= float64(nData)
 	return r, nil
 }
 
@@ -187,4 +210,53 @@ func writeGap(path string, r *gapResult) error {
 		fmt.Fprintf(fh, "%g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g\n", x, data.Gap1DMean(x), m, r.reg.Lower[i], r.reg.Upper[i], r.reg.ObsLower[i], r.reg.ObsUpper[i])
 	}
 	return fh.Close()
+}
+
+type csgdResult struct {
+	etaStar, eta float64 // the KL-optimal rate and the one used
+	draws        [][]float64
+}
+
+// constSGDDraws runs constant SGD from theta0 at Mandt et al.'s KL-optimal
+// rate for plain SGD, η* = 2SD/(N² Tr V) (sampler.OptimalStep, with the trace
+// of the per-observation gradient covariance V computed directly rather than
+// the d×d matrix), and keeps every 100th iterate after the first 10%.
+func constSGDDraws(ctx context.Context, m *model.MLP, theta0 []float64, batch, iters int, seed uint64) (*csgdResult, error) {
+	d, n := m.Dim(), m.Len()
+	mean := make([]float64, d)
+	sq := make([]float64, d)
+	g := make([]float64, d)
+	for i := 0; i < n; i++ {
+		clear(g)
+		m.LogLik(theta0, []int{i}, g)
+		for j, v := range g {
+			mean[j] += v
+			sq[j] += v * v
+		}
+	}
+	var tr float64
+	for j := range mean {
+		mu := mean[j] / float64(n)
+		tr += sq[j]/float64(n) - mu*mu
+	}
+	eta := 2 * float64(batch) * float64(d) / (float64(n) * float64(n) * tr)
+	res := &csgdResult{etaStar: eta}
+	// η* ignores the stability limit 2/λ_max of the network's curvature;
+	// halve it until constant SGD stays finite.
+	for k := 0; k < 30; k++ {
+		smp := sampler.ConstSGD{Eta: eta, Batch: sampler.Minibatch{Size: batch}}
+		run, err := langevin.Run(ctx, m, smp, langevin.Options{
+			Chains: 1, Iters: iters, BurnIn: iters / 10, Thin: 100, Seed: seed + 7,
+			Init: langevin.InitAt{Points: [][]float64{theta0}},
+		})
+		if err == nil {
+			res.eta, res.draws = eta, run.Draws[0]
+			return res, nil
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		eta /= 2
+	}
+	return nil, fmt.Errorf("constant SGD diverged at every step down to %g", eta)
 }
