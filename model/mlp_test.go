@@ -1,6 +1,7 @@
 package model_test
 
 import (
+	"context"
 	"errors"
 	"math"
 	"math/rand/v2"
@@ -12,6 +13,8 @@ import (
 
 	"github.com/langevin-go/langevin"
 	"github.com/langevin-go/langevin/model"
+	"github.com/langevin-go/langevin/sampler"
+	"github.com/langevin-go/langevin/schedule"
 )
 
 // mlpData returns n rows of p features and responses suited to lik.
@@ -280,6 +283,32 @@ func TestMLPPredictions(t *testing.T) {
 		}
 		if want := m.LogLik(theta, nil, nil); math.Abs(ll-want) > 1e-9*math.Abs(want) {
 			t.Errorf("%v: log-likelihood from predictions %v, LogLik %v", lik, ll, want)
+		}
+	}
+}
+
+// TestMLPRunReproducible: two chains sharing one MLP give bit-identical draws
+// with one worker and with two (each chain holds its own workspace).
+func TestMLPRunReproducible(t *testing.T) {
+	t.Parallel()
+	X, y := mlpData(5, 200, 2, model.LikBernoulli, 2)
+	m := mustMLP(t, X, y, model.MLPOptions{Hidden: []int{16, 8}, Likelihood: model.LikBernoulli})
+	run := func(workers int) *langevin.Trace {
+		tr, err := langevin.Run(context.Background(), m, sampler.SGLD{Step: schedule.Constant(1e-4), Batch: sampler.Minibatch{Size: 10}},
+			langevin.Options{Chains: 2, Iters: 400, BurnIn: 100, Thin: 10, Seed: 3, Workers: workers, Init: model.InitGlorot{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tr
+	}
+	a, b := run(1), run(2)
+	for c := range a.Draws {
+		for i := range a.Draws[c] {
+			for j, v := range a.Draws[c][i] {
+				if v != b.Draws[c][i][j] {
+					t.Fatalf("chain %d draw %d parameter %d: %v with 1 worker, %v with 2", c, i, j, v, b.Draws[c][i][j])
+				}
+			}
 		}
 	}
 }
