@@ -88,6 +88,9 @@ func cmdPredict(args []string, stdout, _ io.Writer) error {
 	if err != nil {
 		return inputErrorf("--data %s: %v", f.data, err)
 	}
+	if len(draws[0]) != m.Dim() {
+		return inputErrorf("--samples %s: the chains have %d parameters, model.json describes a model with %d", samples, len(draws[0]), m.Dim())
+	}
 	fmt.Fprintf(stdout, "%s (%s) on %s: %d rows, %d draws from %s\n\n", spec.Model, spec.Data, d.Source, d.Len(), len(draws), samples)
 	if r, ok := m.(predict.Regressor); ok && spec.Likelihood == "gaussian" {
 		reg, err := predict.Regress(r, draws, d.X, level)
