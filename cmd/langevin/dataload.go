@@ -38,6 +38,7 @@ func loadData(f *runFlags) (train, test *data.Dataset, err error) {
 	} else {
 		train, test = data.TrainTest(full, f.testFrac, f.seed)
 	}
+	f.train = train
 	if f.batch > train.Len() {
 		return nil, nil, inputErrorf("--batch %d: expected at most N = %d training rows (0: full batch)", f.batch, train.Len())
 	}

@@ -7,12 +7,11 @@ import (
 	"strconv"
 
 	"github.com/langevin-go/langevin"
-	"github.com/langevin-go/langevin/data"
 	"github.com/langevin-go/langevin/diag"
 	"github.com/langevin-go/langevin/stancsv"
 )
 
-func writeOutput(f *runFlags, tr *langevin.Trace, table diag.Table, m langevin.Model, train *data.Dataset) (string, error) {
+func writeOutput(f *runFlags, tr *langevin.Trace, table diag.Table, m langevin.Model) (string, error) {
 	if err := os.MkdirAll(f.out, 0o755); err != nil {
 		return "", err
 	}
@@ -69,7 +68,7 @@ func writeOutput(f *runFlags, tr *langevin.Trace, table diag.Table, m langevin.M
 	if err := fh.Close(); err != nil {
 		return "", err
 	}
-	spec, err := writeModelSpec(f, m, train)
+	spec, err := writeModelSpec(f, m)
 	if err != nil {
 		return "", err
 	}
@@ -77,7 +76,10 @@ func writeOutput(f *runFlags, tr *langevin.Trace, table diag.Table, m langevin.M
 	if len(tr.Draws) > 1 {
 		files += fmt.Sprintf(" … chain-%d.csv", len(tr.Draws))
 	}
-	return files + ", " + sp + ", " + spec, nil
+	if spec != "" {
+		sp += ", " + spec
+	}
+	return files + ", " + sp, nil
 }
 
 func stepA(f *runFlags, n int) float64 {

@@ -71,7 +71,9 @@ func printWhere(w io.Writer, f *runFlags, tr *langevin.Trace, table diag.Table, 
 	fmt.Fprintf(w, "time:     %.2f s for %d iterations (%.0f ns/iteration, %d workers); min bulk-ESS %.0f, %.0f per second\n",
 		secs, total, secs*1e9/float64(total), min(f.chains, runtimeWorkers()), minESS, minESS/secs)
 
-	if steps, ok := tr.Stat("stepsize__"); ok && len(steps[0]) > 0 {
+	if isExact(f.sampler) {
+		printExact(w, f, tr)
+	} else if steps, ok := tr.Stat("stepsize__"); ok && len(steps[0]) > 0 {
 		first := steps[0][0]
 		if len(tr.Warmup[0].Stats) > 0 {
 			first = tr.Warmup[0].Stats[0][tr.StatIndex("stepsize__")]

@@ -46,9 +46,13 @@ type runFlags struct {
 	noiseEvery                 int
 	out                        string
 	quiet                      bool
-	mlp                        mlpFlags     // --model mlp and generated data (run_mlp.go)
-	scaler                     *data.Scaler // the standardisation applied, if any
-	mandt                      mandtFlags   // constant SGD, SGFS, IASG (run_mandt.go)
+	mlp                        mlpFlags      // --model mlp and generated data (run_mlp.go)
+	scaler                     *data.Scaler  // the standardisation applied, if any
+	train                      *data.Dataset // the training data, when loaded by loadData
+	warmup, maxDepth           int           // exact samplers (exact.go)
+	targetAccept               float64       // exact samplers
+	tune, metric               string        // exact samplers
+	mandt                      mandtFlags    // constant SGD, SGFS, IASG (run_mandt.go)
 	family                     familyFlags
 
 	set map[string]bool // flags given on the command line
@@ -64,7 +68,7 @@ func newRunFlagSet(f *runFlags) *flag.FlagSet {
 	fs.StringVar(&f.model, "model", "logistic", "model: linear|logistic|mlp, or a toy target that needs no --data: gauss2|mixture25")
 	fs.BoolVar(&f.intercept, "intercept", true, "add an intercept")
 	fs.Float64Var(&f.priorScale, "prior-scale", 0, "prior scale `S`: σ₀ of the N(0, σ₀²I) prior (logistic, default 1), or √v of the N(μ, σ²vI) prior (linear, default 10)")
-	fs.StringVar(&f.sampler, "sampler", "sgld", "algorithm: gd|sgd|sgld|psgld|sghmc|csgld|csghmc|"+strings.Join(mandtSamplers, "|"))
+	fs.StringVar(&f.sampler, "sampler", "sgld", "algorithm: gd|sgd|sgld|psgld|sghmc|csgld|csghmc|"+strings.Join(mandtSamplers, "|")+"|rwm|mala|nuts (rwm, mala, nuts: exact full-data samplers, default 1000+1000, 2000+10000, 5000+20000 iterations, thin 1)")
 	fs.Float64Var(&f.step, "step", 0, "step size `A`: η in θ ← θ + η ĝ + √(2ητ) ξ (Welling & Teh's ε = 2η); the a of a(b+t)^-γ, or η₀ of the cyclic schedule (default: 0.1·B/N for sgld with --precond laplace, 0.1·B/N² without, 1/N for gd/sgd)")
 	fs.StringVar(&f.schedule, "schedule", "const", "step-size schedule: const|poly (a(b+t)^-γ)|cyclic")
 	fs.Float64Var(&f.stepB, "step-b", 1, "offset `B` of the polynomial schedule a(b+t)^-γ")
@@ -86,6 +90,11 @@ func newRunFlagSet(f *runFlags) *flag.FlagSet {
 	fs.BoolVar(&f.standardize, "standardize", true, "standardise features with the training set's mean and sd")
 	fs.StringVar(&f.out, "out", "", "write DIR/chain-1.csv … DIR/chain-K.csv (CmdStan format) and DIR/summary.csv")
 	fs.BoolVar(&f.quiet, "quiet", false, "print no progress")
+	fs.IntVar(&f.warmup, "warmup", 0, "warm-up iterations `N` of rwm|mala|nuts (an alias of --burnin: the step size and metric adapt during the burn-in)")
+	fs.Float64Var(&f.targetAccept, "target-accept", 0, "target mean accept_stat `A` of the step-size tuning (default 0.234 rwm, 0.574 mala, 0.8 nuts)")
+	fs.StringVar(&f.tune, "tune", "dual", "step-size tuning of rwm|mala|nuts during warm-up: none|dual (dual averaging)|grid (grid search scored by acceptance)")
+	fs.IntVar(&f.maxDepth, "max-depth", 10, "maximum tree depth `D` of nuts")
+	fs.StringVar(&f.metric, "metric", "diag", "metric of rwm|mala|nuts: diag|dense (nuts adapts it in Stan's windows; rwm and mala use the Laplace approximation's (co)variance with --precond laplace)")
 	addMandtFlags(fs, &f.mandt)
 	addFamilyFlags(fs, &f.family)
 	addMLPFlags(fs, f)
@@ -121,7 +130,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	defer stop()
 	// The MAP is the baseline, and the start or the preconditioner's centre.
 	mapTheta, mapErr := findMAPFor(ctx, &f, m)
-	usePrecond := usesPrecond(&f)
+	usePrecond := usesPrecond(&f) || (isExact(f.sampler) && f.precond == "laplace")
 	needMAP := f.init == "map" || f.init == "laplace" || usePrecond || f.family.cv
 	if mapErr != nil && needMAP {
 		return fmt.Errorf("finding the MAP (needed by --init map|laplace and --precond laplace): %w", mapErr)
@@ -198,7 +207,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	printWhere(stdout, &f, tr, table, elapsed, mapTheta)
 
 	if f.out != "" {
-		files, err := writeOutput(&f, tr, table, m, train)
+		files, err := writeOutput(&f, tr, table, m)
 		if err != nil {
 			return err
 		}
@@ -231,12 +240,17 @@ func oneOf(flagName, v string, allowed ...string) error {
 }
 
 func (f *runFlags) validate() error {
+	if err := f.applyExactDefaults(); err != nil {
+		return err
+	}
 	for _, c := range []struct {
 		name, v string
 		allowed []string
 	}{
 		{"model", f.model, []string{"linear", "logistic", "gauss2", "mixture25", "mlp"}},
-		{"sampler", f.sampler, append([]string{"gd", "sgd", "sgld", "psgld", "sghmc", "csgld", "csghmc"}, mandtSamplers...)},
+		{"sampler", f.sampler, append(append([]string{"gd", "sgd", "sgld", "psgld", "sghmc", "csgld", "csghmc"}, mandtSamplers...), "rwm", "mala", "nuts")},
+		{"tune", f.tune, []string{"none", "dual", "grid"}},
+		{"metric", f.metric, []string{"diag", "dense"}},
 		{"schedule", f.schedule, []string{"const", "poly", "cyclic"}},
 		{"init", f.init, []string{"zero", "map", "prior", "laplace"}},
 		{"precond", f.precond, []string{"laplace", "none"}},
@@ -373,6 +387,9 @@ func defaultStep(f *runFlags, n int) float64 {
 }
 
 func buildSampler(f *runFlags, m langevin.Model, precond []float64) (langevin.Sampler, error) {
+	if isExact(f.sampler) {
+		return buildExactSampler(f, m, precond)
+	}
 	sched := buildSchedule(f, m.Len())
 	if err := sched.Validate(); err != nil {
 		return nil, inputErrorf("--step/--schedule: %v", err)
@@ -397,7 +414,9 @@ func buildSampler(f *runFlags, m langevin.Model, precond []float64) (langevin.Sa
 func describeSampler(f *runFlags) string {
 	var sb strings.Builder
 	sb.WriteString(strings.ToUpper(f.sampler))
-	if f.sampler != "gd" {
+	if isExact(f.sampler) {
+		sb.WriteString(" (full data)")
+	} else if f.sampler != "gd" {
 		if f.batch == 0 {
 			sb.WriteString(" (full batch")
 		} else {

@@ -270,7 +270,13 @@ type modelSpec struct {
 	Scale      []float64 `json:"standardize_scale,omitempty"`
 }
 
-func writeModelSpec(f *runFlags, m langevin.Model, train *data.Dataset) (string, error) {
+// writeModelSpec writes DIR/model.json and returns its path; it writes
+// nothing (and returns "") when the training data were not loaded by loadData.
+func writeModelSpec(f *runFlags, m langevin.Model) (string, error) {
+	train := f.train
+	if train == nil {
+		return "", nil
+	}
 	spec := modelSpec{Model: f.model, Data: f.data, Target: train.Target, Features: train.Names, Intercept: f.intercept}
 	if f.set["prior-scale"] {
 		spec.PriorScale = f.priorScale
