@@ -40,6 +40,8 @@ type gapFlags struct {
 	mapIters         int
 	out              string
 	csgd             bool
+	mala             bool
+	malaIters        int
 }
 
 type gapResult struct {
@@ -48,6 +50,7 @@ type gapResult struct {
 	fwidthGap, fwidthData                   float64 // the same without observation noise
 	rmse                                    float64 // of the predictive mean against the true function, on the data's range
 	csgdEtaStar, csgdEta, csgdGap, csgdData float64 // constant SGD: η*, η used, function-interval widths
+	malaGap, malaData, malaAccept           float64 // MALA: function-interval widths, mean acceptance
 	grid                                    *mat.Dense
 	reg                                     *predict.Regression
 }
@@ -78,6 +81,8 @@ func runGap1D(args []string, stdout, _ io.Writer) error {
 	fs.IntVar(&f.batch, "batch", 32, "minibatch size `B` (at most N)")
 	fs.IntVar(&f.mapIters, "map-iters", 10000, "Adam iterations of the MAP start")
 	fs.BoolVar(&f.csgd, "csgd", true, "also run constant SGD as a sampler (Mandt et al.)")
+	fs.BoolVar(&f.mala, "mala", true, "also run MALA (exact, full data; step tuned by dual averaging in the first 20%)")
+	fs.IntVar(&f.malaIters, "mala-iters", 10000, "MALA iterations, warm-up included")
 	fs.StringVar(&f.out, "out", "", "write DIR/gap1d-N.csv (x, true mean, predictive mean, intervals)")
 	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
@@ -94,6 +99,8 @@ func runGap1D(args []string, stdout, _ io.Writer) error {
 		return inputErrorf("--noise %v: expected σ > 0", f.noise)
 	case !(f.eps0 > 0):
 		return inputErrorf("--eps0 %v: expected a positive step", f.eps0)
+	case f.malaIters < 100:
+		return inputErrorf("--mala-iters %d: expected at least 100", f.malaIters)
 	case f.cycles < 1 || f.cycleLen < 1 || f.batch < 1 || f.mapIters < 1:
 		return inputErrorf("--cycles, --cycle-len, --batch, --map-iters: expected positive numbers")
 	}
@@ -102,15 +109,16 @@ func runGap1D(args []string, stdout, _ io.Writer) error {
 	fmt.Fprintf(stdout, "1-D regression with a gap in (%g, %g): y = sin(2x) + x/2 + N(0, %g²), %d-%s-1 tanh MLP, prior N(0, I)\n",
 		data.Gap1DGap[0], data.Gap1DGap[1], f.noise, 1, strings.ReplaceAll(hidden, ",", "-"))
 	fmt.Fprintf(stdout, "cyclical SGLD from the Adam MAP: %d cycles × %d updates, batch %d, ε₀ = %g (η₀ = ε₀/N)\n\n", f.cycles, f.cycleLen, f.batch, f.eps0)
-	fmt.Fprintf(stdout, "%5s %9s %10s %5s %11s %12s %5s %6s | %8s %8s %11s %12s %5s\n", "N", "width gap", "width data", "ratio", "f-width gap", "f-width data", "ratio", "RMSE",
-		"cSGD η*", "η used", "f-width gap", "f-width data", "ratio")
+	fmt.Fprintf(stdout, "%5s %9s %10s %5s %11s %12s %5s %6s | %8s %8s %11s %12s %5s | %11s %12s %5s %6s\n", "N", "width gap", "width data", "ratio", "f-width gap", "f-width data", "ratio", "RMSE",
+		"cSGD η*", "η used", "f-width gap", "f-width data", "ratio", "MALA f-gap", "f-width data", "ratio", "accept")
 	for _, n := range f.ns {
 		r, err := gapRun(ctx, &f, n)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "%5d %9.4f %10.4f %5.2f %11.4f %12.4f %5.2f %6.4f | %8.2g %8.2g %11.4f %12.4f %5.2f\n", n, r.widthGap, r.widthData, r.widthGap/r.widthData,
-			r.fwidthGap, r.fwidthData, r.fwidthGap/r.fwidthData, r.rmse, r.csgdEtaStar, r.csgdEta, r.csgdGap, r.csgdData, r.csgdGap/r.csgdData)
+		fmt.Fprintf(stdout, "%5d %9.4f %10.4f %5.2f %11.4f %12.4f %5.2f %6.4f | %8.2g %8.2g %11.4f %12.4f %5.2f | %11.4f %12.4f %5.2f %6.3f\n", n, r.widthGap, r.widthData, r.widthGap/r.widthData,
+			r.fwidthGap, r.fwidthData, r.fwidthGap/r.fwidthData, r.rmse, r.csgdEtaStar, r.csgdEta, r.csgdGap, r.csgdData, r.csgdGap/r.csgdData,
+			r.malaGap, r.malaData, r.malaGap/r.malaData, r.malaAccept)
 		if f.out != "" {
 			if err := writeGap(filepath.Join(f.out, fmt.Sprintf("gap1d-%d.csv", n)), r); err != nil {
 				return err
@@ -120,7 +128,8 @@ func runGap1D(args []string, stdout, _ io.Writer) error {
 	fmt.Fprintf(stdout, "\nwidths: mean 95%% interval over x in the gap's middle |x| < 0.25 and over the data's range 0.5 ≤ |x| ≤ 2;\n")
 	fmt.Fprintf(stdout, "\"width\" includes the observation noise, \"f-width\" is the function's (epistemic) interval.\n")
 	fmt.Fprintf(stdout, "cSGD: constant SGD as a sampler (Mandt et al. 2017) from the MAP at η* = 2SD/(N² Tr V), V the per-observation\n")
-	fmt.Fprintf(stdout, "gradient covariance at the MAP, halved until the iterates stay finite; %d iterations, every 100th kept after 10%%.\nMALA (issue 3) is not available.\n", f.cycles*f.cycleLen)
+	fmt.Fprintf(stdout, "gradient covariance at the MAP, halved until the iterates stay finite; %d iterations, every 100th kept after 10%%.\n", f.cycles*f.cycleLen)
+	fmt.Fprintf(stdout, "MALA: exact (Metropolis-adjusted, full data) from the MAP, %d iterations, 20%% warm-up, every 100th kept.\n", f.malaIters)
 	return nil
 }
 
@@ -155,6 +164,25 @@ func gapRun(ctx context.Context, f *gapFlags, n int) (*gapResult, error) {
 		return nil, err
 	}
 	r := &gapResult{n: n, grid: G, reg: reg}
+	mreg := reg // without MALA its columns repeat SGLD's
+	if f.mala {
+		warm := f.malaIters / 5
+		run, err := langevin.Run(ctx, m, sampler.MALA{Adapt: sampler.Adapt{Warmup: warm}}, langevin.Options{
+			Chains: 1, Iters: f.malaIters, BurnIn: warm, Thin: 100, Seed: f.seed + 11,
+			Init: langevin.InitAt{Points: [][]float64{mapTheta}},
+		})
+		if err != nil {
+			return nil, fmt.Errorf("MALA: %w", err)
+		}
+		var acc float64
+		for _, st := range run.Stats[0] {
+			acc += st[1]
+		}
+		r.malaAccept = acc / float64(len(run.Stats[0]))
+		if mreg, err = predict.Regress(m, run.Draws[0], G, 0.95); err != nil {
+			return nil, err
+		}
+	}
 	creg := reg // without constant SGD its columns repeat SGLD's
 	if f.csgd {
 		csgd, err := constSGDDraws(ctx, m, mapTheta, b, f.cycles*f.cycleLen, f.seed)
@@ -174,11 +202,13 @@ func gapRun(ctx context.Context, f *gapFlags, n int) (*gapResult, error) {
 		switch {
 		case x < 0.25:
 			r.csgdGap += creg.Upper[i] - creg.Lower[i]
+			r.malaGap += mreg.Upper[i] - mreg.Lower[i]
 			r.widthGap += w
 			r.fwidthGap += fw
 			nGap++
 		case x >= 0.5 && x <= 2:
 			r.csgdData += creg.Upper[i] - creg.Lower[i]
+			r.malaData += mreg.Upper[i] - mreg.Lower[i]
 			r.widthData += w
 			r.fwidthData += fw
 			d := reg.Mean[i] - data.Gap1DMean(G.At(i, 0))
@@ -193,6 +223,8 @@ func gapRun(ctx context.Context, f *gapFlags, n int) (*gapResult, error) {
 	r.rmse = math.Sqrt(se / float64(nData))
 	r.csgdGap /= float64(nGap)
 	r.csgdData /= float64(nData)
+	r.malaGap /= float64(nGap)
+	r.malaData /= float64(nData)
 	return r, nil
 }
 
