@@ -21,8 +21,13 @@ var (
 )
 
 var (
-	_ langevin.Model      = (*Mixture)(nil)
-	_ langevin.ParamNamer = (*Mixture)(nil)
-	_ langevin.Model      = NoisyGradient{}
-	_ langevin.ParamNamer = NoisyGradient{}
+	_ langevin.Model        = (*MLP)(nil)
+	_ langevin.ParamNamer   = (*MLP)(nil)
+	_ langevin.PriorSampler = (*MLP)(nil)
+	_ langevin.Deriver      = (*MLP)(nil)
+	_ langevin.Initializer  = InitGlorot{}
+	_ langevin.Model        = (*Mixture)(nil)
+	_ langevin.ParamNamer   = (*Mixture)(nil)
+	_ langevin.Model        = NoisyGradient{}
+	_ langevin.ParamNamer   = NoisyGradient{}
 )

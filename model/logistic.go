@@ -388,6 +388,24 @@ func Accuracy(p, y []float64) float64 {
 	return float64(k) / float64(len(p))
 }
 
+// NumClasses returns 2: logistic regression is a binary classifier.
+func (m *Logistic) NumClasses() int { return 2 }
+
+// ClassProbs writes (1 − σ(xᵢᵀβ), σ(xᵢᵀβ)) for the rows of X into the rows
+// of dst (n×2).
+func (m *Logistic) ClassProbs(theta []float64, X *mat.Dense, dst *mat.Dense) {
+	checkTheta("logistic ClassProbs", theta, m.Dim())
+	x, n := m.testRows("logistic ClassProbs", X)
+	if r, c := dst.Dims(); r != n || c != 2 {
+		panic(fmt.Sprintf("model: logistic ClassProbs: dst is %d×%d, want %d×2", r, c, n))
+	}
+	for i := 0; i < n; i++ {
+		q := sigmoid(m.linpred(theta, x[i*m.p:(i+1)*m.p]))
+		dst.Set(i, 0, 1-q)
+		dst.Set(i, 1, q)
+	}
+}
+
 // axpy sets y += a·x; len(x) ≥ len(y). (gonum's assembly kernels would make
 // the caller's stack buffers escape to the heap.)
 func axpy(y []float64, a float64, x []float64) {

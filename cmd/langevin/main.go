@@ -33,6 +33,8 @@ Usage:
   langevin experiment NAME    reproduce a figure or table of the source documents
   langevin report DIR         DIR/report.html: settings, summary, warnings and plots
                               of the CSV files of langevin run --out DIR
+  langevin predict --samples DIR --data FILE
+                              posterior predictive metrics of a run --out DIR on new data
   langevin help [COMMAND]     this text, or a command's flags
 
 Exit codes: 0 success, 2 usage or input error, 1 run failure.
@@ -67,6 +69,8 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		err = cmdExperiment(args[1:], stdout, stderr)
 	case "report":
 		err = cmdReport(args[1:], stdout, stderr)
+	case "predict":
+		err = cmdPredict(args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		if len(args) > 1 {
 			return Main([]string{args[1], "-h"}, stdout, stderr)
@@ -74,7 +78,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stdout, usage)
 		return 0
 	default:
-		fmt.Fprintf(stderr, "langevin: unknown command %q: expected run, summary, datasets, experiment, report or help\n", args[0])
+		fmt.Fprintf(stderr, "langevin: unknown command %q: expected run, summary, datasets, experiment, report, predict or help\n", args[0])
 		return 2
 	}
 	switch {

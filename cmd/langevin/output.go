@@ -73,9 +73,16 @@ func writeOutput(f *runFlags, tr *langevin.Trace, table diag.Table, m langevin.M
 	if err := fh.Close(); err != nil {
 		return "", err
 	}
+	spec, err := writeModelSpec(f, m)
+	if err != nil {
+		return "", err
+	}
 	files := filepath.Join(f.out, "chain-1.csv")
 	if len(tr.Draws) > 1 {
 		files += fmt.Sprintf(" … chain-%d.csv", len(tr.Draws))
+	}
+	if spec != "" {
+		sp += ", " + spec
 	}
 	return files + ", " + sp, nil
 }

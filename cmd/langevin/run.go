@@ -47,10 +47,13 @@ type runFlags struct {
 	out                        string
 	quiet                      bool
 	report                     bool
-	warmup, maxDepth           int        // exact samplers (exact.go)
-	targetAccept               float64    // exact samplers
-	tune, metric               string     // exact samplers
-	mandt                      mandtFlags // constant SGD, SGFS, IASG (run_mandt.go)
+	mlp                        mlpFlags      // --model mlp and generated data (run_mlp.go)
+	scaler                     *data.Scaler  // the standardisation applied, if any
+	train                      *data.Dataset // the training data, when loaded by loadData
+	warmup, maxDepth           int           // exact samplers (exact.go)
+	targetAccept               float64       // exact samplers
+	tune, metric               string        // exact samplers
+	mandt                      mandtFlags    // constant SGD, SGFS, IASG (run_mandt.go)
 	family                     familyFlags
 
 	set map[string]bool // flags given on the command line
@@ -63,7 +66,7 @@ func newRunFlagSet(f *runFlags) *flag.FlagSet {
 	fs.Float64Var(&f.testFrac, "test-frac", 0.2, "fraction of --data held out as test set when --test is not given")
 	fs.StringVar(&f.target, "target", "", "target `COL`umn: a name, or a 1-based column number (-1 = last); default the last column")
 	fs.StringVar(&f.format, "format", "auto", "data format: auto|csv|libsvm")
-	fs.StringVar(&f.model, "model", "logistic", "model: linear|logistic, or a toy target that needs no --data: gauss2|mixture25")
+	fs.StringVar(&f.model, "model", "logistic", "model: linear|logistic|mlp, or a toy target that needs no --data: gauss2|mixture25")
 	fs.BoolVar(&f.intercept, "intercept", true, "add an intercept")
 	fs.Float64Var(&f.priorScale, "prior-scale", 0, "prior scale `S`: σ₀ of the N(0, σ₀²I) prior (logistic, default 1), or √v of the N(μ, σ²vI) prior (linear, default 10)")
 	fs.StringVar(&f.sampler, "sampler", "sgld", "algorithm: gd|sgd|sgld|psgld|sghmc|csgld|csghmc|"+strings.Join(mandtSamplers, "|")+"|rwm|mala|nuts (rwm, mala, nuts: exact full-data samplers, default 1000+1000, 2000+10000, 5000+20000 iterations, thin 1)")
@@ -96,6 +99,7 @@ func newRunFlagSet(f *runFlags) *flag.FlagSet {
 	fs.StringVar(&f.metric, "metric", "diag", "metric of rwm|mala|nuts: diag|dense (nuts adapts it in Stan's windows; rwm and mala use the Laplace approximation's (co)variance with --precond laplace)")
 	addMandtFlags(fs, &f.mandt)
 	addFamilyFlags(fs, &f.family)
+	addMLPFlags(fs, f)
 	return fs
 }
 
@@ -127,7 +131,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	// The MAP is the baseline, and the start or the preconditioner's centre.
-	mapTheta, mapErr := sampler.FindMAP(ctx, noiseFree(m), nil)
+	mapTheta, mapErr := findMAPFor(ctx, &f, m)
 	usePrecond := usesPrecond(&f) || (isExact(f.sampler) && f.precond == "laplace")
 	needMAP := f.init == "map" || f.init == "laplace" || usePrecond || f.family.cv
 	if mapErr != nil && needMAP {
@@ -197,7 +201,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if mapErr != nil {
 		fmt.Fprintf(stdout, "MAP baseline: %v\n", mapErr)
 	}
-	if test != nil && test.Len() > 0 {
+	if mlp, ok := m.(*model.MLP); ok && test != nil && test.Len() > 0 {
+		printMLPPredictive(stdout, mlp, tr, mapTheta, test)
+	} else if test != nil && test.Len() > 0 {
 		printPredictive(stdout, &f, pred, tr, mapTheta, test)
 	}
 	printWhere(stdout, &f, tr, table, elapsed, mapTheta)
@@ -253,7 +259,7 @@ func (f *runFlags) validate() error {
 		name, v string
 		allowed []string
 	}{
-		{"model", f.model, []string{"linear", "logistic", "gauss2", "mixture25"}},
+		{"model", f.model, []string{"linear", "logistic", "gauss2", "mixture25", "mlp"}},
 		{"sampler", f.sampler, append(append([]string{"gd", "sgd", "sgld", "psgld", "sghmc", "csgld", "csghmc"}, mandtSamplers...), "rwm", "mala", "nuts")},
 		{"tune", f.tune, []string{"none", "dual", "grid"}},
 		{"metric", f.metric, []string{"diag", "dense"}},
@@ -314,7 +320,10 @@ func (f *runFlags) validate() error {
 	if err := f.mandt.validate(f); err != nil {
 		return err
 	}
-	return f.validateFamily()
+	if err := f.validateFamily(); err != nil {
+		return err
+	}
+	return f.validateMLP()
 }
 
 // predictor is what the CLI needs of a model to score a test set.
@@ -325,6 +334,9 @@ type predictor interface {
 
 func buildModel(f *runFlags, train *data.Dataset) (langevin.Model, predictor, error) {
 	switch f.model {
+	case "mlp":
+		m, err := buildMLP(f, train)
+		return m, nil, err
 	case "gauss2", "mixture25":
 		m, err := buildToyModel(f)
 		return m, nil, err
