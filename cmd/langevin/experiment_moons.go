@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"flag"
 	"fmt"
@@ -66,7 +67,7 @@ func newMoonsFlagSet(f *moonsFlags) *flag.FlagSet {
 	fs.Float64Var(&f.mapLR, "map-lr", 1e-3, "Adam learning rate")
 	fs.IntVar(&f.ensemble, "ensemble", 5, "members `K` of the deep-ensemble baseline (independently initialised MAP networks; 0: none), and a second BNN chain is compared with the first")
 	fs.Float64Var(&f.explore, "explore", 0, "fraction of each cycle in cSGLD's exploration phase (optimisation steps, no noise)")
-	fs.StringVar(&f.out, "out", "", "write DIR/grid.csv (grid points, BNN and MAP probabilities, entropies)")
+	fs.StringVar(&f.out, "out", "", "write DIR/grid.csv (grid points, BNN and MAP probabilities, entropies); moons also draws the report's Figures 5, 8 and 9 into DIR/maps.png, DIR/predictive.png and DIR/index.html")
 	return fs
 }
 
@@ -111,6 +112,17 @@ func runToyClassifier(name string, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	var text bytes.Buffer
+	r.printAll(&text, &f)
+	stdout.Write(text.Bytes())
+	if f.out != "" && f.name == "moons" {
+		return writeMoonsFigures(f.out, r.model, r.mapTheta, r.draws, r.train, r.test, text.String(), stdout)
+	}
+	return nil
+}
+
+// printAll prints the experiment's results.
+func (r *moonsResult) printAll(stdout io.Writer, f *moonsFlags) {
 	fmt.Fprintf(stdout, "%s: N = %d (noise %g), %s ReLU, %s, prior N(0, I), %d train / %d test\n",
 		r.source, f.n, f.noise, r.arch, r.lik, r.nTrain, r.nTest)
 	fmt.Fprintf(stdout, "MAP: Adam, %d iterations, batch %d, lr %g (%.1fs)\n", f.mapIters, f.mapBatch, f.mapLR, r.mapTime.Seconds())
@@ -124,13 +136,15 @@ func runToyClassifier(name string, args []string, stdout io.Writer) error {
 		fmt.Fprintf(stdout, "  BNN vs deep ensemble:          agreement %.4f, total variation %.4f\n", r.agreeEns, r.tvEns)
 		fmt.Fprintf(stdout, "  BNN chain 1 vs chain 2 (seed+1): agreement %.4f, total variation %.4f\n", r.agreeChains, r.tvChains)
 	}
-	return nil
 }
 
 type moonsResult struct {
 	*classifierReport
 	nTrain, nTest       int
 	mapTheta            []float64
+	model               *model.MLP
+	draws               [][]float64 // the BNN's draws (one per cycle)
+	train, test         *data.Dataset
 	source, arch, lik   string
 	mapTime, sampleTime time.Duration
 
@@ -181,6 +195,7 @@ func moonsRun(ctx context.Context, f *moonsFlags) (*moonsResult, error) {
 		return nil, err
 	}
 	res.sampleTime = time.Since(start)
+	res.model, res.draws, res.train, res.test = m, draws, train, test
 	res.classifierReport, err = scoreClassifier(m, mapTheta, draws, train.X, test.X, test.Y, G, f.out)
 	if err != nil || f.ensemble == 0 {
 		return res, err
