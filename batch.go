@@ -95,6 +95,7 @@ type Estimator struct {
 	batcher *Batcher
 	lik     []float64
 	batch   []int
+	cv      *controlVariate // nil: plain estimator
 }
 
 // NewEstimator returns an estimator drawing its batches from b.
@@ -124,6 +125,9 @@ func (e *Estimator) EvalBatch(theta []float64, batch []int, grad []float64) floa
 	if batch != nil {
 		scale = float64(e.model.Len()) / float64(len(batch))
 	}
+	if e.cv != nil && batch != nil {
+		return e.evalCV(theta, batch, scale, grad)
+	}
 	if grad == nil {
 		return e.model.LogPrior(theta, nil) + scale*e.model.LogLik(theta, batch, nil)
 	}
@@ -133,10 +137,17 @@ func (e *Estimator) EvalBatch(theta []float64, batch []int, grad []float64) floa
 	clear(lik)
 	ll := e.model.LogLik(theta, batch, lik)
 	for i, v := range lik {
-		grad[i] += scale * v
+		lik[i] = scale * v
+		grad[i] += lik[i]
 	}
 	return lp + scale*ll
 }
+
+// LikGrad returns the likelihood part of the last gradient estimate,
+// (N/|B|) Σ_{i∈B} ∇log p(zᵢ|θ) (with the control variate when set), as
+// computed by the last Eval or EvalBatch with a non-nil grad. The slice is
+// owned by the estimator.
+func (e *Estimator) LikGrad() []float64 { return e.lik }
 
 // Replace reports whether batches are drawn with replacement.
 func (b *Batcher) Replace() bool { return b.replace }

@@ -224,6 +224,8 @@ func runChain(ctx context.Context, m Model, s Sampler, deriver Deriver, opts *Op
 		return &ChainError{Chain: c + 1, Err: err}
 	}
 	names := tr.Names
+	keeper, _ := ch.(Keeper)
+	kept := 0 // post-burn-in iterations kept so far (before thinning)
 	for it := 1; it <= opts.Iters; it++ {
 		if it%64 == 0 && ctx.Err() != nil {
 			return nil
@@ -243,8 +245,11 @@ func runChain(ctx context.Context, m Model, s Sampler, deriver Deriver, opts *Op
 			}
 		}
 		if it > opts.BurnIn {
-			if (it-opts.BurnIn-1)%opts.Thin == 0 {
-				post.add(ch, deriver, d, it)
+			if keeper == nil || keeper.Keep() {
+				if kept%opts.Thin == 0 {
+					post.add(ch, deriver, d, it)
+				}
+				kept++
 			}
 		} else if opts.SaveWarmup && (it-1)%opts.Thin == 0 {
 			warm.add(ch, deriver, d, it)

@@ -70,3 +70,6 @@ func BenchmarkVIStepSoftmax(b *testing.B) {
 func BenchmarkVIStepMeans(b *testing.B) {
 	benchChain(b, VI{Batch: sampler.Minibatch{Size: 10}}, newMeans(200, 5, 1, 1, 1, 1), false)
 }
+
+// Softmax has the exact Hessian the Laplace approximation asks for.
+var _ Hessianer = (*model.Softmax)(nil)

@@ -1,14 +1,3 @@
-// Package approx holds Gaussian approximations of the posterior that are fitted
-// from stochastic gradients rather than sampled by a Markov chain: SWAG (fitted
-// to the iterates of constant-step SGD), mean-field variational inference with
-// reparameterisation gradients, and variational EM for a prior precision.
-//
-// The fitting algorithms are also langevin.Samplers: during burn-in their chains
-// fit (Position is the current iterate or variational mean); when Run ends the
-// burn-in (langevin.WarmupEnder) the fit is frozen and every later Step draws
-// an independent θ from the fitted Gaussian. So `langevin run --sampler swag`
-// reports the approximation with the same table as an MCMC run (its ESS is
-// that of independent draws).
 package approx
 
 import (
@@ -46,7 +35,13 @@ import (
 // SWAG approximates the stationary law of the SGD iterates, which matches the
 // posterior only for a well-chosen η (Mandt, Hoffman & Blei 2017, eq. 15: in
 // our convention η* = 2|B|D/(N² Tr C), C the covariance of one observation's
-// gradient).
+// gradient; see OptimalStep).
+//
+// SWAG (like VI) is also a langevin.Sampler: during burn-in its chains fit
+// (Position is the current SGD iterate); when Run ends the burn-in
+// (langevin.WarmupEnder) the fit is frozen and every later Step draws an
+// independent θ from it, so `langevin run --sampler swag` reports the
+// approximation with the same table as an MCMC run.
 type SWAG struct {
 	Step  float64           // constant SGD step η > 0
 	Batch sampler.Minibatch // minibatch of each SGD step

@@ -1,7 +1,8 @@
 // Package model provides Bayesian models for the langevin samplers: normal
 // linear regression with its exact Normal–Inverse-Gamma posterior ([Linear],
-// [LinearPosterior]), logistic regression ([Logistic]) and a Gaussian toy
-// target ([Gaussian]).
+// [LinearPosterior]), logistic regression ([Logistic]) and toy targets: a
+// Gaussian ([Gaussian], [NewGauss2]), a mixture of Gaussians ([Mixture],
+// [NewMixture25]) and injected gradient noise ([NoisyGradient]).
 //
 // Every model implements [langevin.Model]: LogPrior(θ, grad) returns log p(θ)
 // and LogLik(θ, batch, grad) returns Σ_{i∈batch} log p(zᵢ|θ), both as

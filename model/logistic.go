@@ -83,6 +83,7 @@ type LogisticOptions struct {
 // The parameters are (intercept, beta.1, …, beta.p), Dim = d.
 type Logistic struct {
 	design
+	xt     []float64 // Xᵀ, p×n row-major: the full-data pass reads columns of X
 	s      []float64 // labels as ±1
 	scale  float64   // σ₀
 	priorC float64   // −(d/2) log 2π − d log σ₀
@@ -102,6 +103,12 @@ func NewLogistic(X *mat.Dense, y []float64, opt LogisticOptions) (*Logistic, err
 		return nil, err
 	}
 	m := &Logistic{design: ds, s: make([]float64, len(y)), scale: opt.PriorScale}
+	m.xt = make([]float64, len(ds.x))
+	for i := 0; i < ds.n; i++ {
+		for j := 0; j < ds.p; j++ {
+			m.xt[j*ds.n+i] = ds.x[i*ds.p+j]
+		}
+	}
 	for i, v := range y {
 		m.s[i] = sign(v)
 	}
@@ -155,22 +162,103 @@ func (m *Logistic) LogPrior(theta, grad []float64) float64 {
 
 // LogLik returns Σ_{i∈batch} log σ(sᵢ xᵢᵀβ) and adds its gradient into grad.
 // A nil batch means all observations.
+//
+// With tᵢ = sᵢ xᵢᵀβ and eᵢ = e^(−|tᵢ|) ∈ (0, 1], log σ(tᵢ) = −max(−tᵢ, 0) −
+// log(1 + eᵢ). The logarithms are summed as the logarithm of the product
+// Πᵢ (1 + eᵢ), taken once per block of at most 1000 terms (each factor is at
+// most 2, so a block cannot overflow): one math.Log per block instead of one
+// per observation, and a rounding error (≈ 1e-16 relative per factor) no
+// larger than that of summing the logarithms.
 func (m *Logistic) LogLik(theta []float64, batch []int, grad []float64) float64 {
-	var ll float64
 	if batch == nil {
-		for i := 0; i < m.n; i++ {
-			ll += m.term(theta, grad, i)
+		return m.logLikAll(theta, grad)
+	}
+	n := len(batch)
+	var hinge, logs float64
+	prod := 1.0
+	for k := 0; k < n; k++ {
+		h, e := m.term(theta, grad, batch[k])
+		hinge += h
+		prod *= 1 + e
+		if k%1000 == 999 {
+			logs += math.Log(prod)
+			prod = 1
 		}
-		return ll
 	}
-	for _, i := range batch {
-		ll += m.term(theta, grad, i)
-	}
-	return ll
+	return -(hinge + logs + math.Log(prod))
 }
 
-// term returns log σ(sᵢ zᵢ) and adds its gradient into grad (if not nil).
-func (m *Logistic) term(theta, grad []float64, i int) float64 {
+// logBlock is the number of observations logLikAll handles at a time; its
+// scratch arrays live on the stack.
+const logBlock = 256
+
+// logLikAll is LogLik on all observations. It works on blocks of logBlock
+// rows and on the columns of X (Xᵀ is stored row-major), so that the linear
+// predictors z = Xβ and the gradient Xᵀc are vector operations of length
+// logBlock (gonum's assembly kernels) rather than dot products of length p
+// per row; the result equals the row-wise sum up to rounding.
+func (m *Logistic) logLikAll(theta, grad []float64) float64 {
+	var zb, cb [logBlock]float64
+	n, p := m.n, m.p
+	var b0 float64
+	beta := theta
+	if m.intercept {
+		b0 = theta[0]
+		beta = theta[1:]
+	}
+	beta = beta[:p]
+	var g []float64
+	if grad != nil {
+		g = grad
+		if m.intercept {
+			g = grad[1:]
+		}
+		g = g[:p]
+	}
+	var hinge, logs, g0 float64
+	for lo := 0; lo < n; lo += logBlock {
+		hi := min(lo+logBlock, n)
+		z, c := zb[:hi-lo], cb[:hi-lo]
+		for i := range z {
+			z[i] = b0
+		}
+		for j, bj := range beta {
+			axpy(z, bj, m.xt[j*n+lo:j*n+hi])
+		}
+		prod := 1.0
+		for k, zk := range z {
+			s := m.s[lo+k]
+			t := s * zk
+			e := math.Exp(-math.Abs(t))
+			hinge += max(-t, 0)
+			prod *= 1 + e // ≤ 2^logBlock: no overflow
+			// c = sᵢ σ(−t), σ(−t) = e/(1+e) for t ≥ 0 and 1/(1+e) for t < 0.
+			ck := s / (1 + e)
+			if t >= 0 {
+				ck *= e
+			}
+			c[k] = ck
+		}
+		logs += math.Log(prod)
+		if g != nil {
+			for _, ck := range c {
+				g0 += ck
+			}
+			for j := range g {
+				g[j] += dot(c, m.xt[j*n+lo:j*n+hi])
+			}
+		}
+	}
+	if grad != nil && m.intercept {
+		grad[0] += g0
+	}
+	return -(hinge + logs)
+}
+
+// term returns max(−tᵢ, 0) and eᵢ = e^(−|tᵢ|), tᵢ = sᵢ xᵢᵀβ, so that
+// log σ(tᵢ) = −max(−tᵢ, 0) − log(1 + eᵢ), and adds the gradient of
+// log σ(tᵢ) into grad (if not nil).
+func (m *Logistic) term(theta, grad []float64, i int) (hinge, e float64) {
 	p := m.p
 	x := m.x[i*p : i*p+p]
 	var z float64
@@ -185,10 +273,7 @@ func (m *Logistic) term(theta, grad []float64, i int) float64 {
 	}
 	s := m.s[i]
 	t := s * z
-	e := math.Exp(-math.Abs(t))
-	// log(1+e) rather than log1p(e): e ∈ (0, 1], so the absolute error is
-	// below 1.2e-16, and math.Log is several times faster on amd64.
-	ll := -(max(-t, 0) + math.Log(1+e))
+	e = math.Exp(-math.Abs(t))
 	if grad != nil {
 		// c = sᵢ σ(−t), σ(−t) = e/(1+e) for t ≥ 0 and 1/(1+e) for t < 0.
 		c := s / (1 + e)
@@ -205,7 +290,7 @@ func (m *Logistic) term(theta, grad []float64, i int) float64 {
 			g[j] += c * v
 		}
 	}
-	return ll
+	return max(-t, 0), e
 }
 
 // logSigmoid returns log σ(t) = −softplus(−t).
@@ -301,4 +386,55 @@ func Accuracy(p, y []float64) float64 {
 		}
 	}
 	return float64(k) / float64(len(p))
+}
+
+// NumClasses returns 2: logistic regression is a binary classifier.
+func (m *Logistic) NumClasses() int { return 2 }
+
+// ClassProbs writes (1 − σ(xᵢᵀβ), σ(xᵢᵀβ)) for the rows of X into the rows
+// of dst (n×2).
+func (m *Logistic) ClassProbs(theta []float64, X *mat.Dense, dst *mat.Dense) {
+	checkTheta("logistic ClassProbs", theta, m.Dim())
+	x, n := m.testRows("logistic ClassProbs", X)
+	if r, c := dst.Dims(); r != n || c != 2 {
+		panic(fmt.Sprintf("model: logistic ClassProbs: dst is %d×%d, want %d×2", r, c, n))
+	}
+	for i := 0; i < n; i++ {
+		q := sigmoid(m.linpred(theta, x[i*m.p:(i+1)*m.p]))
+		dst.Set(i, 0, 1-q)
+		dst.Set(i, 1, q)
+	}
+}
+
+// axpy sets y += a·x; len(x) ≥ len(y). (gonum's assembly kernels would make
+// the caller's stack buffers escape to the heap.)
+func axpy(y []float64, a float64, x []float64) {
+	x = x[:len(y)]
+	i := 0
+	for ; i+4 <= len(y); i += 4 {
+		y[i] += a * x[i]
+		y[i+1] += a * x[i+1]
+		y[i+2] += a * x[i+2]
+		y[i+3] += a * x[i+3]
+	}
+	for ; i < len(y); i++ {
+		y[i] += a * x[i]
+	}
+}
+
+// dot returns x·y; len(y) ≥ len(x).
+func dot(x, y []float64) float64 {
+	y = y[:len(x)]
+	var s0, s1, s2, s3 float64
+	i := 0
+	for ; i+4 <= len(x); i += 4 {
+		s0 += x[i] * y[i]
+		s1 += x[i+1] * y[i+1]
+		s2 += x[i+2] * y[i+2]
+		s3 += x[i+3] * y[i+3]
+	}
+	for ; i < len(x); i++ {
+		s0 += x[i] * y[i]
+	}
+	return (s0 + s1) + (s2 + s3)
 }

@@ -234,3 +234,45 @@ func TestLogisticSamplePrior(t *testing.T) {
 		t.Errorf("mean ‖β‖² = %v, want 12", v)
 	}
 }
+
+// TestLogisticFullPassEqualsRows checks the blocked, column-wise full-data
+// pass against the row-wise minibatch pass over all indices, across block
+// boundaries and with large |xᵀβ|.
+func TestLogisticFullPassEqualsRows(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, n := range []int{1, 255, 256, 257, 700} {
+		const p = 5
+		x := make([]float64, n*p)
+		y := make([]float64, n)
+		for i := range x {
+			x[i] = 3 * rng.NormFloat64()
+		}
+		for i := range y {
+			y[i] = float64(rng.IntN(2))
+		}
+		for _, noInt := range []bool{false, true} {
+			m, err := model.NewLogistic(mat.NewDense(n, p, x), y, model.LogisticOptions{NoIntercept: noInt})
+			if err != nil {
+				t.Fatal(err)
+			}
+			theta := make([]float64, m.Dim())
+			for j := range theta {
+				theta[j] = 4 * rng.NormFloat64()
+			}
+			all := make([]int, n)
+			for i := range all {
+				all[i] = i
+			}
+			g1, g2 := make([]float64, m.Dim()), make([]float64, m.Dim())
+			v1, v2 := m.LogLik(theta, nil, g1), m.LogLik(theta, all, g2)
+			if math.Abs(v1-v2) > 1e-12*math.Max(1, math.Abs(v2)) {
+				t.Errorf("n=%d noIntercept=%v: value %v, row-wise %v", n, noInt, v1, v2)
+			}
+			for j := range g1 {
+				if math.Abs(g1[j]-g2[j]) > 1e-10*math.Max(1, math.Abs(g2[j])) {
+					t.Errorf("n=%d noIntercept=%v: grad[%d] %v, row-wise %v", n, noInt, j, g1[j], g2[j])
+				}
+			}
+		}
+	}
+}

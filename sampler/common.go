@@ -62,9 +62,16 @@ func (c Clipping) apply(v []float64) bool {
 
 // Minibatch selects the observations of each step: Size observations (0 for
 // the full data set), drawn with replacement or in shuffled epochs.
+//
+// CV, when not nil, is the centre θ̂ (normally the MAP) of the control-variate
+// gradient estimator of Baker et al. (2019), see
+// langevin.Estimator.SetControlVariate; every stochastic-gradient sampler
+// accepts it. Each chain computes the full-data gradient at θ̂ once, when it
+// starts.
 type Minibatch struct {
 	Size    int
 	Replace bool
+	CV      []float64
 }
 
 // gradChain is the state shared by the stochastic-gradient chains: position,
@@ -79,6 +86,8 @@ type gradChain struct {
 	eta     float64 // step size of the last step
 	lp      float64 // log-posterior estimate at the start of the last step
 	clipped int     // steps whose gradient was clipped
+
+	explore explorer // the schedule's exploration phases (nil: none)
 }
 
 func newGradChain(m langevin.Model, theta0 []float64, mb Minibatch, sched schedule.Schedule, clip Clipping, rng *rand.Rand) (*gradChain, error) {
@@ -98,13 +107,21 @@ func newGradChain(m langevin.Model, theta0 []float64, mb Minibatch, sched schedu
 	if err != nil {
 		return nil, err
 	}
-	return &gradChain{
-		est:   langevin.NewEstimator(m, b),
+	est := langevin.NewEstimator(m, b)
+	if mb.CV != nil {
+		if err := est.SetControlVariate(mb.CV); err != nil {
+			return nil, err
+		}
+	}
+	c := &gradChain{
+		est:   est,
 		sched: sched,
 		clip:  clip,
 		theta: append([]float64(nil), theta0...),
 		grad:  make([]float64, m.Dim()),
-	}, nil
+	}
+	c.explore, _ = sched.(explorer)
+	return c, nil
 }
 
 // gradient advances the iteration counter, evaluates ĝ at θ, clips it, and

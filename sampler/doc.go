@@ -1,6 +1,8 @@
 // Package sampler holds optimisers and samplers that run on a langevin.Model:
-// gradient descent (GD, SGD) for the MAP and stochastic-gradient Langevin
-// dynamics (SGLD).
+// gradient descent (GD, SGD) for the MAP and the stochastic-gradient MCMC
+// family: Langevin dynamics (SGLD), preconditioned SGLD (PSGLD), Hamiltonian
+// Monte Carlo with friction (SGHMC), their cyclical variants (CSGLD, CSGHMC),
+// control-variate gradients (Minibatch.CV) and tempering (TemperatureStart).
 //
 // All of them use langevin's step-size convention: the update of θ is
 //

@@ -41,6 +41,11 @@ type SGLD struct {
 	Precond     []float64 // diagonal of M; nil means the identity
 	Clip        Clipping
 	NoiseEvery  int // estimate noise_grad__ every NoiseEvery steps; 0: never
+
+	// TemperatureStart τ₀ and BurnIn anneal the temperature from τ₀ to τ
+	// over the first BurnIn iterations (see Anneal); 0: no annealing.
+	TemperatureStart float64
+	BurnIn           int
 }
 
 // StatNames implements langevin.Sampler.
@@ -78,12 +83,16 @@ func (s SGLD) NewChain(m langevin.Model, theta0 []float64, rng *rand.Rand) (lang
 		sqrtPre[j] = math.Sqrt(pre[j])
 		preMean += pre[j] / float64(d)
 	}
+	ann, err := newAnneal(tau, s.TemperatureStart, s.BurnIn)
+	if err != nil {
+		return nil, err
+	}
 	g, err := newGradChain(m, theta0, s.Batch, s.Step, s.Clip, rng)
 	if err != nil {
 		return nil, err
 	}
 	c := &sgldChain{
-		gradChain: g, rng: rng, tau: tau, pre: pre, sqrtPre: sqrtPre,
+		gradChain: g, rng: rng, ann: ann, pre: pre, sqrtPre: sqrtPre,
 		preMean: preMean, every: s.NoiseEvery,
 		noiseGrad: math.NaN(),
 	}
@@ -98,7 +107,8 @@ func (s SGLD) NewChain(m langevin.Model, theta0 []float64, rng *rand.Rand) (lang
 type sgldChain struct {
 	*gradChain
 	rng            *rand.Rand
-	tau            float64
+	ann            anneal
+	tau            float64 // temperature of the last step
 	pre, sqrtPre   []float64
 	preMean        float64
 	every          int
@@ -111,7 +121,11 @@ func (c *sgldChain) Step() error {
 	if c.every > 0 && c.t%c.every == 0 {
 		c.estimateNoise(eta)
 	}
+	c.tau = c.ann.at(c.t)
 	sd := math.Sqrt(2 * eta * c.tau)
+	if c.exploring() {
+		c.tau, sd = 0, 0
+	}
 	for j, g := range c.grad {
 		c.theta[j] += eta*c.pre[j]*g + sd*c.sqrtPre[j]*c.rng.NormFloat64()
 	}

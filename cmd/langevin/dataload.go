@@ -15,11 +15,18 @@ import (
 // loadData reads the training data (a file or an embedded set) and the test
 // data (a file, or a seeded split), checks labels and standardises.
 func loadData(f *runFlags) (train, test *data.Dataset, err error) {
-	full, err := readData(f, f.data, true)
+	full, ownTest, generated, err := generatedData(f, f.data)
 	if err != nil {
 		return nil, nil, err
 	}
-	if f.test != "" {
+	if !generated {
+		if full, err = readData(f, f.data, true); err != nil {
+			return nil, nil, err
+		}
+	}
+	if ownTest != nil && f.test == "" {
+		train, test = full, ownTest
+	} else if f.test != "" {
 		train = full
 		test, err = readData(f, f.test, false)
 		if err != nil {
@@ -31,11 +38,13 @@ func loadData(f *runFlags) (train, test *data.Dataset, err error) {
 	} else {
 		train, test = data.TrainTest(full, f.testFrac, f.seed)
 	}
+	f.train = train
 	if f.batch > train.Len() {
 		return nil, nil, inputErrorf("--batch %d: expected at most N = %d training rows (0: full batch)", f.batch, train.Len())
 	}
 	if f.standardize {
 		sc := data.FitScaler(train.X)
+		f.scaler = sc
 		sc.Transform(train.X)
 		if test != nil && test.Len() > 0 {
 			sc.Transform(test.X)

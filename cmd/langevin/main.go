@@ -6,6 +6,7 @@
 //	langevin summary FILE…        summary table of CmdStan CSV files (Stan's too)
 //	langevin datasets             list the embedded data sets
 //	langevin experiment NAME      reproduce a figure or table of the source documents
+//	langevin report DIR           one self-contained HTML report of a run's output
 //
 // Exit codes: 0 success, 2 usage or input error, 1 run failure.
 package main
@@ -30,6 +31,10 @@ Usage:
   langevin summary FILE...    summary table of CmdStan-format CSV files
   langevin datasets           list the embedded data sets
   langevin experiment NAME    reproduce a figure or table of the source documents
+  langevin report DIR         DIR/report.html: settings, summary, warnings and plots
+                              of the CSV files of langevin run --out DIR
+  langevin predict --samples DIR --data FILE
+                              posterior predictive metrics of a run --out DIR on new data
   langevin help [COMMAND]     this text, or a command's flags
 
 Exit codes: 0 success, 2 usage or input error, 1 run failure.
@@ -62,6 +67,10 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		err = cmdDatasets(args[1:], stdout)
 	case "experiment":
 		err = cmdExperiment(args[1:], stdout, stderr)
+	case "report":
+		err = cmdReport(args[1:], stdout, stderr)
+	case "predict":
+		err = cmdPredict(args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		if len(args) > 1 {
 			return Main([]string{args[1], "-h"}, stdout, stderr)
@@ -69,7 +78,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stdout, usage)
 		return 0
 	default:
-		fmt.Fprintf(stderr, "langevin: unknown command %q: expected run, summary, datasets, experiment or help\n", args[0])
+		fmt.Fprintf(stderr, "langevin: unknown command %q: expected run, summary, datasets, experiment, report, predict or help\n", args[0])
 		return 2
 	}
 	switch {

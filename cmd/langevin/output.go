@@ -33,6 +33,8 @@ func writeOutput(f *runFlags, tr *langevin.Trace, table diag.Table, m langevin.M
 				{"batch", strconv.Itoa(f.batch)}, {"replace", strconv.FormatBool(f.replace)},
 				{"temperature", fmtF(f.temperature)}, {"init", f.init},
 				{"standardize", strconv.FormatBool(f.standardize)}, {"intercept", strconv.FormatBool(f.intercept)},
+				{"precond", f.precond}, {"clip", fmtF(f.clip)}, {"clip_value", fmtF(f.clipValue)},
+				{"noise_every", strconv.Itoa(f.noiseEvery)}, {"chains", strconv.Itoa(f.chains)},
 			},
 		}
 		sw, err := stancsv.NewWriter(fh, cfg, cols)
@@ -55,6 +57,9 @@ func writeOutput(f *runFlags, tr *langevin.Trace, table diag.Table, m langevin.M
 		if err := fh.Close(); err != nil {
 			return "", err
 		}
+		if err := writeWarmup(f, tr, c, cfg, cols, m.Len()); err != nil { // warmup-K.csv, for langevin report
+			return "", err
+		}
 	}
 	sp := filepath.Join(f.out, "summary.csv")
 	fh, err := os.Create(sp)
@@ -68,9 +73,16 @@ func writeOutput(f *runFlags, tr *langevin.Trace, table diag.Table, m langevin.M
 	if err := fh.Close(); err != nil {
 		return "", err
 	}
+	spec, err := writeModelSpec(f, m)
+	if err != nil {
+		return "", err
+	}
 	files := filepath.Join(f.out, "chain-1.csv")
 	if len(tr.Draws) > 1 {
 		files += fmt.Sprintf(" … chain-%d.csv", len(tr.Draws))
+	}
+	if spec != "" {
+		sp += ", " + spec
 	}
 	return files + ", " + sp, nil
 }

@@ -73,7 +73,9 @@ func printWhere(w io.Writer, f *runFlags, tr *langevin.Trace, table diag.Table, 
 	fmt.Fprintf(w, "time:     %.2f s for %d iterations (%.0f ns/iteration, %d workers); min bulk-ESS %.0f, %.0f per second\n",
 		secs, total, secs*1e9/float64(total), min(f.chains, runtimeWorkers()), minESS, minESS/secs)
 
-	if steps, ok := tr.Stat("stepsize__"); ok && len(steps[0]) > 0 {
+	if isExact(f.sampler) {
+		printExact(w, f, tr)
+	} else if steps, ok := tr.Stat("stepsize__"); ok && len(steps[0]) > 0 {
 		first := steps[0][0]
 		if len(tr.Warmup[0].Stats) > 0 {
 			first = tr.Warmup[0].Stats[0][tr.StatIndex("stepsize__")]
@@ -105,7 +107,7 @@ func printWhere(w io.Writer, f *runFlags, tr *langevin.Trace, table diag.Table, 
 			fmt.Fprintln(w)
 		}
 	}
-	if f.sampler != "sgld" && f.sampler != "swag" && f.sampler != "vi" {
+	if f.sampler == "gd" || f.sampler == "sgd" {
 		// Optimisers: the draws are a trajectory, not posterior samples.
 		fmt.Fprintf(w, "optimiser: %s iterates are a trajectory, not posterior draws: ESS and R-hat do not apply\n", strings.ToUpper(f.sampler))
 		if mapTheta != nil {

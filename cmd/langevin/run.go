@@ -46,6 +46,15 @@ type runFlags struct {
 	noiseEvery                 int
 	out                        string
 	quiet                      bool
+	report                     bool
+	mlp                        mlpFlags      // --model mlp and generated data (run_mlp.go)
+	scaler                     *data.Scaler  // the standardisation applied, if any
+	train                      *data.Dataset // the training data, when loaded by loadData
+	warmup, maxDepth           int           // exact samplers (exact.go)
+	targetAccept               float64       // exact samplers
+	tune, metric               string        // exact samplers
+	mandt                      mandtFlags    // constant SGD, SGFS, IASG (run_mandt.go)
+	family                     familyFlags
 
 	set     map[string]bool // flags given on the command line
 	classes int             // softmax: K, from the training and test labels
@@ -58,10 +67,10 @@ func newRunFlagSet(f *runFlags) *flag.FlagSet {
 	fs.Float64Var(&f.testFrac, "test-frac", 0.2, "fraction of --data held out as test set when --test is not given")
 	fs.StringVar(&f.target, "target", "", "target `COL`umn: a name, or a 1-based column number (-1 = last); default the last column")
 	fs.StringVar(&f.format, "format", "auto", "data format: auto|csv|libsvm")
-	fs.StringVar(&f.model, "model", "logistic", "model: linear|logistic|softmax (integer class labels 0…K−1; --prior-scale σ₀ is precision λ = 1/σ₀²)")
+	fs.StringVar(&f.model, "model", "logistic", "model: linear|logistic|mlp|softmax (integer class labels 0…K−1; --prior-scale σ₀ is precision λ = 1/σ₀²), or a toy target that needs no --data: gauss2|mixture25")
 	fs.BoolVar(&f.intercept, "intercept", true, "add an intercept")
 	fs.Float64Var(&f.priorScale, "prior-scale", 0, "prior scale `S`: σ₀ of the N(0, σ₀²I) prior (logistic, default 1), or √v of the N(μ, σ²vI) prior (linear, default 10)")
-	fs.StringVar(&f.sampler, "sampler", "sgld", "algorithm: gd|sgd|sgld|swag|vi (swag, vi: fit during burn-in, then independent draws from the Gaussian fit)")
+	fs.StringVar(&f.sampler, "sampler", "sgld", "algorithm: gd|sgd|sgld|psgld|sghmc|csgld|csghmc|"+strings.Join(mandtSamplers, "|")+"|swag|vi|rwm|mala|nuts (rwm, mala, nuts: exact full-data samplers, default 1000+1000, 2000+10000, 5000+20000 iterations, thin 1; swag, vi: fit during burn-in, then independent draws from the Gaussian fit)")
 	fs.Float64Var(&f.step, "step", 0, "step size `A`: η in θ ← θ + η ĝ + √(2ητ) ξ (Welling & Teh's ε = 2η); the a of a(b+t)^-γ, or η₀ of the cyclic schedule (default: 0.1·B/N for sgld with --precond laplace, 0.1·B/N² without, 1/N for gd/sgd)")
 	fs.StringVar(&f.schedule, "schedule", "const", "step-size schedule: const|poly (a(b+t)^-γ)|cyclic")
 	fs.Float64Var(&f.stepB, "step-b", 1, "offset `B` of the polynomial schedule a(b+t)^-γ")
@@ -73,6 +82,7 @@ func newRunFlagSet(f *runFlags) *flag.FlagSet {
 	fs.Float64Var(&f.clip, "clip", 0, "clip the gradient's norm at `C`: v·min(1, C/‖v‖) (0: off)")
 	fs.Float64Var(&f.clipValue, "clip-value", 0, "clip each gradient component to [-C, C] (0: off)")
 	fs.IntVar(&f.chains, "chains", 4, "number of chains `K`")
+	fs.BoolVar(&f.report, "report", false, "also write DIR/report.html (settings, summary, warnings, plots) into --out DIR (default "+defaultReportDir+")")
 	fs.IntVar(&f.iters, "iters", 500000, "iterations `N` per chain, burn-in included")
 	fs.IntVar(&f.burnin, "burnin", 50000, "burn-in iterations `N` discarded per chain")
 	fs.IntVar(&f.thin, "thin", 450, "keep every `N`-th draw after burn-in")
@@ -83,6 +93,14 @@ func newRunFlagSet(f *runFlags) *flag.FlagSet {
 	fs.BoolVar(&f.standardize, "standardize", true, "standardise features with the training set's mean and sd")
 	fs.StringVar(&f.out, "out", "", "write DIR/chain-1.csv … DIR/chain-K.csv (CmdStan format) and DIR/summary.csv")
 	fs.BoolVar(&f.quiet, "quiet", false, "print no progress")
+	fs.IntVar(&f.warmup, "warmup", 0, "warm-up iterations `N` of rwm|mala|nuts (an alias of --burnin: the step size and metric adapt during the burn-in)")
+	fs.Float64Var(&f.targetAccept, "target-accept", 0, "target mean accept_stat `A` of the step-size tuning (default 0.234 rwm, 0.574 mala, 0.8 nuts)")
+	fs.StringVar(&f.tune, "tune", "dual", "step-size tuning of rwm|mala|nuts during warm-up: none|dual (dual averaging)|grid (grid search scored by acceptance)")
+	fs.IntVar(&f.maxDepth, "max-depth", 10, "maximum tree depth `D` of nuts")
+	fs.StringVar(&f.metric, "metric", "diag", "metric of rwm|mala|nuts: diag|dense (nuts adapts it in Stan's windows; rwm and mala use the Laplace approximation's (co)variance with --precond laplace)")
+	addMandtFlags(fs, &f.mandt)
+	addFamilyFlags(fs, &f.family)
+	addMLPFlags(fs, f)
 	return fs
 }
 
@@ -100,8 +118,11 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if err := f.validate(); err != nil {
 		return err
 	}
-	train, test, err := loadData(&f)
-	if err != nil {
+	var train, test *data.Dataset
+	var err error
+	if toyModel(f.model) {
+		train = toyData(&f)
+	} else if train, test, err = loadData(&f); err != nil {
 		return err
 	}
 	m, pred, err := buildModel(&f, train)
@@ -111,20 +132,23 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	// The MAP is the baseline, and the start or the preconditioner's centre.
-	mapTheta, mapErr := sampler.FindMAP(ctx, m, nil)
-	usePrecond := f.sampler == "sgld" && f.precond == "laplace"
-	needMAP := f.init == "map" || f.init == "laplace" || usePrecond
+	mapTheta, mapErr := findMAPFor(ctx, &f, m)
+	usePrecond := usesPrecond(&f) || (isExact(f.sampler) && f.precond == "laplace")
+	needMAP := f.init == "map" || f.init == "laplace" || usePrecond || f.family.cv
 	if mapErr != nil && needMAP {
 		return fmt.Errorf("finding the MAP (needed by --init map|laplace and --precond laplace): %w", mapErr)
 	}
 	var laplace, precond []float64
 	if f.init == "laplace" || usePrecond {
-		if laplace, err = sampler.LaplacePrecond(m, mapTheta); err != nil {
+		if laplace, err = sampler.LaplacePrecond(noiseFree(m), mapTheta); err != nil {
 			return err
 		}
 	}
 	if usePrecond {
 		precond = laplace
+	}
+	if f.family.cv {
+		f.family.cvCentre = mapTheta
 	}
 	if err := approxStep(&f, m, mapTheta); err != nil {
 		return err
@@ -163,8 +187,13 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 
 	params, note := commonLength(tr)
 	table := diag.Summarize(tr.Names, params)
-	fmt.Fprintf(stdout, "%s regression on %s (N = %d train, %d test, d = %d), %s, %d chains\n\n",
-		f.model, train.Source, train.Len(), testLen(test), m.Dim(), describeSampler(&f), f.chains)
+	if toyModel(f.model) {
+		fmt.Fprintf(stdout, "toy target %s (d = %d, no data, gradient noise sd %g), %s, %d chains\n\n",
+			f.model, m.Dim(), f.family.gradNoise, describeSampler(&f), f.chains)
+	} else {
+		fmt.Fprintf(stdout, "%s regression on %s (N = %d train, %d test, d = %d), %s, %d chains\n\n",
+			f.model, train.Source, train.Len(), testLen(test), m.Dim(), describeSampler(&f), f.chains)
+	}
 	if err := table.Format(stdout); err != nil {
 		return err
 	}
@@ -176,17 +205,29 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if mapErr != nil {
 		fmt.Fprintf(stdout, "MAP baseline: %v\n", mapErr)
 	}
-	if test != nil && test.Len() > 0 {
+	if mlp, ok := m.(*model.MLP); ok && test != nil && test.Len() > 0 {
+		printMLPPredictive(stdout, mlp, tr, mapTheta, test)
+	} else if test != nil && test.Len() > 0 {
 		printPredictive(stdout, &f, pred, tr, mapTheta, test)
 	}
 	printWhere(stdout, &f, tr, table, elapsed, mapTheta)
 
+	if f.report && f.out == "" {
+		f.out = defaultReportDir
+	}
 	if f.out != "" {
 		files, err := writeOutput(&f, tr, table, m)
 		if err != nil {
 			return err
 		}
 		fmt.Fprintf(stdout, "written:  %s\n", files)
+	}
+	if f.report {
+		path, err := runReport(&f, tr, m, test)
+		if err != nil {
+			return fmt.Errorf("report: %w", err)
+		}
+		fmt.Fprintf(stdout, "report:   %s\n", path)
 	}
 	if runErr != nil {
 		var de *langevin.DivergenceError
@@ -215,12 +256,17 @@ func oneOf(flagName, v string, allowed ...string) error {
 }
 
 func (f *runFlags) validate() error {
+	if err := f.applyExactDefaults(); err != nil {
+		return err
+	}
 	for _, c := range []struct {
 		name, v string
 		allowed []string
 	}{
-		{"model", f.model, []string{"linear", "logistic", "softmax"}},
-		{"sampler", f.sampler, []string{"gd", "sgd", "sgld", "swag", "vi"}},
+		{"model", f.model, []string{"linear", "logistic", "gauss2", "mixture25", "mlp", "softmax"}},
+		{"sampler", f.sampler, append(append([]string{"gd", "sgd", "sgld", "psgld", "sghmc", "csgld", "csghmc"}, mandtSamplers...), "swag", "vi", "rwm", "mala", "nuts")},
+		{"tune", f.tune, []string{"none", "dual", "grid"}},
+		{"metric", f.metric, []string{"diag", "dense"}},
 		{"schedule", f.schedule, []string{"const", "poly", "cyclic"}},
 		{"init", f.init, []string{"zero", "map", "prior", "laplace"}},
 		{"precond", f.precond, []string{"laplace", "none"}},
@@ -277,7 +323,13 @@ func (f *runFlags) validate() error {
 	case (f.sampler == "swag" || f.sampler == "vi") && f.burnin < 1:
 		return inputErrorf("--burnin %d: --sampler %s fits its approximation during burn-in: expected at least 1", f.burnin, f.sampler)
 	}
-	return nil
+	if err := f.mandt.validate(f); err != nil {
+		return err
+	}
+	if err := f.validateFamily(); err != nil {
+		return err
+	}
+	return f.validateMLP()
 }
 
 // predictor is what the CLI needs of a model to score a test set.
@@ -288,6 +340,12 @@ type predictor interface {
 
 func buildModel(f *runFlags, train *data.Dataset) (langevin.Model, predictor, error) {
 	switch f.model {
+	case "mlp":
+		m, err := buildMLP(f, train)
+		return m, nil, err
+	case "gauss2", "mixture25":
+		m, err := buildToyModel(f)
+		return m, nil, err
 	case "linear":
 		opt := model.LinearOptions{NoIntercept: !f.intercept}
 		if f.set["prior-scale"] {
@@ -319,7 +377,7 @@ func buildSchedule(f *runFlags, n int) schedule.Schedule {
 	case "const":
 		return schedule.Constant(step)
 	case "cyclic":
-		return schedule.Cyclical{Eta0: step, Iters: f.iters, Cycles: f.cycles}
+		return schedule.Cyclical{Eta0: step, Iters: f.iters, Cycles: f.cycles, Explore: familyExplore(f)}
 	default:
 		return schedule.Polynomial{A: step, B: f.stepB, Gamma: f.decay}
 	}
@@ -331,6 +389,9 @@ func buildSchedule(f *runFlags, n int) schedule.Schedule {
 // a preconditioner the same rule is divided by N (standardised features give
 // posterior variances of order 1/N). For GD and SGD, η = 1/N.
 func defaultStep(f *runFlags, n int) float64 {
+	if eta, ok := familyDefaultStep(f, n); ok {
+		return eta
+	}
 	if f.sampler == "sgld" {
 		b := f.batch
 		if b == 0 {
@@ -346,28 +407,38 @@ func defaultStep(f *runFlags, n int) float64 {
 }
 
 func buildSampler(f *runFlags, m langevin.Model, precond []float64) (langevin.Sampler, error) {
+	if isExact(f.sampler) {
+		return buildExactSampler(f, m, precond)
+	}
 	sched := buildSchedule(f, m.Len())
 	if err := sched.Validate(); err != nil {
 		return nil, inputErrorf("--step/--schedule: %v", err)
 	}
 	clip := sampler.Clipping{Norm: f.clip, Value: f.clipValue}
-	mb := sampler.Minibatch{Size: f.batch, Replace: f.replace}
+	mb := sampler.Minibatch{Size: f.batch, Replace: f.replace, CV: f.family.cvCentre}
 	switch f.sampler {
+	case "csgd", "csgd-diag", "csgd-full", "csgd-sqrt", "csgd-momentum", "sgfs", "sgfs-diag", "iasg", "laplace":
+		return buildMandtSampler(f, m)
 	case "gd":
 		return sampler.SGD{Step: sched, Clip: clip}, nil
 	case "sgd":
 		return sampler.SGD{Step: sched, Batch: mb, Clip: clip}, nil
 	case "swag", "vi":
 		return buildApprox(f, sched, mb)
+	case "psgld", "sghmc", "csgld", "csghmc":
+		return buildFamilySampler(f, sched, mb, clip, precond), nil
 	default:
-		return sampler.SGLD{Step: sched, Batch: mb, Temperature: f.temperature, Clip: clip, NoiseEvery: f.noiseEvery, Precond: precond}, nil
+		return sampler.SGLD{Step: sched, Batch: mb, Temperature: f.temperature, Clip: clip, NoiseEvery: f.noiseEvery, Precond: precond,
+			TemperatureStart: f.family.temperatureStart, BurnIn: f.burnin}, nil
 	}
 }
 
 func describeSampler(f *runFlags) string {
 	var sb strings.Builder
 	sb.WriteString(strings.ToUpper(f.sampler))
-	if f.sampler != "gd" {
+	if isExact(f.sampler) {
+		sb.WriteString(" (full data)")
+	} else if f.sampler != "gd" {
 		if f.batch == 0 {
 			sb.WriteString(" (full batch")
 		} else {

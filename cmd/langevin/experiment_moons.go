@@ -1,0 +1,234 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"time"
+
+	"github.com/langevin-go/langevin/data"
+	"github.com/langevin-go/langevin/model"
+	"github.com/langevin-go/langevin/predict"
+)
+
+func init() {
+	registerExperiment(experiment{
+		name:    "moons",
+		summary: "report §5.2: 2-100-10-1 ReLU BNN on two moons, MAP start, cyclical SGLD, predictive uncertainty on a grid",
+		run:     func(args []string, stdout, stderr io.Writer) error { return runToyClassifier("moons", args, stdout) },
+	})
+}
+
+// moonsFlags are the settings of the two-dimensional classification
+// experiments (moons: the §5.2 run with the report's defaults; spirals).
+type moonsFlags struct {
+	name             string
+	classes          int
+	n                int
+	noise            float64
+	seed             uint64
+	eps0             float64
+	cycles, cycleLen int
+	batch            int
+	temperature      float64
+	mapIters         int
+	mapBatch         int
+	mapLR            float64
+	ensemble         int
+	explore          float64
+	out              string
+
+	mapStart []float64 // reuse this MAP network instead of fitting one (tests)
+}
+
+func newMoonsFlagSet(f *moonsFlags) *flag.FlagSet {
+	fs := flag.NewFlagSet("experiment "+f.name, flag.ContinueOnError)
+	if f.name == "spirals" {
+		fs.IntVar(&f.classes, "k", 3, "number of spiral arms (classes) `K`")
+		fs.IntVar(&f.n, "n", 1500, "number of points `N`, N/K per arm (80% train, 20% test)")
+		fs.Float64Var(&f.noise, "noise", 0.2, "sd of the angle noise (radians)")
+	} else {
+		fs.IntVar(&f.n, "n", 1000, "number of points `N` (80% train, 20% test)")
+		fs.Float64Var(&f.noise, "noise", 0.1, "noise sd of make_moons")
+	}
+	fs.Uint64Var(&f.seed, "seed", 1, "random `seed` (data, split, initialisation, chain)")
+	fs.Float64Var(&f.eps0, "eps0", 0.02, "initial step ε₀ of each cycle in the report's convention, a step on the mean loss as in Zhang et al.'s cSGLD code (θ ← θ − ε∇L̄ + √(2ε/N)ξ): η₀ = ε₀/N")
+	fs.IntVar(&f.cycles, "cycles", 200, "number of cycles; one draw is kept per cycle")
+	fs.IntVar(&f.cycleLen, "cycle-len", 50, "updates per cycle")
+	fs.IntVar(&f.batch, "batch", 5, "minibatch size `B`")
+	fs.Float64Var(&f.temperature, "temperature", 1, "temperature `T` of the sampler")
+	fs.IntVar(&f.mapIters, "map-iters", 20000, "Adam iterations of the MAP start")
+	fs.IntVar(&f.mapBatch, "map-batch", 32, "Adam minibatch size")
+	fs.Float64Var(&f.mapLR, "map-lr", 1e-3, "Adam learning rate")
+	fs.IntVar(&f.ensemble, "ensemble", 5, "members `K` of the deep-ensemble baseline (independently initialised MAP networks; 0: none), and a second BNN chain is compared with the first")
+	fs.Float64Var(&f.explore, "explore", 0, "fraction of each cycle in cSGLD's exploration phase (optimisation steps, no noise)")
+	fs.StringVar(&f.out, "out", "", "write DIR/grid.csv (grid points, BNN and MAP probabilities, entropies); moons also draws the report's Figures 5, 8 and 9 into DIR/maps.png, DIR/predictive.png and DIR/index.html")
+	return fs
+}
+
+func (f *moonsFlags) validate() error {
+	switch {
+	case f.n < 10:
+		return inputErrorf("--n %d: expected at least 10 points", f.n)
+	case f.name == "spirals" && (f.classes < 2 || f.classes > f.n/5):
+		return inputErrorf("--k %d: expected 2 ≤ K ≤ N/5", f.classes)
+	case !(f.noise >= 0):
+		return inputErrorf("--noise %v: expected sd ≥ 0", f.noise)
+	case !(f.eps0 > 0):
+		return inputErrorf("--eps0 %v: expected a positive step", f.eps0)
+	case f.cycles < 1 || f.cycleLen < 1:
+		return inputErrorf("--cycles %d, --cycle-len %d: expected positive numbers", f.cycles, f.cycleLen)
+	case f.batch < 1:
+		return inputErrorf("--batch %d: expected a positive size", f.batch)
+	case !(f.temperature > 0):
+		return inputErrorf("--temperature %v: expected a positive number", f.temperature)
+	case !(f.explore >= 0 && f.explore < 1):
+		return inputErrorf("--explore %v: expected 0 ≤ f < 1", f.explore)
+	case f.ensemble < 0:
+		return inputErrorf("--ensemble %d: expected K ≥ 0", f.ensemble)
+	case f.mapIters < 1 || f.mapBatch < 1 || !(f.mapLR > 0):
+		return inputErrorf("--map-iters %d, --map-batch %d, --map-lr %v: expected positive numbers", f.mapIters, f.mapBatch, f.mapLR)
+	}
+	return nil
+}
+
+func runToyClassifier(name string, args []string, stdout io.Writer) error {
+	f := moonsFlags{name: name}
+	fs := newMoonsFlagSet(&f)
+	if err := parseFlags(fs, args, stdout); err != nil {
+		return err
+	}
+	if err := f.validate(); err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	r, err := moonsRun(ctx, &f)
+	if err != nil {
+		return err
+	}
+	var text bytes.Buffer
+	r.printAll(&text, &f)
+	stdout.Write(text.Bytes())
+	if f.out != "" && f.name == "moons" {
+		return writeMoonsFigures(f.out, r.model, r.mapTheta, r.draws, r.train, r.test, text.String(), stdout)
+	}
+	return nil
+}
+
+// printAll prints the experiment's results.
+func (r *moonsResult) printAll(stdout io.Writer, f *moonsFlags) {
+	fmt.Fprintf(stdout, "%s: N = %d (noise %g), %s ReLU, %s, prior N(0, I), %d train / %d test\n",
+		r.source, f.n, f.noise, r.arch, r.lik, r.nTrain, r.nTest)
+	fmt.Fprintf(stdout, "MAP: Adam, %d iterations, batch %d, lr %g (%.1fs)\n", f.mapIters, f.mapBatch, f.mapLR, r.mapTime.Seconds())
+	fmt.Fprintf(stdout, "cSGLD: %d cycles × %d updates (exploration %g), batch %d, ε₀ = %g (η₀ = ε₀/N = %.3g), one draw per cycle (%.1fs)\n\n",
+		f.cycles, f.cycleLen, f.explore, f.batch, f.eps0, f.eps0/float64(r.nTrain), r.sampleTime.Seconds())
+	r.print(stdout)
+	if r.ens != nil {
+		fmt.Fprintf(stdout, "\nbaseline and function-space checks on the test set (%.1fs):\n", r.ensTime.Seconds())
+		fmt.Fprintf(stdout, "  deep ensemble (%d MAP networks): accuracy %.4f, NLL %.4f, Brier %.4f, ECE %.4f; far-from-data entropy %.4f\n",
+			f.ensemble, r.ens.Accuracy, r.ens.NLL, r.ens.Brier, r.ens.ECE, r.ensFar)
+		fmt.Fprintf(stdout, "  BNN vs deep ensemble:          agreement %.4f, total variation %.4f\n", r.agreeEns, r.tvEns)
+		fmt.Fprintf(stdout, "  BNN chain 1 vs chain 2 (seed+1): agreement %.4f, total variation %.4f\n", r.agreeChains, r.tvChains)
+	}
+}
+
+type moonsResult struct {
+	*classifierReport
+	nTrain, nTest       int
+	mapTheta            []float64
+	model               *model.MLP
+	draws               [][]float64 // the BNN's draws (one per cycle)
+	train, test         *data.Dataset
+	source, arch, lik   string
+	mapTime, sampleTime time.Duration
+
+	ens                   *predict.Metrics // deep ensemble on the test set
+	ensFar                float64
+	agreeEns, tvEns       float64
+	agreeChains, tvChains float64
+	ensTime               time.Duration
+}
+
+func moonsRun(ctx context.Context, f *moonsFlags) (*moonsResult, error) {
+	var full *data.Dataset
+	var err error
+	opt := model.MLPOptions{Hidden: []int{100, 10}, Activation: model.ReLU, Likelihood: model.LikBernoulli}
+	G := grid(-3.5, 4.5, -3, 3.5, 0.1)
+	if f.name == "spirals" {
+		full, err = data.Spirals(f.classes, f.n/f.classes, f.noise, f.seed)
+		opt.Likelihood, opt.Classes = model.LikCategorical, f.classes
+		G = grid(-3, 3, -3, 3, 0.075)
+	} else {
+		full, err = data.Moons(f.n, f.noise, f.seed)
+	}
+	if err != nil {
+		return nil, inputError{err}
+	}
+	train, test := data.TrainTest(full, 0.2, f.seed)
+	m, err := model.NewMLP(train.X, train.Y, opt)
+	if err != nil {
+		return nil, err
+	}
+	arch := fmt.Sprint(m.Layers())
+	res := &moonsResult{nTrain: train.Len(), nTest: test.Len(), source: full.Source, lik: opt.Likelihood.String(),
+		arch: strings.ReplaceAll(strings.Trim(arch, "[]"), " ", "-")}
+	start := time.Now()
+	mapTheta := f.mapStart
+	if mapTheta == nil {
+		if mapTheta, err = fitMAP(ctx, m, mapSettings{iters: f.mapIters, batch: f.mapBatch, lr: f.mapLR}, f.seed, 1000); err != nil {
+			return nil, err
+		}
+	}
+	res.mapTheta = mapTheta
+	res.mapTime = time.Since(start)
+	start = time.Now()
+	draws, err := sampleCyclic(ctx, m, mapTheta, cyclicSettings{
+		eta0: f.eps0 / float64(train.Len()), cycles: f.cycles, cycleLen: f.cycleLen, batch: f.batch, temperature: f.temperature, explore: f.explore, chains: 1,
+	}, f.seed)
+	if err != nil {
+		return nil, err
+	}
+	res.sampleTime = time.Since(start)
+	res.model, res.draws, res.train, res.test = m, draws, train, test
+	res.classifierReport, err = scoreClassifier(m, mapTheta, draws, train.X, test.X, test.Y, G, f.out)
+	if err != nil || f.ensemble == 0 {
+		return res, err
+	}
+	// Deep ensemble: K MAP networks from independent Glorot initialisations
+	// (streams 1000, 1001, …; the MAP start above is member 1).
+	start = time.Now()
+	members := [][]float64{mapTheta}
+	for k := 1; k < f.ensemble; k++ {
+		th, err := fitMAP(ctx, m, mapSettings{iters: f.mapIters, batch: f.mapBatch, lr: f.mapLR}, f.seed, 1000+k)
+		if err != nil {
+			return nil, err
+		}
+		members = append(members, th)
+	}
+	ens, _ := predict.Classify(m, members, test.X, predict.ClassifyOptions{})
+	bnn, _ := predict.Classify(m, draws, test.X, predict.ClassifyOptions{})
+	if res.ens, err = predict.Evaluate(ens.Probs, test.Y, 0); err != nil {
+		return nil, err
+	}
+	res.agreeEns, res.tvEns, _ = predict.Compare(bnn.Probs, ens.Probs)
+	eg, _ := predict.Classify(m, members, G, predict.ClassifyOptions{})
+	res.ensFar, _ = meanWhere(eg.Entropy, farFrom(G, train.X, 1.0))
+	// A second BNN chain, from the second ensemble member with another seed.
+	start2 := members[min(1, len(members)-1)]
+	draws2, err := sampleCyclic(ctx, m, start2, cyclicSettings{
+		eta0: f.eps0 / float64(train.Len()), cycles: f.cycles, cycleLen: f.cycleLen, batch: f.batch, temperature: f.temperature, explore: f.explore, chains: 1,
+	}, f.seed+1)
+	if err != nil {
+		return nil, err
+	}
+	bnn2, _ := predict.Classify(m, draws2, test.X, predict.ClassifyOptions{})
+	res.agreeChains, res.tvChains, _ = predict.Compare(bnn.Probs, bnn2.Probs)
+	res.ensTime = time.Since(start)
+	return res, nil
+}

@@ -1,0 +1,212 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/langevin-go/langevin/data"
+	"github.com/langevin-go/langevin/predict"
+	"github.com/langevin-go/langevin/stancsv"
+)
+
+// cmdPredict scores the posterior predictive of a langevin run --out DIR on
+// new data: it rebuilds the model from DIR/model.json, reads the draws of
+// DIR/chain-*.csv, applies the training standardisation and prints the
+// metrics; --out writes one row of predictions per data row.
+func cmdPredict(args []string, stdout, _ io.Writer) error {
+	var f runFlags
+	var samples, out string
+	var level float64
+	var bins int
+	fs := flag.NewFlagSet("predict", flag.ContinueOnError)
+	fs.StringVar(&samples, "samples", "", "`DIR` written by langevin run --out (chain-*.csv and model.json)")
+	fs.StringVar(&f.data, "data", "", "data to predict: a CSV or LIBSVM `FILE` with the training features and target, or moons|spirals|gap1d|fashion-mnist (its test set)")
+	fs.StringVar(&f.target, "target", "", "target `COL`umn (default: the last column)")
+	fs.StringVar(&f.format, "format", "auto", "data format: auto|csv|libsvm")
+	fs.Float64Var(&level, "level", 0.9, "level of the credible intervals")
+	fs.IntVar(&bins, "bins", 15, "confidence bins of the expected calibration error")
+	fs.StringVar(&out, "out", "", "write per-row predictions to `FILE` (CSV)")
+	fs.Uint64Var(&f.seed, "seed", 2, "generated data: random seed (the run's default seed 1 generated its training data)")
+	fs.IntVar(&f.mlp.n, "n", 1000, "generated data: number of points")
+	fs.Float64Var(&f.mlp.noise, "noise", 0.1, "generated data: noise sd")
+	fs.IntVar(&f.mlp.k, "k", 3, "--data spirals: number of arms")
+	if err := parseFlags(fs, args, stdout); err != nil {
+		return err
+	}
+	f.set = map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { f.set[fl.Name] = true })
+	switch {
+	case samples == "":
+		return inputErrorf("--samples: no directory given (the --out DIR of langevin run)")
+	case f.data == "":
+		return inputErrorf("--data: no data given")
+	case !(level > 0 && level < 1):
+		return inputErrorf("--level %v: expected a number in (0, 1)", level)
+	case bins < 1:
+		return inputErrorf("--bins %d: expected at least 1", bins)
+	}
+	var spec modelSpec
+	specPath := filepath.Join(samples, "model.json")
+	b, err := os.ReadFile(specPath)
+	if err != nil {
+		return inputErrorf("--samples %s: %v (written by langevin run --out)", samples, err)
+	}
+	if err := json.Unmarshal(b, &spec); err != nil {
+		return inputErrorf("%s: %v", specPath, err)
+	}
+	draws, err := readDraws(samples, &spec)
+	if err != nil {
+		return err
+	}
+	f.model = spec.Model
+	d, test, generated, err := generatedData(&f, f.data)
+	if err != nil {
+		return err
+	}
+	if test != nil {
+		d = test
+	}
+	if !generated {
+		if d, err = readData(&f, f.data, false); err != nil {
+			return err
+		}
+	}
+	if d.Dim() != len(spec.Features) {
+		return inputErrorf("--data %s: %d features, the run was trained on %d", f.data, d.Dim(), len(spec.Features))
+	}
+	if spec.Mean != nil {
+		(&data.Scaler{Mean: spec.Mean, Scale: spec.Scale}).Transform(d.X)
+	}
+	m, err := spec.rebuild(d.X, d.Y)
+	if err != nil {
+		return inputErrorf("--data %s: %v", f.data, err)
+	}
+	if len(draws[0]) != m.Dim() {
+		return inputErrorf("--samples %s: the chains have %d parameters, model.json describes a model with %d", samples, len(draws[0]), m.Dim())
+	}
+	fmt.Fprintf(stdout, "%s (%s) on %s: %d rows, %d draws from %s\n\n", spec.Model, spec.Data, d.Source, d.Len(), len(draws), samples)
+	if r, ok := m.(predict.Regressor); ok && spec.Likelihood == "gaussian" {
+		reg, err := predict.Regress(r, draws, d.X, level)
+		if err != nil {
+			return err
+		}
+		printRegression(stdout, reg, d.Y)
+		if out != "" {
+			return writeRegression(out, reg, d.Y)
+		}
+		return nil
+	}
+	c, ok := m.(predict.Classifier)
+	if !ok {
+		return inputErrorf("model %s: no class probabilities", spec.Model)
+	}
+	res, err := predict.Classify(c, draws, d.X, predict.ClassifyOptions{Level: level})
+	if err != nil {
+		return err
+	}
+	met, err := predict.Evaluate(res.Probs, d.Y, bins)
+	if err != nil {
+		return inputErrorf("--data %s: %v", f.data, err)
+	}
+	h, _ := meanWhere(res.Entropy, nil)
+	e, _ := meanWhere(res.Expected, nil)
+	mi, _ := meanWhere(res.MutualInfo, nil)
+	fmt.Fprintf(stdout, "accuracy %.4f   NLL %.4f   Brier %.4f   ECE %.4f (%d bins)\n", met.Accuracy, met.NLL, met.Brier, met.ECE, bins)
+	fmt.Fprintf(stdout, "mean predictive entropy %.4f = expected entropy %.4f + mutual information %.4f (nats)\n\n", h, e, mi)
+	fmt.Fprintln(stdout, "confusion matrix (rows: true class, columns: predicted)")
+	for t, row := range met.Confusion {
+		fmt.Fprintf(stdout, "%4d:", t)
+		for _, v := range row {
+			fmt.Fprintf(stdout, " %6d", v)
+		}
+		fmt.Fprintln(stdout)
+	}
+	if out != "" {
+		return writeClassification(out, res, d.Y)
+	}
+	return nil
+}
+
+// readDraws reads the parameter columns of DIR/chain-*.csv in the order of
+// the model's parameters (derived quantities are dropped).
+func readDraws(dir string, spec *modelSpec) ([][]float64, error) {
+	files, _ := filepath.Glob(filepath.Join(dir, "chain-*.csv"))
+	if len(files) == 0 {
+		return nil, inputErrorf("--samples %s: no chain-*.csv files", dir)
+	}
+	sort.Strings(files)
+	var draws [][]float64
+	for _, path := range files {
+		cf, err := stancsv.ReadFile(path)
+		if err != nil {
+			return nil, inputError{err}
+		}
+		var cols []int
+		for j, c := range cf.Columns {
+			if len(c) < 2 || c[len(c)-2:] != "__" {
+				if c == "sigma2" {
+					continue // derived
+				}
+				cols = append(cols, j)
+			}
+		}
+		for _, row := range cf.Draws {
+			th := make([]float64, len(cols))
+			for k, j := range cols {
+				th[k] = row[j]
+			}
+			draws = append(draws, th)
+		}
+	}
+	if len(draws) == 0 {
+		return nil, inputErrorf("--samples %s: no draws", dir)
+	}
+	return draws, nil
+}
+
+func writeClassification(path string, res *predict.Classification, y []float64) error {
+	fh, err := os.Create(path)
+	if err != nil {
+		return inputErrorf("--out %s: %v", path, err)
+	}
+	_, k := res.Probs.Dims()
+	fmt.Fprint(fh, "y")
+	for c := 0; c < k; c++ {
+		fmt.Fprintf(fh, ",p.%d,p.%d.lower,p.%d.upper", c, c, c)
+	}
+	fmt.Fprintln(fh, ",entropy,expected_entropy,mutual_info")
+	for i, v := range y {
+		fmt.Fprintf(fh, "%g", v)
+		for c := 0; c < k; c++ {
+			fmt.Fprintf(fh, ",%.6g,%.6g,%.6g", res.Probs.At(i, c), at(res.Lower, i, c), at(res.Upper, i, c))
+		}
+		fmt.Fprintf(fh, ",%.6g,%.6g,%.6g\n", res.Entropy[i], res.Expected[i], res.MutualInfo[i])
+	}
+	return fh.Close()
+}
+
+func at(m *mat.Dense, i, j int) float64 {
+	if m == nil {
+		return 0
+	}
+	return m.At(i, j)
+}
+
+func writeRegression(path string, reg *predict.Regression, y []float64) error {
+	fh, err := os.Create(path)
+	if err != nil {
+		return inputErrorf("--out %s: %v", path, err)
+	}
+	fmt.Fprintln(fh, "y,mean,f_lower,f_upper,y_lower,y_upper")
+	for i, v := range y {
+		fmt.Fprintf(fh, "%g,%.6g,%.6g,%.6g,%.6g,%.6g\n", v, reg.Mean[i], reg.Lower[i], reg.Upper[i], reg.ObsLower[i], reg.ObsUpper[i])
+	}
+	return fh.Close()
+}

@@ -1,0 +1,336 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/langevin-go/langevin"
+	"github.com/langevin-go/langevin/data"
+	"github.com/langevin-go/langevin/model"
+	"github.com/langevin-go/langevin/plot"
+	"github.com/langevin-go/langevin/report"
+	"github.com/langevin-go/langevin/stancsv"
+)
+
+// defaultReportDir is where langevin run --report writes when --out is not
+// given.
+const defaultReportDir = "langevin-out"
+
+// cmdReport writes DIR/report.html from the CmdStan CSV files chain-*.csv
+// that langevin run --out DIR wrote: the run's settings (the files' comment
+// lines), the summary table, warnings and the plots.
+func cmdReport(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("report", flag.ContinueOnError)
+	out := fs.String("o", "", "write the report to `FILE` (default DIR/report.html)")
+	maxParams := fs.Int("params", 8, "draw the first `N` columns (the table lists all)")
+	if err := parseFlags(fs, args, stdout); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return inputErrorf("expected one directory: usage: langevin report [-o FILE] [--params N] DIR (the --out DIR of langevin run)")
+	}
+	if *maxParams < 1 {
+		return inputErrorf("--params %d: expected at least 1", *maxParams)
+	}
+	dir := fs.Arg(0)
+	tr, settings, err := readRunDir(dir)
+	if err != nil {
+		return err
+	}
+	path := *out
+	if path == "" {
+		path = filepath.Join(dir, "report.html")
+	}
+	title := "langevin run"
+	optimiser := false
+	for _, kv := range settings {
+		if kv[0] == "model" {
+			title += ": " + kv[1]
+		}
+		if kv[0] == "algorithm" {
+			title += ", " + strings.ToUpper(kv[1])
+			optimiser = kv[1] == "gd" || kv[1] == "sgd"
+		}
+	}
+	if err := writeReport(path, title, tr, report.Options{Settings: settings, MaxParams: *maxParams, Trajectory: optimiser,
+		Intro: fmt.Sprintf("From the CmdStan CSV files in %s.", dir)}); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "report:   %s\n", path)
+	return nil
+}
+
+// writeReport builds the report of tr and writes it to path.
+func writeReport(path, title string, tr *langevin.Trace, opt report.Options) error {
+	r, err := report.FromTrace(title, tr, opt)
+	if err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	if err := r.WriteHTML(&buf); err != nil {
+		return err
+	}
+	if dir := filepath.Dir(path); dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+	}
+	return os.WriteFile(path, buf.Bytes(), 0o644)
+}
+
+// runReport writes f.out/report.html for langevin run --report, from the
+// trace in memory; for the linear model sampled at τ = 1 the exact marginal
+// densities are drawn over the histograms, and for the logistic model with a
+// test set the sorted posterior predictive probabilities with their 90% band
+// (report Figure 5). GD and SGD iterates are reported as a trajectory.
+func runReport(f *runFlags, tr *langevin.Trace, m langevin.Model, test *data.Dataset) (string, error) {
+	trajectory := f.sampler == "gd" || f.sampler == "sgd"
+	opt := report.Options{Settings: runSettings(f, m), Trajectory: trajectory}
+	if lm, ok := m.(*model.Logistic); ok && test != nil && test.Len() > 0 && !trajectory {
+		sec, err := predictiveSection(lm, tr, test)
+		if err != nil {
+			return "", err
+		}
+		opt.Sections = append(opt.Sections, sec)
+	}
+	if lm, ok := m.(*model.Linear); ok && !trajectory && f.temperature == 1 {
+		post := lm.Posterior()
+		opt.Reference = map[string]func(float64) float64{
+			"log_sigma2": post.LogSigma2PDF,
+			"sigma2":     post.Sigma2PDF,
+		}
+		for j := 0; j < post.D; j++ {
+			opt.Reference[tr.Names[j]] = func(x float64) float64 { return post.BetaPDF(j, x) }
+		}
+		opt.RefLabel = "exact posterior"
+	}
+	title := fmt.Sprintf("langevin run: %s regression, %s", f.model, describeSampler(f))
+	path := filepath.Join(f.out, "report.html")
+	return path, writeReport(path, title, tr, opt)
+}
+
+// predictiveSection draws P(y = 1 | x, θ) of every test point under every
+// kept draw, sorted by the posterior mean, with the 90% credible band and the
+// observed labels.
+func predictiveSection(m *model.Logistic, tr *langevin.Trace, test *data.Dataset) (report.Section, error) {
+	rows := tr.Rows()
+	probs := make([][]float64, len(rows))
+	for s, th := range rows {
+		probs[s] = m.Predict(th[:m.Dim()], test.X, nil)
+	}
+	b, err := plot.PredictiveBand(probs, 0.9)
+	if err != nil {
+		return report.Section{}, err
+	}
+	p, err := plot.SortedPredictive(fmt.Sprintf("posterior predictive on the test set (%d points)", test.Len()), b, 0.9, test.Y)
+	if err != nil {
+		return report.Section{}, err
+	}
+	png, err := plot.Encode(p, plot.Width, plot.Height, "png")
+	if err != nil {
+		return report.Section{}, err
+	}
+	return report.Section{
+		Title:   "Posterior predictive",
+		Text:    "P(y = 1 | x, data) for every test point, sorted by its posterior mean, with the central 90% interval over the draws; squares mark the observed labels (report Figure 5). Wide bands are the points the model is unsure about.",
+		Figures: []report.Figure{{Title: "sorted predictive probabilities", PNG: png}},
+	}, nil
+}
+
+// runSettings lists the settings of a run, as the CSV files record them
+// (empty ones left out).
+func runSettings(f *runFlags, m langevin.Model) [][2]string {
+	all := [][2]string{
+		{"model", f.model}, {"data", f.data}, {"test", f.test}, {"target", f.target},
+		{"algorithm", f.sampler}, {"schedule", f.schedule},
+		{"step", fmtF(buildSchedule(f, m.Len()).At(1))}, {"step_a", fmtF(stepA(f, m.Len()))},
+		{"step_b", fmtF(f.stepB)}, {"decay", fmtF(f.decay)},
+		{"batch", strconv.Itoa(f.batch)}, {"replace", strconv.FormatBool(f.replace)},
+		{"temperature", fmtF(f.temperature)}, {"precond", f.precond},
+		{"clip", fmtF(f.clip)}, {"clip_value", fmtF(f.clipValue)},
+		{"chains", strconv.Itoa(f.chains)}, {"iters", strconv.Itoa(f.iters)},
+		{"burnin", strconv.Itoa(f.burnin)}, {"thin", strconv.Itoa(f.thin)},
+		{"seed", strconv.FormatUint(f.seed, 10)}, {"init", f.init},
+		{"standardize", strconv.FormatBool(f.standardize)}, {"intercept", strconv.FormatBool(f.intercept)},
+		{"noise_every", strconv.Itoa(f.noiseEvery)},
+	}
+	var out [][2]string
+	for _, kv := range all {
+		if kv[1] != "" {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+// writeWarmup writes chain c's burn-in draws (thinned like the kept ones) to
+// DIR/warmup-K.csv, a Stan CSV file of warm-up rows only (save_warmup = 1,
+// num_samples = 0), so that langevin report can shade the burn-in and find
+// the noise crossover while chain-K.csv stays exactly what Stan tools expect.
+func writeWarmup(f *runFlags, tr *langevin.Trace, c int, cfg stancsv.Config, cols []string, n int) error {
+	if c >= len(tr.Warmup) || len(tr.Warmup[c].Theta) == 0 {
+		return nil
+	}
+	cfg.NumSamples, cfg.SaveWarmup = 0, true
+	fh, err := os.Create(filepath.Join(f.out, fmt.Sprintf("warmup-%d.csv", c+1)))
+	if err != nil {
+		return err
+	}
+	sw, err := stancsv.NewWriter(fh, cfg, cols)
+	if err != nil {
+		fh.Close()
+		return err
+	}
+	row := make([]float64, len(cols))
+	w := tr.Warmup[c]
+	for i, th := range w.Theta {
+		copy(row, w.Stats[i])
+		copy(row[len(tr.StatNames):], th)
+		if err := sw.Write(row); err != nil {
+			fh.Close()
+			return err
+		}
+	}
+	if err := sw.WriteAdaptation(buildSchedule(f, n).At(f.burnin+1), nil); err != nil {
+		fh.Close()
+		return err
+	}
+	if err := sw.Flush(); err != nil {
+		fh.Close()
+		return err
+	}
+	return fh.Close()
+}
+
+// readRunDir reads DIR/chain-*.csv into a Trace, with the burn-in draws of
+// DIR/warmup-*.csv (or of the chain files themselves, when they were saved
+// with save_warmup = 1), and the settings recorded in chain-1.csv's comments.
+func readRunDir(dir string) (*langevin.Trace, [][2]string, error) {
+	st, err := os.Stat(dir)
+	if err != nil {
+		return nil, nil, inputError{err}
+	}
+	if !st.IsDir() {
+		return nil, nil, inputErrorf("%s: not a directory: expected the --out DIR of langevin run", dir)
+	}
+	paths, _ := filepath.Glob(filepath.Join(dir, "chain-*.csv"))
+	type numbered struct {
+		n    int
+		path string
+	}
+	var files []numbered
+	for _, p := range paths {
+		base := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(p), "chain-"), ".csv")
+		if n, err := strconv.Atoi(base); err == nil {
+			files = append(files, numbered{n, p})
+		}
+	}
+	if len(files) == 0 {
+		return nil, nil, inputErrorf("%s: no chain-1.csv, chain-2.csv, …: expected the --out DIR of langevin run", dir)
+	}
+	sort.Slice(files, func(a, b int) bool { return files[a].n < files[b].n })
+
+	tr := &langevin.Trace{}
+	var settings [][2]string
+	var cols []string
+	for ci, nf := range files {
+		f, err := stancsv.ReadFile(nf.path)
+		if err != nil {
+			return nil, nil, inputError{err}
+		}
+		if ci == 0 {
+			cols = f.Columns
+			for _, c := range cols {
+				if strings.HasSuffix(c, "__") {
+					tr.StatNames = append(tr.StatNames, c)
+				} else {
+					tr.Names = append(tr.Names, c)
+				}
+			}
+			tr.Dim = len(tr.Names)
+			settings = configSettings(f)
+			tr.Thin = max(1, atoi(f.Config["thin"]))
+			tr.BurnIn = atoi(f.Config["num_warmup"])
+		} else if !equal(cols, f.Columns) {
+			return nil, nil, inputErrorf("%s: columns differ from %s's", nf.path, files[0].path)
+		}
+		if len(f.Draws) == 0 {
+			return nil, nil, inputErrorf("%s: no draws", nf.path)
+		}
+		split := func(rows [][]float64, firstIter int) ([][]float64, [][]float64, []int) {
+			theta := make([][]float64, len(rows))
+			stats := make([][]float64, len(rows))
+			iters := make([]int, len(rows))
+			for t, row := range rows {
+				for k, c := range cols {
+					if strings.HasSuffix(c, "__") {
+						stats[t] = append(stats[t], row[k])
+					} else {
+						theta[t] = append(theta[t], row[k])
+					}
+				}
+				iters[t] = firstIter + t*tr.Thin
+			}
+			return theta, stats, iters
+		}
+		th, sts, its := split(f.Draws, tr.BurnIn+1)
+		tr.Draws = append(tr.Draws, th)
+		tr.Stats = append(tr.Stats, sts)
+		tr.Iters = append(tr.Iters, its)
+		warm := f.Warmup
+		wp := filepath.Join(dir, fmt.Sprintf("warmup-%d.csv", nf.n))
+		if wf, err := stancsv.ReadFile(wp); err == nil {
+			if !equal(cols, wf.Columns) {
+				return nil, nil, inputErrorf("%s: columns differ from %s's", wp, nf.path)
+			}
+			warm = wf.Warmup
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return nil, nil, inputError{err}
+		}
+		wth, wst, wit := split(warm, 1)
+		tr.Warmup = append(tr.Warmup, langevin.Draws{Theta: wth, Stats: wst, Iters: wit})
+	}
+	return tr, settings, nil
+}
+
+func atoi(s string) int {
+	n, _ := strconv.Atoi(strings.TrimSpace(s))
+	return n
+}
+
+// configSettings returns the "key = value" comment lines before the draws in
+// file order, without CmdStan's bookkeeping keys.
+func configSettings(f *stancsv.File) [][2]string {
+	var out [][2]string
+	seen := map[string]bool{}
+	for _, line := range f.Comments {
+		l := strings.TrimSpace(strings.TrimPrefix(line, "#"))
+		if strings.HasPrefix(l, "Adaptation terminated") {
+			break
+		}
+		k, v, ok := strings.Cut(l, "=")
+		if !ok {
+			continue
+		}
+		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+		if k == "" || strings.Contains(k, " ") || seen[k] {
+			continue
+		}
+		switch k {
+		case "id", "method", "random", "output", "file", "save_warmup", "sample":
+			continue
+		}
+		seen[k] = true
+		out = append(out, [2]string{k, strings.TrimSuffix(v, " (Default)")})
+	}
+	return out
+}

@@ -1,0 +1,194 @@
+package main
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// run --report without --out writes langevin-out/report.html; langevin
+// report DIR rebuilds it from the CSV files alone, with the same table and
+// the burn-in draws read back from the files.
+func TestRunReportAndReportDir(t *testing.T) {
+	t.Chdir(t.TempDir())
+	code, out, errOut := runMain(append([]string{"run", "--report"}, fast...)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	path := filepath.Join(defaultReportDir, "report.html")
+	if !strings.Contains(out, "report:   "+path) {
+		t.Errorf("stdout does not name %s:\n%s", path, out)
+	}
+	fromRun, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut = runMain("report", "-o", "again.html", "--params", "3", defaultReportDir)
+	if code != 0 {
+		t.Fatalf("report: exit %d: %s", code, errOut)
+	}
+	fromDir, err := os.ReadFile("again.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	table := regexp.MustCompile(`(?s)<table class="summary".*?</table>`)
+	a, b := table.Find(fromRun), table.Find(fromDir)
+	if a == nil || string(a) != string(b) {
+		t.Errorf("summary tables differ:\n%s\n%s", a, b)
+	}
+	for _, want := range []string{`<span class="key">batch</span> 10<`, `<span class="key">num_warmup</span> 1000<`, "noise crossover"} {
+		if !strings.Contains(string(fromDir), want) {
+			t.Errorf("report from the directory lacks %q", want)
+		}
+	}
+	// The burn-in draws are in warmup-K.csv (500 rows at thin 2), the chain
+	// files hold only the 1000 kept draws.
+	for _, c := range []struct {
+		file string
+		rows int
+	}{{"chain-1.csv", 1000}, {"warmup-1.csv", 500}} {
+		b, err := os.ReadFile(filepath.Join(defaultReportDir, c.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows := 0
+		for _, l := range strings.Split(string(b), "\n") {
+			if l != "" && !strings.HasPrefix(l, "#") && !strings.HasPrefix(l, "lp__") {
+				rows++
+			}
+		}
+		if rows != c.rows {
+			t.Errorf("%s: %d rows of draws, want %d", c.file, rows, c.rows)
+		}
+	}
+	code, out, _ = runMain("summary", filepath.Join(defaultReportDir, "chain-1.csv"))
+	if code != 0 || !strings.Contains(out, "1 chains × 1000 draws") {
+		t.Errorf("summary of chain-1.csv: exit %d, %q", code, out)
+	}
+}
+
+func TestReportBadInput(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"report"}, "expected one directory"},
+		{[]string{"report", filepath.Join(dir, "nope")}, "nope"},
+		{[]string{"report", dir}, "no chain-1.csv"},
+		{[]string{"report", "--params", "0", dir}, "--params 0"},
+		{[]string{"report", writeFile(t, dir, "f.txt", "x")}, "not a directory"},
+	} {
+		code, _, errOut := runMain(c.args...)
+		if code != 2 || !strings.Contains(errOut, c.want) || strings.Count(errOut, "\n") != 1 {
+			t.Errorf("%v: exit %d, stderr %q: want exit 2 and one line containing %q", c.args, code, errOut, c.want)
+		}
+	}
+	bad := filepath.Join(dir, "bad")
+	os.Mkdir(bad, 0o755)
+	writeFile(t, bad, "chain-1.csv", "lp__,a\n1,2\n3,x\n")
+	if code, _, errOut := runMain("report", bad); code != 2 || !strings.Contains(errOut, "chain-1.csv") {
+		t.Errorf("malformed CSV: exit %d, %q", code, errOut)
+	}
+}
+
+// checkScript, injected into a copy of the report, writes what the browser
+// made of the page into the DOM once everything has loaded: the number of
+// images, how many of them did not decode (naturalWidth 0), and the rows of
+// the summary table.
+const checkScript = `<script>
+window.addEventListener("load", function () {
+  var imgs = Array.prototype.slice.call(document.images);
+  var bad = imgs.filter(function (i) { return !(i.complete && i.naturalWidth > 0); }).length;
+  var t = document.getElementById("summary");
+  var pre = document.createElement("pre");
+  pre.id = "check";
+  pre.textContent = "images=" + imgs.length + " bad=" + bad + " table=" + (t !== null) + " rows=" + (t ? t.tBodies[0].rows.length : 0);
+  document.body.appendChild(pre);
+});
+</script>`
+
+var checkRE = regexp.MustCompile(`<pre id="check">images=(\d+) bad=(\d+) table=(\w+) rows=(\d+)</pre>`)
+
+func findChromium() string {
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	return ""
+}
+
+// browserCheck loads page (a copy with checkScript injected) in headless
+// Chromium and returns the counts the script wrote.
+func browserCheck(t *testing.T, chromium, page string, html []byte) (images, bad int, table bool, rows int) {
+	t.Helper()
+	s := strings.Replace(string(html), "</body>", checkScript+"\n</body>", 1)
+	if err := os.WriteFile(page, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, chromium, "--headless", "--disable-gpu", "--no-sandbox", "--disable-dev-shm-usage",
+		"--user-data-dir="+filepath.Join(filepath.Dir(page), "profile-"+filepath.Base(page)),
+		"--virtual-time-budget=10000", "--dump-dom", "file://"+page)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%s: %v", chromium, err)
+	}
+	m := checkRE.FindSubmatch(out)
+	if m == nil {
+		t.Fatalf("the check script left no result in the DOM (%d bytes dumped)", len(out))
+	}
+	images, _ = strconv.Atoi(string(m[1]))
+	bad, _ = strconv.Atoi(string(m[2]))
+	rows, _ = strconv.Atoi(string(m[4]))
+	return images, bad, string(m[3]) == "true", rows
+}
+
+// The report of the default job (langevin run --report) opens in a real
+// browser, offline: every image decodes and the summary table is there with
+// a row per coefficient. The same check fails on a copy with one corrupted
+// image. Without Chromium the test skips, unless LANGEVIN_REQUIRE_CHROMIUM=1
+// (set by .ci/run), when it fails.
+func TestReportInBrowser(t *testing.T) {
+	chromium := findChromium()
+	if chromium == "" {
+		if os.Getenv("LANGEVIN_REQUIRE_CHROMIUM") == "1" {
+			t.Fatal("chromium not found on PATH and LANGEVIN_REQUIRE_CHROMIUM=1 (install it: apt-get install -y chromium)")
+		}
+		t.Skip("chromium not found on PATH (set LANGEVIN_REQUIRE_CHROMIUM=1 to make this a failure)")
+	}
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	code, _, errOut := runMain("run", "--quiet", "--report", "--out", out)
+	if code != 0 {
+		t.Fatalf("run --report: exit %d: %s", code, errOut)
+	}
+	html, err := os.ReadFile(filepath.Join(out, "report.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	images, bad, table, rows := browserCheck(t, chromium, filepath.Join(dir, "check.html"), html)
+	t.Logf("images %d, not decoded %d, summary table %v with %d rows", images, bad, table, rows)
+	// 8 parameters × 3 figures + pair plot + step size + noise crossover +
+	// sorted predictive probabilities.
+	if images != 28 || bad != 0 || !table || rows != 15 {
+		t.Errorf("browser saw %d images (%d not decoded), table %v with %d rows; want 28, 0, true, 15", images, bad, table, rows)
+	}
+
+	// Failure mode: one image whose data is not a PNG.
+	i := strings.Index(string(html), "base64,")
+	corrupt := append([]byte(nil), html...)
+	copy(corrupt[i+len("base64,"):], "AAAAAAAA")
+	_, bad, _, _ = browserCheck(t, chromium, filepath.Join(dir, "corrupt.html"), corrupt)
+	if bad != 1 {
+		t.Errorf("corrupted image: %d images not decoded, want 1", bad)
+	}
+}

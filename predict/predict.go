@@ -1,0 +1,230 @@
+// Package predict summarises posterior predictive distributions from draws
+// θ₁, …, θ_S and scores them on test data.
+//
+// For classification, with pₛ(y|x) = p(y | x, θₛ) the class probabilities of
+// draw s, the Bayesian model average is p̄(y|x) = (1/S) Σₛ pₛ(y|x), and
+//
+//	total entropy     H[p̄]               = −Σ_k p̄ₖ log p̄ₖ
+//	expected entropy  E[H] = (1/S) Σₛ H[pₛ]  (aleatoric)
+//	mutual information I = H[p̄] − E[H] ≥ 0  (epistemic: disagreement of the draws)
+//
+// in nats. For regression, with fₛ(x) the predictive mean of draw s and σₛ²
+// its noise variance, the predictive distribution is the mixture
+// (1/S) Σₛ N(fₛ(x), σₛ²); intervals are given for the function f (without
+// observation noise) and for a new observation y (with it).
+//
+// Models take part through two small interfaces, Classifier and Regressor.
+// Labels are class indices 0, …, K−1 stored as float64; for two classes −1
+// is read as class 0.
+package predict
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// Classifier is a model that gives class probabilities.
+type Classifier interface {
+	// NumClasses is the number of classes K.
+	NumClasses() int
+	// ClassProbs writes p(y = k | xᵢ, θ) into row i, column k of dst, which
+	// has one row per row of X and K columns.
+	ClassProbs(theta []float64, X *mat.Dense, dst *mat.Dense)
+}
+
+// Regressor is a model with a real response y = f(x; θ) + noise.
+type Regressor interface {
+	// RegressionMean writes the predictive means f(xᵢ; θ) of the rows of X
+	// into dst (one per row).
+	RegressionMean(theta []float64, X *mat.Dense, dst []float64)
+	// NoiseVar returns the observation noise variance σ² at θ.
+	NoiseVar(theta []float64) float64
+}
+
+// Classification is the posterior predictive summary of a classifier at n
+// test points.
+type Classification struct {
+	Probs *mat.Dense // n×K: p̄(y = k | xᵢ), the model average
+	// Lower and Upper (n×K) are the equal-tailed credible intervals of
+	// pₛ(y = k | xᵢ) at the level of ClassifyOptions.Level; nil when no
+	// level was asked for.
+	Lower, Upper *mat.Dense
+	Entropy      []float64 // total predictive entropy H[p̄] (nats)
+	Expected     []float64 // expected entropy E[H[pₛ]] (aleatoric)
+	MutualInfo   []float64 // Entropy − Expected (epistemic)
+}
+
+// ClassifyOptions are the settings of Classify.
+type ClassifyOptions struct {
+	// Level of the credible intervals of each probability, in (0, 1); 0
+	// computes none (they need S·n·K numbers of memory).
+	Level float64
+}
+
+// Classify returns the posterior predictive summary of c at the rows of X
+// over the draws. It returns an error when there are no draws or the level
+// is not in [0, 1).
+func Classify(c Classifier, draws [][]float64, X *mat.Dense, opt ClassifyOptions) (*Classification, error) {
+	if len(draws) == 0 {
+		return nil, fmt.Errorf("predict: no draws")
+	}
+	if !(opt.Level >= 0 && opt.Level < 1) {
+		return nil, fmt.Errorf("predict: credible level %v: expected a number in (0, 1), or 0 for none", opt.Level)
+	}
+	n, _ := X.Dims()
+	k := c.NumClasses()
+	res := &Classification{
+		Probs:      mat.NewDense(n, k, nil),
+		Entropy:    make([]float64, n),
+		Expected:   make([]float64, n),
+		MutualInfo: make([]float64, n),
+	}
+	var all []float64 // S×n×K when intervals are asked for
+	if opt.Level > 0 {
+		all = make([]float64, len(draws)*n*k)
+	}
+	p := mat.NewDense(n, k, nil)
+	for s, th := range draws {
+		c.ClassProbs(th, X, p)
+		res.Probs.Add(res.Probs, p)
+		for i := 0; i < n; i++ {
+			res.Expected[i] += entropy(p.RawRowView(i))
+		}
+		if all != nil {
+			copy(all[s*n*k:(s+1)*n*k], p.RawMatrix().Data)
+		}
+	}
+	S := float64(len(draws))
+	res.Probs.Scale(1/S, res.Probs)
+	for i := 0; i < n; i++ {
+		res.Expected[i] /= S
+		res.Entropy[i] = entropy(res.Probs.RawRowView(i))
+		res.MutualInfo[i] = max(0, res.Entropy[i]-res.Expected[i])
+	}
+	if all != nil {
+		res.Lower, res.Upper = mat.NewDense(n, k, nil), mat.NewDense(n, k, nil)
+		v := make([]float64, len(draws))
+		a := (1 - opt.Level) / 2
+		for i := 0; i < n; i++ {
+			for j := 0; j < k; j++ {
+				for s := range draws {
+					v[s] = all[s*n*k+i*k+j]
+				}
+				sort.Float64s(v)
+				res.Lower.Set(i, j, quantile(v, a))
+				res.Upper.Set(i, j, quantile(v, 1-a))
+			}
+		}
+	}
+	return res, nil
+}
+
+// entropy returns −Σ pₖ log pₖ (0 log 0 = 0).
+func entropy(p []float64) float64 {
+	var h float64
+	for _, v := range p {
+		if v > 0 {
+			h -= v * math.Log(v)
+		}
+	}
+	return h
+}
+
+// quantile returns the p-quantile of sorted v by linear interpolation
+// between order statistics (R's type 7).
+func quantile(v []float64, p float64) float64 {
+	h := p * float64(len(v)-1)
+	lo := math.Floor(h)
+	i := int(lo)
+	if i+1 >= len(v) {
+		return v[len(v)-1]
+	}
+	return v[i] + (h-lo)*(v[i+1]-v[i])
+}
+
+// Regression is the posterior predictive summary of a regressor at n test
+// points.
+type Regression struct {
+	Mean []float64 // (1/S) Σₛ fₛ(xᵢ)
+	// Lower and Upper bound the equal-tailed credible interval of f(xᵢ)
+	// (epistemic only); ObsLower and ObsUpper that of a new observation,
+	// the quantiles of the mixture (1/S) Σₛ N(fₛ(xᵢ), σₛ²).
+	Lower, Upper       []float64
+	ObsLower, ObsUpper []float64
+	Level              float64
+}
+
+// Regress returns the posterior predictive summary of r at the rows of X over
+// the draws, with credible intervals at the given level in (0, 1).
+func Regress(r Regressor, draws [][]float64, X *mat.Dense, level float64) (*Regression, error) {
+	if len(draws) == 0 {
+		return nil, fmt.Errorf("predict: no draws")
+	}
+	if !(level > 0 && level < 1) {
+		return nil, fmt.Errorf("predict: credible level %v: expected a number in (0, 1)", level)
+	}
+	n, _ := X.Dims()
+	S := len(draws)
+	f := make([]float64, S*n)
+	sd := make([]float64, S)
+	for s, th := range draws {
+		r.RegressionMean(th, X, f[s*n:(s+1)*n])
+		sd[s] = math.Sqrt(r.NoiseVar(th))
+	}
+	res := &Regression{
+		Mean: make([]float64, n), Lower: make([]float64, n), Upper: make([]float64, n),
+		ObsLower: make([]float64, n), ObsUpper: make([]float64, n), Level: level,
+	}
+	a := (1 - level) / 2
+	v := make([]float64, S)
+	mu := make([]float64, S)
+	for i := 0; i < n; i++ {
+		var m float64
+		for s := range draws {
+			v[s] = f[s*n+i]
+			m += v[s]
+		}
+		res.Mean[i] = m / float64(S)
+		copy(mu, v)
+		sort.Float64s(v)
+		res.Lower[i], res.Upper[i] = quantile(v, a), quantile(v, 1-a)
+		res.ObsLower[i] = mixtureQuantile(mu, sd, a)
+		res.ObsUpper[i] = mixtureQuantile(mu, sd, 1-a)
+	}
+	return res, nil
+}
+
+// mixtureQuantile returns the p-quantile of (1/S) Σₛ N(μₛ, σₛ²) by bisection
+// on its CDF. Components with σₛ = 0 are point masses.
+func mixtureQuantile(mu, sd []float64, p float64) float64 {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for s, m := range mu {
+		lo = min(lo, m-9*sd[s])
+		hi = max(hi, m+9*sd[s])
+	}
+	cdf := func(q float64) float64 {
+		var c float64
+		for s, m := range mu {
+			if sd[s] == 0 {
+				if q >= m {
+					c++
+				}
+				continue
+			}
+			c += 0.5 * math.Erfc(-(q-m)/(sd[s]*math.Sqrt2))
+		}
+		return c / float64(len(mu))
+	}
+	for it := 0; it < 100 && hi-lo > 1e-12*max(1, math.Abs(lo)+math.Abs(hi)); it++ {
+		mid := 0.5 * (lo + hi)
+		if cdf(mid) < p {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return 0.5 * (lo + hi)
+}

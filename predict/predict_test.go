@@ -1,0 +1,180 @@
+package predict_test
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/langevin-go/langevin/model"
+	"github.com/langevin-go/langevin/predict"
+)
+
+var (
+	_ predict.Classifier = (*model.MLP)(nil)
+	_ predict.Classifier = (*model.Logistic)(nil)
+	_ predict.Regressor  = (*model.MLP)(nil)
+)
+
+// table is a classifier whose draw θ = (s) gives the fixed probabilities
+// probs[s] at every row.
+type table struct{ probs [][]float64 }
+
+func (t table) NumClasses() int { return len(t.probs[0]) }
+func (t table) ClassProbs(th []float64, X *mat.Dense, dst *mat.Dense) {
+	n, _ := X.Dims()
+	for i := 0; i < n; i++ {
+		dst.SetRow(i, t.probs[int(th[0])])
+	}
+}
+
+func TestClassify(t *testing.T) {
+	t.Parallel()
+	c := table{[][]float64{{1, 0, 0}, {0, 1, 0}, {0.5, 0.5, 0}, {0.5, 0.25, 0.25}}}
+	X := mat.NewDense(2, 1, nil)
+	for _, tc := range []struct {
+		draws            [][]float64
+		probs            []float64
+		total, exp, mi   float64
+		lower0, upper0   float64
+		level            float64
+		noIntervalsWants bool
+	}{
+		// Two confident draws that disagree: all uncertainty is epistemic.
+		{[][]float64{{0}, {1}}, []float64{0.5, 0.5, 0}, math.Ln2, 0, math.Ln2, 0, 1, 0.9, false},
+		// Two identical uncertain draws: all aleatoric.
+		{[][]float64{{2}, {2}}, []float64{0.5, 0.5, 0}, math.Ln2, math.Ln2, 0, 0.5, 0.5, 0.5, false},
+		{[][]float64{{3}}, []float64{0.5, 0.25, 0.25}, 1.5 * math.Ln2, 1.5 * math.Ln2, 0, 0, 0, 0, true},
+	} {
+		res, err := predict.Classify(c, tc.draws, X, predict.ClassifyOptions{Level: tc.level})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < 2; i++ {
+			for k, want := range tc.probs {
+				if got := res.Probs.At(i, k); math.Abs(got-want) > 1e-15 {
+					t.Errorf("%v: p[%d][%d] = %v, want %v", tc.draws, i, k, got, want)
+				}
+			}
+			for _, q := range []struct {
+				name      string
+				got, want float64
+			}{{"entropy", res.Entropy[i], tc.total}, {"expected entropy", res.Expected[i], tc.exp}, {"mutual information", res.MutualInfo[i], tc.mi}} {
+				if math.Abs(q.got-q.want) > 1e-15 {
+					t.Errorf("%v: %s = %v, want %v", tc.draws, q.name, q.got, q.want)
+				}
+			}
+		}
+		if tc.noIntervalsWants != (res.Lower == nil) {
+			t.Errorf("%v: intervals %v", tc.draws, res.Lower)
+		} else if res.Lower != nil {
+			// Two draws, level 0.9: type-7 quantiles 0.05 and 0.95 of {0, 1}.
+			lo, hi := res.Lower.At(0, 0), res.Upper.At(0, 0)
+			if tc.lower0 == 0 && (math.Abs(lo-0.05) > 1e-15 || math.Abs(hi-0.95) > 1e-15) {
+				t.Errorf("%v: interval [%v, %v], want [0.05, 0.95]", tc.draws, lo, hi)
+			}
+			if tc.lower0 == 0.5 && (lo != 0.5 || hi != 0.5) {
+				t.Errorf("%v: interval [%v, %v], want [0.5, 0.5]", tc.draws, lo, hi)
+			}
+		}
+	}
+	if _, err := predict.Classify(c, nil, X, predict.ClassifyOptions{}); err == nil {
+		t.Error("no draws: no error")
+	}
+	if _, err := predict.Classify(c, [][]float64{{0}}, X, predict.ClassifyOptions{Level: 1}); err == nil {
+		t.Error("level 1: no error")
+	}
+}
+
+// shift is a regressor f(x; θ) = θ₀ with noise variance θ₁.
+type shift struct{}
+
+func (shift) RegressionMean(th []float64, X *mat.Dense, dst []float64) {
+	for i := range dst {
+		dst[i] = th[0]
+	}
+}
+func (shift) NoiseVar(th []float64) float64 { return th[1] }
+
+func TestRegress(t *testing.T) {
+	t.Parallel()
+	X := mat.NewDense(1, 1, nil)
+	// One draw f = 2, σ² = 4: y ~ N(2, 4), 95% interval 2 ± 1.959964·2.
+	res, err := predict.Regress(shift{}, [][]float64{{2, 4}}, X, 0.95)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const z = 1.959963984540054
+	if math.Abs(res.ObsLower[0]-(2-2*z)) > 1e-9 || math.Abs(res.ObsUpper[0]-(2+2*z)) > 1e-9 {
+		t.Errorf("observation interval [%v, %v], want 2 ± %v", res.ObsLower[0], res.ObsUpper[0], 2*z)
+	}
+	if res.Lower[0] != 2 || res.Upper[0] != 2 || res.Mean[0] != 2 {
+		t.Errorf("function: mean %v interval [%v, %v], want 2, [2, 2]", res.Mean[0], res.Lower[0], res.Upper[0])
+	}
+	// Draws f ∈ {−1, 1}, no noise: the mixture is two point masses.
+	res, err = predict.Regress(shift{}, [][]float64{{-1, 0}, {1, 0}}, X, 0.5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Mean[0] != 0 || math.Abs(res.Lower[0]+0.5) > 1e-15 || math.Abs(res.Upper[0]-0.5) > 1e-15 {
+		t.Errorf("two draws: mean %v, interval [%v, %v], want 0, [−0.5, 0.5]", res.Mean[0], res.Lower[0], res.Upper[0])
+	}
+	if _, err := predict.Regress(shift{}, [][]float64{{0, 1}}, X, 0); err == nil {
+		t.Error("level 0: no error")
+	}
+}
+
+func TestEvaluate(t *testing.T) {
+	t.Parallel()
+	p := mat.NewDense(4, 2, []float64{
+		0.9, 0.1,
+		0.2, 0.8,
+		0.6, 0.4,
+		0.3, 0.7,
+	})
+	y := []float64{0, 1, 1, -1}
+	m, err := predict.Evaluate(p, y, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantNLL := -(math.Log(0.9) + math.Log(0.8) + math.Log(0.4) + math.Log(0.3)) / 4
+	wantBrier := (2*0.01 + 2*0.04 + 2*0.36 + 2*0.49) / 4
+	// Confidences 0.9 (hit), 0.8 (hit), 0.6 (miss), 0.7 (miss), one per bin.
+	wantECE := (0.1 + 0.2 + 0.6 + 0.7) / 4
+	for _, c := range []struct {
+		name      string
+		got, want float64
+	}{{"accuracy", m.Accuracy, 0.5}, {"NLL", m.NLL, wantNLL}, {"Brier", m.Brier, wantBrier}, {"ECE", m.ECE, wantECE}} {
+		if math.Abs(c.got-c.want) > 1e-12 {
+			t.Errorf("%s = %v, want %v", c.name, c.got, c.want)
+		}
+	}
+	if m.Confusion[0][0] != 1 || m.Confusion[0][1] != 1 || m.Confusion[1][0] != 1 || m.Confusion[1][1] != 1 {
+		t.Errorf("confusion %v, want [[1 1] [1 1]]", m.Confusion)
+	}
+	for _, c := range []struct {
+		y    []float64
+		want string
+	}{{[]float64{0, 1, 2, 0}, "row 3: label 2"}, {[]float64{0, 1}, "2 labels for 4 rows"}, {[]float64{0, 0.5, 1, 1}, "row 2: label 0.5"}} {
+		if _, err := predict.Evaluate(p, c.y, 0); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("labels %v: error %v, want %q", c.y, err, c.want)
+		}
+	}
+}
+
+func TestCompare(t *testing.T) {
+	t.Parallel()
+	p := mat.NewDense(2, 3, []float64{0.6, 0.3, 0.1, 0.2, 0.2, 0.6})
+	q := mat.NewDense(2, 3, []float64{0.4, 0.5, 0.1, 0.1, 0.1, 0.8})
+	agree, tv, err := predict.Compare(p, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if agree != 0.5 || math.Abs(tv-(0.2+0.2)/2) > 1e-15 {
+		t.Errorf("agreement %v, tv %v; want 0.5, 0.2", agree, tv)
+	}
+	if _, _, err := predict.Compare(p, mat.NewDense(3, 3, nil)); err == nil {
+		t.Error("shape mismatch: no error")
+	}
+}

@@ -1,0 +1,213 @@
+package sampler
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// metric is the positive definite matrix M of an exact sampler — NUTS's
+// inverse metric (the covariance of the position increments, an estimate of
+// the posterior covariance), MALA's preconditioner, RWM's proposal shape —
+// either diagonal or dense, with its Cholesky factor L, M = LLᵀ. Its methods
+// do not allocate.
+type metric struct {
+	d     int
+	dense bool
+	diag  []float64 // diagonal of M (diagonal metric)
+	sqrt  []float64 // √diag
+	m     []float64 // M, d×d row-major (dense metric)
+	l     []float64 // L, lower triangular, d×d row-major (dense metric)
+}
+
+// newMetric returns the identity, or M = diag(v), or the dense M = cov (cov
+// wins when both are given); what names the setting in errors.
+func newMetric(d int, v []float64, cov *mat.SymDense, what string) (*metric, error) {
+	mt := &metric{d: d, diag: make([]float64, d), sqrt: make([]float64, d)}
+	for j := range mt.diag {
+		mt.diag[j] = 1
+	}
+	if cov != nil {
+		if v != nil {
+			return nil, fmt.Errorf("sampler: %s: give the diagonal or the dense matrix, not both", what)
+		}
+		if cov.SymmetricDim() != d {
+			return nil, fmt.Errorf("sampler: dense %s is %d×%d, model has %d parameters", what, cov.SymmetricDim(), cov.SymmetricDim(), d)
+		}
+		mt.dense = true
+		mt.m = make([]float64, d*d)
+		mt.l = make([]float64, d*d)
+		for i := 0; i < d; i++ {
+			for j := 0; j < d; j++ {
+				x := cov.At(i, j)
+				if math.IsNaN(x) || math.IsInf(x, 0) {
+					return nil, fmt.Errorf("sampler: dense %s entry (%d, %d) is %v: expected a finite number", what, i+1, j+1, x)
+				}
+				mt.m[i*d+j] = x
+			}
+		}
+		if !mt.sync() {
+			return nil, fmt.Errorf("sampler: dense %s is not positive definite", what)
+		}
+		return mt, nil
+	}
+	if v != nil {
+		if len(v) != d {
+			return nil, fmt.Errorf("sampler: %s has %d entries, model has %d parameters", what, len(v), d)
+		}
+		for j, x := range v {
+			if !(x > 0) || math.IsInf(x, 0) {
+				return nil, fmt.Errorf("sampler: %s entry %d is %v: expected a positive number", what, j+1, x)
+			}
+			mt.diag[j] = x
+		}
+	}
+	mt.sync()
+	return mt, nil
+}
+
+// makeDense switches an identity or diagonal metric to a dense one with the
+// same matrix (for dense adaptation).
+func (mt *metric) makeDense() {
+	if mt.dense {
+		return
+	}
+	d := mt.d
+	mt.dense = true
+	mt.m = make([]float64, d*d)
+	mt.l = make([]float64, d*d)
+	for j := 0; j < d; j++ {
+		mt.m[j*d+j] = mt.diag[j]
+	}
+	mt.sync()
+}
+
+// sync recomputes √diag or the Cholesky factor, and reports success (a
+// dense M that is not positive definite leaves L unusable).
+func (mt *metric) sync() bool {
+	if !mt.dense {
+		for j, v := range mt.diag {
+			mt.sqrt[j] = math.Sqrt(v)
+		}
+		return true
+	}
+	d, a, l := mt.d, mt.m, mt.l
+	clear(l)
+	for j := 0; j < d; j++ {
+		s := a[j*d+j]
+		for k := 0; k < j; k++ {
+			s -= l[j*d+k] * l[j*d+k]
+		}
+		if !(s > 0) {
+			return false
+		}
+		ljj := math.Sqrt(s)
+		l[j*d+j] = ljj
+		for i := j + 1; i < d; i++ {
+			s := a[i*d+j]
+			for k := 0; k < j; k++ {
+				s -= l[i*d+k] * l[j*d+k]
+			}
+			l[i*d+j] = s / ljj
+		}
+	}
+	return true
+}
+
+// mul writes M v into dst (dst and v must not overlap).
+func (mt *metric) mul(dst, v []float64) {
+	if !mt.dense {
+		for j, x := range v {
+			dst[j] = mt.diag[j] * x
+		}
+		return
+	}
+	d := mt.d
+	for i := 0; i < d; i++ {
+		row := mt.m[i*d : i*d+d]
+		var s float64
+		for j, x := range row {
+			s += x * v[j]
+		}
+		dst[i] = s
+	}
+}
+
+// mulL writes L z into dst (dst and z must not overlap).
+func (mt *metric) mulL(dst, z []float64) {
+	if !mt.dense {
+		for j, x := range z {
+			dst[j] = mt.sqrt[j] * x
+		}
+		return
+	}
+	d := mt.d
+	for i := 0; i < d; i++ {
+		row := mt.l[i*d : i*d+i+1]
+		var s float64
+		for j, x := range row {
+			s += x * z[j]
+		}
+		dst[i] = s
+	}
+}
+
+// solveL writes L⁻¹ r into dst (forward substitution; dst may be r).
+func (mt *metric) solveL(dst, r []float64) {
+	if !mt.dense {
+		for j, x := range r {
+			dst[j] = x / mt.sqrt[j]
+		}
+		return
+	}
+	d := mt.d
+	for i := 0; i < d; i++ {
+		s := r[i]
+		row := mt.l[i*d : i*d+i]
+		for k, x := range row {
+			s -= x * dst[k]
+		}
+		dst[i] = s / mt.l[i*d+i]
+	}
+}
+
+// solveLT writes L⁻ᵀ z into dst (back substitution; dst may be z).
+func (mt *metric) solveLT(dst, z []float64) {
+	if !mt.dense {
+		for j, x := range z {
+			dst[j] = x / mt.sqrt[j]
+		}
+		return
+	}
+	d := mt.d
+	for i := d - 1; i >= 0; i-- {
+		s := z[i]
+		for k := i + 1; k < d; k++ {
+			s -= mt.l[k*d+i] * dst[k]
+		}
+		dst[i] = s / mt.l[i*d+i]
+	}
+}
+
+// quad returns vᵀ M v.
+func (mt *metric) quad(v []float64) float64 {
+	if !mt.dense {
+		var s float64
+		for j, x := range v {
+			s += mt.diag[j] * x * x
+		}
+		return s
+	}
+	d := mt.d
+	var s float64
+	for i := 0; i < d; i++ {
+		row := mt.m[i*d : i*d+d]
+		var t float64
+		for j, x := range row {
+			t += x * v[j]
+		}
+		s += v[i] * t
+	}
+	return s
+}

@@ -1,0 +1,185 @@
+package sampler
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/langevin-go/langevin"
+	"github.com/langevin-go/langevin/schedule"
+)
+
+// SGHMC is stochastic gradient Hamiltonian Monte Carlo (Chen, Fox & Guestrin
+// 2014) in its "SGD with momentum" form (their eq. 15), with a diagonal mass
+// M, friction α and temperature τ:
+//
+//	v ← (1 − α) v + η M⁻¹ ĝ(θ) + N(0, 2αητM⁻¹ − η²M⁻² B̂),
+//	θ ← θ + v,
+//
+// per coordinate, where ĝ is the minibatch estimate of ∇log p(θ|D) and B̂ an
+// optional estimate of the gradient-noise variance Var(ĝⱼ) (the injected
+// variance is clamped at 0). In Chen et al.'s variables (time step ε, momentum
+// r, friction C): v = εM⁻¹r, η = ε²/M (the learning rate) and α = εC/M, so
+// that their N(0, 2(C − B̂)ε) becomes the noise above. The momentum starts at 0.
+//
+// η has the units of SGLD's step, and with α = 1 the update is exactly SGLD
+// with step η and preconditioner M⁻¹. Small α gives long, nearly
+// Hamiltonian trajectories. On a Gaussian target of curvature λ (in units
+// of M) the recursion is stable if and only if ηλ < 2(2 − α) (its matrix
+// [[1−ηλ, 1−α], [−ηλ, 1−α]] has determinant 1 − α and trace 2 − α − ηλ). At stationarity on a Gaussian target v ~ N(0, ητM⁻¹)
+// approximately; Resample > 0 redraws v from that law every Resample steps.
+// During the exploration phase of a cyclical schedule no noise is injected
+// and the momentum is not resampled.
+//
+// Thermostat turns SGHMC into the stochastic gradient Nosé–Hoover thermostat
+// (SGNHT, Ding, Fang, Babbush, Chen, Skeel & Neven 2014, Alg. 2): the friction
+// becomes a dynamic variable ξ, started at A = Friction, the injected noise
+// stays N(0, 2AητM⁻¹), and after each step
+//
+//	ξ ← ξ + (1/d) Σⱼ vⱼ² Mⱼ − ητ,
+//
+// which drives the mean kinetic energy to its value at temperature τ and so
+// absorbs gradient noise of unknown size (their (p, ξ, h, A) are v = hp,
+// ξh, η = h², Ah here). Unlike SGHMC's B̂, no estimate of the noise is needed.
+//
+// Per-draw statistics: lp__, accept_stat__ (1), stepsize__ (ηₜ), noise_inj__
+// (mean over j of the injected variance), momentum__ (mean over j of
+// vⱼ²Mⱼ/(ηₜ), which is near τ at stationarity), friction__ (α, or the
+// thermostat ξ), clipped__.
+type SGHMC struct {
+	Step        schedule.Schedule
+	Batch       Minibatch
+	Friction    float64   // α ∈ (0, 1]; 0 means 0.1
+	Mass        []float64 // diagonal of M; nil means the identity
+	GradNoise   []float64 // B̂ⱼ, estimate of Var(ĝⱼ); nil means 0
+	Resample    int       // redraw the momentum every Resample steps; 0: never
+	Thermostat  bool      // SGNHT: adaptive friction ξ
+	Temperature float64   // τ; 0 means 1
+	Clip        Clipping
+
+	// TemperatureStart and BurnIn anneal the temperature (see SGLD).
+	TemperatureStart float64
+	BurnIn           int
+}
+
+// StatNames implements langevin.Sampler.
+func (s SGHMC) StatNames() []string {
+	return []string{"lp__", "accept_stat__", "stepsize__", "noise_inj__", "momentum__", "friction__", "clipped__"}
+}
+
+// NewChain implements langevin.Sampler.
+func (s SGHMC) NewChain(m langevin.Model, theta0 []float64, rng *rand.Rand) (langevin.Chain, error) {
+	tau, err := temperature(s.Temperature)
+	if err != nil {
+		return nil, err
+	}
+	ann, err := newAnneal(tau, s.TemperatureStart, s.BurnIn)
+	if err != nil {
+		return nil, err
+	}
+	alpha := s.Friction
+	if alpha == 0 {
+		alpha = 0.1
+	}
+	if !(alpha > 0 && alpha <= 1) {
+		return nil, fmt.Errorf("sampler: SGHMC friction α = %v: expected 0 < α ≤ 1", s.Friction)
+	}
+	if s.Resample < 0 {
+		return nil, fmt.Errorf("sampler: SGHMC Resample = %d: expected ≥ 0", s.Resample)
+	}
+	d := m.Dim()
+	minv := make([]float64, d)
+	bhat := make([]float64, d)
+	for j := range minv {
+		minv[j] = 1
+		if s.Mass != nil {
+			if len(s.Mass) != d {
+				return nil, fmt.Errorf("sampler: SGHMC mass has %d entries, model has %d parameters", len(s.Mass), d)
+			}
+			if !(s.Mass[j] > 0) || math.IsInf(s.Mass[j], 0) {
+				return nil, fmt.Errorf("sampler: SGHMC mass entry %d is %v: expected a positive number", j+1, s.Mass[j])
+			}
+			minv[j] = 1 / s.Mass[j]
+		}
+		if s.GradNoise != nil {
+			if len(s.GradNoise) != d {
+				return nil, fmt.Errorf("sampler: SGHMC gradient-noise estimate has %d entries, model has %d parameters", len(s.GradNoise), d)
+			}
+			if !(s.GradNoise[j] >= 0) || math.IsInf(s.GradNoise[j], 0) {
+				return nil, fmt.Errorf("sampler: SGHMC gradient-noise estimate entry %d is %v: expected a non-negative number", j+1, s.GradNoise[j])
+			}
+			bhat[j] = s.GradNoise[j]
+		}
+	}
+	g, err := newGradChain(m, theta0, s.Batch, s.Step, s.Clip, rng)
+	if err != nil {
+		return nil, err
+	}
+	return &sghmcChain{gradChain: g, rng: rng, ann: ann, alpha: alpha, minv: minv, bhat: bhat,
+		v: make([]float64, d), resample: s.Resample, xi: alpha, thermostat: s.Thermostat}, nil
+}
+
+type sghmcChain struct {
+	*gradChain
+	rng      *rand.Rand
+	ann      anneal
+	tau      float64
+	alpha    float64
+	minv     []float64
+	bhat     []float64
+	v        []float64
+	resample int
+	inj      float64 // mean injected variance of the last step
+
+	thermostat bool
+	xi         float64 // friction of the next step: α, or SGNHT's ξ
+}
+
+func (c *sghmcChain) Step() error {
+	eta := c.gradient()
+	c.tau = c.ann.at(c.t)
+	explore := c.exploring()
+	if explore {
+		c.tau = 0
+	}
+	if !explore && c.resample > 0 && (c.t-1)%c.resample == 0 && c.t > 1 {
+		for j := range c.v {
+			c.v[j] = math.Sqrt(eta*c.tau*c.minv[j]) * c.rng.NormFloat64()
+		}
+	}
+	a, f := c.alpha, c.xi
+	var inj, kin float64
+	for j, g := range c.grad {
+		em := eta * c.minv[j]
+		c.v[j] = (1-f)*c.v[j] + em*g
+		if !explore {
+			s2 := max(2*a*em*c.tau-em*em*c.bhat[j], 0)
+			inj += s2
+			c.v[j] += math.Sqrt(s2) * c.rng.NormFloat64()
+		}
+		c.theta[j] += c.v[j]
+		kin += c.v[j] * c.v[j] / c.minv[j]
+	}
+	d := float64(len(c.v))
+	c.inj = inj / d
+	if c.thermostat && !explore {
+		c.xi += kin/d - eta*c.tau
+	}
+	return nil
+}
+
+func (c *sghmcChain) Position() []float64 { return c.theta }
+
+func (c *sghmcChain) Stats(dst []float64) {
+	var k float64
+	for j, v := range c.v {
+		k += v * v / (c.eta * c.minv[j])
+	}
+	dst[0] = c.lp
+	dst[1] = 1
+	dst[2] = c.eta
+	dst[3] = c.inj
+	dst[4] = k / float64(len(c.v))
+	dst[5] = c.xi
+	dst[6] = float64(c.clipped)
+}
