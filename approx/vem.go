@@ -50,6 +50,13 @@ type VEM struct {
 	AverageFrom int               // log λ is averaged over iterations after this; 0: the second half
 	NoiseRows   int               // observations for Tr C; 0: min(N, 1000)
 	TraceEvery  int               // record λ every this many iterations; 0: iters/200
+
+	// Diagonal uses per-coordinate rates (Corollary 3, in our convention
+	// ηₖ = 2|B| / (N² Cₖₖ)) instead of one scalar rate, each capped at every
+	// iteration at 1/(λₜ + N Cₖₖ), the coordinate's curvature with the
+	// Fisher information N Cₖₖ standing in for the likelihood's Hessian, so
+	// that no coordinate overshoots. Step is then ignored.
+	Diagonal bool
 }
 
 // VEMResult is the outcome of a VEM run.
@@ -72,6 +79,23 @@ func OptimalStep(m langevin.Model, theta []float64, batch, rows int, rng *rand.R
 	if batch < 1 || batch > n {
 		return 0, fmt.Errorf("approx: optimal step: batch %d: expected 1 ≤ |B| ≤ N = %d", batch, n)
 	}
+	c := GradVar(m, theta, rows, rng)
+	var tr float64
+	for _, v := range c {
+		tr += v
+	}
+	if !(tr > 0) || math.IsInf(tr, 0) {
+		return 0, fmt.Errorf("approx: optimal step: trace of the gradient covariance is %v at θ₀: expected a positive number", tr)
+	}
+	nf := float64(n)
+	return 2 * float64(batch) * float64(d) / (nf * nf * tr), nil
+}
+
+// GradVar returns the diagonal of C, the covariance of one observation's
+// log-likelihood gradient ∇log p(zᵢ|θ) at theta, estimated (unbiased) from
+// rows observations chosen by rng (all N when rows ≥ N; at least 2).
+func GradVar(m langevin.Model, theta []float64, rows int, rng *rand.Rand) []float64 {
+	n, d := m.Len(), m.Dim()
 	idx := make([]int, n)
 	for i := range idx {
 		idx[i] = i
@@ -82,28 +106,22 @@ func OptimalStep(m langevin.Model, theta []float64, batch, rows int, rng *rand.R
 	}
 	g := make([]float64, d)
 	sum := make([]float64, d)
+	ss := make([]float64, d)
 	one := []int{0}
-	var ss float64
 	for _, i := range idx {
 		clear(g)
 		one[0] = i
 		m.LogLik(theta, one, g)
 		for j, v := range g {
 			sum[j] += v
-			ss += v * v
+			ss[j] += v * v
 		}
 	}
 	k := float64(len(idx))
-	var s2 float64
-	for _, v := range sum {
-		s2 += v * v
+	for j := range ss {
+		ss[j] = max(0, (ss[j]-sum[j]*sum[j]/k)/(k-1))
 	}
-	tr := (ss - s2/k) / (k - 1) // Tr C, unbiased
-	if !(tr > 0) || math.IsInf(tr, 0) {
-		return 0, fmt.Errorf("approx: optimal step: trace of the gradient covariance is %v at θ₀: expected a positive number", tr)
-	}
-	nf := float64(n)
-	return 2 * float64(batch) * float64(d) / (nf * nf * tr), nil
+	return ss
 }
 
 // Run runs iters iterations of variational EM on m from theta0 with the
@@ -146,7 +164,11 @@ func (v VEM) Run(ctx context.Context, m langevin.Model, theta0 []float64, iters 
 	}
 	eta := v.Step
 	var etaOpt, etaMax float64
-	if eta == 0 {
+	var diagC []float64
+	if v.Diagonal {
+		diagC = GradVar(m, theta0, v.NoiseRows, rng)
+		eta = 0
+	} else if eta == 0 {
 		var err error
 		if etaOpt, err = OptimalStep(m, theta0, v.Batch.Size, v.NoiseRows, rng); err != nil {
 			return nil, err
@@ -174,9 +196,22 @@ func (v VEM) Run(ctx context.Context, m langevin.Model, theta0 []float64, iters 
 		clear(lik)
 		m.LogLik(theta, b.Next(), lik)
 		var ss float64
-		for j, th := range theta {
-			ss += th * th
-			theta[j] = th + eta*(scale*lik[j]-lam*th)
+		if diagC != nil {
+			nf, bf := float64(n), float64(v.Batch.Size)
+			for j, th := range theta {
+				ss += th * th
+				c := diagC[j]
+				e := 1 / (lam + nf*c) // cap
+				if c > 0 {
+					e = min(e, 2*bf/(nf*nf*c))
+				}
+				theta[j] = th + e*(scale*lik[j]-lam*th)
+			}
+		} else {
+			for j, th := range theta {
+				ss += th * th
+				theta[j] = th + eta*(scale*lik[j]-lam*th)
+			}
 		}
 		if math.IsNaN(ss) || math.IsInf(ss, 0) {
 			return nil, fmt.Errorf("approx: VEM: iteration %d: θ diverged (step η = %.3g too large?)", t, eta)

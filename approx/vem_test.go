@@ -55,6 +55,22 @@ func TestVEMEvidence(t *testing.T) {
 	if math.Abs(got-exact) > 4*se+bias*exact {
 		t.Errorf("VEM λ = %.4f ± %.4f, want %.4f", got, se, exact)
 	}
+	// Per-coordinate rates (Corollary 3): every coordinate has the same
+	// gradient variance here, so they equal η* and give the same λ.
+	var dl []float64
+	for r := 0; r < 4; r++ {
+		rng := langevin.ChainRNG(uint64(r+1), 0)
+		res, err := VEM{Diagonal: true, NoiseRows: n, Batch: sampler.Minibatch{Size: 10, Replace: true}}.Run(context.Background(), m, make([]float64, d), 60000, rng)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dl = append(dl, res.Lambda)
+	}
+	dm, dse := meanSD(dl)
+	t.Logf("diagonal rates: λ = %.4f ± %.4f", dm, dse)
+	if math.Abs(dm-exact) > 4*dse+2*bias*exact {
+		t.Errorf("diagonal VEM λ = %.4f ± %.4f, want %.4f", dm, dse, exact)
+	}
 	bad, badSE, _ := run(0.01)
 	t.Logf("with η*/100 (near-MAP θ): λ = %.4f ± %.4f", bad, badSE)
 	if math.Abs(bad-exact) <= 4*se+bias*exact {
