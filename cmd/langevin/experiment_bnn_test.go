@@ -5,13 +5,20 @@ import (
 	"testing"
 )
 
-// TestMoonsAcceptance runs the §5.2 two-moons experiment (1,000 points,
-// noise 0.1, 80/20 split, 2-100-10-1 ReLU, Adam MAP start, cyclical SGLD with
-// batch 5, 200 cycles of 50 updates, one draw per cycle) at ε₀ = 0.1 (η₀ =
-// ε₀/N = 1.25e-4; the report's 0.02 explores too little to pass the 3×
-// criterion, see README) and checks the acceptance criteria. The same run
-// without injected noise (τ = 10⁻⁴: cyclical SGD) must fail them: the
-// uncertainty away from the data comes from sampling.
+// TestMoonsAcceptance: the §5.2 two-moons experiment (1,000 points, noise
+// 0.1, 80/20 split, 2-100-10-1 ReLU, Adam MAP start, cyclical SGLD with batch
+// 5, 200 cycles of 50 updates, one draw per cycle). The report's run as stated
+// (ε₀ = 0.02, η₀ = ε₀/N) is a transient: from the MAP (|θ|²/d = 0.04) its
+// 10,000 small steps bring the weights the data do not constrain to a quarter
+// of their prior variance, so |θ|²/d still grows from the first to the last
+// draws; the test asserts that trend. The acceptance check adds the burn-in
+// of relaxCycles (after which that trend is gone) and runs 4 chains from the
+// MAP, 200 kept cycles each. At ε₀ = 0.02 that burn-in is 2,353 cycles
+// (10 s; README: `experiment moons --burnin-cycles -1 --chains 4`, seeds 1–4
+// pass); to keep the test short it runs the same method at ε₀ = 0.1 (471
+// burn-in cycles). The same run without injected noise (τ = 10⁻⁴: cyclical
+// SGD; one chain, as the chains would differ only in their minibatches) must
+// fail the uncertainty criteria: they come from sampling.
 func TestMoonsAcceptance(t *testing.T) {
 	t.Parallel()
 	f := moonsFlags{name: "moons"}
