@@ -65,6 +65,20 @@ type cyclicSettings struct {
 	temperature      float64
 	explore          float64 // fraction of each cycle without noise (cSGLD's exploration)
 	chains           int
+	// burnCycles cycles are run before the cycles whose draws are kept
+	// (cycles counts the kept ones).
+	burnCycles int
+}
+
+// relaxCycles returns the number of cycles of the cosine schedule from eta0
+// with cycleLen updates after which the variance of a weight the data do not
+// constrain (prior N(0, s²)) has relaxed from 0 to within 5% of s². Such a
+// weight follows the discretised Ornstein–Uhlenbeck process θ ← (1 − η/s²)θ
+// + √(2η)ξ, whose variance approaches s² as 1 − exp(−2Ση/s²); within 5%
+// needs Ση ≥ 1.5 s². One cycle of L updates sums to Ση = η₀(L+1)/2
+// (Σ_{k<L} cos(πk/L) = 1).
+func relaxCycles(eta0 float64, cycleLen int, s float64) int {
+	return int(math.Ceil(1.5 * s * s / (eta0 * float64(cycleLen+1) / 2)))
 }
 
 // sampleCyclic runs cyclical SGLD (sampler.CSGLD) from theta0 and returns
@@ -72,10 +86,15 @@ type cyclicSettings struct {
 // where the step is smallest. Run keeps the first post-burn-in iteration in
 // a sampling phase and then every Thin-th such iteration; a cycle of L steps
 // has K = L − ⌈explore·L⌉ sampling steps, so BurnIn = L−1 and Thin = K keep
-// iterations L, 2L, ….
+// iterations L, 2L, …. With burnCycles = b the first b cycles are run and
+// discarded (BurnIn = bL + L − 1).
 func sampleCyclic(ctx context.Context, m *model.MLP, theta0 []float64, s cyclicSettings, seed uint64) ([][]float64, error) {
-	iters := s.cycles * s.cycleLen
-	smp := sampler.CSGLD(s.eta0, iters, s.cycles, s.explore, sampler.Minibatch{Size: s.batch})
+	if s.burnCycles < 0 {
+		return nil, inputErrorf("%d burn-in cycles: expected ≥ 0", s.burnCycles)
+	}
+	total := s.cycles + s.burnCycles
+	iters := total * s.cycleLen
+	smp := sampler.CSGLD(s.eta0, iters, total, s.explore, sampler.Minibatch{Size: s.batch})
 	smp.Temperature = s.temperature
 	sched := smp.Step.(schedule.Cyclical)
 	kept := 0
@@ -88,7 +107,7 @@ func sampleCyclic(ctx context.Context, m *model.MLP, theta0 []float64, s cyclicS
 		return nil, inputErrorf("exploration fraction %v leaves no sampling step in a cycle of %d", s.explore, s.cycleLen)
 	}
 	tr, err := langevin.Run(ctx, m, smp, langevin.Options{
-		Chains: max(1, s.chains), Iters: iters, BurnIn: s.cycleLen - 1, Thin: kept, Seed: seed,
+		Chains: max(1, s.chains), Iters: iters, BurnIn: (s.burnCycles+1)*s.cycleLen - 1, Thin: kept, Seed: seed,
 		Init: langevin.InitAt{Points: [][]float64{theta0}},
 	})
 	if err != nil {
