@@ -7,10 +7,12 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"sort"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/langevin-go/langevin"
+	"github.com/langevin-go/langevin/diag"
 	"github.com/langevin-go/langevin/model"
 	"github.com/langevin-go/langevin/predict"
 	"github.com/langevin-go/langevin/sampler"
@@ -120,6 +122,68 @@ func sampleCyclic(ctx context.Context, m *model.MLP, theta0 []float64, s cyclicS
 		}
 	}
 	return draws, nil
+}
+
+// farESS returns the median over the rows of G where far is true of the
+// bulk effective sample size (diag.ESSBulk) of the per-draw class
+// probabilities p(y = c | x, θₛ) (the smallest over the classes c), with the
+// draws split into the given number of equally long chains. It measures how
+// many independent network functions away from the data the draws hold: the
+// predictive entropy there is an average over them. At most 256 of the far
+// points, evenly spaced in the order of G, enter the median.
+func farESS(m *model.MLP, draws [][]float64, chains int, G *mat.Dense, far []bool) float64 {
+	var all []int
+	for i, f := range far {
+		if f {
+			all = append(all, i)
+		}
+	}
+	stride := max(1, (len(all)+255)/256)
+	var rows []int
+	for i := 0; i < len(all); i += stride {
+		rows = append(rows, all[i])
+	}
+	if len(rows) == 0 || len(draws) < 4*chains {
+		return math.NaN()
+	}
+	_, p := G.Dims()
+	X := mat.NewDense(len(rows), p, nil)
+	for i, r := range rows {
+		X.SetRow(i, G.RawRowView(r))
+	}
+	k := m.NumClasses()
+	probs := mat.NewDense(len(rows), k, nil)
+	per := len(draws) / chains
+	// vals[i][c][chain][s]
+	vals := make([][][][]float64, len(rows))
+	for i := range vals {
+		vals[i] = make([][][]float64, k)
+		for c := range vals[i] {
+			vals[i][c] = make([][]float64, chains)
+			for ch := range vals[i][c] {
+				vals[i][c][ch] = make([]float64, per)
+			}
+		}
+	}
+	for s, th := range draws[:per*chains] {
+		m.ClassProbs(th, X, probs)
+		for i := range rows {
+			for c := 0; c < k; c++ {
+				vals[i][c][s/per][s%per] = probs.At(i, c)
+			}
+		}
+	}
+	ess := make([]float64, len(rows))
+	for i := range rows {
+		ess[i] = math.Inf(1)
+		for c := 0; c < k; c++ {
+			if e := diag.ESSBulk(vals[i][c]); !math.IsNaN(e) {
+				ess[i] = min(ess[i], e)
+			}
+		}
+	}
+	sort.Float64s(ess)
+	return ess[len(ess)/2]
 }
 
 // grid returns the points of a regular grid over [x0, x1] × [y0, y1] with

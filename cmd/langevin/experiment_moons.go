@@ -32,6 +32,7 @@ type moonsFlags struct {
 	classes          int
 	n                int
 	noise            float64
+	r0               float64 // spirals: inner radius of the arms
 	seed             uint64
 	eps0             float64
 	cycles, cycleLen int
@@ -55,6 +56,7 @@ func newMoonsFlagSet(f *moonsFlags) *flag.FlagSet {
 		fs.IntVar(&f.classes, "k", 3, "number of spiral arms (classes) `K`")
 		fs.IntVar(&f.n, "n", 1500, "number of points `N`, N/K per arm (80% train, 20% test)")
 		fs.Float64Var(&f.noise, "noise", 0.2, "sd of the angle noise (radians)")
+		fs.Float64Var(&f.r0, "r0", 1.0/13, "inner radius of the arms, 0 ≤ r0 < 1 (data.SpiralsFrom; 1/13 as in the classic two-spirals benchmark, 0: CS231n's arms meeting at the origin)")
 	} else {
 		fs.IntVar(&f.n, "n", 1000, "number of points `N` (80% train, 20% test)")
 		fs.Float64Var(&f.noise, "noise", 0.1, "noise sd of make_moons")
@@ -82,6 +84,8 @@ func (f *moonsFlags) validate() error {
 		return inputErrorf("--n %d: expected at least 10 points", f.n)
 	case f.name == "spirals" && (f.classes < 2 || f.classes > f.n/5):
 		return inputErrorf("--k %d: expected 2 ≤ K ≤ N/5", f.classes)
+	case f.name == "spirals" && !(f.r0 >= 0 && f.r0 < 1):
+		return inputErrorf("--r0 %v: expected an inner radius 0 ≤ r0 < 1", f.r0)
 	case !(f.noise >= 0):
 		return inputErrorf("--noise %v: expected sd ≥ 0", f.noise)
 	case !(f.eps0 > 0):
@@ -141,6 +145,7 @@ func (r *moonsResult) printAll(stdout io.Writer, f *moonsFlags) {
 		r.mapNorm, r.drawNorm[0], r.drawNorm[1], r.drawNorm[2], r.relax)
 	fmt.Fprintf(stdout, "  so a weight the data do not constrain has reached 1 − exp(−2Ση/s²) = %.0f%% of its prior variance\n\n", 100*(1-math.Exp(-r.relax)))
 	r.print(stdout)
+	fmt.Fprintf(stdout, "  ESS of the per-draw probabilities on those far grid points (median, bulk): %.1f of %d draws\n", r.farESS, r.classifierReport.draws)
 	if r.ens != nil {
 		fmt.Fprintf(stdout, "\nbaseline and function-space checks on the test set (%.1fs):\n", r.ensTime.Seconds())
 		fmt.Fprintf(stdout, "  deep ensemble (%d MAP networks): accuracy %.4f, NLL %.4f, Brier %.4f, ECE %.4f; far-from-data entropy %.4f\n",
@@ -163,6 +168,7 @@ type moonsResult struct {
 	mapNorm             float64    // |θ_MAP|²/d
 	drawNorm            [3]float64 // mean |θ|²/d of the draws: all, first and last 10% of cycles (chain 1)
 	relax               float64    // 2Ση/s² over the burn-in and the kept cycles (s = 1)
+	farESS              float64    // median bulk-ESS of the per-draw probabilities on the far grid points
 
 	ens                   *predict.Metrics // deep ensemble on the test set
 	ensFar                float64
@@ -177,7 +183,7 @@ func moonsRun(ctx context.Context, f *moonsFlags) (*moonsResult, error) {
 	opt := model.MLPOptions{Hidden: []int{100, 10}, Activation: model.ReLU, Likelihood: model.LikBernoulli}
 	G := grid(-3.5, 4.5, -3, 3.5, 0.1)
 	if f.name == "spirals" {
-		full, err = data.Spirals(f.classes, f.n/f.classes, f.noise, f.seed)
+		full, err = data.SpiralsFrom(f.classes, f.n/f.classes, f.r0, f.noise, f.seed)
 		opt.Likelihood, opt.Classes = model.LikCategorical, f.classes
 		G = grid(-3, 3, -3, 3, 0.075)
 	} else {
@@ -222,6 +228,10 @@ func moonsRun(ctx context.Context, f *moonsFlags) (*moonsResult, error) {
 	res.relax = 2 * float64(res.burnCycles+f.cycles) * eta0 * float64(f.cycleLen+1) / 2
 	res.model, res.draws, res.train, res.test = m, draws, train, test
 	res.classifierReport, err = scoreClassifier(m, mapTheta, draws, train.X, test.X, test.Y, G, f.out)
+	if err != nil {
+		return nil, err
+	}
+	res.farESS = farESS(m, draws, chains, G, farFrom(G, train.X, 1.0))
 	if err != nil || f.ensemble == 0 {
 		return res, err
 	}
