@@ -141,7 +141,7 @@ func (r *moonsResult) printAll(stdout io.Writer, f *moonsFlags) {
 	fmt.Fprintf(stdout, "MAP: Adam, %d iterations, batch %d, lr %g (%.1fs)\n", f.mapIters, f.mapBatch, f.mapLR, r.mapTime.Seconds())
 	fmt.Fprintf(stdout, "cSGLD: %d cycles × %d updates (exploration %g), batch %d, ε₀ = %g (η₀ = ε₀/N = %.3g), one draw per cycle, after %d burn-in cycles, %d chain(s) (%.1fs)\n",
 		f.cycles, f.cycleLen, f.explore, f.batch, f.eps0, f.eps0/float64(r.nTrain), r.burnCycles, max(1, f.chains), r.sampleTime.Seconds())
-	fmt.Fprintf(stdout, "stationarity: mean |θ|²/d: MAP %.3f; draws %.3f (first 10%% of cycles %.3f, last 10%% %.3f); 2Ση/s² from the MAP to the last draw = %.3g,\n",
+	fmt.Fprintf(stdout, "stationarity: mean |θ|²/d: MAP %.3f; draws of chain 1 %.3f (first 10%% of its cycles %.3f, last 10%% %.3f); 2Ση/s² from the MAP to the last draw = %.3g,\n",
 		r.mapNorm, r.drawNorm[0], r.drawNorm[1], r.drawNorm[2], r.relax)
 	fmt.Fprintf(stdout, "  so a weight the data do not constrain has reached 1 − exp(−2Ση/s²) = %.0f%% of its prior variance\n\n", 100*(1-math.Exp(-r.relax)))
 	r.print(stdout)
