@@ -21,6 +21,9 @@ var (
 )
 
 var (
+	_ langevin.Model        = (*Softmax)(nil)
+	_ langevin.ParamNamer   = (*Softmax)(nil)
+	_ langevin.PriorSampler = (*Softmax)(nil)
 	_ langevin.Model        = (*MLP)(nil)
 	_ langevin.ParamNamer   = (*MLP)(nil)
 	_ langevin.PriorSampler = (*MLP)(nil)

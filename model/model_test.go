@@ -104,6 +104,8 @@ func testModels(t testing.TB) []namedModel {
 		{"logistic", mustLogistic(t, X, labels, model.LogisticOptions{}), normPoint},
 		{"logistic/pm1", mustLogistic(t, X, pm1(labels), model.LogisticOptions{PriorScale: 2.5, NoIntercept: true}), normPoint},
 		{"gaussian", g, normPoint},
+		{"softmax", mustSoftmax(t, X, classes3(y), model.SoftmaxOptions{}), normPoint},
+		{"softmax/no-intercept", mustSoftmax(t, X, classes3(y), model.SoftmaxOptions{NoIntercept: true, Precision: 0.3, Classes: 4}), normPoint},
 	}
 }
 
@@ -201,6 +203,8 @@ func TestParamNames(t *testing.T) {
 		"logistic":            {"intercept", "beta.1", "beta.2", "beta.3"},
 		"logistic/pm1":        {"beta.1", "beta.2", "beta.3"},
 		"gaussian":            {"theta.1", "theta.2", "theta.3"},
+		"softmax": {"b.1", "w.1.1", "w.1.2", "w.1.3", "b.2", "w.2.1", "w.2.2", "w.2.3",
+			"b.3", "w.3.1", "w.3.2", "w.3.3"},
 	}
 	for _, nm := range testModels(t) {
 		names := langevin.ParamNames(nm.m)

@@ -1,11 +1,6 @@
 package sampler
 
 import (
-	"fmt"
-	"math"
-
-	"gonum.org/v1/gonum/mat"
-
 	"github.com/langevin-go/langevin"
 )
 
@@ -16,42 +11,13 @@ import (
 // every coordinate's posterior scale about 1, so one step size suits all of
 // them; the step η then reads in units of posterior variance.
 func LaplacePrecond(m langevin.Model, theta []float64) ([]float64, error) {
-	d := m.Dim()
-	if len(theta) != d {
-		return nil, fmt.Errorf("sampler: Laplace preconditioner at a point of %d values, model has %d parameters", len(theta), d)
+	cov, err := LaplaceCov(m, theta)
+	if err != nil {
+		return nil, err
 	}
-	th := append([]float64(nil), theta...)
-	gp := make([]float64, d)
-	gm := make([]float64, d)
-	h := mat.NewDense(d, d, nil)
-	for j := 0; j < d; j++ {
-		step := 1e-5 * math.Max(1, math.Abs(theta[j]))
-		th[j] = theta[j] + step
-		langevin.LogPosterior(m, th, gp)
-		th[j] = theta[j] - step
-		langevin.LogPosterior(m, th, gm)
-		th[j] = theta[j]
-		for i := 0; i < d; i++ {
-			h.Set(i, j, -(gp[i]-gm[i])/(2*step))
-		}
-	}
-	sym := mat.NewSymDense(d, nil)
-	for i := 0; i < d; i++ {
-		for j := i; j < d; j++ {
-			sym.SetSym(i, j, (h.At(i, j)+h.At(j, i))/2)
-		}
-	}
-	var chol mat.Cholesky
-	if !chol.Factorize(sym) {
-		return nil, fmt.Errorf("sampler: Laplace preconditioner: the negative Hessian is not positive definite (is θ a mode?)")
-	}
-	var inv mat.SymDense
-	if err := chol.InverseTo(&inv); err != nil {
-		return nil, fmt.Errorf("sampler: Laplace preconditioner: %v", err)
-	}
-	out := make([]float64, d)
+	out := make([]float64, cov.SymmetricDim())
 	for j := range out {
-		out[j] = inv.At(j, j)
+		out[j] = cov.At(j, j)
 	}
 	return out, nil
 }

@@ -97,6 +97,11 @@ func readData(f *runFlags, path string, isTrain bool) (*data.Dataset, error) {
 			return nil, err
 		}
 	}
+	if f.model == "softmax" {
+		if err := checkClassLabels(f, d, headerLine); err != nil {
+			return nil, err
+		}
+	}
 	return d, nil
 }
 

@@ -36,6 +36,8 @@ func printPredictive(w io.Writer, f *runFlags, pred predictor, tr *langevin.Trac
 	}
 	if f.model == "logistic" {
 		metric("accuracy", func(p []float64) float64 { return model.Accuracy(p, y) })
+	} else if f.model == "softmax" {
+		metric("accuracy", func(p []float64) float64 { return model.ClassAccuracy(p, y) })
 	} else {
 		metric("RMSE", func(p []float64) float64 {
 			var ss float64
@@ -79,7 +81,14 @@ func printWhere(w io.Writer, f *runFlags, tr *langevin.Trace, table diag.Table, 
 			first = tr.Warmup[0].Stats[0][tr.StatIndex("stepsize__")]
 		}
 		last := steps[0][len(steps[0])-1]
-		fmt.Fprintf(w, "steps:    η from %.3g (iteration 1) to %.3g (iteration %d), %s schedule\n", first, last, f.iters, f.schedule)
+		sym, sched := "η", f.schedule+" schedule"
+		if f.sampler == "vi" { // VI's step is ρₜ of its natural-gradient updates
+			sym = "ρ"
+			if !f.set["step"] {
+				sched = "VI's default schedule 0.1(100+t)^-0.6"
+			}
+		}
+		fmt.Fprintf(w, "steps:    %s from %.3g (iteration 1) to %.3g (iteration %d), %s\n", sym, first, last, f.iters, sched)
 	}
 	printCrossover(w, f, tr)
 	if f.clip > 0 || f.clipValue > 0 {

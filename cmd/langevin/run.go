@@ -56,7 +56,8 @@ type runFlags struct {
 	mandt                      mandtFlags    // constant SGD, SGFS, IASG (run_mandt.go)
 	family                     familyFlags
 
-	set map[string]bool // flags given on the command line
+	set     map[string]bool // flags given on the command line
+	classes int             // softmax: K, from the training and test labels
 }
 
 func newRunFlagSet(f *runFlags) *flag.FlagSet {
@@ -66,10 +67,10 @@ func newRunFlagSet(f *runFlags) *flag.FlagSet {
 	fs.Float64Var(&f.testFrac, "test-frac", 0.2, "fraction of --data held out as test set when --test is not given")
 	fs.StringVar(&f.target, "target", "", "target `COL`umn: a name, or a 1-based column number (-1 = last); default the last column")
 	fs.StringVar(&f.format, "format", "auto", "data format: auto|csv|libsvm")
-	fs.StringVar(&f.model, "model", "logistic", "model: linear|logistic|mlp, or a toy target that needs no --data: gauss2|mixture25")
+	fs.StringVar(&f.model, "model", "logistic", "model: linear|logistic|mlp|softmax (integer class labels 0…K−1; --prior-scale σ₀ is precision λ = 1/σ₀²), or a toy target that needs no --data: gauss2|mixture25")
 	fs.BoolVar(&f.intercept, "intercept", true, "add an intercept")
 	fs.Float64Var(&f.priorScale, "prior-scale", 0, "prior scale `S`: σ₀ of the N(0, σ₀²I) prior (logistic, default 1), or √v of the N(μ, σ²vI) prior (linear, default 10)")
-	fs.StringVar(&f.sampler, "sampler", "sgld", "algorithm: gd|sgd|sgld|psgld|sghmc|csgld|csghmc|"+strings.Join(mandtSamplers, "|")+"|rwm|mala|nuts (rwm, mala, nuts: exact full-data samplers, default 1000+1000, 2000+10000, 5000+20000 iterations, thin 1)")
+	fs.StringVar(&f.sampler, "sampler", "sgld", "algorithm: gd|sgd|sgld|psgld|sghmc|csgld|csghmc|"+strings.Join(mandtSamplers, "|")+"|swag|vi|rwm|mala|nuts (rwm, mala, nuts: exact full-data samplers, default 1000+1000, 2000+10000, 5000+20000 iterations, thin 1; swag, vi: fit during burn-in, then independent draws from the Gaussian fit)")
 	fs.Float64Var(&f.step, "step", 0, "step size `A`: η in θ ← θ + η ĝ + √(2ητ) ξ (Welling & Teh's ε = 2η); the a of a(b+t)^-γ, or η₀ of the cyclic schedule (default: 0.1·B/N for sgld with --precond laplace, 0.1·B/N² without, 1/N for gd/sgd)")
 	fs.StringVar(&f.schedule, "schedule", "const", "step-size schedule: const|poly (a(b+t)^-γ)|cyclic")
 	fs.Float64Var(&f.stepB, "step-b", 1, "offset `B` of the polynomial schedule a(b+t)^-γ")
@@ -148,6 +149,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	}
 	if f.family.cv {
 		f.family.cvCentre = mapTheta
+	}
+	if err := approxStep(&f, m, mapTheta); err != nil {
+		return err
 	}
 	s, err := buildSampler(&f, m, precond)
 	if err != nil {
@@ -259,8 +263,8 @@ func (f *runFlags) validate() error {
 		name, v string
 		allowed []string
 	}{
-		{"model", f.model, []string{"linear", "logistic", "gauss2", "mixture25", "mlp"}},
-		{"sampler", f.sampler, append(append([]string{"gd", "sgd", "sgld", "psgld", "sghmc", "csgld", "csghmc"}, mandtSamplers...), "rwm", "mala", "nuts")},
+		{"model", f.model, []string{"linear", "logistic", "gauss2", "mixture25", "mlp", "softmax"}},
+		{"sampler", f.sampler, append(append([]string{"gd", "sgd", "sgld", "psgld", "sghmc", "csgld", "csghmc"}, mandtSamplers...), "swag", "vi", "rwm", "mala", "nuts")},
 		{"tune", f.tune, []string{"none", "dual", "grid"}},
 		{"metric", f.metric, []string{"diag", "dense"}},
 		{"schedule", f.schedule, []string{"const", "poly", "cyclic"}},
@@ -316,6 +320,8 @@ func (f *runFlags) validate() error {
 		return inputErrorf("--test-frac %v: expected a fraction in (0, 1)", f.testFrac)
 	case f.noiseEvery < 0:
 		return inputErrorf("--noise-every %d: expected ≥ 0", f.noiseEvery)
+	case (f.sampler == "swag" || f.sampler == "vi") && f.burnin < 1:
+		return inputErrorf("--burnin %d: --sampler %s fits its approximation during burn-in: expected at least 1", f.burnin, f.sampler)
 	}
 	if err := f.mandt.validate(f); err != nil {
 		return err
@@ -350,6 +356,8 @@ func buildModel(f *runFlags, train *data.Dataset) (langevin.Model, predictor, er
 			return nil, nil, inputError{err}
 		}
 		return m, m, nil
+	case "softmax":
+		return buildSoftmax(f, train)
 	default:
 		opt := model.LogisticOptions{NoIntercept: !f.intercept, PriorScale: f.priorScale}
 		m, err := model.NewLogistic(train.X, train.Y, opt)
@@ -415,6 +423,8 @@ func buildSampler(f *runFlags, m langevin.Model, precond []float64) (langevin.Sa
 		return sampler.SGD{Step: sched, Clip: clip}, nil
 	case "sgd":
 		return sampler.SGD{Step: sched, Batch: mb, Clip: clip}, nil
+	case "swag", "vi":
+		return buildApprox(f, sched, mb)
 	case "psgld", "sghmc", "csgld", "csghmc":
 		return buildFamilySampler(f, sched, mb, clip, precond), nil
 	default:
