@@ -77,8 +77,27 @@ func shuffleRows(rng *rand.Rand, x, y []float64, p int) {
 // Spirals returns k interleaved spiral arms with n points each (the CS231n
 // construction): point i of arm c has radius r = i/(n−1) and angle
 // t = 4c + 4r + noise·ξ, ξ ~ N(0, 1) (radians), at (r sin t, r cos t), class
-// c = 0, …, k−1. Rows are shuffled. Features x1, x2; target y.
+// c = 0, …, k−1. Rows are shuffled. Features x1, x2; target y. All arms
+// start at the origin, where the classes overlap; SpiralsFrom starts them at
+// a positive radius.
 func Spirals(k, n int, noise float64, seed uint64) (*Dataset, error) {
+	return spirals(k, n, 0, noise, seed)
+}
+
+// SpiralsFrom is Spirals with the arms starting at radius r0 ∈ [0, 1):
+// r = r0 + (1 − r0)·i/(n−1), angle t = 4c + 4r + noise·ξ. With r0 > 0 the arms
+// are apart everywhere, as in the classic two-spirals benchmark (Lang &
+// Witbrock 1988: radii from 0.5 to 6.5, r0 = 1/13 in these units), so the
+// classes are separable up to the angle noise. SpiralsFrom(k, n, 0, …) is
+// Spirals (the same points for the same seed).
+func SpiralsFrom(k, n int, r0, noise float64, seed uint64) (*Dataset, error) {
+	if !(r0 >= 0 && r0 < 1) {
+		return nil, fmt.Errorf("data: spirals inner radius %v: expected 0 ≤ r0 < 1", r0)
+	}
+	return spirals(k, n, r0, noise, seed)
+}
+
+func spirals(k, n int, r0, noise float64, seed uint64) (*Dataset, error) {
 	if k < 2 || n < 2 {
 		return nil, fmt.Errorf("data: %d spirals of %d points: expected at least 2 of each", k, n)
 	}
@@ -91,6 +110,9 @@ func Spirals(k, n int, noise float64, seed uint64) (*Dataset, error) {
 	for c := 0; c < k; c++ {
 		for i := 0; i < n; i++ {
 			r := float64(i) / float64(n-1)
+			if r0 > 0 {
+				r = r0 + (1-r0)*r
+			}
 			t := 4*float64(c) + 4*r + noise*rng.NormFloat64()
 			row := c*n + i
 			x[2*row], x[2*row+1] = r*math.Sin(t), r*math.Cos(t)
@@ -98,9 +120,13 @@ func Spirals(k, n int, noise float64, seed uint64) (*Dataset, error) {
 		}
 	}
 	shuffleRows(rng, x, y, 2)
+	src := fmt.Sprintf("spirals(k=%d, n=%d, noise=%g, seed=%d)", k, n, noise, seed)
+	if r0 > 0 {
+		src = fmt.Sprintf("spirals(k=%d, n=%d, r0=%.4g, noise=%g, seed=%d)", k, n, r0, noise, seed)
+	}
 	return &Dataset{
 		X: mat.NewDense(k*n, 2, x), Y: y, Names: []string{"x1", "x2"}, Target: "y",
-		Source: fmt.Sprintf("spirals(k=%d, n=%d, noise=%g, seed=%d)", k, n, noise, seed),
+		Source: src,
 	}, nil
 }
 

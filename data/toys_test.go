@@ -119,11 +119,54 @@ func TestToys(t *testing.T) {
 		func() error { _, err := data.Moons(1, 0.1, 1); return err },
 		func() error { _, err := data.Moons(10, -1, 1); return err },
 		func() error { _, err := data.Spirals(1, 10, 0.1, 1); return err },
+		func() error { _, err := data.SpiralsFrom(3, 10, 1, 0.1, 1); return err },
+		func() error { _, err := data.SpiralsFrom(3, 10, math.NaN(), 0.1, 1); return err },
 		func() error { _, err := data.Gap1D(10, math.NaN(), 1); return err },
 	} {
 		if bad() == nil {
 			t.Error("bad argument: no error")
 		}
+	}
+}
+
+// TestSpiralsFrom: SpiralsFrom(…, r0 = 0, …) is Spirals; with r0 > 0 the
+// radii lie in [r0, 1] and, without noise, points of different arms are
+// apart (with r0 = 0 all arms meet at the origin).
+func TestSpiralsFrom(t *testing.T) {
+	a, _ := data.Spirals(3, 200, 0.2, 1)
+	b, err := data.SpiralsFrom(3, 200, 0, 0.2, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !equalRows(a.X.RawMatrix().Data, b.X.RawMatrix().Data) || !equalRows(a.Y, b.Y) {
+		t.Error("SpiralsFrom with r0 = 0 differs from Spirals")
+	}
+	const r0 = 1.0 / 13
+	s, err := data.SpiralsFrom(3, 200, r0, 0.2, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < s.Len(); i++ {
+		if r := math.Hypot(s.X.At(i, 0), s.X.At(i, 1)); r < r0-1e-12 || r > 1+1e-12 {
+			t.Errorf("radius %v outside [%v, 1]", r, r0)
+		}
+	}
+	// closest pair of points of different classes, without noise
+	gap := func(d *data.Dataset) float64 {
+		best := math.Inf(1)
+		for i := 0; i < d.Len(); i++ {
+			for j := 0; j < i; j++ {
+				if d.Y[i] != d.Y[j] {
+					best = min(best, math.Hypot(d.X.At(i, 0)-d.X.At(j, 0), d.X.At(i, 1)-d.X.At(j, 1)))
+				}
+			}
+		}
+		return best
+	}
+	s0, _ := data.Spirals(3, 200, 0, 1)
+	s1, _ := data.SpiralsFrom(3, 200, r0, 0, 1)
+	if g0, g1 := gap(s0), gap(s1); g0 != 0 || g1 < 0.1 {
+		t.Errorf("closest points of different arms: %v with r0 = 0 (want 0), %v with r0 = 1/13 (want ≥ 0.1)", g0, g1)
 	}
 }
 

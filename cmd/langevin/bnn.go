@@ -7,10 +7,12 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"sort"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/langevin-go/langevin"
+	"github.com/langevin-go/langevin/diag"
 	"github.com/langevin-go/langevin/model"
 	"github.com/langevin-go/langevin/predict"
 	"github.com/langevin-go/langevin/sampler"
@@ -65,6 +67,20 @@ type cyclicSettings struct {
 	temperature      float64
 	explore          float64 // fraction of each cycle without noise (cSGLD's exploration)
 	chains           int
+	// burnCycles cycles are run before the cycles whose draws are kept
+	// (cycles counts the kept ones).
+	burnCycles int
+}
+
+// relaxCycles returns the number of cycles of the cosine schedule from eta0
+// with cycleLen updates after which the variance of a weight the data do not
+// constrain (prior N(0, s²)) has relaxed from 0 to within 5% of s². Such a
+// weight follows the discretised Ornstein–Uhlenbeck process θ ← (1 − η/s²)θ
+// + √(2η)ξ, whose variance approaches s² as 1 − exp(−2Ση/s²); within 5%
+// needs Ση ≥ 1.5 s². One cycle of L updates sums to Ση = η₀(L+1)/2
+// (Σ_{k<L} cos(πk/L) = 1).
+func relaxCycles(eta0 float64, cycleLen int, s float64) int {
+	return int(math.Ceil(1.5 * s * s / (eta0 * float64(cycleLen+1) / 2)))
 }
 
 // sampleCyclic runs cyclical SGLD (sampler.CSGLD) from theta0 and returns
@@ -72,10 +88,15 @@ type cyclicSettings struct {
 // where the step is smallest. Run keeps the first post-burn-in iteration in
 // a sampling phase and then every Thin-th such iteration; a cycle of L steps
 // has K = L − ⌈explore·L⌉ sampling steps, so BurnIn = L−1 and Thin = K keep
-// iterations L, 2L, ….
+// iterations L, 2L, …. With burnCycles = b the first b cycles are run and
+// discarded (BurnIn = bL + L − 1).
 func sampleCyclic(ctx context.Context, m *model.MLP, theta0 []float64, s cyclicSettings, seed uint64) ([][]float64, error) {
-	iters := s.cycles * s.cycleLen
-	smp := sampler.CSGLD(s.eta0, iters, s.cycles, s.explore, sampler.Minibatch{Size: s.batch})
+	if s.burnCycles < 0 {
+		return nil, inputErrorf("%d burn-in cycles: expected ≥ 0", s.burnCycles)
+	}
+	total := s.cycles + s.burnCycles
+	iters := total * s.cycleLen
+	smp := sampler.CSGLD(s.eta0, iters, total, s.explore, sampler.Minibatch{Size: s.batch})
 	smp.Temperature = s.temperature
 	sched := smp.Step.(schedule.Cyclical)
 	kept := 0
@@ -88,7 +109,7 @@ func sampleCyclic(ctx context.Context, m *model.MLP, theta0 []float64, s cyclicS
 		return nil, inputErrorf("exploration fraction %v leaves no sampling step in a cycle of %d", s.explore, s.cycleLen)
 	}
 	tr, err := langevin.Run(ctx, m, smp, langevin.Options{
-		Chains: max(1, s.chains), Iters: iters, BurnIn: s.cycleLen - 1, Thin: kept, Seed: seed,
+		Chains: max(1, s.chains), Iters: iters, BurnIn: (s.burnCycles+1)*s.cycleLen - 1, Thin: kept, Seed: seed,
 		Init: langevin.InitAt{Points: [][]float64{theta0}},
 	})
 	if err != nil {
@@ -101,6 +122,68 @@ func sampleCyclic(ctx context.Context, m *model.MLP, theta0 []float64, s cyclicS
 		}
 	}
 	return draws, nil
+}
+
+// farESS returns the median over the rows of G where far is true of the
+// bulk effective sample size (diag.ESSBulk) of the per-draw class
+// probabilities p(y = c | x, θₛ) (the smallest over the classes c), with the
+// draws split into the given number of equally long chains. It measures how
+// many independent network functions away from the data the draws hold: the
+// predictive entropy there is an average over them. At most 256 of the far
+// points, evenly spaced in the order of G, enter the median.
+func farESS(m *model.MLP, draws [][]float64, chains int, G *mat.Dense, far []bool) float64 {
+	var all []int
+	for i, f := range far {
+		if f {
+			all = append(all, i)
+		}
+	}
+	stride := max(1, (len(all)+255)/256)
+	var rows []int
+	for i := 0; i < len(all); i += stride {
+		rows = append(rows, all[i])
+	}
+	if len(rows) == 0 || len(draws) < 4*chains {
+		return math.NaN()
+	}
+	_, p := G.Dims()
+	X := mat.NewDense(len(rows), p, nil)
+	for i, r := range rows {
+		X.SetRow(i, G.RawRowView(r))
+	}
+	k := m.NumClasses()
+	probs := mat.NewDense(len(rows), k, nil)
+	per := len(draws) / chains
+	// vals[i][c][chain][s]
+	vals := make([][][][]float64, len(rows))
+	for i := range vals {
+		vals[i] = make([][][]float64, k)
+		for c := range vals[i] {
+			vals[i][c] = make([][]float64, chains)
+			for ch := range vals[i][c] {
+				vals[i][c][ch] = make([]float64, per)
+			}
+		}
+	}
+	for s, th := range draws[:per*chains] {
+		m.ClassProbs(th, X, probs)
+		for i := range rows {
+			for c := 0; c < k; c++ {
+				vals[i][c][s/per][s%per] = probs.At(i, c)
+			}
+		}
+	}
+	ess := make([]float64, len(rows))
+	for i := range rows {
+		ess[i] = math.Inf(1)
+		for c := 0; c < k; c++ {
+			if e := diag.ESSBulk(vals[i][c]); !math.IsNaN(e) {
+				ess[i] = min(ess[i], e)
+			}
+		}
+	}
+	sort.Float64s(ess)
+	return ess[len(ess)/2]
 }
 
 // grid returns the points of a regular grid over [x0, x1] × [y0, y1] with
