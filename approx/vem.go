@@ -57,6 +57,31 @@ type VEM struct {
 	// Fisher information N Cₖₖ standing in for the likelihood's Hessian, so
 	// that no coordinate overshoots. Step is then ignored.
 	Diagonal bool
+
+	// Flat, if set, is a subspace along which the model's log-likelihood is
+	// constant (for example the softmax's class shifts, model.Softmax). In
+	// it the posterior is exactly the prior N(0, λ⁻¹I), independent of the
+	// orthogonal complement (the prior is isotropic), whereas constant SGD
+	// has no gradient noise there and contracts to 0: its stationary law
+	// cannot represent that part of q. VEM therefore takes the flat part of
+	// the E-step exactly: with P the projection onto the flat subspace of
+	// dimension F and r = D − F,
+	//
+	//	E_q‖θ‖² = E_q‖(I−P)θ‖² + F/λ,
+	//	∂/∂log λ E_q log N(θ; 0, λ⁻¹I) = ½ (r − λ E_q‖(I−P)θ‖²),
+	//
+	// so the λ step becomes ρₜ · ½ (1 − λₜ‖(I−P)θₜ‖²/r) with fixed point
+	// λ = r / E_q‖(I−P)θ‖² (the flat coordinates integrate out of the
+	// evidence exactly), and eq. 15's D is r, the dimension on which the
+	// SGD process is non-degenerate: η* = 2|B| r / (N² Tr C).
+	Flat FlatSubspace
+}
+
+// FlatSubspace is a linear subspace of parameter space along which a model's
+// log-likelihood is constant.
+type FlatSubspace interface {
+	FlatDim() int                      // its dimension F < D
+	FlatNorm2(theta []float64) float64 // ‖Pθ‖², P the orthogonal projection onto it
 }
 
 // VEMResult is the outcome of a VEM run.
@@ -162,6 +187,13 @@ func (v VEM) Run(ctx context.Context, m langevin.Model, theta0 []float64, iters 
 	if v.TraceEvery == 0 {
 		v.TraceEvery = max(1, iters/200)
 	}
+	r := d
+	if v.Flat != nil {
+		r = d - v.Flat.FlatDim()
+		if r < 1 || r > d {
+			return nil, fmt.Errorf("approx: VEM: flat subspace of dimension %d: expected 0 ≤ F < D = %d", v.Flat.FlatDim(), d)
+		}
+	}
 	eta := v.Step
 	var etaOpt, etaMax float64
 	var diagC []float64
@@ -173,6 +205,7 @@ func (v VEM) Run(ctx context.Context, m langevin.Model, theta0 []float64, iters 
 		if etaOpt, err = OptimalStep(m, theta0, v.Batch.Size, v.NoiseRows, rng); err != nil {
 			return nil, err
 		}
+		etaOpt *= float64(r) / float64(d)
 		amax := MaxCurvature(m, theta0, 30, rng)
 		etaMax = 1 / amax
 		eta = min(etaOpt, etaMax)
@@ -195,7 +228,10 @@ func (v VEM) Run(ctx context.Context, m langevin.Model, theta0 []float64, iters 
 		lam := math.Exp(logLam)
 		clear(lik)
 		m.LogLik(theta, b.Next(), lik)
-		var ss float64
+		var ss, flat float64
+		if v.Flat != nil {
+			flat = v.Flat.FlatNorm2(theta)
+		}
 		if diagC != nil {
 			nf, bf := float64(n), float64(v.Batch.Size)
 			for j, th := range theta {
@@ -216,7 +252,8 @@ func (v VEM) Run(ctx context.Context, m langevin.Model, theta0 []float64, iters 
 		if math.IsNaN(ss) || math.IsInf(ss, 0) {
 			return nil, fmt.Errorf("approx: VEM: iteration %d: θ diverged (step η = %.3g too large?)", t, eta)
 		}
-		logLam += v.Rho.At(t) * 0.5 * (1 - lam*ss/float64(d))
+		ss = max(0, ss-flat) // ‖(I−P)θₜ‖²
+		logLam += v.Rho.At(t) * 0.5 * (1 - lam*ss/float64(r))
 		if t > v.AverageFrom {
 			sumLog += logLam
 			nAvg++

@@ -117,3 +117,84 @@ func TestMaxCurvature(t *testing.T) {
 		t.Errorf("a_max = %v, want h = %v", got, want)
 	}
 }
+
+// padded is the means model with extra parameters that the likelihood does
+// not see: a flat subspace (the last extra coordinates) along which the
+// posterior is exactly the prior.
+type padded struct {
+	*means
+	extra int
+}
+
+func (m padded) Dim() int { return m.d + m.extra }
+
+func (m padded) LogLik(th []float64, batch []int, g []float64) float64 {
+	if g != nil {
+		g = g[:m.d]
+	}
+	return m.means.LogLik(th[:m.d], batch, g)
+}
+
+func (m padded) FlatDim() int { return m.extra }
+
+func (m padded) FlatNorm2(th []float64) float64 {
+	var ss float64
+	for _, v := range th[m.d:] {
+		ss += v * v
+	}
+	return ss
+}
+
+// TestVEMFlat checks VEM.Flat: parameters the likelihood ignores integrate
+// out of the evidence exactly, so the evidence maximiser of the padded means
+// model is that of the means model, λ̂ = D / (‖ȳ‖² − Dσ²/N). Constant SGD has
+// no gradient noise along them and contracts them to 0, so plain eq. 22 sees
+// E‖θ‖² short by F/λ and its λ is biased up by about (D+F)/D = 1.5 — that
+// run must fail the same tolerance.
+func TestVEMFlat(t *testing.T) {
+	t.Parallel()
+	const n, d, extra, sigma2 = 1000, 50, 25, 100.0
+	m := padded{newMeans(n, d, sigma2, 4, 1, 21), extra}
+	var ss float64
+	for _, v := range m.ybar() {
+		ss += v * v
+	}
+	exact := d / (ss - d*sigma2/n)
+	run := func(flat bool) (mean, se, eta float64) {
+		var ls []float64
+		for r := 0; r < 4; r++ {
+			v := VEM{Batch: sampler.Minibatch{Size: 10, Replace: true}, NoiseRows: n}
+			if flat {
+				v.Flat = m
+			}
+			res, err := v.Run(context.Background(), m, make([]float64, d+extra), 40000, langevin.ChainRNG(uint64(r+1), 0))
+			if err != nil {
+				t.Fatal(err)
+			}
+			ls = append(ls, res.Lambda)
+			eta = res.Step
+		}
+		mean, se = meanSD(ls)
+		return mean, se, eta
+	}
+	got, se, eta := run(true)
+	// η* uses r = D here (Tr C is that of the means model), so it is the
+	// means model's η*, and the bias bound is TestVEMEvidence's.
+	h := exact + n/sigma2
+	bias := eta * h / (2 - eta*h) * (1 / h) * exact
+	t.Logf("VEM with Flat: λ = %.4f ± %.4f, evidence maximiser %.4f (η = %.3g, bias bound %.2f%%)", got, se, exact, eta, 100*bias)
+	if math.Abs(got-exact) > 4*se+bias*exact {
+		t.Errorf("VEM with Flat: λ = %.4f ± %.4f, want %.4f", got, se, exact)
+	}
+	bad, badSE, _ := run(false)
+	t.Logf("plain eq. 22 (flat coordinates contract to 0): λ = %.4f ± %.4f", bad, badSE)
+	if math.Abs(bad-exact) <= 4*se+bias*exact {
+		t.Errorf("VEM without Flat gives λ = %.4f, within the tolerance of %.4f: the check cannot fail", bad, exact)
+	}
+	if _, err := (VEM{Batch: sampler.Minibatch{Size: 10}, Flat: padded{m.means, d}}).Run(context.Background(), padded{m.means, d}, make([]float64, 2*d), 100, langevin.ChainRNG(1, 0)); err != nil {
+		t.Errorf("F < D: %v", err)
+	}
+	if _, err := (VEM{Batch: sampler.Minibatch{Size: 10}, Flat: padded{m.means, 2 * d}}).Run(context.Background(), m, make([]float64, d+extra), 100, langevin.ChainRNG(1, 0)); err == nil {
+		t.Error("F ≥ D: no error")
+	}
+}

@@ -433,3 +433,30 @@ func ClassAccuracy(pred, y []float64) float64 {
 	}
 	return float64(k) / float64(len(pred))
 }
+
+// FlatDim returns the dimension p+1 (p without intercepts) of the class-shift
+// subspace {θ : (bₖ, wₖ) = (c, v) for every class k}. Adding the same vector
+// to every class's coefficients adds the same number to every logit, which
+// the softmax ignores, so the log-likelihood is constant along this subspace
+// and the posterior's component in it is exactly the prior's, N(0, λ⁻¹I),
+// independent of the rest (the prior is isotropic). When the design (with its
+// intercept column) is rank-deficient — constant pixels, say — the
+// likelihood is flat along further directions, which are not counted here.
+func (m *Softmax) FlatDim() int { return m.coef() }
+
+// FlatNorm2 returns ‖Pθ‖², the squared norm of θ's projection onto the
+// class-shift subspace: K Σⱼ θ̄ⱼ², θ̄ⱼ the mean over classes of coefficient j.
+func (m *Softmax) FlatNorm2(theta []float64) float64 {
+	c := m.coef()
+	kf := float64(m.k)
+	var ss float64
+	for j := 0; j < c; j++ {
+		var s float64
+		for k := 0; k < m.k; k++ {
+			s += theta[k*c+j]
+		}
+		s /= kf
+		ss += s * s
+	}
+	return kf * ss
+}

@@ -217,3 +217,65 @@ func BenchmarkSoftmaxLogLikBatch10(b *testing.B) {
 	m := mustSoftmax(b, X, y, model.SoftmaxOptions{})
 	benchLogLik(b, m, benchBatch(500, 10))
 }
+
+// TestSoftmaxFlat checks the class-shift subspace: the log-likelihood is
+// unchanged by adding one vector to every class's coefficients, its gradient
+// is orthogonal to such shifts, and FlatNorm2 is the squared norm of the
+// projection (K‖v‖² for a pure shift, 0 after subtracting the class means).
+func TestSoftmaxFlat(t *testing.T) {
+	t.Parallel()
+	X, y, _ := regData(6, 80, 3)
+	for _, opt := range []model.SoftmaxOptions{{Precision: 2}, {NoIntercept: true, Classes: 4}} {
+		m := mustSoftmax(t, X, classes3(y), opt)
+		d, k := m.Dim(), m.Classes()
+		c := d / k
+		if m.FlatDim() != c {
+			t.Fatalf("%+v: FlatDim %d, want %d", opt, m.FlatDim(), c)
+		}
+		rng := rand.New(rand.NewPCG(3, 3))
+		theta, v := make([]float64, d), make([]float64, c)
+		for j := range theta {
+			theta[j] = rng.NormFloat64()
+		}
+		var vv float64
+		for j := range v {
+			v[j] = rng.NormFloat64()
+			vv += v[j] * v[j]
+		}
+		shift, shifted := make([]float64, d), make([]float64, d)
+		for j := range theta {
+			shift[j] = v[j%c]
+			shifted[j] = theta[j] + shift[j]
+		}
+		grad := make([]float64, d)
+		l0, l1 := m.LogLik(theta, nil, grad), m.LogLik(shifted, nil, nil)
+		if math.Abs(l0-l1) > 1e-9*math.Abs(l0) {
+			t.Errorf("%+v: log-likelihood %v, shifted %v", opt, l0, l1)
+		}
+		for j := 0; j < c; j++ {
+			var s float64
+			for kk := 0; kk < k; kk++ {
+				s += grad[kk*c+j]
+			}
+			if math.Abs(s) > 1e-9 {
+				t.Errorf("%+v: gradient summed over classes at coefficient %d: %v, want 0", opt, j, s)
+			}
+		}
+		if got, want := m.FlatNorm2(shift), float64(k)*vv; math.Abs(got-want) > 1e-12*want {
+			t.Errorf("%+v: FlatNorm2(shift) = %v, want %v", opt, got, want)
+		}
+		centred := append([]float64(nil), theta...)
+		for j := 0; j < c; j++ {
+			var s float64
+			for kk := 0; kk < k; kk++ {
+				s += theta[kk*c+j]
+			}
+			for kk := 0; kk < k; kk++ {
+				centred[kk*c+j] -= s / float64(k)
+			}
+		}
+		if got := m.FlatNorm2(centred); got > 1e-20 {
+			t.Errorf("%+v: FlatNorm2 of the class-centred θ = %v, want 0", opt, got)
+		}
+	}
+}
