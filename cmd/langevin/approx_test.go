@@ -124,7 +124,7 @@ func TestRunSoftmaxApprox(t *testing.T) {
 func TestHyperExperiment(t *testing.T) {
 	train := softmaxData(300, 20, 3, 2, 2)
 	valid := softmaxData(3000, 20, 3, 2, 3)
-	o := hyperOpts{train: 300, valid: 3000, grid: []float64{0.01, 0.1, 1, 10, 100}, batch: 10, vemIters: 30000, viIters: 3000, viRounds: 3, seed: 1, diag: true}
+	o := hyperOpts{train: 300, valid: 3000, grid: []float64{0.01, 0.1, 1, 10, 100}, batch: 10, vemIters: 30000, viIters: 3000, viRounds: 3, seed: 1, diag: true, flat: true}
 	res, err := hyperExperiment(context.Background(), train, valid, o, io.Discard)
 	if err != nil {
 		t.Fatal(err)

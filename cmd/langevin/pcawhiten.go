@@ -17,13 +17,14 @@ type pcaWhitener struct {
 	eig  []float64  // all eigenvalues, descending
 }
 
-// fitPCAWhitener fits the whitener with q components to the rows of X. It
-// fails unless 1 ≤ q ≤ p and the q-th eigenvalue is positive (a component
-// with no variance cannot be whitened).
-func fitPCAWhitener(X *mat.Dense, q int) (*pcaWhitener, error) {
+// fitPCAWhitener fits the whitener with q components to the rows of X, or,
+// when q is 0, with the fewest components that explain the fraction frac of
+// the total variance. It fails unless 1 ≤ q ≤ p and the q-th eigenvalue is
+// positive (a component with no variance cannot be whitened).
+func fitPCAWhitener(X *mat.Dense, q int, frac float64) (*pcaWhitener, error) {
 	n, p := X.Dims()
-	if q < 1 || q > p {
-		return nil, fmt.Errorf("%d principal components: expected 1 … %d", q, p)
+	if q < 0 || q > p || (q == 0 && !(frac > 0 && frac <= 1)) {
+		return nil, fmt.Errorf("%d principal components, variance fraction %v: expected 1 … %d components, or a fraction in (0, 1]", q, frac, p)
 	}
 	if n < 2 {
 		return nil, fmt.Errorf("%d rows: expected at least 2", n)
@@ -56,6 +57,10 @@ func fitPCAWhitener(X *mat.Dense, q int) (*pcaWhitener, error) {
 	w.eig = make([]float64, p)
 	for j := range vals {
 		w.eig[j] = vals[p-1-j]
+	}
+	if q == 0 {
+		for q = 1; q < p && w.explained(q) < frac; q++ {
+		}
 	}
 	if !(w.eig[q-1] > 1e-12*w.eig[0]) {
 		return nil, fmt.Errorf("principal component %d has variance %.3g (largest %.3g): expected fewer components", q, w.eig[q-1], w.eig[0])

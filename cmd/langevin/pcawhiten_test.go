@@ -22,7 +22,7 @@ func TestPCAWhitener(t *testing.T) {
 			X.Set(i, j, 3+float64(j+1)*rng.NormFloat64()+2*z) // correlated, uneven scales
 		}
 	}
-	w, err := fitPCAWhitener(X, q)
+	w, err := fitPCAWhitener(X, q, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,12 +60,25 @@ func TestPCAWhitener(t *testing.T) {
 		t.Errorf("explained(p) = %v, want 1", e)
 	}
 	for _, bad := range []int{0, p + 1} {
-		if _, err := fitPCAWhitener(X, bad); err == nil {
+		if _, err := fitPCAWhitener(X, bad, 0); err == nil {
 			t.Errorf("%d components: no error", bad)
 		}
 	}
+	for _, f := range []float64{0.5, 0.9, 0.99} {
+		wf, err := fitPCAWhitener(X, 0, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		k := wf.proj.RawMatrix().Cols
+		if wf.explained(k) < f || (k > 1 && wf.explained(k-1) >= f) {
+			t.Errorf("fraction %v: %d components explain %v (%d: %v)", f, k, wf.explained(k), k-1, wf.explained(k-1))
+		}
+	}
+	if _, err := fitPCAWhitener(X, 0, 1.5); err == nil {
+		t.Error("fraction 1.5: no error")
+	}
 	const0 := mat.NewDense(n, 2, nil) // no variance at all
-	if _, err := fitPCAWhitener(const0, 1); err == nil {
+	if _, err := fitPCAWhitener(const0, 1, 0); err == nil {
 		t.Error("constant features: no error")
 	}
 }
