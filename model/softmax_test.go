@@ -279,3 +279,22 @@ func TestSoftmaxFlat(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkSoftmaxFlatNorm2 is the per-iteration cost VEM.Flat adds: the
+// class-shift projection's norm at D = 7,850.
+func BenchmarkSoftmaxFlatNorm2(b *testing.B) {
+	X, y := fashionShape(50)
+	m := mustSoftmax(b, X, y, model.SoftmaxOptions{})
+	theta := make([]float64, m.Dim())
+	for j := range theta {
+		theta[j] = float64(j%7) - 3
+	}
+	b.ReportAllocs()
+	var s float64
+	for b.Loop() {
+		s += m.FlatNorm2(theta)
+	}
+	if math.IsNaN(s) {
+		b.Fatal("NaN")
+	}
+}
