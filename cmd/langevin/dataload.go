@@ -20,7 +20,7 @@ func loadData(f *runFlags) (train, test *data.Dataset, err error) {
 		return nil, nil, err
 	}
 	if !generated {
-		if full, err = readData(f, f.data, true); err != nil {
+		if full, err = readData(f, f.data, "--data", true); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -28,7 +28,7 @@ func loadData(f *runFlags) (train, test *data.Dataset, err error) {
 		train, test = full, ownTest
 	} else if f.test != "" {
 		train = full
-		test, err = readData(f, f.test, false)
+		test, err = readData(f, f.test, "--test", false)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -53,15 +53,14 @@ func loadData(f *runFlags) (train, test *data.Dataset, err error) {
 	return train, test, nil
 }
 
-func readData(f *runFlags, path string, isTrain bool) (*data.Dataset, error) {
-	flagName := "--data"
-	if !isTrain {
-		flagName = "--test"
-	}
+// readData reads the data set path given by the flag flagName ("--data" or
+// "--test"); when builtins is true, a path that is not a file may name an
+// embedded data set.
+func readData(f *runFlags, path, flagName string, builtins bool) (*data.Dataset, error) {
 	var d *data.Dataset
 	var err error
 	isFile := true
-	if _, statErr := os.Stat(path); statErr != nil && isTrain {
+	if _, statErr := os.Stat(path); statErr != nil && builtins {
 		if b, berr := data.Builtin(path); berr == nil {
 			d, isFile = b, false
 		} else if errors.Is(statErr, os.ErrNotExist) {

@@ -74,7 +74,7 @@ func cmdPredict(args []string, stdout, _ io.Writer) error {
 		d = test
 	}
 	if !generated {
-		if d, err = readData(&f, f.data, false); err != nil {
+		if d, err = readData(&f, f.data, "--data", true); err != nil {
 			return err
 		}
 	}
