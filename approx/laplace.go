@@ -3,7 +3,6 @@ package approx
 import (
 	"context"
 	"fmt"
-	"math"
 	"math/rand/v2"
 
 	"gonum.org/v1/gonum/mat"
@@ -27,30 +26,11 @@ type Hessianer interface {
 //
 // which costs 2d full-data gradients.
 func Hessian(m langevin.Model, theta, dst []float64) {
-	d := m.Dim()
 	if h, ok := m.(Hessianer); ok {
 		h.Hessian(theta, dst)
 		return
 	}
-	th := append([]float64(nil), theta...)
-	gp, gm := make([]float64, d), make([]float64, d)
-	for j := 0; j < d; j++ {
-		e := 1e-5 * math.Max(1, math.Abs(theta[j]))
-		th[j] = theta[j] + e
-		langevin.LogPosterior(m, th, gp)
-		th[j] = theta[j] - e
-		langevin.LogPosterior(m, th, gm)
-		th[j] = theta[j]
-		for i := 0; i < d; i++ {
-			dst[i*d+j] = (gp[i] - gm[i]) / (2 * e)
-		}
-	}
-	for i := 0; i < d; i++ {
-		for j := i + 1; j < d; j++ {
-			v := (dst[i*d+j] + dst[j*d+i]) / 2
-			dst[i*d+j], dst[j*d+i] = v, v
-		}
-	}
+	langevin.HessianFD(m, theta, dst)
 }
 
 // LaplaceApprox is the Laplace approximation N(Mean, Cov) of a posterior:

@@ -20,21 +20,8 @@ type hessianModel interface {
 // fdHessian returns the central finite differences of the full-data
 // log-posterior gradient, row-major.
 func fdHessian(m langevin.Model, theta []float64) []float64 {
-	d := m.Dim()
-	h := make([]float64, d*d)
-	th := append([]float64(nil), theta...)
-	gp, gm := make([]float64, d), make([]float64, d)
-	for j := 0; j < d; j++ {
-		e := 1e-5 * math.Max(1, math.Abs(theta[j]))
-		th[j] = theta[j] + e
-		langevin.LogPosterior(m, th, gp)
-		th[j] = theta[j] - e
-		langevin.LogPosterior(m, th, gm)
-		th[j] = theta[j]
-		for i := 0; i < d; i++ {
-			h[i*d+j] = (gp[i] - gm[i]) / (2 * e)
-		}
-	}
+	h := make([]float64, m.Dim()*m.Dim())
+	langevin.HessianFD(m, theta, h)
 	return h
 }
 

@@ -2,7 +2,6 @@ package sampler
 
 import (
 	"fmt"
-	"math"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -20,25 +19,12 @@ func LaplaceCov(m langevin.Model, theta []float64) (*mat.SymDense, error) {
 	if len(theta) != d {
 		return nil, fmt.Errorf("sampler: Laplace covariance at a point of %d values, model has %d parameters", len(theta), d)
 	}
-	th := append([]float64(nil), theta...)
-	gp := make([]float64, d)
-	gm := make([]float64, d)
-	h := mat.NewDense(d, d, nil)
-	for j := 0; j < d; j++ {
-		step := 1e-5 * math.Max(1, math.Abs(theta[j]))
-		th[j] = theta[j] + step
-		langevin.LogPosterior(m, th, gp)
-		th[j] = theta[j] - step
-		langevin.LogPosterior(m, th, gm)
-		th[j] = theta[j]
-		for i := 0; i < d; i++ {
-			h.Set(i, j, -(gp[i]-gm[i])/(2*step))
-		}
-	}
+	h := make([]float64, d*d)
+	langevin.HessianFD(m, theta, h)
 	sym := mat.NewSymDense(d, nil)
 	for i := 0; i < d; i++ {
 		for j := i; j < d; j++ {
-			sym.SetSym(i, j, (h.At(i, j)+h.At(j, i))/2)
+			sym.SetSym(i, j, -h[i*d+j])
 		}
 	}
 	var chol mat.Cholesky
