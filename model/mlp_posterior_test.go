@@ -2,14 +2,13 @@ package model_test
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/langevin-go/langevin"
-	"github.com/langevin-go/langevin/diag"
+	"github.com/langevin-go/langevin/internal/testmodel"
 	"github.com/langevin-go/langevin/model"
 	"github.com/langevin-go/langevin/sampler"
 	"github.com/langevin-go/langevin/schedule"
@@ -71,37 +70,6 @@ func (m scaledMLP) LogLik(th []float64, batch []int, g []float64) float64 {
 	return m.f * v
 }
 
-// mlpCompare checks means within 0.2 exact sd, sds within 10% and bulk-ESS ≥
-// 400 (so that the Monte Carlo error of a mean is below 0.05 sd, a quarter of
-// the tolerance, and that of an sd about 3.5%).
-func mlpCompare(tr *langevin.Trace, mean, sd []float64) (worst string, err error) {
-	for j := 0; j < tr.Dim; j++ {
-		chains := tr.Param(j)
-		var s, ss float64
-		n := 0
-		for _, c := range chains {
-			for _, x := range c {
-				s += x
-				ss += x * x
-				n++
-			}
-		}
-		m := s / float64(n)
-		v := ss/float64(n) - m*m
-		if e := math.Abs(m-mean[j]) / sd[j]; !(e < 0.2) {
-			return worst, fmt.Errorf("%s: mean %.5g, exact %.5g: off by %.2f sd", tr.Names[j], m, mean[j], e)
-		}
-		if r := math.Sqrt(v) / sd[j]; !(math.Abs(r-1) < 0.1) {
-			return worst, fmt.Errorf("%s: sd %.4g, exact %.4g: ratio %.3f", tr.Names[j], math.Sqrt(v), sd[j], r)
-		}
-		if ess := diag.ESSBulk(chains); !(ess >= 400) {
-			return worst, fmt.Errorf("%s: bulk-ESS %.0f < 400", tr.Names[j], ess)
-		}
-		worst = fmt.Sprintf("%s%s: mean off %.3f sd, sd ratio %.3f, ESS %.0f; ", worst, tr.Names[j], (m-mean[j])/sd[j], math.Sqrt(v)/sd[j], diag.ESSBulk(chains))
-	}
-	return worst, nil
-}
-
 // TestMLPLinearSGLD: an MLP with no hidden layer and a Gaussian likelihood
 // with fixed noise is Bayesian linear regression; SGLD on it must match the
 // exact posterior (means within 0.2 sd, sds within 10%). SGLD is
@@ -131,7 +99,7 @@ func TestMLPLinearSGLD(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := mlpCompare(tr, mean, sd)
+		got, err := testmodel.CompareMoments(tr, mean, sd, 400)
 		if err == nil {
 			t.Logf("τ = %g: %s", tau, got)
 		}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/langevin-go/langevin"
 	"github.com/langevin-go/langevin/data"
-	"github.com/langevin-go/langevin/diag"
+	"github.com/langevin-go/langevin/internal/testmodel"
 	"github.com/langevin-go/langevin/model"
 	"github.com/langevin-go/langevin/sampler"
 	"github.com/langevin-go/langevin/schedule"
@@ -26,35 +26,10 @@ func lectureLinear(tb testing.TB) *model.Linear {
 	return m
 }
 
-// compare checks every parameter's mean within 0.2 reference sd and every sd
-// within 10% of the reference, and every bulk-ESS ≥ minESS. It returns an
-// error naming the first failure.
+// compare is testmodel.CompareMoments without the summary.
 func compare(tr *langevin.Trace, mean, sd []float64, minESS float64) error {
-	for j := 0; j < tr.Dim; j++ {
-		chains := tr.Param(j)
-		var s, ss float64
-		n := 0
-		for _, c := range chains {
-			for _, x := range c {
-				s += x
-				ss += x * x
-				n++
-			}
-		}
-		m := s / float64(n)
-		v := ss/float64(n) - m*m
-		name := tr.Names[j]
-		if e := math.Abs(m-mean[j]) / sd[j]; !(e < 0.2) {
-			return fmt.Errorf("%s: mean %.6g, exact %.6g: off by %.2f sd (> 0.2)", name, m, mean[j], e)
-		}
-		if r := math.Sqrt(v) / sd[j]; !(math.Abs(r-1) < 0.1) {
-			return fmt.Errorf("%s: sd %.4g, exact %.4g: ratio %.3f (not within 10%%)", name, math.Sqrt(v), sd[j], r)
-		}
-		if ess := diag.ESSBulk(chains); !(ess >= minESS) {
-			return fmt.Errorf("%s: bulk-ESS %.0f < %.0f", name, ess, minESS)
-		}
-	}
-	return nil
+	_, err := testmodel.CompareMoments(tr, mean, sd, minESS)
+	return err
 }
 
 // linearRun runs 4 chains of SGLD with batch b on the lecture example, with
