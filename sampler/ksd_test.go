@@ -111,7 +111,9 @@ func TestSelectStepKSD(t *testing.T) {
 	cands := []float64{ch.Eta / 30, ch.Eta, 15 * ch.Eta}
 	iters := int(100 * ch.AutocorrSteps(ch.Eta))
 	best, res, err := sampler.SelectStepKSD(context.Background(), m, cands, mp,
-		func(ctx context.Context, eta float64) (*langevin.Trace, error) { return pilot(m, mp, cov, mb, eta, iters) },
+		func(ctx context.Context, eta float64) (*langevin.Trace, error) {
+			return pilot(m, mp, cov, mb, eta, iters)
+		},
 		sampler.KSDOptions{Draws: 300, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
