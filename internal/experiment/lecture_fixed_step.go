@@ -10,8 +10,8 @@ import (
 	"text/tabwriter"
 	"time"
 
-	gplot "gonum.org/v1/plot"
 	"gonum.org/v1/gonum/mat"
+	gplot "gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
