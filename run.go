@@ -68,12 +68,20 @@ type Options struct {
 	Init    Initializer // initial points (default InitZero)
 	Workers int         // goroutines (default GOMAXPROCS); never changes the draws
 
+	// FirstChain is the 0-based number of the first chain: chain c of this
+	// run is chain FirstChain+c of the analysis (RNG stream
+	// ChainRNG(Seed, FirstChain+c), initial point Init(…, FirstChain+c, …)).
+	// A run with FirstChain = k and Chains = 1 gives bit for bit chain k of a
+	// run with more chains and the same seed, so chains can run in separate
+	// processes or machines and be combined. Default 0.
+	FirstChain int
+
 	// SaveWarmup keeps the burn-in draws too, thinned alike, in
 	// Trace.Warmup (as CmdStan's save_warmup).
 	SaveWarmup bool
 
-	// Progress, if not nil, is called with the chain number and the number of
-	// iterations done, every ProgressEvery iterations (default Iters/100) and
+	// Progress, if not nil, is called with the chain's index in this run
+	// (from 0, whatever FirstChain) and the number of iterations done, every ProgressEvery iterations (default Iters/100) and
 	// at the end of the chain. It is called from the workers' goroutines.
 	Progress      func(chain, done int)
 	ProgressEvery int
@@ -139,6 +147,8 @@ func (o *Options) defaults() error {
 	switch {
 	case o.Chains < 0:
 		return fmt.Errorf("langevin: Chains = %d: expected a positive number", o.Chains)
+	case o.FirstChain < 0:
+		return fmt.Errorf("langevin: FirstChain = %d: expected a chain number ≥ 0", o.FirstChain)
 	case o.Iters <= 0:
 		return fmt.Errorf("langevin: Iters = %d: expected a positive number", o.Iters)
 	case o.BurnIn < 0 || o.BurnIn >= o.Iters:
@@ -192,6 +202,7 @@ func Run(ctx context.Context, m Model, s Sampler, opts Options) (*Trace, error) 
 		BurnIn:    opts.BurnIn,
 		Thin:      opts.Thin,
 	}
+	tr.FirstChain = opts.FirstChain
 	errs := make([]error, opts.Chains)
 	jobs := make(chan int)
 	var wg sync.WaitGroup
@@ -246,19 +257,20 @@ func runChain(ctx context.Context, m Model, s Sampler, deriver Deriver, opts *Op
 		return nil
 	}
 
-	rng := ChainRNG(opts.Seed, c)
+	g := opts.FirstChain + c // the chain's number in the analysis
+	rng := ChainRNG(opts.Seed, g)
 	theta0 := make([]float64, d)
-	if err := opts.Init.Init(ctx, m, c, rng, theta0); err != nil {
-		return &ChainError{Chain: c + 1, Err: err}
+	if err := opts.Init.Init(ctx, m, g, rng, theta0); err != nil {
+		return &ChainError{Chain: g + 1, Err: err}
 	}
 	for j, v := range theta0 {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return &ChainError{Chain: c + 1, Err: fmt.Errorf("initial value of %s is %v", ParamNames(m)[j], v)}
+			return &ChainError{Chain: g + 1, Err: fmt.Errorf("initial value of %s is %v", ParamNames(m)[j], v)}
 		}
 	}
 	ch, err := s.NewChain(m, theta0, rng)
 	if err != nil {
-		return &ChainError{Chain: c + 1, Err: err}
+		return &ChainError{Chain: g + 1, Err: err}
 	}
 	names := tr.Names
 	keeper, _ := ch.(Keeper)
@@ -270,12 +282,12 @@ func runChain(ctx context.Context, m Model, s Sampler, deriver Deriver, opts *Op
 		default:
 		}
 		if err := ch.Step(); err != nil {
-			return &ChainError{Chain: c + 1, Iter: it, Err: err}
+			return &ChainError{Chain: g + 1, Iter: it, Err: err}
 		}
 		pos := ch.Position()
 		for j, v := range pos {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return &DivergenceError{Chain: c + 1, Iter: it, Param: names[j], Value: v}
+				return &DivergenceError{Chain: g + 1, Iter: it, Param: names[j], Value: v}
 			}
 		}
 		if it == opts.BurnIn {
