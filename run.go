@@ -86,8 +86,8 @@ type Options struct {
 	Progress      func(chain, done int)
 	ProgressEvery int
 
-	// Sink, if not nil, is called once per chain (0-based) before the chain
-	// starts; a non-nil DrawSink it returns receives that chain's draws as
+	// Sink, if not nil, is called once per chain, with its index in this run
+	// (from 0, whatever FirstChain), before the chain starts; a non-nil DrawSink it returns receives that chain's draws as
 	// they are taken, so that they can reach a file while the run goes on.
 	// The draws are stored in the Trace as well. A sink never changes the
 	// draws.
@@ -252,7 +252,7 @@ func runChain(ctx context.Context, m Model, s Sampler, deriver Deriver, opts *Op
 		}
 		k := len(w.Theta) - 1
 		if err := sink.Draw(warmup, it, w.Theta[k], w.Stats[k]); err != nil {
-			return &ChainError{Chain: c + 1, Iter: it, Err: err}
+			return &ChainError{Chain: opts.FirstChain + c + 1, Iter: it, Err: err}
 		}
 		return nil
 	}
