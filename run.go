@@ -104,8 +104,28 @@ type Options struct {
 	// the rounds are those of Until, with or without it), so
 	// a run of unknown length keeps between MaxKeep/2 and MaxKeep draws per
 	// chain (plus one round's worth). The draws kept are those of a run with
-	// the final Thin from the start.
+	// the final Thin from the start. A Sink receives the draws as they are
+	// kept, before any later halving (keep every Thin-th of them, Thin the
+	// Trace's, to match the Trace).
 	MaxKeep int
+
+	// Sink, if not nil, is called once per chain, with its index in this run
+	// (from 0, whatever FirstChain), before the chain starts; a non-nil DrawSink it returns receives that chain's draws as
+	// they are taken, so that they can reach a file while the run goes on.
+	// The draws are stored in the Trace as well. A sink never changes the
+	// draws.
+	Sink func(chain int) DrawSink
+}
+
+// DrawSink receives the draws of one chain as they are taken, from the
+// chain's goroutine, in order: the saved warm-up draws (warmup true; only with
+// Options.SaveWarmup), then the kept draws. iter is the 1-based iteration,
+// burn-in included; row holds the parameters and derived quantities (as a row
+// of Trace.Draws) and stats the sampler's statistics (as Trace.StatNames). The
+// slices must not be kept or changed. An error stops the chain with a
+// *ChainError; the draws stored before it stay in the Trace.
+type DrawSink interface {
+	Draw(warmup bool, iter int, row, stats []float64) error
 }
 
 // DivergenceError reports a chain whose position became non-finite.
@@ -300,6 +320,20 @@ type chainRun struct {
 	warm, post Draws
 	stopped    bool
 	err        error
+	sink       DrawSink
+}
+
+// store adds the chain's current draw to w and passes it to the sink.
+func (r *chainRun) store(w *Draws, warmup bool, deriver Deriver, d, it int, first int) error {
+	w.add(r.ch, deriver, d, it)
+	if r.sink == nil {
+		return nil
+	}
+	k := len(w.Theta) - 1
+	if err := r.sink.Draw(warmup, it, w.Theta[k], w.Stats[k]); err != nil {
+		return &ChainError{Chain: first + r.c + 1, Iter: it, Err: err}
+	}
+	return nil
 }
 
 // advance runs the chain up to iteration `to` (starting it if new).
@@ -307,6 +341,13 @@ func (r *chainRun) advance(ctx context.Context, m Model, s Sampler, deriver Deri
 	d := m.Dim()
 	g := r.g
 	if r.ch == nil {
+		if ctx.Err() != nil {
+			r.stop(nil)
+			return
+		}
+		if opts.Sink != nil {
+			r.sink = opts.Sink(r.c)
+		}
 		rng := ChainRNG(opts.Seed, g)
 		theta0 := make([]float64, d)
 		if err := opts.Init.Init(ctx, m, g, rng, theta0); err != nil {
@@ -328,11 +369,14 @@ func (r *chainRun) advance(ctx context.Context, m Model, s Sampler, deriver Deri
 		r.keeper, _ = ch.(Keeper)
 	}
 	ch := r.ch
+	done := ctx.Done()
 	for it := r.it + 1; it <= to; it++ {
 		r.it = it
-		if it%64 == 0 && ctx.Err() != nil {
+		select {
+		case <-done:
 			r.stop(nil)
 			return
+		default:
 		}
 		if err := ch.Step(); err != nil {
 			r.stop(&ChainError{Chain: g + 1, Iter: it, Err: err})
@@ -353,12 +397,18 @@ func (r *chainRun) advance(ctx context.Context, m Model, s Sampler, deriver Deri
 		if it > opts.BurnIn {
 			if r.keeper == nil || r.keeper.Keep() {
 				if r.kept%r.thin == 0 {
-					r.post.add(ch, deriver, d, it)
+					if err := r.store(&r.post, false, deriver, d, it, opts.FirstChain); err != nil {
+						r.stop(err)
+						return
+					}
 				}
 				r.kept++
 			}
 		} else if opts.SaveWarmup && (it-1)%opts.Thin == 0 {
-			r.warm.add(ch, deriver, d, it)
+			if err := r.store(&r.warm, true, deriver, d, it, opts.FirstChain); err != nil {
+				r.stop(err)
+				return
+			}
 		}
 		if opts.Progress != nil && (it%opts.ProgressEvery == 0 || it == opts.Iters) {
 			opts.Progress(r.c, it)
