@@ -221,9 +221,7 @@ func Run(ctx context.Context, m Model, s Sampler, opts Options) (*Trace, error) 
 	statNames := s.StatNames()
 	// As CmdStan: the first iteration after burn-in is kept, then every Thin-th.
 	keep := (opts.Iters - opts.BurnIn + opts.Thin - 1) / opts.Thin
-	if opts.Until != nil || opts.MaxKeep > 0 {
-		keep = min(keep, 1024) // grown as needed
-	}
+	keep = min(keep, 1<<12) // grown as needed (a run may be cut short)
 	tr := &Trace{
 		Names:     names,
 		Dim:       d,
@@ -241,7 +239,7 @@ func Run(ctx context.Context, m Model, s Sampler, opts Options) (*Trace, error) 
 		runs[c] = &chainRun{c: c, g: opts.FirstChain + c, thin: opts.Thin}
 		runs[c].post.alloc(keep, len(names), len(statNames))
 		if opts.SaveWarmup {
-			runs[c].warm.alloc((opts.BurnIn+opts.Thin-1)/opts.Thin, len(names), len(statNames))
+			runs[c].warm.alloc(min((opts.BurnIn+opts.Thin-1)/opts.Thin, 1<<12), len(names), len(statNames))
 		}
 	}
 	every := opts.Iters
