@@ -16,6 +16,7 @@ import (
 	"github.com/langevin-go/langevin/data"
 	"github.com/langevin-go/langevin/diag"
 	"github.com/langevin-go/langevin/model"
+	"github.com/langevin-go/langevin/predict"
 	"github.com/langevin-go/langevin/sampler"
 	"github.com/langevin-go/langevin/schedule"
 )
@@ -73,7 +74,9 @@ func reportMarginals(ctx context.Context, chains, draws int, seed uint64) (*marg
 		return nil, err
 	}
 	r := &marginalsResult{names: m.ParamNames(), mapTheta: mp, mapSecs: time.Since(start).Seconds(), chains: chains, draws: draws}
-	r.mapAcc = model.Accuracy(m.Predict(mp, test.X, nil), test.Y)
+	if r.mapAcc, err = testAccuracy(m, [][]float64{mp}, test); err != nil {
+		return nil, err
+	}
 	r.runs = []*marginalRun{
 		{name: "MALA", setting: "η = 0.01 (report ε = 0.02)", burnIn: 100,
 			s: sampler.MALA{Step: 0.01, Adapt: sampler.Adapt{Tune: sampler.TuneNone}}},
@@ -108,7 +111,9 @@ func reportMarginals(ctx context.Context, chains, draws int, seed uint64) (*marg
 				rows = append(rows, x[:tr.Dim])
 			}
 		}
-		run.acc = model.Accuracy(m.PredictMean(rows, test.X, nil), test.Y)
+		if run.acc, err = testAccuracy(m, rows, test); err != nil {
+			return nil, err
+		}
 	}
 	// The three coefficients: the intercept and the two largest |mean|
 	// under NUTS.
@@ -250,4 +255,18 @@ func runReportMarginals(ctx context.Context, args []string, stdout, stderr io.Wr
 		pg.Printf("Every method's mean and sd of every one of the %d parameters agree with NUTS's within 4 Monte Carlo standard errors (SGLD: plus 10%% of the sd, for the bias of its decaying step; `checkMarginals`).\n", len(r.names))
 	}
 	return pg.Write(stdout)
+}
+
+// testAccuracy returns the accuracy on test of the posterior predictive
+// mean of c over the draws.
+func testAccuracy(c predict.Classifier, draws [][]float64, test *data.Dataset) (float64, error) {
+	cl, err := predict.Classify(c, draws, test.X, predict.ClassifyOptions{})
+	if err != nil {
+		return 0, err
+	}
+	mt, err := predict.Evaluate(cl.Probs, test.Y, 0)
+	if err != nil {
+		return 0, err
+	}
+	return mt.Accuracy, nil
 }
