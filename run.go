@@ -68,15 +68,41 @@ type Options struct {
 	Init    Initializer // initial points (default InitZero)
 	Workers int         // goroutines (default GOMAXPROCS); never changes the draws
 
+	// FirstChain is the 0-based number of the first chain: chain c of this
+	// run is chain FirstChain+c of the analysis (RNG stream
+	// ChainRNG(Seed, FirstChain+c), initial point Init(…, FirstChain+c, …)).
+	// A run with FirstChain = k and Chains = 1 gives bit for bit chain k of a
+	// run with more chains and the same seed, so chains can run in separate
+	// processes or machines and be combined. Default 0.
+	FirstChain int
+
 	// SaveWarmup keeps the burn-in draws too, thinned alike, in
 	// Trace.Warmup (as CmdStan's save_warmup).
 	SaveWarmup bool
 
-	// Progress, if not nil, is called with the chain number and the number of
-	// iterations done, every ProgressEvery iterations (default Iters/100) and
+	// Progress, if not nil, is called with the chain's index in this run
+	// (from 0, whatever FirstChain) and the number of iterations done, every ProgressEvery iterations (default Iters/100) and
 	// at the end of the chain. It is called from the workers' goroutines.
 	Progress      func(chain, done int)
 	ProgressEvery int
+
+	// Sink, if not nil, is called once per chain, with its index in this run
+	// (from 0, whatever FirstChain), before the chain starts; a non-nil DrawSink it returns receives that chain's draws as
+	// they are taken, so that they can reach a file while the run goes on.
+	// The draws are stored in the Trace as well. A sink never changes the
+	// draws.
+	Sink func(chain int) DrawSink
+}
+
+// DrawSink receives the draws of one chain as they are taken, from the
+// chain's goroutine, in order: the saved warm-up draws (warmup true; only with
+// Options.SaveWarmup), then the kept draws. iter is the 1-based iteration,
+// burn-in included; row holds the parameters and derived quantities (as a row
+// of Trace.Draws) and stats the sampler's statistics (as Trace.StatNames). The
+// slices must not be kept or changed. An error stops the chain with a
+// *ChainError; the draws stored before it stay in the Trace.
+type DrawSink interface {
+	Draw(warmup bool, iter int, row, stats []float64) error
 }
 
 // DivergenceError reports a chain whose position became non-finite.
@@ -121,6 +147,8 @@ func (o *Options) defaults() error {
 	switch {
 	case o.Chains < 0:
 		return fmt.Errorf("langevin: Chains = %d: expected a positive number", o.Chains)
+	case o.FirstChain < 0:
+		return fmt.Errorf("langevin: FirstChain = %d: expected a chain number ≥ 0", o.FirstChain)
 	case o.Iters <= 0:
 		return fmt.Errorf("langevin: Iters = %d: expected a positive number", o.Iters)
 	case o.BurnIn < 0 || o.BurnIn >= o.Iters:
@@ -174,6 +202,7 @@ func Run(ctx context.Context, m Model, s Sampler, opts Options) (*Trace, error) 
 		BurnIn:    opts.BurnIn,
 		Thin:      opts.Thin,
 	}
+	tr.FirstChain = opts.FirstChain
 	errs := make([]error, opts.Chains)
 	jobs := make(chan int)
 	var wg sync.WaitGroup
@@ -208,35 +237,57 @@ func runChain(ctx context.Context, m Model, s Sampler, deriver Deriver, opts *Op
 		tr.Draws[c], tr.Stats[c], tr.Iters[c] = post.Theta, post.Stats, post.Iters
 		tr.Warmup[c] = warm
 	}()
+	done := ctx.Done()
+	if ctx.Err() != nil {
+		return nil
+	}
+	var sink DrawSink
+	if opts.Sink != nil {
+		sink = opts.Sink(c)
+	}
+	store := func(w *Draws, warmup bool, ch Chain, it int) error {
+		w.add(ch, deriver, d, it)
+		if sink == nil {
+			return nil
+		}
+		k := len(w.Theta) - 1
+		if err := sink.Draw(warmup, it, w.Theta[k], w.Stats[k]); err != nil {
+			return &ChainError{Chain: opts.FirstChain + c + 1, Iter: it, Err: err}
+		}
+		return nil
+	}
 
-	rng := ChainRNG(opts.Seed, c)
+	g := opts.FirstChain + c // the chain's number in the analysis
+	rng := ChainRNG(opts.Seed, g)
 	theta0 := make([]float64, d)
-	if err := opts.Init.Init(ctx, m, c, rng, theta0); err != nil {
-		return &ChainError{Chain: c + 1, Err: err}
+	if err := opts.Init.Init(ctx, m, g, rng, theta0); err != nil {
+		return &ChainError{Chain: g + 1, Err: err}
 	}
 	for j, v := range theta0 {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return &ChainError{Chain: c + 1, Err: fmt.Errorf("initial value of %s is %v", ParamNames(m)[j], v)}
+			return &ChainError{Chain: g + 1, Err: fmt.Errorf("initial value of %s is %v", ParamNames(m)[j], v)}
 		}
 	}
 	ch, err := s.NewChain(m, theta0, rng)
 	if err != nil {
-		return &ChainError{Chain: c + 1, Err: err}
+		return &ChainError{Chain: g + 1, Err: err}
 	}
 	names := tr.Names
 	keeper, _ := ch.(Keeper)
 	kept := 0 // post-burn-in iterations kept so far (before thinning)
 	for it := 1; it <= opts.Iters; it++ {
-		if it%64 == 0 && ctx.Err() != nil {
+		select {
+		case <-done:
 			return nil
+		default:
 		}
 		if err := ch.Step(); err != nil {
-			return &ChainError{Chain: c + 1, Iter: it, Err: err}
+			return &ChainError{Chain: g + 1, Iter: it, Err: err}
 		}
 		pos := ch.Position()
 		for j, v := range pos {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return &DivergenceError{Chain: c + 1, Iter: it, Param: names[j], Value: v}
+				return &DivergenceError{Chain: g + 1, Iter: it, Param: names[j], Value: v}
 			}
 		}
 		if it == opts.BurnIn {
@@ -247,12 +298,16 @@ func runChain(ctx context.Context, m Model, s Sampler, deriver Deriver, opts *Op
 		if it > opts.BurnIn {
 			if keeper == nil || keeper.Keep() {
 				if kept%opts.Thin == 0 {
-					post.add(ch, deriver, d, it)
+					if err := store(&post, false, ch, it); err != nil {
+						return err
+					}
 				}
 				kept++
 			}
 		} else if opts.SaveWarmup && (it-1)%opts.Thin == 0 {
-			warm.add(ch, deriver, d, it)
+			if err := store(&warm, true, ch, it); err != nil {
+				return err
+			}
 		}
 		if opts.Progress != nil && (it%opts.ProgressEvery == 0 || it == opts.Iters) {
 			opts.Progress(c, it)
@@ -269,30 +324,44 @@ type Draws struct {
 	Stats [][]float64
 	Iters []int
 
-	slab, sslab []float64
+	slab, sslab []float64 // unused rest of the current slabs
 	width, nst  int
+	left        int // rows still expected
 }
 
+// alloc prepares w for at most n rows. The rows live in slabs allocated as
+// the draws come (the first small, each next one twice as large), so that a
+// run stopped early holds only what it drew and a long run does not reserve
+// its whole trace before the first step.
 func (w *Draws) alloc(n, width, nstat int) {
-	w.slab = make([]float64, n*width)
-	w.sslab = make([]float64, n*nstat)
-	w.Theta = make([][]float64, 0, n)
-	w.Stats = make([][]float64, 0, n)
-	w.Iters = make([]int, 0, n)
-	w.width, w.nst = width, nstat
+	w.width, w.nst, w.left = width, nstat, n
+	c := min(n, firstSlabRows)
+	w.Theta = make([][]float64, 0, c)
+	w.Stats = make([][]float64, 0, c)
+	w.Iters = make([]int, 0, c)
 }
+
+// firstSlabRows is the number of rows of a chain's first slab.
+const firstSlabRows = 256
 
 func (w *Draws) add(ch Chain, deriver Deriver, d, it int) {
-	k := len(w.Theta)
-	row := w.slab[k*w.width : (k+1)*w.width : (k+1)*w.width]
+	if len(w.slab) < w.width || len(w.sslab) < w.nst {
+		rows := min(max(w.left, 1), max(firstSlabRows, len(w.Theta)))
+		w.slab = make([]float64, rows*w.width)
+		w.sslab = make([]float64, rows*w.nst)
+	}
+	row := w.slab[:w.width:w.width]
+	w.slab = w.slab[w.width:]
 	pos := ch.Position()
 	copy(row, pos)
 	if deriver != nil {
 		deriver.Derive(pos, row[d:])
 	}
-	srow := w.sslab[k*w.nst : (k+1)*w.nst : (k+1)*w.nst]
+	srow := w.sslab[:w.nst:w.nst]
+	w.sslab = w.sslab[w.nst:]
 	ch.Stats(srow)
 	w.Theta = append(w.Theta, row)
 	w.Stats = append(w.Stats, srow)
 	w.Iters = append(w.Iters, it)
+	w.left--
 }

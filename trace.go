@@ -19,6 +19,9 @@ type Trace struct {
 	Warmup []Draws
 	BurnIn int
 	Thin   int
+	// FirstChain is the 0-based number, in the whole analysis, of chain 0 of
+	// this trace (Options.FirstChain): Draws[c] is chain FirstChain+c.
+	FirstChain int
 }
 
 // NumChains returns the number of chains.

@@ -48,7 +48,7 @@ func TestAustralian(t *testing.T) {
 }
 
 func TestBuiltin(t *testing.T) {
-	if got := BuiltinNames(); len(got) != 1 || got[0] != "australian" {
+	if got := BuiltinNames(); len(got) != 2 || got[0] != "australian" || got[1] != "lecture" {
 		t.Errorf("BuiltinNames() = %q", got)
 	}
 	for _, name := range []string{"australian", "Australian"} {
@@ -56,6 +56,9 @@ func TestBuiltin(t *testing.T) {
 		if err != nil || d.Len() != 690 {
 			t.Errorf("Builtin(%q): %v", name, err)
 		}
+	}
+	if d, err := Builtin("lecture"); err != nil || d.Len() != 10000 || d.Dim() != 1 || d.Target != "y" || d.Y[0] != CorrelatedNormal(10000, 0.9, 42).Y[0] {
+		t.Errorf("Builtin(lecture): %v", err)
 	}
 	_, err := Builtin("iris")
 	if err == nil || !strings.Contains(err.Error(), `"iris"`) || !strings.Contains(err.Error(), "australian") {

@@ -2,6 +2,7 @@ package stancsv
 
 import (
 	"bufio"
+	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
@@ -88,10 +89,22 @@ func ReadFile(path string) (*File, error) {
 // warm-up draws: if the file has a "# Adaptation terminated" comment, the rows
 // before it; otherwise the first ceil(num_warmup/thin) rows, as CmdStan writes
 // them. Without save_warmup all rows are sampling draws.
+//
+// Input compressed with gzip (recognised by its first two bytes) is
+// decompressed. A line longer than MaxLineBytes is an error.
 func Read(r io.Reader, name string) (*File, error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	if magic, err := br.Peek(2); err == nil && magic[0] == 0x1f && magic[1] == 0x8b {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, &SyntaxError{File: name, Msg: "gzip: " + strings.TrimPrefix(err.Error(), "gzip: ")}
+		}
+		defer zr.Close()
+		br = bufio.NewReaderSize(zr, 64<<10)
+	}
 	p := parser{
 		name: name,
-		br:   bufio.NewReaderSize(r, 64<<10),
+		br:   br,
 		f:    &File{Config: make(map[string]string)},
 	}
 	if err := p.parse(); err != nil {
@@ -119,10 +132,40 @@ func (p *parser) errorf(col int, format string, args ...interface{}) error {
 	return &SyntaxError{File: p.name, Line: p.line, Column: col, Msg: fmt.Sprintf(format, args...)}
 }
 
+// MaxLineBytes is the longest line Read accepts, "\n" included: 64 MiB,
+// a row of some three million numbers.
+const MaxLineBytes = 64 << 20
+
+// readLine returns the next line, "\n" included, or an error for a line
+// longer than MaxLineBytes, without holding more than that in memory.
+func (p *parser) readLine() (string, error) {
+	b, err := p.br.ReadSlice('\n')
+	if err != bufio.ErrBufferFull {
+		return string(b), err
+	}
+	buf := append([]byte(nil), b...)
+	for err == bufio.ErrBufferFull {
+		if len(buf) > MaxLineBytes {
+			return "", p.errorf(0, "line longer than %d MiB: not a Stan CSV file", MaxLineBytes>>20)
+		}
+		b, err = p.br.ReadSlice('\n')
+		buf = append(buf, b...)
+	}
+	if len(buf) > MaxLineBytes {
+		return "", p.errorf(0, "line longer than %d MiB: not a Stan CSV file", MaxLineBytes>>20)
+	}
+	return string(buf), err
+}
+
 func (p *parser) parse() error {
 	p.adaptAt = -1
 	for {
-		line, err := p.br.ReadString('\n')
+		line, err := p.readLine()
+		var se *SyntaxError
+		if errors.As(err, &se) {
+			se.Line = p.line + 1
+			return se
+		}
 		if err != nil && err != io.EOF {
 			return fmt.Errorf("%s: %w", p.name, err)
 		}
@@ -159,6 +202,9 @@ func (p *parser) parse() error {
 func (p *parser) parseLine(line string) error {
 	trimmed := strings.TrimSpace(line)
 	if strings.HasPrefix(trimmed, "#") {
+		if trimmed == "#" && len(line) > 2 {
+			return nil // padding, not kept (see the rundir package)
+		}
 		p.f.Comments = append(p.f.Comments, line)
 		text := strings.TrimSpace(trimmed[1:])
 		if !p.header {

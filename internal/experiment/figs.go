@@ -1,0 +1,269 @@
+package experiment
+
+import (
+	"image/color"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/gonum/mat"
+	gplot "gonum.org/v1/plot"
+	"gonum.org/v1/plot/palette/moreland"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/langevin-go/langevin/plot"
+)
+
+// The helpers of this file build the pieces of the experiments' figures on
+// gonum/plot: a plot with a grid and clean tick labels, fixed-range
+// histograms, lines, error bars and covariance ellipses.
+
+var refColor = color.Black
+
+func newPlot(title, xlabel, ylabel string) *gplot.Plot {
+	p := gplot.New()
+	p.Title.Text = title
+	p.X.Label.Text = xlabel
+	p.Y.Label.Text = ylabel
+	p.Add(plotter.NewGrid())
+	p.X.Tick.Marker = cleanTicks{gplot.DefaultTicks{}}
+	p.Y.Tick.Marker = cleanTicks{gplot.DefaultTicks{}}
+	return p
+}
+
+// cleanTicks labels the major ticks with at most 4 significant digits.
+type cleanTicks struct{ gplot.Ticker }
+
+func (t cleanTicks) Ticks(lo, hi float64) []gplot.Tick {
+	ts := t.Ticker.Ticks(lo, hi)
+	for i := range ts {
+		if ts[i].Label != "" {
+			ts[i].Label = strconv.FormatFloat(ts[i].Value, 'g', 4, 64)
+		}
+	}
+	return ts
+}
+
+// logTicks labels a log axis at 1, 2, 5 × powers of ten.
+type logTicks struct{}
+
+func (logTicks) Ticks(lo, hi float64) []gplot.Tick {
+	var ts []gplot.Tick
+	for e := math.Floor(math.Log10(lo)) - 1; e <= math.Ceil(math.Log10(hi))+1; e++ {
+		for _, m := range []float64{1, 2, 5} {
+			v := m * math.Pow(10, e)
+			if v >= lo*0.999 && v <= hi*1.001 {
+				ts = append(ts, gplot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', -1, 64)})
+			}
+		}
+	}
+	if len(ts) < 2 {
+		return gplot.LogTicks{}.Ticks(lo, hi)
+	}
+	return ts
+}
+
+func setLog(ax *gplot.Axis) {
+	ax.Scale = gplot.LogScale{}
+	ax.Tick.Marker = logTicks{}
+}
+
+func translucent(c color.Color, a uint8) color.NRGBA {
+	r, g, b, _ := c.RGBA()
+	return color.NRGBA{R: uint8(r >> 8), G: uint8(g >> 8), B: uint8(b >> 8), A: a}
+}
+
+// histogram returns the unit-area histogram of x over [lo, hi] in bins bins;
+// values outside the range are dropped (their share still counts in the
+// normalisation, so the bars show the density of the whole sample).
+func histogram(x []float64, lo, hi float64, bins int, c color.Color) *plotter.Histogram {
+	w := (hi - lo) / float64(bins)
+	hb := make([]plotter.HistogramBin, bins)
+	for i := range hb {
+		hb[i].Min = lo + float64(i)*w
+		hb[i].Max = lo + float64(i+1)*w
+	}
+	for _, v := range x {
+		if v >= lo && v < hi {
+			hb[int((v-lo)/w)].Weight++
+		}
+	}
+	for i := range hb {
+		hb[i].Weight /= float64(len(x)) * w
+	}
+	h := &plotter.Histogram{Bins: hb, Width: w, FillColor: translucent(c, 110)}
+	h.LineStyle.Width = vg.Points(0.3)
+	h.LineStyle.Color = c
+	return h
+}
+
+// function returns f drawn over [lo, hi].
+func function(f func(float64) float64, lo, hi float64, c color.Color, dashed bool) *plotter.Function {
+	fn := plotter.NewFunction(f)
+	fn.XMin, fn.XMax = lo, hi
+	fn.Samples = 400
+	fn.Color = c
+	fn.Width = vg.Points(1.3)
+	if dashed {
+		fn.Dashes = []vg.Length{vg.Points(4), vg.Points(2)}
+	}
+	return fn
+}
+
+func line(x, y []float64, c color.Color, dashed bool) *plotter.Line {
+	xy := make(plotter.XYs, len(x))
+	for i := range x {
+		xy[i].X, xy[i].Y = x[i], y[i]
+	}
+	l, err := plotter.NewLine(xy)
+	if err != nil {
+		panic(err) // programmer error: NaN in a computed curve
+	}
+	l.Color = c
+	l.Width = vg.Points(1.3)
+	if dashed {
+		l.Dashes = []vg.Length{vg.Points(4), vg.Points(2)}
+	}
+	return l
+}
+
+func points(x, y []float64, c color.Color, shape draw.GlyphDrawer, r vg.Length) *plotter.Scatter {
+	xy := make(plotter.XYs, len(x))
+	for i := range x {
+		xy[i].X, xy[i].Y = x[i], y[i]
+	}
+	s, err := plotter.NewScatter(xy)
+	if err != nil {
+		panic(err)
+	}
+	s.GlyphStyle.Color = c
+	s.GlyphStyle.Shape = shape
+	s.GlyphStyle.Radius = r
+	return s
+}
+
+// errorBars returns vertical bars y ± e at x.
+func errorBars(x, y, e []float64, c color.Color) []gplot.Plotter {
+	var ps []gplot.Plotter
+	for i := range x {
+		l := line([]float64{x[i], x[i]}, []float64{y[i] - e[i], y[i] + e[i]}, c, false)
+		l.Width = vg.Points(1)
+		ps = append(ps, l)
+	}
+	return ps
+}
+
+// ellipse returns the k-sd contour of N(mean, cov) in two dimensions.
+func ellipse(mx, my float64, cov [2][2]float64, k float64, c color.Color, dashed bool) *plotter.Line {
+	s := mat.NewSymDense(2, []float64{cov[0][0], cov[0][1], cov[1][0], cov[1][1]})
+	var eig mat.EigenSym
+	eig.Factorize(s, true)
+	vals := eig.Values(nil)
+	var vec mat.Dense
+	eig.VectorsTo(&vec)
+	n := 120
+	x := make([]float64, n+1)
+	y := make([]float64, n+1)
+	for i := 0; i <= n; i++ {
+		t := 2 * math.Pi * float64(i) / float64(n)
+		a := k * math.Sqrt(math.Max(vals[0], 0)) * math.Cos(t)
+		b := k * math.Sqrt(math.Max(vals[1], 0)) * math.Sin(t)
+		x[i] = mx + vec.At(0, 0)*a + vec.At(0, 1)*b
+		y[i] = my + vec.At(1, 0)*a + vec.At(1, 1)*b
+	}
+	return line(x, y, c, dashed)
+}
+
+// color of series i, shared with package plot.
+func col(i int) color.Color { return plot.Color(i) }
+
+// meanSD returns the mean and the sample sd of x.
+func meanSD(x []float64) (mean, sd float64) {
+	for _, v := range x {
+		mean += v
+	}
+	mean /= float64(len(x))
+	for _, v := range x {
+		sd += (v - mean) * (v - mean)
+	}
+	return mean, math.Sqrt(sd / float64(len(x)-1))
+}
+
+func pool(chains [][]float64) []float64 {
+	var x []float64
+	for _, c := range chains {
+		x = append(x, c...)
+	}
+	return x
+}
+
+// quantile returns the p-quantile of x (sorted copy, linear interpolation).
+func quantile(x []float64, p float64) float64 {
+	s := append([]float64(nil), x...)
+	sort.Float64s(s)
+	h := p * float64(len(s)-1)
+	i := int(h)
+	if i >= len(s)-1 {
+		return s[len(s)-1]
+	}
+	return s[i] + (h-float64(i))*(s[i+1]-s[i])
+}
+
+// num formats v with 3 significant digits and a short exponent: 5e-6, 0.0173,
+// 1.2e+04 → 1.2e4.
+func num(v float64) string {
+	s := strconv.FormatFloat(v, 'g', 3, 64)
+	s = strings.Replace(s, "e-0", "e-", 1)
+	s = strings.Replace(s, "e+0", "e", 1)
+	return strings.Replace(s, "e+", "e", 1)
+}
+
+// matrixMap draws the d×d matrix a as a heat map on the colour range
+// [−zmax, zmax] (blue to red), entry (1, 1) at the top left, axes numbered
+// 1…d.
+func matrixMap(title string, a mat.Symmetric, zmax float64) *gplot.Plot {
+	d := a.SymmetricDim()
+	g := plot.Grid{Xs: make([]float64, d), Ys: make([]float64, d), Values: make([][]float64, d)}
+	for i := 0; i < d; i++ {
+		g.Xs[i] = float64(i + 1)
+		g.Ys[i] = float64(i + 1)
+	}
+	for r := 0; r < d; r++ {
+		g.Values[r] = make([]float64, d)
+		for c := 0; c < d; c++ {
+			g.Values[r][c] = a.At(d-1-r, c) // row d−1−r of a at height r+1
+		}
+	}
+	cm := moreland.SmoothBlueRed()
+	cm.SetMin(-zmax)
+	cm.SetMax(zmax)
+	h := plotter.NewHeatMap(g, cm.Palette(128))
+	h.Min, h.Max = -zmax, zmax
+	h.Underflow = h.Palette.Colors()[0]
+	h.Overflow = h.Palette.Colors()[len(h.Palette.Colors())-1]
+	p := gplot.New()
+	p.Title.Text = title
+	p.X.Label.Text = "column"
+	p.Y.Label.Text = "row"
+	p.Add(h)
+	var xt, yt []gplot.Tick
+	for i := 1; i <= d; i++ {
+		lab := ""
+		if i == 1 || i%2 == 0 {
+			lab = strconv.Itoa(i)
+		}
+		xt = append(xt, gplot.Tick{Value: float64(i), Label: lab})
+		yt = append(yt, gplot.Tick{Value: float64(d + 1 - i), Label: lab})
+	}
+	p.X.Tick.Marker = gplot.ConstantTicks(xt)
+	p.Y.Tick.Marker = gplot.ConstantTicks(yt)
+	return p
+}
+
+var (
+	circle = draw.CircleGlyph{}
+	ring   = draw.RingGlyph{}
+)

@@ -1,0 +1,53 @@
+// Package rundir is the one reader and writer of a run directory, the --out
+// DIR of langevin run:
+//
+//	chain-K.csv    the kept draws of chain K (1-based), CmdStan CSV
+//	warmup-K.csv   its saved warm-up draws, CmdStan CSV (save_warmup = 1, num_samples = 0)
+//	summary.csv    the summary table (diag.Table.WriteCSV)
+//	model.json     the model specification, JSON (opaque to this package)
+//	scaler.json    the standardisation of the features: {"mean": [...], "scale": [...]}
+//	report.html    the report, if one was written
+//	.lock          the lock file of the writer (left in place; empty)
+//
+// Any of these files may also be gzip-compressed with a ".gz" suffix added,
+// for reading (for example after gzip chain-*.csv).
+//
+// # Writing
+//
+// Create checks the directory before any work is done: it makes it if
+// needed, fails at once if it is a file or cannot be written, takes an
+// exclusive lock (flock(2) on DIR/.lock) so that a second process cannot
+// write the same directory, and refuses a directory that holds the files of
+// another run unless Options.Overwrite is set, in which case it removes them.
+//
+// The chain files are written as the draws come (Writer.Chain returns a
+// ChainWriter, a langevin.DrawSink): each draw is formatted into one whole
+// line and the pending lines are written to the file, always at line ends,
+// at least every Options.FlushEvery and whenever 1 MiB is pending. A process
+// killed at any moment leaves files that end with whole rows, at most
+// FlushEvery behind. When a chain is closed, its file ends with CmdStan's
+// timing block followed by the status comment
+//
+//	# Run finished
+//
+// or, for a run that stopped early (a signal, a divergence, an error),
+//
+//	# Run stopped: <reason>
+//
+// A file without either line belongs to a run that is still going or was
+// killed. Every chain file records the run's identifier as "run_id = ..." in
+// its configuration comments, so that files of two runs are never read as
+// one.
+//
+// summary.csv, model.json, scaler.json and report.html are written
+// atomically: to a temporary file in the directory, synced, then renamed, so
+// that they are either absent or complete.
+//
+// # Reading
+//
+// Read reads a run directory, finished or not: whole lines only (a line cut
+// by a crash is dropped and reported), the chains in order, their warm-up
+// draws, the settings, the status of each chain, the model specification
+// and the scaler. It refuses chain files of different runs or with a missing
+// chain number. ReadFiles reads a list of chain files.
+package rundir

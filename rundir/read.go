@@ -1,0 +1,506 @@
+package rundir
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/langevin-go/langevin"
+	"github.com/langevin-go/langevin/data"
+	"github.com/langevin-go/langevin/stancsv"
+)
+
+// Run is what Read finds in a run directory.
+type Run struct {
+	Dir string // the directory, or "" for ReadFiles
+
+	// Trace holds the draws of the chains in chain order, with their
+	// warm-up draws when saved. Names are the columns that do not end in
+	// "__" (parameters and derived quantities; Dim counts them all),
+	// StatNames the others. Chains of an unfinished run may differ in
+	// length, and may hold no draws. Iters are reconstructed from
+	// num_warmup and thin.
+	Trace *langevin.Trace
+
+	// Chains describes each chain's file, in chain order.
+	Chains []Chain
+
+	// Settings holds the configuration comments of the first chain file in
+	// file order, without CmdStan's bookkeeping keys (id, method, random,
+	// output, file, save_warmup, sample) and without run_id.
+	Settings [][2]string
+
+	// Config holds the first chain file's configuration (stancsv.File.Config).
+	Config map[string]string
+
+	// Spec holds the contents of model.json, or nil if there is none.
+	Spec json.RawMessage
+
+	// Scaler is the feature standardisation of scaler.json, or nil.
+	Scaler *data.Scaler
+}
+
+// Chain describes one chain file.
+type Chain struct {
+	Path string
+
+	// Status is "finished", "stopped: <reason>", or "unfinished" for a file
+	// without a status line (the run is going on, or was killed).
+	Status string
+
+	// Torn reports that the file ended in a line cut short (a crash during
+	// a write); the line was dropped.
+	Torn bool
+}
+
+// Finished reports whether the chain's file says that the run finished.
+func (c Chain) Finished() bool { return c.Status == "finished" }
+
+// Finished reports whether every chain finished.
+func (r *Run) Finished() bool {
+	for _, c := range r.Chains {
+		if !c.Finished() {
+			return false
+		}
+	}
+	return len(r.Chains) > 0
+}
+
+// Status describes the run in one line: "finished", or for instance
+// "unfinished: chain 2 stopped: interrupted; chains 3, 4 unfinished (no
+// closing line: still running, or killed)".
+func (r *Run) Status() string {
+	if r.Finished() {
+		return "finished"
+	}
+	byStatus := map[string][]string{}
+	var order []string
+	for i, c := range r.Chains {
+		s := c.Status
+		if s == "finished" {
+			continue
+		}
+		if _, ok := byStatus[s]; !ok {
+			order = append(order, s)
+		}
+		byStatus[s] = append(byStatus[s], strconv.Itoa(i+1))
+	}
+	var parts []string
+	for _, s := range order {
+		ks := byStatus[s]
+		what := "chain " + ks[0]
+		if len(ks) > 1 {
+			what = "chains " + strings.Join(ks, ", ")
+		}
+		if s == "unfinished" {
+			s += " (no closing line: still running, or killed)"
+		}
+		parts = append(parts, what+" "+s)
+	}
+	return "unfinished: " + strings.Join(parts, "; ")
+}
+
+var chainName = regexp.MustCompile(`^chain-([0-9]+)\.csv(\.gz)?$`)
+
+// Read reads the run directory dir; see the package documentation. The
+// chain files must be numbered 1 to K without a gap, have the same columns
+// and, when they record one, the same run_id. A chain file with no complete
+// line yet counts as a chain with no draws. Errors name the file and, for
+// malformed content, the line and column.
+func Read(dir string) (*Run, error) {
+	st, err := os.Stat(dir)
+	if err != nil {
+		return nil, err
+	}
+	if !st.IsDir() {
+		return nil, fmt.Errorf("%s: not a directory: expected the output directory of a run", dir)
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	byNum := map[int]string{}
+	maxK := 0
+	for _, e := range ents {
+		m := chainName.FindStringSubmatch(e.Name())
+		if m == nil {
+			continue
+		}
+		k, err := strconv.Atoi(m[1])
+		if err != nil || k < 1 || strconv.Itoa(k) != m[1] {
+			return nil, fmt.Errorf("%s: unexpected chain file name %s", dir, e.Name())
+		}
+		if prev, ok := byNum[k]; ok {
+			return nil, fmt.Errorf("%s: both %s and %s hold chain %d", dir, prev, e.Name(), k)
+		}
+		byNum[k] = e.Name()
+		maxK = max(maxK, k)
+	}
+	if maxK == 0 {
+		return nil, fmt.Errorf("%s: no chain-1.csv, chain-2.csv, …: expected the output directory of a run", dir)
+	}
+	var paths []string
+	for k := 1; k <= maxK; k++ {
+		name, ok := byNum[k]
+		if !ok {
+			return nil, fmt.Errorf("%s: %s is missing but %s is there: chains of different runs?", dir, ChainFile(k), byNum[maxK])
+		}
+		paths = append(paths, filepath.Join(dir, name))
+	}
+	r, err := readChains(paths, func(k int) string {
+		for _, name := range []string{WarmupFile(k), WarmupFile(k) + ".gz"} {
+			p := filepath.Join(dir, name)
+			if _, err := os.Stat(p); err == nil {
+				return p
+			}
+		}
+		return ""
+	})
+	if err != nil {
+		return nil, err
+	}
+	r.Dir = dir
+	if b, err := readMaybeGz(filepath.Join(dir, SpecFile)); err == nil {
+		if !json.Valid(b) {
+			return nil, fmt.Errorf("%s: not valid JSON", filepath.Join(dir, SpecFile))
+		}
+		r.Spec = b
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	if b, err := readMaybeGz(filepath.Join(dir, ScalerFile)); err == nil {
+		var s scalerJSON
+		if err := json.Unmarshal(b, &s); err != nil {
+			return nil, fmt.Errorf("%s: %v", filepath.Join(dir, ScalerFile), err)
+		}
+		if len(s.Mean) != len(s.Scale) {
+			return nil, fmt.Errorf("%s: %d means but %d scales", filepath.Join(dir, ScalerFile), len(s.Mean), len(s.Scale))
+		}
+		r.Scaler = &data.Scaler{Mean: s.Mean, Scale: s.Scale}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	return r, nil
+}
+
+// readMaybeGz reads path, or path.gz decompressed.
+func readMaybeGz(path string) ([]byte, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		f, gerr := os.Open(path + ".gz")
+		if gerr != nil {
+			return nil, err
+		}
+		defer f.Close()
+		zr, gerr := gzip.NewReader(f)
+		if gerr != nil {
+			return nil, fmt.Errorf("%s.gz: %v", path, gerr)
+		}
+		return io.ReadAll(zr)
+	}
+	return b, err
+}
+
+// ReadFiles reads the given chain files as the chains of one run, in order:
+// files written by Writer, by an older langevin or by CmdStan. Warm-up draws
+// come from the files themselves when saved there (save_warmup = 1).
+func ReadFiles(paths ...string) (*Run, error) {
+	if len(paths) == 0 {
+		return nil, errors.New("rundir: no chain files")
+	}
+	return readChains(paths, func(int) string { return "" })
+}
+
+func readChains(paths []string, warmupPath func(k int) string) (*Run, error) {
+	r := &Run{Trace: &langevin.Trace{}}
+	tr := r.Trace
+	var cols []string
+	runID := ""
+	type pending struct {
+		f    *stancsv.File
+		warm [][]float64
+	}
+	files := make([]pending, len(paths))
+	first := -1 // index of the first file with a header
+	for i, p := range paths {
+		f, torn, err := readStan(p)
+		if err != nil {
+			return nil, err
+		}
+		ch := Chain{Path: p, Status: "unfinished", Torn: torn}
+		if f == nil {
+			r.Chains = append(r.Chains, ch)
+			continue
+		}
+		ch.Status = status(f)
+		r.Chains = append(r.Chains, ch)
+		if first < 0 {
+			first = i
+			cols = f.Columns
+			runID = f.Config["run_id"]
+		} else {
+			if !equal(cols, f.Columns) {
+				return nil, fmt.Errorf("%s: columns differ from %s's", p, paths[first])
+			}
+			if id := f.Config["run_id"]; id != runID {
+				return nil, fmt.Errorf("%s: written by another run than %s (run_id %s, not %s)", p, paths[first], orNone(id), orNone(runID))
+			}
+		}
+		files[i].f = f
+		files[i].warm = f.Warmup
+		if wp := warmupPath(i + 1); wp != "" {
+			wf, _, err := readStan(wp)
+			if err != nil {
+				return nil, err
+			}
+			if wf != nil {
+				if !equal(cols, wf.Columns) {
+					return nil, fmt.Errorf("%s: columns differ from %s's", wp, p)
+				}
+				if id := wf.Config["run_id"]; id != runID {
+					return nil, fmt.Errorf("%s: written by another run than %s (run_id %s, not %s)", wp, p, orNone(id), orNone(runID))
+				}
+				files[i].warm = append(wf.Warmup, wf.Draws...)
+			}
+		}
+	}
+	if first < 0 {
+		return nil, fmt.Errorf("%s: no header line yet: the run has written nothing", paths[0])
+	}
+	f0 := files[first].f
+	r.Config = f0.Config
+	r.Settings = settings(f0)
+	for _, c := range cols {
+		if strings.HasSuffix(c, "__") {
+			tr.StatNames = append(tr.StatNames, c)
+		} else {
+			tr.Names = append(tr.Names, c)
+		}
+	}
+	tr.Dim = len(tr.Names)
+	tr.Thin = max(1, atoi(f0.Config["thin"]))
+	tr.BurnIn = atoi(f0.Config["num_warmup"])
+	split := func(rows [][]float64, firstIter int) ([][]float64, [][]float64, []int) {
+		theta := make([][]float64, len(rows))
+		stats := make([][]float64, len(rows))
+		iters := make([]int, len(rows))
+		np, ns := len(tr.Names), len(tr.StatNames)
+		for t, row := range rows {
+			th, st := make([]float64, 0, np), make([]float64, 0, ns)
+			for k, c := range cols {
+				if strings.HasSuffix(c, "__") {
+					st = append(st, row[k])
+				} else {
+					th = append(th, row[k])
+				}
+			}
+			theta[t], stats[t] = th, st
+			iters[t] = firstIter + t*tr.Thin
+		}
+		return theta, stats, iters
+	}
+	for _, pf := range files {
+		var draws, warm [][]float64
+		if pf.f != nil {
+			draws, warm = pf.f.Draws, pf.warm
+		}
+		th, st, it := split(draws, tr.BurnIn+1)
+		tr.Draws = append(tr.Draws, th)
+		tr.Stats = append(tr.Stats, st)
+		tr.Iters = append(tr.Iters, it)
+		wth, wst, wit := split(warm, 1)
+		tr.Warmup = append(tr.Warmup, langevin.Draws{Theta: wth, Stats: wst, Iters: wit})
+	}
+	return r, nil
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
+// readStan reads a Stan CSV file, plain or gzip-compressed, up to its last
+// whole line. It returns a nil File for a file with no header line yet.
+func readStan(path string) (*stancsv.File, bool, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, false, err
+	}
+	defer fh.Close()
+	br := bufio.NewReaderSize(fh, 64<<10)
+	var src io.Reader = br
+	if magic, err := br.Peek(2); err == nil && magic[0] == 0x1f && magic[1] == 0x8b {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, false, fmt.Errorf("%s: gzip: %v", path, err)
+		}
+		defer zr.Close()
+		src = zr
+	}
+	wl := &wholeLines{r: src}
+	var head bytes.Buffer
+	f, err := stancsv.Read(io.TeeReader(wl, &limitedBuffer{&head, 1 << 16}), path)
+	if err != nil {
+		if !hasHeader(head.Bytes()) {
+			return nil, wl.torn, nil // nothing but comments so far
+		}
+		return nil, false, err
+	}
+	return f, wl.torn, nil
+}
+
+// hasHeader reports whether the start of a Stan CSV file holds a line that
+// is not a comment or blank.
+func hasHeader(b []byte) bool {
+	for _, line := range bytes.Split(b, []byte("\n")) {
+		t := bytes.TrimSpace(line)
+		if len(t) > 0 && t[0] != '#' {
+			return true
+		}
+	}
+	return false
+}
+
+// limitedBuffer keeps the first n bytes written to it.
+type limitedBuffer struct {
+	b *bytes.Buffer
+	n int
+}
+
+func (l *limitedBuffer) Write(p []byte) (int, error) {
+	if k := l.n - l.b.Len(); k > 0 {
+		l.b.Write(p[:min(k, len(p))])
+	}
+	return len(p), nil
+}
+
+// status returns the status of a chain file from its closing comment.
+func status(f *stancsv.File) string {
+scan:
+	for i := len(f.Comments) - 1; i >= 0; i-- {
+		t := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(f.Comments[i]), "#"))
+		switch {
+		case t == "Run finished":
+			return "finished"
+		case strings.HasPrefix(t, "Run stopped:"):
+			return "stopped: " + strings.TrimSpace(strings.TrimPrefix(t, "Run stopped:"))
+		case t == "" || strings.Contains(t, "seconds") || strings.HasPrefix(t, "Elapsed Time"):
+			continue // the timing block
+		}
+		break scan
+	}
+	if isCmdStan(f) {
+		return "finished" // CmdStan's own files end with the timing block
+	}
+	return "unfinished"
+}
+
+// isCmdStan reports whether f was written by CmdStan or by an older
+// langevin without status lines: a timing block, and no run_id.
+func isCmdStan(f *stancsv.File) bool {
+	if _, ok := f.Config["run_id"]; ok {
+		return false
+	}
+	for _, c := range f.Comments {
+		if strings.Contains(c, "Elapsed Time") {
+			return true
+		}
+	}
+	return false
+}
+
+// wholeLines passes on its input up to the last "\n"; a last line without
+// one is dropped, and torn set.
+type wholeLines struct {
+	r     io.Reader
+	ready []byte // whole lines to pass on
+	tail  []byte // bytes after the last "\n" read so far
+	buf   [64 << 10]byte
+	err   error
+	torn  bool
+}
+
+func (w *wholeLines) Read(p []byte) (int, error) {
+	for len(w.ready) == 0 {
+		if w.err != nil {
+			if len(w.tail) > 0 {
+				w.torn, w.tail = true, nil
+			}
+			return 0, w.err
+		}
+		n, err := w.r.Read(w.buf[:])
+		w.err = err
+		chunk := w.buf[:n]
+		i := bytes.LastIndexByte(chunk, '\n')
+		if i < 0 {
+			if len(w.tail) > stancsv.MaxLineBytes {
+				// Pass an over-long line on: the reader rejects it.
+				w.ready, w.tail = w.tail, nil
+			}
+			w.tail = append(w.tail, chunk...)
+			continue
+		}
+		w.ready = append(append(w.ready[:0], w.tail...), chunk[:i+1]...)
+		w.tail = append(w.tail[:0], chunk[i+1:]...)
+	}
+	n := copy(p, w.ready)
+	w.ready = w.ready[n:]
+	return n, nil
+}
+
+// settings returns the configuration comments before the draws in file
+// order, without CmdStan's bookkeeping keys.
+func settings(f *stancsv.File) [][2]string {
+	var out [][2]string
+	seen := map[string]bool{}
+	for _, line := range f.Comments {
+		l := strings.TrimSpace(strings.TrimPrefix(line, "#"))
+		if strings.HasPrefix(l, "Adaptation terminated") {
+			break
+		}
+		k, v, ok := strings.Cut(l, "=")
+		if !ok {
+			continue
+		}
+		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+		if k == "" || strings.Contains(k, " ") || seen[k] {
+			continue
+		}
+		switch k {
+		case "id", "method", "random", "output", "file", "save_warmup", "sample", "run_id":
+			continue
+		}
+		seen[k] = true
+		out = append(out, [2]string{k, strings.TrimSuffix(v, " (Default)")})
+	}
+	return out
+}
+
+func atoi(s string) int {
+	n, _ := strconv.Atoi(strings.TrimSpace(s))
+	return n
+}
+
+func equal(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}

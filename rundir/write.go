@@ -1,0 +1,577 @@
+package rundir
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/langevin-go/langevin/data"
+	"github.com/langevin-go/langevin/diag"
+	"github.com/langevin-go/langevin/stancsv"
+)
+
+// The names of the files of a run directory.
+const (
+	SummaryFile = "summary.csv"
+	SpecFile    = "model.json"
+	ScalerFile  = "scaler.json"
+	ReportFile  = "report.html"
+	LockFile    = ".lock"
+)
+
+// ChainFile returns the name of chain k's file (k 1-based), "chain-k.csv".
+func ChainFile(k int) string { return "chain-" + strconv.Itoa(k) + ".csv" }
+
+// WarmupFile returns the name of chain k's warm-up file, "warmup-k.csv".
+func WarmupFile(k int) string { return "warmup-" + strconv.Itoa(k) + ".csv" }
+
+// runFile matches the names of the files a run leaves in its directory,
+// including the temporary files of an interrupted atomic write.
+var runFile = regexp.MustCompile(`^((chain|warmup)-[0-9]+\.csv|summary\.csv|model\.json|scaler\.json|report\.html)(\.gz)?$|^\.tmp-`)
+
+// IsRunFile reports whether name (a base name) is one of the files that a
+// run writes, and that Options.Overwrite removes.
+func IsRunFile(name string) bool { return runFile.MatchString(name) }
+
+var (
+	// ErrExists is wrapped by Create's error for a directory that holds
+	// the files of another run.
+	ErrExists = errors.New("holds the files of another run")
+	// ErrLocked is wrapped by Create's error for a directory that another
+	// process is writing.
+	ErrLocked = errors.New("is being written by another process")
+)
+
+// Options controls Create.
+type Options struct {
+	// Overwrite lets Create use a directory that holds the files of
+	// another run: it removes them (the files IsRunFile names; other files
+	// are left alone) before returning.
+	Overwrite bool
+
+	// FlushEvery bounds how long a draw waits in memory before it is
+	// written to its file. Zero means one second.
+	FlushEvery time.Duration
+}
+
+// flushBytes is the amount of pending output that is written at once,
+// without waiting for the next timed flush.
+const flushBytes = 1 << 20
+
+// Writer writes a run directory. Its methods may be called concurrently.
+type Writer struct {
+	dir   string
+	lock  *os.File
+	runID string
+
+	mu     sync.Mutex
+	chains []*ChainWriter
+	closed bool
+	stop   chan struct{}
+	done   chan struct{}
+}
+
+// Create prepares dir for a new run and locks it; see the package
+// documentation. It creates dir (and its parents) if needed. It fails,
+// before any work is done, if dir is a file or cannot be written, wrapping
+// ErrLocked if another process holds the lock, and ErrExists if dir holds
+// the files of another run and opt.Overwrite is not set. Every error names
+// dir.
+//
+// The lock is held until Close, and by the operating system only as long as
+// the process lives: a killed run leaves no stale lock.
+func Create(dir string, opt Options) (*Writer, error) {
+	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
+		return nil, fmt.Errorf("%s: is a file, not a directory", dir)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, pathErr(dir, err)
+	}
+	lf, err := os.OpenFile(filepath.Join(dir, LockFile), os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, pathErr(dir, err)
+	}
+	if err := lockFile(lf); err != nil {
+		lf.Close()
+		if errors.Is(err, errWouldBlock) {
+			return nil, fmt.Errorf("%s: %w", dir, ErrLocked)
+		}
+		return nil, fmt.Errorf("%s: lock: %v", dir, err)
+	}
+	fail := func(err error) (*Writer, error) {
+		unlockFile(lf)
+		lf.Close()
+		return nil, err
+	}
+	// Probe that files can be made (a read-only directory may still let
+	// an existing lock file be opened).
+	probe, err := os.CreateTemp(dir, ".tmp-probe-")
+	if err != nil {
+		return fail(pathErr(dir, err))
+	}
+	probe.Close()
+	os.Remove(probe.Name())
+
+	old, err := runFiles(dir)
+	if err != nil {
+		return fail(pathErr(dir, err))
+	}
+	if len(old) > 0 {
+		if !opt.Overwrite {
+			return fail(fmt.Errorf("%s: %w (%s)", dir, ErrExists, listFiles(old)))
+		}
+		for _, name := range old {
+			if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return fail(fmt.Errorf("%s: removing the old run's %s: %v", dir, name, err))
+			}
+		}
+	}
+	var id [8]byte
+	rand.Read(id[:])
+	w := &Writer{dir: dir, lock: lf, runID: hex.EncodeToString(id[:]), stop: make(chan struct{}), done: make(chan struct{})}
+	every := opt.FlushEvery
+	if every <= 0 {
+		every = time.Second
+	}
+	go w.flusher(every)
+	return w, nil
+}
+
+func pathErr(dir string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	return fmt.Errorf("%s: %v", dir, err)
+}
+
+// runFiles lists the run files in dir, sorted.
+func runFiles(dir string) ([]string, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, e := range ents {
+		if IsRunFile(e.Name()) {
+			out = append(out, e.Name())
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+func listFiles(names []string) string {
+	if len(names) > 4 {
+		return strings.Join(names[:3], ", ") + fmt.Sprintf(", … (%d files)", len(names))
+	}
+	return strings.Join(names, ", ")
+}
+
+// Dir returns the directory.
+func (w *Writer) Dir() string { return w.dir }
+
+// RunID returns the run's identifier, recorded in every chain file.
+func (w *Writer) RunID() string { return w.runID }
+
+func (w *Writer) flusher(every time.Duration) {
+	defer close(w.done)
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-w.stop:
+			return
+		case <-t.C:
+			w.mu.Lock()
+			chains := append([]*ChainWriter(nil), w.chains...)
+			w.mu.Unlock()
+			for _, c := range chains {
+				c.Flush()
+			}
+		}
+	}
+}
+
+// Chain creates chain k's file (k 1-based), DIR/chain-k.csv, and writes its
+// configuration comments and header at once. The columns are the sampler's
+// statistics followed by the parameters and derived quantities, as CmdStan
+// orders them; cfg.ChainID is set to k, cfg.SaveWarmup to false, and the
+// run's identifier is added to cfg.Extra as "run_id". Warm-up draws go to
+// DIR/warmup-k.csv, made at the first one.
+func (w *Writer) Chain(k int, cfg stancsv.Config, statNames, names []string) (*ChainWriter, error) {
+	if k < 1 {
+		return nil, fmt.Errorf("rundir: chain number %d: expected 1 or more", k)
+	}
+	cols := append(append([]string(nil), statNames...), names...)
+	cfg.ChainID = k
+	cfg.SaveWarmup = false
+	cfg.Extra = append(append([][2]string(nil), cfg.Extra...), [2]string{"run_id", w.runID})
+	c := &ChainWriter{w: w, k: k, cfg: cfg, cols: cols, nstat: len(statNames), row: make([]float64, len(cols)), start: time.Now()}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return nil, errors.New("rundir: Writer is closed")
+	}
+	f, err := newChainFile(filepath.Join(w.dir, ChainFile(k)), cfg, cols)
+	if err != nil {
+		return nil, err
+	}
+	c.post = f
+	w.chains = append(w.chains, c)
+	return c, nil
+}
+
+// WriteSummary writes DIR/summary.csv atomically.
+func (w *Writer) WriteSummary(t diag.Table) error {
+	return w.WriteFile(SummaryFile, t.WriteCSV)
+}
+
+// WriteSpec writes the model specification spec, any value that
+// encoding/json marshals (a json.RawMessage is written as is), to
+// DIR/model.json atomically.
+func (w *Writer) WriteSpec(spec any) error {
+	b, err := json.MarshalIndent(spec, "", "  ")
+	if err != nil {
+		return fmt.Errorf("rundir: model specification: %v", err)
+	}
+	return w.WriteFile(SpecFile, func(wr io.Writer) error {
+		_, err := wr.Write(append(b, '\n'))
+		return err
+	})
+}
+
+// scalerJSON is the layout of scaler.json.
+type scalerJSON struct {
+	Mean  []float64 `json:"mean"`
+	Scale []float64 `json:"scale"`
+}
+
+// WriteScaler writes the feature standardisation s to DIR/scaler.json
+// atomically.
+func (w *Writer) WriteScaler(s *data.Scaler) error {
+	b, err := json.MarshalIndent(scalerJSON{s.Mean, s.Scale}, "", "  ")
+	if err != nil {
+		return fmt.Errorf("rundir: scaler: %v", err)
+	}
+	return w.WriteFile(ScalerFile, func(wr io.Writer) error {
+		_, err := wr.Write(append(b, '\n'))
+		return err
+	})
+}
+
+// WriteFile writes DIR/name atomically with the output of write; see
+// WriteFileAtomic.
+func (w *Writer) WriteFile(name string, write func(io.Writer) error) error {
+	return WriteFileAtomic(filepath.Join(w.dir, name), write)
+}
+
+// WriteFileAtomic writes the output of write to a temporary file beside path,
+// syncs it and renames it to path, so that path is either left as it was or
+// complete: a full disk or a crash never leaves a truncated file.
+func WriteFileAtomic(path string, write func(io.Writer) error) error {
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	f, err := os.CreateTemp(dir, ".tmp-"+base+"-")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	fail := func(err error) error {
+		f.Close()
+		os.Remove(tmp)
+		return fmt.Errorf("%s: %v", path, err)
+	}
+	if err := write(f); err != nil {
+		return fail(err)
+	}
+	if err := f.Sync(); err != nil {
+		return fail(err)
+	}
+	if err := f.Chmod(0o644); err != nil {
+		return fail(err)
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("%s: %v", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return nil
+}
+
+// Close closes every chain not yet closed with ChainWriter.Close(stopped),
+// stops the timed flushes and releases the lock. stopped is nil for a run
+// that finished, or the reason it stopped early.
+func (w *Writer) Close(stopped error) error {
+	w.mu.Lock()
+	if w.closed {
+		w.mu.Unlock()
+		return nil
+	}
+	w.closed = true
+	chains := w.chains
+	w.mu.Unlock()
+	close(w.stop)
+	<-w.done
+	var errs []error
+	for _, c := range chains {
+		errs = append(errs, c.Close(stopped))
+	}
+	errs = append(errs, unlockFile(w.lock), w.lock.Close())
+	return errors.Join(errs...)
+}
+
+// ChainWriter writes the draws of one chain as they come. It implements
+// langevin.DrawSink. Its methods may be called concurrently.
+type ChainWriter struct {
+	w     *Writer
+	k     int
+	cfg   stancsv.Config
+	cols  []string
+	nstat int
+
+	mu         sync.Mutex
+	row        []float64
+	post, warm *chainFile
+	warmDone   bool
+	start, mid time.Time // creation, first kept draw
+	err        error     // first write error, returned from then on
+	closed     bool
+}
+
+// Draw writes one draw: the sampler's statistics and the row of
+// parameters and derived quantities. Warm-up draws (warmup true) go to the
+// warm-up file; the first kept draw closes it. iter is not written (CmdStan
+// files have no iteration column).
+func (c *ChainWriter) Draw(warmup bool, iter int, row, stats []float64) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.err != nil {
+		return c.err
+	}
+	if c.closed {
+		return fmt.Errorf("rundir: chain %d is closed", c.k)
+	}
+	if len(stats) != c.nstat || len(row) != len(c.cols)-c.nstat {
+		return fmt.Errorf("rundir: chain %d: draw has %d statistics and %d values, header has %d and %d", c.k, len(stats), len(row), c.nstat, len(c.cols)-c.nstat)
+	}
+	copy(c.row, stats)
+	copy(c.row[c.nstat:], row)
+	f := c.post
+	if warmup {
+		if c.warmDone {
+			return fmt.Errorf("rundir: chain %d: warm-up draw after a kept draw", c.k)
+		}
+		if c.warm == nil {
+			cfg := c.cfg
+			cfg.NumSamples, cfg.SaveWarmup = 0, true
+			wf, err := newChainFile(filepath.Join(c.w.dir, WarmupFile(c.k)), cfg, c.cols)
+			if err != nil {
+				c.err = err
+				return err
+			}
+			c.warm = wf
+		}
+		f = c.warm
+	} else if !c.warmDone {
+		c.warmDone = true
+		c.mid = time.Now()
+		if c.warm != nil {
+			if err := c.warm.close(c.mid.Sub(c.start), 0, "Warm-up finished"); err != nil {
+				c.err = err
+				return err
+			}
+		}
+	}
+	if err := f.write(c.row); err != nil {
+		c.err = err
+		return err
+	}
+	return nil
+}
+
+// Flush writes the pending draws to the files.
+func (c *ChainWriter) Flush() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.err != nil || c.closed {
+		return c.err
+	}
+	for _, f := range []*chainFile{c.warm, c.post} {
+		if f != nil && !f.closed {
+			if err := f.flush(); err != nil {
+				c.err = err
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// Close writes the pending draws and closes the chain's files, ending them
+// with CmdStan's timing block and the status line: "# Run finished" if
+// stopped is nil, otherwise "# Run stopped: " and the reason. Later calls do
+// nothing.
+func (c *ChainWriter) Close(stopped error) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return nil
+	}
+	c.closed = true
+	status := "Run finished"
+	if stopped != nil {
+		status = "Run stopped: " + oneLine(stopped.Error())
+	}
+	now := time.Now()
+	warmT, sampT := now.Sub(c.start), time.Duration(0)
+	if c.warmDone {
+		warmT, sampT = c.mid.Sub(c.start), now.Sub(c.mid)
+	}
+	var errs []error
+	if c.warm != nil && !c.warm.closed {
+		errs = append(errs, c.warm.close(warmT, 0, status))
+	}
+	errs = append(errs, c.post.close(warmT, sampT, status))
+	err := errors.Join(errs...)
+	if c.err != nil {
+		return c.err
+	}
+	return err
+}
+
+// oneLine joins the lines of s with "; ".
+func oneLine(s string) string {
+	s = strings.ReplaceAll(s, "\r", "")
+	return strings.ReplaceAll(strings.TrimSpace(s), "\n", "; ")
+}
+
+// chainFile is one Stan CSV file written in whole lines.
+type chainFile struct {
+	f       *os.File
+	path    string
+	sw      *stancsv.Writer
+	pending lineBuf // whole lines not yet written to f
+	out     []byte  // pending with padding, as written
+	size    int64   // bytes written to f
+	closed  bool
+}
+
+// lineBuf collects the Stan CSV writer's output; the writer is flushed
+// after every line, so lineBuf holds only whole lines.
+type lineBuf struct{ b []byte }
+
+func (l *lineBuf) Write(p []byte) (int, error) {
+	l.b = append(l.b, p...)
+	return len(p), nil
+}
+
+func newChainFile(path string, cfg stancsv.Config, cols []string) (*chainFile, error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	cf := &chainFile{f: f, path: path}
+	cf.sw, err = stancsv.NewWriter(&cf.pending, cfg, cols)
+	if err == nil {
+		err = cf.sw.Flush()
+	}
+	if err == nil {
+		err = cf.flush()
+	}
+	if err != nil {
+		f.Close()
+		os.Remove(path)
+		return nil, err
+	}
+	return cf, nil
+}
+
+func (cf *chainFile) write(row []float64) error {
+	if err := cf.sw.Write(row); err != nil {
+		return err
+	}
+	cf.sw.Flush() // into pending: cannot fail
+	if len(cf.pending.b) >= flushBytes {
+		return cf.flush()
+	}
+	return nil
+}
+
+// pageSize is the unit at which Linux may cut a write short when the
+// process is killed during it (write(2) checks for a fatal signal before
+// copying each page of the file).
+const pageSize = 4096
+
+// flush writes the pending lines in one call. A line that would straddle a
+// page boundary of the file, and fits in a page, is moved to the next page
+// by a padding comment line ("#" and spaces), so that a write cut short
+// by a kill ends at a whole row (a cut comment is harmless); rows longer than
+// a page have no such guarantee. If the write fails part way (a full disk),
+// the file is cut back to its last whole line.
+func (cf *chainFile) flush() error {
+	if len(cf.pending.b) == 0 {
+		return nil
+	}
+	out := cf.out[:0]
+	off := cf.size
+	rest := cf.pending.b
+	for len(rest) > 0 {
+		i := bytes.IndexByte(rest, '\n') + 1 // pending holds whole lines
+		line := rest[:i]
+		rest = rest[i:]
+		pos := int((off + int64(len(out))) % pageSize)
+		if room := pageSize - pos; len(line) > room && len(line) <= pageSize {
+			pad := room
+			if pad == 1 { // a blank line would do, but not for every reader
+				pad += pageSize
+			}
+			out = append(out, '#')
+			for range pad - 2 {
+				out = append(out, ' ')
+			}
+			out = append(out, '\n')
+		}
+		out = append(out, line...)
+	}
+	cf.out = out
+	n, err := cf.f.Write(out)
+	if err != nil {
+		if n > 0 {
+			cf.f.Truncate(cf.size)
+			cf.f.Seek(cf.size, io.SeekStart)
+		}
+		return fmt.Errorf("%s: %v", cf.path, err)
+	}
+	cf.size += int64(n)
+	cf.pending.b = cf.pending.b[:0]
+	return nil
+}
+
+func (cf *chainFile) close(warm, samp time.Duration, status string) error {
+	cf.closed = true
+	err := cf.sw.Close(warm.Seconds(), samp.Seconds())
+	if errors.Is(err, stancsv.ErrRowCount) {
+		err = nil // a run stopped early, or a chain that skips iterations
+	}
+	cf.pending.b = append(cf.pending.b, "# "+status+"\n"...)
+	return errors.Join(err, cf.flush(), cf.f.Close())
+}
