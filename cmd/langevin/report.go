@@ -12,46 +12,69 @@ import (
 	"github.com/langevin-go/langevin"
 	"github.com/langevin-go/langevin/data"
 	"github.com/langevin-go/langevin/diag"
-	"github.com/langevin-go/langevin/model"
+	"github.com/langevin-go/langevin/predict"
 )
 
 // printPredictive scores the posterior predictive (the mean over all draws)
 // and the MAP on the test set: accuracy or RMSE, and the mean log predictive
-// density.
-func printPredictive(w io.Writer, f *runFlags, pred predictor, tr *langevin.Trace, mapTheta []float64, test *data.Dataset) {
+// density (package predict).
+func printPredictive(w io.Writer, m langevin.Model, tr *langevin.Trace, mapTheta []float64, test *data.Dataset) {
+	d := m.Dim()
 	rows := tr.Rows()
-	y := test.Y
-	fmt.Fprintf(w, "test set (%d rows)        posterior predictive   MAP (optimisation)\n", test.Len())
-	post := pred.PredictMean(rows, test.X, nil)
-	var mp []float64
-	if mapTheta != nil {
-		mp = pred.PredictMean([][]float64{mapTheta}, test.X, nil)
+	for i := range rows {
+		rows[i] = rows[i][:d]
 	}
-	metric := func(name string, fn func(p []float64) float64) {
-		fmt.Fprintf(w, "  %-24s %-22s", name, fmtMetric(fn(post)))
-		if mp != nil {
-			fmt.Fprintf(w, " %s", fmtMetric(fn(mp)))
+	// score returns the accuracy (or RMSE) and the mean log predictive density.
+	score := func(draws [][]float64) (float64, float64, error) {
+		if c, ok := m.(predict.Classifier); ok {
+			res, err := predict.Classify(c, draws, test.X, predict.ClassifyOptions{})
+			if err != nil {
+				return 0, 0, err
+			}
+			met, err := predict.Evaluate(res.Probs, test.Y, 0)
+			if err != nil {
+				return 0, 0, err
+			}
+			return met.Accuracy, -met.NLL, nil
+		}
+		r, ok := m.(predict.Regressor)
+		if !ok {
+			return 0, 0, fmt.Errorf("the model gives no predictions")
+		}
+		sc, err := predict.ScoreRegression(r, draws, test.X, test.Y)
+		if err != nil {
+			return 0, 0, err
+		}
+		return sc.RMSE, sc.LPD, nil
+	}
+	post1, post2, err := score(rows)
+	if err != nil {
+		fmt.Fprintf(w, "test set: %v\n\n", err)
+		return
+	}
+	name := "RMSE"
+	if _, ok := m.(predict.Classifier); ok {
+		name = "accuracy"
+	}
+	fmt.Fprintf(w, "test set (%d rows)        posterior predictive   MAP (optimisation)\n", test.Len())
+	var map1, map2 float64
+	hasMAP := mapTheta != nil
+	if hasMAP {
+		if map1, map2, err = score([][]float64{mapTheta}); err != nil {
+			hasMAP = false
+		}
+	}
+	for _, row := range []struct {
+		name       string
+		post, mapv float64
+	}{{name, post1, map1}, {"mean log pred. density", post2, map2}} {
+		fmt.Fprintf(w, "  %-24s %-22s", row.name, fmtMetric(row.post))
+		if hasMAP {
+			fmt.Fprintf(w, " %s", fmtMetric(row.mapv))
 		}
 		fmt.Fprintln(w)
 	}
-	if f.model == "logistic" {
-		metric("accuracy", func(p []float64) float64 { return model.Accuracy(p, y) })
-	} else if f.model == "softmax" {
-		metric("accuracy", func(p []float64) float64 { return model.ClassAccuracy(p, y) })
-	} else {
-		metric("RMSE", func(p []float64) float64 {
-			var ss float64
-			for i, pi := range p {
-				ss += (pi - y[i]) * (pi - y[i])
-			}
-			return math.Sqrt(ss / float64(len(p)))
-		})
-	}
-	fmt.Fprintf(w, "  %-24s %-22s", "mean log pred. density", fmtMetric(pred.LogPredictiveDensity(rows, test.X, y)))
-	if mapTheta != nil {
-		fmt.Fprintf(w, " %s", fmtMetric(pred.LogPredictiveDensity([][]float64{mapTheta}, test.X, y)))
-	}
-	fmt.Fprint(w, "\n\n")
+	fmt.Fprintln(w)
 }
 
 func fmtMetric(v float64) string { return strconv.FormatFloat(v, 'f', 4, 64) }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"testing"
@@ -45,5 +46,43 @@ func TestMandtFig2PredictedCovariance(t *testing.T) {
 	}
 	if _, err := checkFig2(r.emp, r.se, slip); err == nil {
 		t.Error("a prediction with η 10% too large passed the check")
+	}
+}
+
+// TestMandtFig1Shapes checks Fig. 1's claims: with the optimal full
+// preconditioner the iterates' covariance is the posterior's (projected sds
+// within 12%, KL < 0.1), while constant SGD at η* and mean-field BBVI have
+// the wrong shape (KL > 1; BBVI less than half as wide as the posterior
+// along its largest principal component). The same 12% check applied to
+// constant SGD must fail.
+func TestMandtFig1Shapes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("≈ 3 s of SGD and BBVI")
+	}
+	w := wineForTest(t)
+	r, err := mandtFig1(context.Background(), w, 100_000, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	within := func(m fig1Method) bool {
+		for k := 0; k < 2; k++ {
+			if rel := math.Sqrt(m.cov[k][k]/r.post[k][k]) - 1; math.Abs(rel) > 0.12 {
+				return false
+			}
+		}
+		return true
+	}
+	csgd, full, bbvi := r.methods[0], r.methods[1], r.methods[2]
+	for _, m := range r.methods {
+		t.Logf("%-26s sds %.3g, %.3g (posterior %.3g, %.3g), KL %.3g", m.label, math.Sqrt(m.cov[0][0]), math.Sqrt(m.cov[1][1]), math.Sqrt(r.post[0][0]), math.Sqrt(r.post[1][1]), m.kl)
+	}
+	if !within(full) || full.kl > 0.1 {
+		t.Errorf("full preconditioner: not the posterior's covariance (KL %.3g)", full.kl)
+	}
+	if within(csgd) || csgd.kl < 1 {
+		t.Errorf("constant SGD matched the posterior's shape (KL %.3g): the check cannot fail", csgd.kl)
+	}
+	if bbvi.kl < 1 || math.Sqrt(bbvi.cov[0][0]) > 0.5*math.Sqrt(r.post[0][0]) {
+		t.Errorf("BBVI: KL %.3g, sd along the largest PC %.3g against %.3g", bbvi.kl, math.Sqrt(bbvi.cov[0][0]), math.Sqrt(r.post[0][0]))
 	}
 }
