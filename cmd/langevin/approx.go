@@ -11,20 +11,6 @@ import (
 	"github.com/langevin-go/langevin/schedule"
 )
 
-// buildSoftmax returns the softmax regression of --model softmax: K from the
-// training and test labels, prior precision λ = 1/σ₀² from --prior-scale.
-func buildSoftmax(f *runFlags, train *data.Dataset) (langevin.Model, predictor, error) {
-	opt := model.SoftmaxOptions{NoIntercept: !f.intercept, Classes: f.classes}
-	if f.set["prior-scale"] {
-		opt.Precision = 1 / (f.priorScale * f.priorScale)
-	}
-	m, err := model.NewSoftmax(train.X, train.Y, opt)
-	if err != nil {
-		return nil, nil, inputError{err}
-	}
-	return m, m, nil
-}
-
 // checkClassLabels reports the first label that is not an integer class
 // 0, 1, … (naming the file and line) and raises f.classes to cover it.
 func checkClassLabels(f *runFlags, d *data.Dataset, headerLines int) error {

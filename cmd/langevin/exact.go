@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/langevin-go/langevin"
+	"github.com/langevin-go/langevin/approx"
 	"github.com/langevin-go/langevin/sampler"
 )
 
@@ -77,19 +78,16 @@ func (f *runFlags) applyExactDefaults() error {
 // With --metric dense, NUTS adapts a dense metric (Stan's dense_e), and RWM
 // and MALA use the dense Laplace covariance (or, with --precond none, adapt a
 // dense one).
-func buildExactSampler(f *runFlags, m langevin.Model, precond []float64) (langevin.Sampler, error) {
+func buildExactSampler(ctx context.Context, f *runFlags, lap *approx.RunLaplace, precond []float64) (langevin.Sampler, error) {
 	a := sampler.Adapt{Warmup: f.burnin, TargetAccept: f.targetAccept}
 	var cov *mat.SymDense
 	if f.metric == "dense" {
 		if precond != nil && f.sampler != "nuts" {
-			mapTheta, err := sampler.FindMAP(context.Background(), m, nil)
+			l, err := lap.Approx(ctx)
 			if err != nil {
 				return nil, err
 			}
-			if cov, err = sampler.LaplaceCov(m, mapTheta); err != nil {
-				return nil, err
-			}
-			precond = nil
+			cov, precond = l.Cov, nil
 		} else {
 			a.Metric = sampler.MetricDense
 			precond = nil

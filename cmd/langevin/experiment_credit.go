@@ -19,6 +19,7 @@ import (
 	"github.com/langevin-go/langevin/data"
 	"github.com/langevin-go/langevin/diag"
 	"github.com/langevin-go/langevin/model"
+	"github.com/langevin-go/langevin/predict"
 	"github.com/langevin-go/langevin/sampler"
 	"github.com/langevin-go/langevin/schedule"
 )
@@ -149,7 +150,15 @@ func runCredit(ctx context.Context, opts creditOptions) (*creditResult, error) {
 			return res, fmt.Errorf("%s: %w", meth.Name, err)
 		}
 		mean := meth.Trace.Mean(nil)[:m.Dim()]
-		meth.Accuracy = model.Accuracy(m.Predict(mean, test.X, nil), test.Y)
+		c, err := predict.Classify(m, [][]float64{mean}, test.X, predict.ClassifyOptions{})
+		if err != nil {
+			return res, err
+		}
+		met, err := predict.Evaluate(c.Probs, test.Y, 0)
+		if err != nil {
+			return res, err
+		}
+		meth.Accuracy = met.Accuracy
 	}
 	return res, nil
 }
@@ -277,7 +286,7 @@ func cmdCredit(args []string, stdout, stderr io.Writer) error {
 			f := &runFlags{out: filepath.Join(o.Out, m.Name), model: "logistic", sampler: m.Name, data: "australian",
 				iters: m.BurnIn + o.Draws, burnin: m.BurnIn, thin: 1, seed: o.Seed, schedule: "const", step: 0, set: map[string]bool{},
 				batch: 10, temperature: 1, init: "map", standardize: true, intercept: true, precond: "none"}
-			files, err := writeOutput(f, m.Trace, m.Table, res.Model)
+			files, err := writeOutput(f, m.Trace, m.Table, res.Model, model.Spec{Kind: "logistic"})
 			if err != nil {
 				return err
 			}

@@ -13,9 +13,8 @@ import (
 	"strings"
 	"time"
 
-	"gonum.org/v1/gonum/mat"
-
 	"github.com/langevin-go/langevin"
+	"github.com/langevin-go/langevin/approx"
 	"github.com/langevin-go/langevin/data"
 	"github.com/langevin-go/langevin/diag"
 	"github.com/langevin-go/langevin/model"
@@ -125,14 +124,19 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	} else if train, test, err = loadData(&f); err != nil {
 		return err
 	}
-	m, pred, err := buildModel(&f, train)
+	m, spec, err := buildModel(&f, train)
 	if err != nil {
 		return err
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	// The MAP is the baseline, and the start or the preconditioner's centre.
-	mapTheta, mapErr := findMAPFor(ctx, &f, m)
+	// The MAP is the baseline, and the start or the preconditioner's centre;
+	// lap computes it, and the Hessian, at most once for the whole run.
+	lap := newRunLaplace(&f, m)
+	if laplaceHook != nil {
+		defer laplaceHook(lap)
+	}
+	mapTheta, mapErr := lap.MAP(ctx)
 	usePrecond := usesPrecond(&f) || (isExact(f.sampler) && f.precond == "laplace")
 	needMAP := f.init == "map" || f.init == "laplace" || usePrecond || f.family.cv
 	if mapErr != nil && needMAP {
@@ -140,7 +144,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	}
 	var laplace, precond []float64
 	if f.init == "laplace" || usePrecond {
-		if laplace, err = sampler.LaplacePrecond(noiseFree(m), mapTheta); err != nil {
+		if laplace, err = lap.Diag(ctx); err != nil {
 			return err
 		}
 	}
@@ -153,7 +157,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if err := approxStep(&f, m, mapTheta); err != nil {
 		return err
 	}
-	s, err := buildSampler(&f, m, precond)
+	s, err := buildSampler(ctx, &f, m, lap, precond)
 	if err != nil {
 		return err
 	}
@@ -208,7 +212,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if mlp, ok := m.(*model.MLP); ok && test != nil && test.Len() > 0 {
 		printMLPPredictive(stdout, mlp, tr, mapTheta, test)
 	} else if test != nil && test.Len() > 0 {
-		printPredictive(stdout, &f, pred, tr, mapTheta, test)
+		printPredictive(stdout, m, tr, mapTheta, test)
 	}
 	printWhere(stdout, &f, tr, table, elapsed, mapTheta)
 
@@ -216,7 +220,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		f.out = defaultReportDir
 	}
 	if f.out != "" {
-		files, err := writeOutput(&f, tr, table, m)
+		files, err := writeOutput(&f, tr, table, m, spec)
 		if err != nil {
 			return err
 		}
@@ -332,40 +336,66 @@ func (f *runFlags) validate() error {
 	return f.validateMLP()
 }
 
-// predictor is what the CLI needs of a model to score a test set.
-type predictor interface {
-	PredictMean(draws [][]float64, X *mat.Dense, dst []float64) []float64
-	LogPredictiveDensity(draws [][]float64, X *mat.Dense, y []float64) float64
-}
-
-func buildModel(f *runFlags, train *data.Dataset) (langevin.Model, predictor, error) {
+// modelSpec returns the model of the flags as a model.Spec.
+func modelSpec(f *runFlags) model.Spec {
+	s := model.Spec{Kind: f.model, NoIntercept: !f.intercept, Classes: f.classes}
+	if f.set["prior-scale"] {
+		s.PriorScale = f.priorScale
+	}
 	switch f.model {
 	case "mlp":
-		m, err := buildMLP(f, train)
-		return m, nil, err
-	case "gauss2", "mixture25":
-		m, err := buildToyModel(f)
-		return m, nil, err
-	case "linear":
-		opt := model.LinearOptions{NoIntercept: !f.intercept}
-		if f.set["prior-scale"] {
-			opt.V = f.priorScale * f.priorScale
-		}
-		m, err := model.NewLinear(train.X, train.Y, opt)
-		if err != nil {
-			return nil, nil, inputError{err}
-		}
-		return m, m, nil
-	case "softmax":
-		return buildSoftmax(f, train)
-	default:
-		opt := model.LogisticOptions{NoIntercept: !f.intercept, PriorScale: f.priorScale}
-		m, err := model.NewLogistic(train.X, train.Y, opt)
-		if err != nil {
-			return nil, nil, inputError{err}
-		}
-		return m, m, nil
+		s.Hidden, _ = parseHidden(f.mlp.hidden)
+		s.Activation, s.Likelihood, s.Classes = f.mlp.activation, f.mlp.likelihood, f.mlp.classes
+		s.NoiseVar, s.LearnNoise = f.mlp.noiseVar, f.mlp.learnNoise
+	case "gauss2":
+		s.Rho = f.family.rho
 	}
+	if !s.NeedsData() && f.family.gradNoise > 0 {
+		s.GradNoise, s.Seed = f.family.gradNoise, f.seed
+	}
+	return s
+}
+
+// buildModel builds the model of the flags on the training data and returns
+// it with its spec, resolved against the training labels.
+func buildModel(f *runFlags, train *data.Dataset) (langevin.Model, model.Spec, error) {
+	s := modelSpec(f)
+	if !s.NeedsData() {
+		m, err := s.Build(nil, nil)
+		if err != nil {
+			return nil, s, inputErrorf("--rho: %v", err)
+		}
+		return m, s, nil
+	}
+	s.Resolve(train.Y)
+	m, err := s.Build(train.X, train.Y)
+	if err != nil {
+		if f.model == "mlp" {
+			return nil, s, inputErrorf("--data %s: %v", f.data, err)
+		}
+		return nil, s, inputError{err}
+	}
+	return m, s, nil
+}
+
+// laplaceHook, when set (by tests), sees the run's Laplace approximation
+// after the run, to count its MAPs and Hessians.
+var laplaceHook func(*approx.RunLaplace)
+
+// newRunLaplace returns the run's one MAP and Laplace approximation: of the
+// model without injected gradient noise; an MLP's MAP is Adam's from a
+// Glorot start (--map-iters, --map-batch, --map-lr), and only with --init map.
+func newRunLaplace(f *runFlags, m langevin.Model) *approx.RunLaplace {
+	lap := &approx.RunLaplace{Model: noiseFree(m)}
+	if mlp, ok := m.(*model.MLP); ok {
+		lap.FindMAP = func(ctx context.Context, _ langevin.Model) ([]float64, error) {
+			if f.init != "map" {
+				return nil, nil
+			}
+			return fitMAP(ctx, mlp, mapSettings{iters: f.mlp.mapIters, batch: f.mlp.mapBatch, lr: f.mlp.mapLR}, f.seed, 1000)
+		}
+	}
+	return lap
 }
 
 func buildSchedule(f *runFlags, n int) schedule.Schedule {
@@ -383,32 +413,23 @@ func buildSchedule(f *runFlags, n int) schedule.Schedule {
 	}
 }
 
-// defaultStep is the step size when --step is not given. For SGLD with the
-// Laplace preconditioner, η = 0.1·B/N: the preconditioned gradient noise
-// η²M Var(ĝ) is then about ηN/(2B) ≈ 5% of the injected noise 2ηM. Without
-// a preconditioner the same rule is divided by N (standardised features give
-// posterior variances of order 1/N). For GD and SGD, η = 1/N.
+// defaultStep is the step size when --step is not given: the family's rule
+// (familyDefaultStep), SGLD's sampler.StepNoiseFraction (the gradient noise
+// about 5% of the injected noise), and sampler.StepUnitMeanLoss (1/N) for GD
+// and SGD.
 func defaultStep(f *runFlags, n int) float64 {
 	if eta, ok := familyDefaultStep(f, n); ok {
 		return eta
 	}
 	if f.sampler == "sgld" {
-		b := f.batch
-		if b == 0 {
-			b = n
-		}
-		eta := 0.1 * float64(b) / float64(n)
-		if f.precond != "laplace" {
-			eta /= float64(n)
-		}
-		return eta
+		return sampler.StepNoiseFraction(n, f.batch, 1, f.precond == "laplace")
 	}
-	return 1 / float64(n)
+	return sampler.StepUnitMeanLoss(n)
 }
 
-func buildSampler(f *runFlags, m langevin.Model, precond []float64) (langevin.Sampler, error) {
+func buildSampler(ctx context.Context, f *runFlags, m langevin.Model, lap *approx.RunLaplace, precond []float64) (langevin.Sampler, error) {
 	if isExact(f.sampler) {
-		return buildExactSampler(f, m, precond)
+		return buildExactSampler(ctx, f, lap, precond)
 	}
 	sched := buildSchedule(f, m.Len())
 	if err := sched.Validate(); err != nil {
@@ -418,7 +439,7 @@ func buildSampler(f *runFlags, m langevin.Model, precond []float64) (langevin.Sa
 	mb := sampler.Minibatch{Size: f.batch, Replace: f.replace, CV: f.family.cvCentre}
 	switch f.sampler {
 	case "csgd", "csgd-diag", "csgd-full", "csgd-sqrt", "csgd-momentum", "sgfs", "sgfs-diag", "iasg", "laplace":
-		return buildMandtSampler(f, m)
+		return buildMandtSampler(ctx, f, m, lap)
 	case "gd":
 		return sampler.SGD{Step: sched, Clip: clip}, nil
 	case "sgd":

@@ -105,23 +105,6 @@ func toyData(f *runFlags) *data.Dataset {
 	return &data.Dataset{Source: "no data (toy target " + f.model + ")"}
 }
 
-func buildToyModel(f *runFlags) (langevin.Model, error) {
-	var m langevin.Model
-	if f.model == "gauss2" {
-		g, err := model.NewGauss2(f.family.rho)
-		if err != nil {
-			return nil, inputErrorf("--rho: %v", err)
-		}
-		m = g
-	} else {
-		m = model.NewMixture25()
-	}
-	if f.family.gradNoise > 0 {
-		m = model.NoisyGradient{Model: m, SD: f.family.gradNoise, Seed: f.seed}
-	}
-	return m, nil
-}
-
 // familyExplore is the exploration fraction of the cyclic schedule.
 func familyExplore(f *runFlags) float64 {
 	if !f.set["explore"] && (f.sampler == "csgld" || f.sampler == "csghmc") {
@@ -145,28 +128,19 @@ func familyDefaultStep(f *runFlags, n int) (float64, bool) {
 		return 0, false
 	}
 	if toyModel(f.model) {
-		return 0.01, true
+		return sampler.StepToyStable, true
 	}
 	if f.sampler == "sgld" {
 		return 0, false // defaultStep
 	}
-	b := f.batch
-	if b == 0 {
-		b = n
-	}
-	nf := float64(n)
 	if f.sampler == "psgld" {
-		return math.Sqrt(float64(b)) / (nf * nf), true
+		return sampler.StepPSGLDRelax(n, f.batch), true
 	}
 	alpha := 1.0
 	if f.sampler == "sghmc" || f.sampler == "csghmc" {
 		alpha = f.family.friction
 	}
-	eta := 0.1 * alpha * float64(b) / nf
-	if f.precond != "laplace" {
-		eta /= nf
-	}
-	return eta, true
+	return sampler.StepNoiseFraction(n, f.batch, alpha, f.precond == "laplace"), true
 }
 
 // buildFamilySampler builds pSGLD, SGHMC, cSGLD and cSGHMC.

@@ -58,17 +58,17 @@ func (mf *mandtFlags) validate(f *runFlags) error {
 	return nil
 }
 
-// buildMandtSampler finds the MAP, the Laplace approximation and the
-// gradient covariance V (Mandt et al.'s BBᵀ) at the MAP, and returns the
-// sampler with its optimal settings (see package sampler for the
-// conversion ε = Nη). --step, when given, overrides η.
-func buildMandtSampler(f *runFlags, m langevin.Model) (langevin.Sampler, error) {
-	lap, err := approx.Laplace(context.Background(), m, nil)
+// buildMandtSampler returns the sampler with its optimal settings (Mandt et
+// al.'s recipes in package sampler, from the run's Laplace approximation and
+// the gradient covariance V, their BBᵀ, at the MAP); --step, when given,
+// overrides η.
+func buildMandtSampler(ctx context.Context, f *runFlags, m langevin.Model, lap *approx.RunLaplace) (langevin.Sampler, error) {
+	l, err := lap.Approx(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("--sampler %s: %w", f.sampler, err)
 	}
 	if f.sampler == "laplace" {
-		return lap.Sampler(), nil
+		return l.Sampler(), nil
 	}
 	d, n, s := m.Dim(), m.Len(), f.batch
 	if s > n {
@@ -76,45 +76,42 @@ func buildMandtSampler(f *runFlags, m langevin.Model) (langevin.Sampler, error) 
 	}
 	V := mat.NewSymDense(d, nil)
 	if f.mandt.noiseBatches > 0 {
-		err = sampler.EstimateGradCov(m, lap.Mean, s, f.mandt.noiseBatches, rand.New(rand.NewPCG(f.seed, 0xb0b)), V)
+		err = sampler.EstimateGradCov(m, l.Mean, s, f.mandt.noiseBatches, rand.New(rand.NewPCG(f.seed, 0xb0b)), V)
 	} else {
-		err = sampler.GradCov(m, lap.Mean, V)
+		err = sampler.GradCov(m, l.Mean, V)
 	}
 	if err != nil {
 		return nil, err
 	}
 	mb := sampler.Minibatch{Size: s, Replace: f.replace}
-	step := func(def float64) float64 {
-		if f.set["step"] {
-			return f.step
-		}
-		return def
-	}
+	var c sampler.ConstSGD
 	switch f.sampler {
 	case "csgd":
-		return sampler.ConstSGD{Eta: step(sampler.OptimalStep(V, n, s)), Batch: mb}, nil
+		c = sampler.MandtConstSGD(V, n, mb)
 	case "csgd-diag":
-		return sampler.ConstSGD{Eta: step(1), Batch: mb, Precond: sampler.OptimalDiag(V, n, s)}, nil
+		c = sampler.MandtConstSGDDiag(V, n, mb)
 	case "csgd-full":
-		full, err := sampler.OptimalFull(V, n, s)
-		if err != nil {
+		if c, err = sampler.MandtConstSGDFull(V, n, mb); err != nil {
 			return nil, err
 		}
-		return sampler.ConstSGD{Eta: step(1), Batch: mb, PrecondFull: full}, nil
 	case "csgd-sqrt":
-		eta, pre := sampler.OptimalSqrt(V, n, s)
-		return sampler.ConstSGD{Eta: step(eta), Batch: mb, Precond: pre}, nil
+		c = sampler.MandtConstSGDSqrt(V, n, mb)
 	case "csgd-momentum":
-		mu := f.mandt.momentum
-		return sampler.ConstSGD{Eta: step(mu * sampler.OptimalStep(V, n, s)), Momentum: mu, Batch: mb}, nil
+		c = sampler.MandtConstSGDMomentum(V, n, mb, f.mandt.momentum)
 	case "sgfs", "sgfs-diag":
 		return sampler.SGFS{Batch: mb, GradCov: V, Eps: f.mandt.eps, Diag: f.sampler == "sgfs-diag", Hmax: f.mandt.hmax}, nil
 	default: // iasg
-		var eig mat.EigenSym
-		if !eig.Factorize(lap.Prec, false) {
-			return nil, fmt.Errorf("--sampler iasg: eigenvalues of the Laplace precision failed")
+		ia, err := sampler.MandtIASG(l.Prec, mb, f.mandt.window)
+		if err != nil {
+			return nil, fmt.Errorf("--sampler iasg: %w", err)
 		}
-		vals := eig.Values(nil)
-		return sampler.IASG{Eta: step(0.05 / vals[len(vals)-1]), Batch: mb, Window: f.mandt.window}, nil
+		if f.set["step"] {
+			ia.Eta = f.step
+		}
+		return ia, nil
 	}
+	if f.set["step"] {
+		c.Eta = f.step
+	}
+	return c, nil
 }

@@ -1,23 +1,16 @@
 package main
 
 import (
-	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	"math"
-	"os"
-	"path/filepath"
 	"strings"
-
-	"gonum.org/v1/gonum/mat"
 
 	"github.com/langevin-go/langevin"
 	"github.com/langevin-go/langevin/data"
 	"github.com/langevin-go/langevin/model"
 	"github.com/langevin-go/langevin/predict"
-	"github.com/langevin-go/langevin/sampler"
 )
 
 // mlpFlags are the flags of langevin run for --model mlp and for the
@@ -182,19 +175,6 @@ func buildMLP(f *runFlags, train *data.Dataset) (*model.MLP, error) {
 	return m, nil
 }
 
-// findMAPFor returns the MAP start: Adam from a Glorot initialisation for an
-// MLP (--map-iters, --map-batch, --map-lr), L-BFGS on all data otherwise.
-func findMAPFor(ctx context.Context, f *runFlags, m langevin.Model) ([]float64, error) {
-	mlp, ok := m.(*model.MLP)
-	if !ok {
-		return sampler.FindMAP(ctx, noiseFree(m), nil)
-	}
-	if f.init != "map" {
-		return nil, nil
-	}
-	return fitMAP(ctx, mlp, mapSettings{iters: f.mlp.mapIters, batch: f.mlp.mapBatch, lr: f.mlp.mapLR}, f.seed, 1000)
-}
-
 // printMLPPredictive prints the predict package's metrics of the posterior
 // predictive and of the MAP network on the test set.
 func printMLPPredictive(w io.Writer, m *model.MLP, tr *langevin.Trace, mapTheta []float64, test *data.Dataset) {
@@ -248,82 +228,4 @@ func printRegression(w io.Writer, reg *predict.Regression, y []float64) {
 	n := float64(len(y))
 	fmt.Fprintf(w, "test set (%d rows): RMSE %.4g; coverage of the %g%% predictive interval %.3f (of f's interval %.3f)\n\n",
 		len(y), math.Sqrt(se/n), 100*reg.Level, float64(inY)/n, float64(inF)/n)
-}
-
-// modelSpec is DIR/model.json, written by langevin run --out DIR next to the
-// chains: what langevin predict needs to rebuild the model and transform new
-// data as the training data were.
-type modelSpec struct {
-	Model      string    `json:"model"` // linear, logistic or mlp
-	Data       string    `json:"data"`
-	Target     string    `json:"target"`
-	Features   []string  `json:"features"`
-	Intercept  bool      `json:"intercept"`
-	PriorScale float64   `json:"prior_scale,omitempty"`
-	Hidden     []int     `json:"hidden,omitempty"`
-	Activation string    `json:"activation,omitempty"`
-	Likelihood string    `json:"likelihood,omitempty"`
-	Classes    int       `json:"classes,omitempty"`
-	NoiseVar   float64   `json:"noise_var,omitempty"`
-	LearnNoise bool      `json:"learn_noise,omitempty"`
-	Mean       []float64 `json:"standardize_mean,omitempty"`
-	Scale      []float64 `json:"standardize_scale,omitempty"`
-}
-
-// writeModelSpec writes DIR/model.json and returns its path; it writes
-// nothing (and returns "") when the training data were not loaded by loadData.
-func writeModelSpec(f *runFlags, m langevin.Model) (string, error) {
-	train := f.train
-	if train == nil {
-		return "", nil
-	}
-	spec := modelSpec{Model: f.model, Data: f.data, Target: train.Target, Features: train.Names, Intercept: f.intercept}
-	if f.set["prior-scale"] {
-		spec.PriorScale = f.priorScale
-	}
-	if mlp, ok := m.(*model.MLP); ok {
-		l := mlp.Layers()
-		spec.Hidden = l[1 : len(l)-1]
-		spec.Activation = mlp.Activation().String()
-		spec.Likelihood = mlp.Likelihood().String()
-		spec.Classes = mlp.NumClasses()
-		spec.NoiseVar = f.mlp.noiseVar
-		spec.LearnNoise = mlp.LearnsNoise()
-	}
-	if f.scaler != nil {
-		spec.Mean, spec.Scale = f.scaler.Mean, f.scaler.Scale
-	}
-	b, err := json.MarshalIndent(spec, "", "  ")
-	if err != nil {
-		return "", err
-	}
-	path := filepath.Join(f.out, "model.json")
-	return path, os.WriteFile(path, append(b, '\n'), 0o644)
-}
-
-// rebuild returns the model of spec over the rows of X (labels y): the
-// architecture and prior only matter for prediction.
-func (spec *modelSpec) rebuild(X *mat.Dense, y []float64) (langevin.Model, error) {
-	switch spec.Model {
-	case "mlp":
-		act, err := model.ParseActivation(spec.Activation)
-		if err != nil {
-			return nil, err
-		}
-		lik, err := model.ParseLikelihood(spec.Likelihood)
-		if err != nil {
-			return nil, err
-		}
-		opt := model.MLPOptions{Hidden: spec.Hidden, Activation: act, Likelihood: lik, NoiseVar: spec.NoiseVar, LearnNoise: spec.LearnNoise}
-		if lik == model.LikCategorical {
-			opt.Classes = spec.Classes
-		}
-		if spec.PriorScale > 0 {
-			opt.PriorScale = []float64{spec.PriorScale}
-		}
-		return model.NewMLP(X, y, opt)
-	case "logistic":
-		return model.NewLogistic(X, y, model.LogisticOptions{NoIntercept: !spec.Intercept, PriorScale: spec.PriorScale})
-	}
-	return nil, fmt.Errorf("model %q: langevin predict handles logistic and mlp runs", spec.Model)
 }

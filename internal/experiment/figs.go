@@ -9,6 +9,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 	gplot "gonum.org/v1/plot"
+	"gonum.org/v1/plot/palette/moreland"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
@@ -219,3 +220,50 @@ func num(v float64) string {
 	s = strings.Replace(s, "e+0", "e", 1)
 	return strings.Replace(s, "e+", "e", 1)
 }
+
+// matrixMap draws the d×d matrix a as a heat map on the colour range
+// [−zmax, zmax] (blue to red), entry (1, 1) at the top left, axes numbered
+// 1…d.
+func matrixMap(title string, a mat.Symmetric, zmax float64) *gplot.Plot {
+	d := a.SymmetricDim()
+	g := plot.Grid{Xs: make([]float64, d), Ys: make([]float64, d), Values: make([][]float64, d)}
+	for i := 0; i < d; i++ {
+		g.Xs[i] = float64(i + 1)
+		g.Ys[i] = float64(i + 1)
+	}
+	for r := 0; r < d; r++ {
+		g.Values[r] = make([]float64, d)
+		for c := 0; c < d; c++ {
+			g.Values[r][c] = a.At(d-1-r, c) // row d−1−r of a at height r+1
+		}
+	}
+	cm := moreland.SmoothBlueRed()
+	cm.SetMin(-zmax)
+	cm.SetMax(zmax)
+	h := plotter.NewHeatMap(g, cm.Palette(128))
+	h.Min, h.Max = -zmax, zmax
+	h.Underflow = h.Palette.Colors()[0]
+	h.Overflow = h.Palette.Colors()[len(h.Palette.Colors())-1]
+	p := gplot.New()
+	p.Title.Text = title
+	p.X.Label.Text = "column"
+	p.Y.Label.Text = "row"
+	p.Add(h)
+	var xt, yt []gplot.Tick
+	for i := 1; i <= d; i++ {
+		lab := ""
+		if i == 1 || i%2 == 0 {
+			lab = strconv.Itoa(i)
+		}
+		xt = append(xt, gplot.Tick{Value: float64(i), Label: lab})
+		yt = append(yt, gplot.Tick{Value: float64(d + 1 - i), Label: lab})
+	}
+	p.X.Tick.Marker = gplot.ConstantTicks(xt)
+	p.Y.Tick.Marker = gplot.ConstantTicks(yt)
+	return p
+}
+
+var (
+	circle = draw.CircleGlyph{}
+	ring   = draw.RingGlyph{}
+)
