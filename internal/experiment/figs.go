@@ -41,10 +41,23 @@ func (t cleanTicks) Ticks(lo, hi float64) []gplot.Tick {
 	ts := t.Ticker.Ticks(lo, hi)
 	for i := range ts {
 		if ts[i].Label != "" {
-			ts[i].Label = strconv.FormatFloat(ts[i].Value, 'g', 4, 64)
+			ts[i].Label = tickLabel(ts[i].Value)
 		}
 	}
 	return ts
+}
+
+// tickLabel writes v plainly (25000, 0.004) between 10⁻⁴ and 10⁶ and with
+// a short exponent (5e-6) outside, at most 4 significant digits.
+func tickLabel(v float64) string {
+	if a := math.Abs(v); a == 0 || (a >= 1e-4 && a < 1e6) {
+		s := strconv.FormatFloat(v, 'g', 4, 64)
+		if strings.ContainsRune(s, 'e') {
+			return strconv.FormatFloat(v, 'f', -1, 64)
+		}
+		return s
+	}
+	return num(v)
 }
 
 // logTicks labels a log axis at 1, 2, 5 × powers of ten.
