@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"sync"
+	"time"
 )
 
 // Initializer chooses the initial point of each chain.
@@ -37,6 +38,31 @@ func (InitPrior) Init(_ context.Context, m Model, _ int, rng *rand.Rand, dst []f
 		return fmt.Errorf("langevin: init from the prior: model %T cannot draw from its prior", m)
 	}
 	ps.SamplePrior(dst, rng)
+	return nil
+}
+
+// InitUniform starts each chain at an independent draw of every coordinate
+// of θ from uniform(−R, R) on the unconstrained scale, Stan's default
+// initialisation (R = 2 when Radius is 0). It needs no prior sampler, so it
+// serves improper priors too; with the transforms of package transform,
+// θ = 0 is the centre of every constrained space (1 for a positive
+// parameter, the uniform simplex, the identity correlation matrix).
+type InitUniform struct {
+	Radius float64
+}
+
+// Init implements Initializer.
+func (in InitUniform) Init(_ context.Context, _ Model, _ int, rng *rand.Rand, dst []float64) error {
+	r := in.Radius
+	if r == 0 {
+		r = 2
+	}
+	if !(r > 0) || math.IsInf(r, 1) {
+		return fmt.Errorf("langevin: InitUniform: Radius = %v: expected a positive finite number (0 for 2)", in.Radius)
+	}
+	for j := range dst {
+		dst[j] = r * (2*rng.Float64() - 1)
+	}
 	return nil
 }
 
@@ -188,6 +214,9 @@ func Run(ctx context.Context, m Model, s Sampler, opts Options) (*Trace, error) 
 	if deriver != nil {
 		names = append(append([]string(nil), names...), deriver.DerivedNames()...)
 	}
+	if b, ok := s.(BurnInSetter); ok {
+		s = b.WithBurnIn(opts.BurnIn)
+	}
 	statNames := s.StatNames()
 	// As CmdStan: the first iteration after burn-in is kept, then every Thin-th.
 	keep := (opts.Iters - opts.BurnIn + opts.Thin - 1) / opts.Thin
@@ -200,7 +229,10 @@ func Run(ctx context.Context, m Model, s Sampler, opts Options) (*Trace, error) 
 		Iters:     make([][]int, opts.Chains),
 		Warmup:    make([]Draws, opts.Chains),
 		BurnIn:    opts.BurnIn,
-		Thin:      opts.Thin,
+
+		WarmupTime: make([]time.Duration, opts.Chains),
+		SampleTime: make([]time.Duration, opts.Chains),
+		Thin:       opts.Thin,
 	}
 	tr.FirstChain = opts.FirstChain
 	errs := make([]error, opts.Chains)
@@ -229,6 +261,7 @@ func Run(ctx context.Context, m Model, s Sampler, opts Options) (*Trace, error) 
 func runChain(ctx context.Context, m Model, s Sampler, deriver Deriver, opts *Options, c, keep int, tr *Trace) error {
 	d := m.Dim()
 	var warm, post Draws
+	var start, warmEnd time.Time // wall clock at the first iteration and after burn-in
 	post.alloc(keep, len(tr.Names), len(tr.StatNames))
 	if opts.SaveWarmup {
 		warm.alloc((opts.BurnIn+opts.Thin-1)/opts.Thin, len(tr.Names), len(tr.StatNames))
@@ -236,6 +269,15 @@ func runChain(ctx context.Context, m Model, s Sampler, deriver Deriver, opts *Op
 	defer func() {
 		tr.Draws[c], tr.Stats[c], tr.Iters[c] = post.Theta, post.Stats, post.Iters
 		tr.Warmup[c] = warm
+		if !start.IsZero() {
+			now := time.Now()
+			if warmEnd.IsZero() {
+				tr.WarmupTime[c] = now.Sub(start)
+			} else {
+				tr.WarmupTime[c] = warmEnd.Sub(start)
+				tr.SampleTime[c] = now.Sub(warmEnd)
+			}
+		}
 	}()
 	done := ctx.Done()
 	if ctx.Err() != nil {
@@ -275,6 +317,10 @@ func runChain(ctx context.Context, m Model, s Sampler, deriver Deriver, opts *Op
 	names := tr.Names
 	keeper, _ := ch.(Keeper)
 	kept := 0 // post-burn-in iterations kept so far (before thinning)
+	start = time.Now()
+	if opts.BurnIn == 0 {
+		warmEnd = start
+	}
 	for it := 1; it <= opts.Iters; it++ {
 		select {
 		case <-done:
@@ -294,6 +340,7 @@ func runChain(ctx context.Context, m Model, s Sampler, deriver Deriver, opts *Op
 			if we, ok := ch.(WarmupEnder); ok {
 				we.EndWarmup()
 			}
+			warmEnd = time.Now()
 		}
 		if it > opts.BurnIn {
 			if keeper == nil || keeper.Keep() {
