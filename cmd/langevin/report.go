@@ -82,10 +82,18 @@ func fmtMetric(v float64) string { return strconv.FormatFloat(v, 'f', 4, 64) }
 // printWhere says where the draws went: counts, time, ESS per second, step
 // sizes, the noise crossover, clipping and warnings.
 func printWhere(w io.Writer, f *runFlags, tr *langevin.Trace, table diag.Table, elapsed time.Duration, mapTheta []float64) {
-	kept := tr.NumDraws()
-	fmt.Fprintf(w, "draws:    %d chains × %d kept (iterations %d–%d, thin %d); %d burn-in iterations per chain discarded\n",
-		tr.NumChains(), kept/max(1, tr.NumChains()), f.burnin+1, f.iters, f.thin, f.burnin)
-	total := f.iters * f.chains
+	kept, last, early := chainCounts(tr, f.iters, f.burnin, f.thin)
+	total := 0
+	for _, l := range last {
+		total += l
+	}
+	if early {
+		fmt.Fprintf(w, "draws:    %d chains × %s kept (a chain stopped early: last kept iterations %s of %d; thin %d); %d burn-in iterations per chain discarded\n",
+			tr.NumChains(), joinInts(kept), joinInts(last), f.iters, f.thin, f.burnin)
+	} else {
+		fmt.Fprintf(w, "draws:    %d chains × %d kept (iterations %d–%d, thin %d); %d burn-in iterations per chain discarded\n",
+			tr.NumChains(), kept[0], f.burnin+1, f.iters, f.thin, f.burnin)
+	}
 	minESS := math.Inf(1)
 	for _, s := range table {
 		if !math.IsNaN(s.ESSBulk) {
@@ -228,4 +236,35 @@ func printCrossover(w io.Writer, f *runFlags, tr *langevin.Trace) {
 		fmt.Fprint(w, " — after burn-in: early draws are still optimisation, raise --burnin")
 	}
 	fmt.Fprintln(w)
+}
+
+// chainCounts returns each chain's number of kept draws and the iterations it
+// ran, and whether a chain stopped early (a divergence). A chain ran all
+// iters iterations unless its last kept draw is at least thin iterations
+// before the end, or it kept none; then it ran (at least) to the iteration
+// of its last kept draw, or of its last saved warm-up draw.
+func chainCounts(tr *langevin.Trace, iters, burnin, thin int) (kept, last []int, early bool) {
+	kept, last = make([]int, tr.NumChains()), make([]int, tr.NumChains())
+	for c, d := range tr.Draws {
+		kept[c], last[c] = len(d), iters
+		switch {
+		case len(d) > 0 && tr.Iters[c][len(d)-1]+thin <= iters:
+			last[c] = tr.Iters[c][len(d)-1]
+		case len(d) == 0 && iters > burnin:
+			last[c] = 0
+			if c < len(tr.Warmup) && len(tr.Warmup[c].Iters) > 0 {
+				last[c] = tr.Warmup[c].Iters[len(tr.Warmup[c].Iters)-1]
+			}
+		}
+		early = early || last[c] < iters
+	}
+	return kept, last, early
+}
+
+func joinInts(v []int) string {
+	s := make([]string, len(v))
+	for i, x := range v {
+		s[i] = strconv.Itoa(x)
+	}
+	return strings.Join(s, ", ")
 }
