@@ -20,9 +20,10 @@ type KSDOptions struct {
 	// 500.
 	Draws int
 	// Batch is the number of observations behind each score: 0 means all of
-	// them when N ≤ 100,000 and otherwise a fixed random batch of 100,000
+	// them when N ≤ 20,000 and otherwise a fixed random batch of 20,000
 	// used through the control-variate estimator around the reference mean
-	// θ̂ (see below).
+	// θ̂ ([Scores]; in Laplace-sd units its error is about √(λmax(CM)) of
+	// the step rule at that batch size, a few hundredths).
 	Batch int
 	// Scale is the scale of each coordinate in which the kernel is
 	// evaluated; nil means the reference's marginal sds.
@@ -37,8 +38,8 @@ func (o KSDOptions) defaults(n int) KSDOptions {
 	}
 	if o.Batch <= 0 || o.Batch > n {
 		o.Batch = n
-		if n > 100000 {
-			o.Batch = 100000
+		if n > 20000 {
+			o.Batch = 20000
 		}
 	}
 	return o

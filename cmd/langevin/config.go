@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"strings"
+	"time"
 
 	"github.com/langevin-go/langevin/model"
 )
@@ -34,6 +35,8 @@ type runConfig struct {
 	seed                        uint64
 	init, precond, out          string
 	quiet, report               bool
+	targetESS                   float64       // --sampler auto: stop at this min bulk-ESS
+	maxTime                     time.Duration // --sampler auto: time budget of the sampling (0: none)
 	// step size
 	step                float64
 	stepSet             bool
@@ -66,7 +69,7 @@ type mlpConfig struct {
 var commonGroups = []struct{ title, flags string }{
 	{"data", "data test test-frac target format standardize n noise k"},
 	{"model", "model intercept prior-scale hidden activation likelihood classes noise-var learn-noise map-iters map-batch map-lr grad-noise rho"},
-	{"run", "sampler chains iters burnin thin seed init precond out report quiet"},
+	{"run", "sampler target-ess max-time chains iters burnin thin seed init precond out report quiet"},
 	{"step size", "step schedule step-b decay cycles explore temperature temperature-start"},
 	{"stochastic gradients", "batch replace cv clip clip-value noise-every"},
 }
@@ -99,7 +102,9 @@ func newRunFlagSet(c *runConfig) *flag.FlagSet {
 	fs.Float64Var(&c.gradNoise, "grad-noise", 0, "toy targets: sd `S` of the N(0, S²I) noise injected into the gradient")
 	fs.Float64Var(&c.rho, "rho", 0.9, "gauss2: correlation `ρ` of the two coordinates")
 
-	fs.StringVar(&c.sampler, "sampler", "sgld", "algorithm `NAME`: "+strings.Join(samplerNames(), "|")+" (see the list above)")
+	fs.StringVar(&c.sampler, "sampler", "auto", "algorithm `NAME`: "+strings.Join(samplerNames(), "|")+" (see the list above)")
+	fs.Float64Var(&c.targetESS, "target-ess", 400, "--sampler auto: run until the smallest bulk-ESS over the parameters and chains reaches `E` (or --max-time, or --iters)")
+	fs.DurationVar(&c.maxTime, "max-time", 0, "--sampler auto: stop the sampling after `T` (for example 10m) even if --target-ess is not reached (0: no limit; not reproducible)")
 	fs.IntVar(&c.chains, "chains", 4, "number of chains `K`")
 	fs.IntVar(&c.iters, "iters", 500000, "iterations `N` per chain, burn-in included")
 	fs.IntVar(&c.burnin, "burnin", 50000, "burn-in iterations `N` discarded per chain")
@@ -253,8 +258,42 @@ func (c *runConfig) resolve() error {
 			c.explore = 0.5
 		}
 	}
+	if c.sampler != "auto" {
+		for _, f := range []string{"target-ess", "max-time"} {
+			if c.set[f] {
+				return inputErrorf("--%s: only for --sampler auto (the default)", f)
+			}
+		}
+	}
 	if c.def.kind.exact {
 		return c.resolveExact()
+	}
+	if c.sampler == "auto" {
+		// --iters is a maximum; burn-in and thinning are chosen by rule.
+		if !c.set["iters"] {
+			c.iters = 10_000_000
+		}
+		if !c.set["burnin"] {
+			c.burnin = 0
+		}
+		if !c.set["thin"] {
+			c.thin = 1
+		}
+		if !(c.targetESS > 0) {
+			return inputErrorf("--target-ess %v: expected a positive number", c.targetESS)
+		}
+		if c.maxTime < 0 {
+			return inputErrorf("--max-time %v: expected a duration ≥ 0", c.maxTime)
+		}
+		return nil
+	}
+	if c.set["iters"] && !c.set["burnin"] {
+		// Proportional to the defaults (50,000 of 500,000, thin 450): an
+		// explicit --iters alone never makes the burn-in too long.
+		c.burnin = c.iters / 10
+		if !c.set["thin"] {
+			c.thin = max(1, int(float64(c.iters)*450/500000+0.5))
+		}
 	}
 	return nil
 }

@@ -101,7 +101,7 @@ func printWhere(w io.Writer, c *runConfig, tr *langevin.Trace, table diag.Table,
 		}
 	}
 	secs := elapsed.Seconds()
-	fmt.Fprintf(w, "time:     %.2f s for %d iterations (%.0f ns/iteration, %d workers); min bulk-ESS %.0f, %.0f per second\n",
+	fmt.Fprintf(w, "sampling: %.2f s for %d iterations (%.0f ns/iteration, %d workers); min bulk-ESS %.0f, %.0f per second\n",
 		secs, total, secs*1e9/float64(total), min(c.chains, runtimeWorkers()), minESS, minESS/secs)
 
 	if c.def.kind.exact {

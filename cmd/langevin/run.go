@@ -34,6 +34,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	j := &job{c: c}
+	ph := newPhases(stderr, c.quiet)
 	if c.toy() {
 		j.train = &data.Dataset{Source: "no data (toy target " + c.model + ")"}
 	} else if err := j.loadData(); err != nil {
@@ -42,6 +43,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if err := j.buildModel(); err != nil {
 		return err
 	}
+	ph.done("load", fmt.Sprintf("%d observations", j.train.Len()))
 	m := j.m
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
@@ -71,6 +73,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	ph.done("MAP and setup", "")
 	var init langevin.Initializer
 	switch c.init {
 	case "zero":
@@ -86,6 +89,10 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	opts := langevin.Options{
 		Chains: c.chains, Iters: c.iters, BurnIn: c.burnin, Thin: c.thin, Seed: c.seed,
 		Init: init, SaveWarmup: true, Progress: prog.update,
+	}
+	auto := j.env.auto
+	if auto != nil {
+		auto.adjust(c, m, &opts, time.Now())
 	}
 	out := c.out
 	if c.report && out == "" {
@@ -104,6 +111,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	tr, runErr := langevin.Run(ctx, m, s, opts)
 	prog.stop()
 	elapsed := time.Since(start)
+	ph.done("sampling", "")
 	if tr == nil || (runErr != nil && tr.NumDraws() == 0) {
 		if rd != nil {
 			rd.w.Close(runErr)
@@ -114,14 +122,18 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		return runErr
 	}
 
+	pc := c // the configuration as run (--sampler auto: the sampler it chose)
+	if auto != nil {
+		pc = auto.config(c, tr)
+	}
 	params, note := commonLength(tr)
 	table := diag.Summarize(tr.Names, params)
 	if c.toy() {
 		fmt.Fprintf(stdout, "toy target %s (d = %d, no data, gradient noise sd %g), %s, %d chains\n\n",
-			c.model, m.Dim(), c.gradNoise, c.describe(), c.chains)
+			c.model, m.Dim(), c.gradNoise, pc.describe(), c.chains)
 	} else {
 		fmt.Fprintf(stdout, "%s regression on %s (N = %d train, %d test, d = %d), %s, %d chains\n\n",
-			c.model, j.train.Source, j.train.Len(), testLen(j.test), m.Dim(), c.describe(), c.chains)
+			c.model, j.train.Source, j.train.Len(), testLen(j.test), m.Dim(), pc.describe(), c.chains)
 	}
 	if err := table.Format(stdout); err != nil {
 		return err
@@ -140,7 +152,14 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	} else if test != nil && test.Len() > 0 {
 		printPredictive(stdout, m, tr, mapTheta, test)
 	}
-	printWhere(stdout, c, tr, table, elapsed, mapTheta)
+	ph.done("prediction", "")
+	if auto != nil {
+		auto.print(stdout, c)
+	}
+	printWhere(stdout, pc, tr, table, elapsed, mapTheta)
+	printKSD(ctx, stdout, pc, m, lap, tr)
+	ph.done("KSD", "")
+	ph.print(stdout)
 
 	if rd != nil {
 		var sc *data.Scaler

@@ -44,7 +44,7 @@ type samplerKind struct {
 }
 
 // The families, in the order of run -h.
-var families = []string{"optimisers", "SG-MCMC", "Mandt et al. (2017)", "approximations", "exact"}
+var families = []string{"automatic", "optimisers", "SG-MCMC", "Mandt et al. (2017)", "approximations", "exact"}
 
 var (
 	samplerTable = map[string]*samplerDef{}
@@ -125,6 +125,8 @@ type buildEnv struct {
 	// with the draws.
 	sched schedule.Schedule
 	stepA float64
+
+	auto *autoRun // set by --sampler auto's build
 }
 
 // recordStep records a sampler's own constant step (one not from --schedule).
