@@ -242,6 +242,11 @@ func (c *runConfig) resolve() error {
 		c.batch = 0 // one observation: full batch
 	}
 	if c.model == "mlp" {
+		if !c.set["sampler"] {
+			// --sampler auto's plan is for models whose Laplace approximation
+			// is the reference; networks keep SGLD's defaults.
+			c.sampler, c.def = "sgld", samplerTable["sgld"]
+		}
 		if !c.set["init"] {
 			c.init = "map"
 		}

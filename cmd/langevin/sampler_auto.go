@@ -63,6 +63,9 @@ func buildAuto(ctx context.Context, b *buildEnv) (langevin.Sampler, error) {
 	b.auto = a
 	if plan.Kind == "nuts" {
 		a.burnin = min(1000, c.iters/2)
+		if c.set["burnin"] {
+			a.burnin = c.burnin
+		}
 		s := plan.Sampler.(sampler.NUTS)
 		s.Adapt.Warmup = a.burnin
 		if c.stepSet {
@@ -71,6 +74,9 @@ func buildAuto(ctx context.Context, b *buildEnv) (langevin.Sampler, error) {
 		return s, nil
 	}
 	a.burnin = min(plan.BurnIn, c.iters/2)
+	if c.set["burnin"] {
+		a.burnin = c.burnin
+	}
 	s := plan.Sampler.(sampler.SGLD)
 	eta := plan.Step.Eta
 	if c.stepSet {

@@ -44,7 +44,7 @@ type samplerKind struct {
 }
 
 // The families, in the order of run -h.
-var families = []string{"automatic", "optimisers", "SG-MCMC", "Mandt et al. (2017)", "approximations", "exact"}
+var families = []string{"optimisers", "SG-MCMC", "Mandt et al. (2017)", "approximations", "exact", "automatic"}
 
 var (
 	samplerTable = map[string]*samplerDef{}
