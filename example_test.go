@@ -8,6 +8,7 @@ import (
 	"github.com/langevin-go/langevin/data"
 	"github.com/langevin-go/langevin/diag"
 	"github.com/langevin-go/langevin/model"
+	"github.com/langevin-go/langevin/predict"
 	"github.com/langevin-go/langevin/sampler"
 	"github.com/langevin-go/langevin/schedule"
 )
@@ -36,7 +37,7 @@ func ExampleRun() {
 		panic(err)
 	}
 	s := sampler.SGLD{
-		Step:    schedule.Constant(0.1 * 10 / float64(m.Len())), // η = 0.1·B/N
+		Step:    schedule.Constant(sampler.StepNoiseFraction(m.Len(), 10, 1, true)), // η = 0.1·B/N
 		Batch:   sampler.Minibatch{Size: 10},
 		Precond: pre,
 	}
@@ -51,8 +52,15 @@ func ExampleRun() {
 	a8 := table[8] // intercept, beta.1, …: beta.8 is feature A8
 	fmt.Printf("%s: mean %.1f, sd %.2f, 90%% interval [%.1f, %.1f], R-hat < 1.01: %v\n",
 		a8.Name, a8.Mean, a8.SD, a8.Q5, a8.Q95, a8.RHat < 1.01)
-	p := m.PredictMean(tr.Rows(), test.X, nil)
-	fmt.Printf("test accuracy %.3f\n", model.Accuracy(p, test.Y))
+	c, err := predict.Classify(m, tr.Rows(), test.X, predict.ClassifyOptions{})
+	if err != nil {
+		panic(err)
+	}
+	met, err := predict.Evaluate(c.Probs, test.Y, 0)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Printf("test accuracy %.3f\n", met.Accuracy)
 	// Output:
 	// beta.8: mean 1.8, sd 0.16, 90% interval [1.5, 2.0], R-hat < 1.01: true
 	// test accuracy 0.826

@@ -1,6 +1,9 @@
 package langevin
 
-import "math"
+import (
+	"context"
+	"math"
+)
 
 // HessianFD writes into dst (row-major d×d, len d·d) the Hessian of m's
 // full-data log posterior log p(θ) + Σᵢ log p(zᵢ|θ) at theta, from central
@@ -11,10 +14,19 @@ import "math"
 // then H ← (H + Hᵀ)/2. It costs 2d full-data gradient evaluations. Models
 // with an exact Hessian need not use it (see approx.Hessian).
 func HessianFD(m Model, theta, dst []float64) {
+	_ = HessianFDContext(context.Background(), m, theta, dst)
+}
+
+// HessianFDContext is HessianFD that checks ctx before each of its d
+// columns and returns ctx.Err() (dst partly written) when it is done.
+func HessianFDContext(ctx context.Context, m Model, theta, dst []float64) error {
 	d := m.Dim()
 	th := append([]float64(nil), theta...)
 	gp, gm := make([]float64, d), make([]float64, d)
 	for j := 0; j < d; j++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		e := 1e-5 * math.Max(1, math.Abs(theta[j]))
 		th[j] = theta[j] + e
 		LogPosterior(m, th, gp)
@@ -31,4 +43,5 @@ func HessianFD(m Model, theta, dst []float64) {
 			dst[i*d+j], dst[j*d+i] = v, v
 		}
 	}
+	return nil
 }

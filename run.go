@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"sync"
+	"time"
 )
 
 // Initializer chooses the initial point of each chain.
@@ -37,6 +38,31 @@ func (InitPrior) Init(_ context.Context, m Model, _ int, rng *rand.Rand, dst []f
 		return fmt.Errorf("langevin: init from the prior: model %T cannot draw from its prior", m)
 	}
 	ps.SamplePrior(dst, rng)
+	return nil
+}
+
+// InitUniform starts each chain at an independent draw of every coordinate
+// of θ from uniform(−R, R) on the unconstrained scale, Stan's default
+// initialisation (R = 2 when Radius is 0). It needs no prior sampler, so it
+// serves improper priors too; with the transforms of package transform,
+// θ = 0 is the centre of every constrained space (1 for a positive
+// parameter, the uniform simplex, the identity correlation matrix).
+type InitUniform struct {
+	Radius float64
+}
+
+// Init implements Initializer.
+func (in InitUniform) Init(_ context.Context, _ Model, _ int, rng *rand.Rand, dst []float64) error {
+	r := in.Radius
+	if r == 0 {
+		r = 2
+	}
+	if !(r > 0) || math.IsInf(r, 1) {
+		return fmt.Errorf("langevin: InitUniform: Radius = %v: expected a positive finite number (0 for 2)", in.Radius)
+	}
+	for j := range dst {
+		dst[j] = r * (2*rng.Float64() - 1)
+	}
 	return nil
 }
 
@@ -85,6 +111,29 @@ type Options struct {
 	// at the end of the chain. It is called from the workers' goroutines.
 	Progress      func(chain, done int)
 	ProgressEvery int
+
+	// Until, if not nil, makes Iters a maximum and the run length a target:
+	// the chains run in rounds of CheckEvery iterations (default
+	// max(1, Iters/100)); after each round past the burn-in, with every chain
+	// at the same iteration, Until is called with the trace so far, and the
+	// run stops when it returns true (for example when the smallest bulk-ESS
+	// reaches a target). The rounds do not change the draws, and a rule that
+	// looks only at the draws stops at the same iteration whatever the number
+	// of workers: the result is the same for the same seed. A rule that also
+	// reads a clock (a time budget) is not reproducible, by nature.
+	Until      func(tr *Trace) bool
+	CheckEvery int
+
+	// MaxKeep, if positive, bounds the draws kept per chain: after a round
+	// in which a chain holds more than MaxKeep draws, every chain drops every
+	// other draw and the thinning doubles (Trace.Thin says the final one;
+	// the rounds are those of Until, with or without it), so
+	// a run of unknown length keeps between MaxKeep/2 and MaxKeep draws per
+	// chain (plus one round's worth). The draws kept are those of a run with
+	// the final Thin from the start. A Sink receives the draws as they are
+	// kept, before any later halving (keep every Thin-th of them, Thin the
+	// Trace's, to match the Trace).
+	MaxKeep int
 
 	// Sink, if not nil, is called once per chain, with its index in this run
 	// (from 0, whatever FirstChain), before the chain starts; a non-nil DrawSink it returns receives that chain's draws as
@@ -162,6 +211,12 @@ func (o *Options) defaults() error {
 	if o.Workers > o.Chains {
 		o.Workers = o.Chains
 	}
+	if o.CheckEvery <= 0 {
+		o.CheckEvery = max(1, o.Iters/100)
+	}
+	if o.MaxKeep < 0 {
+		return fmt.Errorf("langevin: MaxKeep = %d: expected ≥ 0", o.MaxKeep)
+	}
 	if o.ProgressEvery <= 0 {
 		o.ProgressEvery = max(1, o.Iters/100)
 	}
@@ -171,10 +226,11 @@ func (o *Options) defaults() error {
 // Run runs opts.Chains chains of sampler s on model m, in parallel on
 // opts.Workers goroutines, and returns their draws after burn-in and thinning.
 //
-// Every chain runs to the end unless it fails or ctx is cancelled. A chain whose
-// position becomes non-finite stops with a *DivergenceError and keeps the draws it had. Run always returns the trace of what
-// was drawn, together with the errors of all chains joined (errors.Join), or
-// ctx.Err() when cancelled.
+// Every chain runs to the end unless it fails or ctx is cancelled, or
+// opts.Until stops the run. A chain whose position becomes non-finite stops
+// with a *DivergenceError and keeps the draws it had. Run always returns the
+// trace of what was drawn, together with the errors of all chains joined
+// (errors.Join), or ctx.Err() when cancelled.
 func Run(ctx context.Context, m Model, s Sampler, opts Options) (*Trace, error) {
 	if err := opts.defaults(); err != nil {
 		return nil, err
@@ -188,9 +244,13 @@ func Run(ctx context.Context, m Model, s Sampler, opts Options) (*Trace, error) 
 	if deriver != nil {
 		names = append(append([]string(nil), names...), deriver.DerivedNames()...)
 	}
+	if b, ok := s.(BurnInSetter); ok {
+		s = b.WithBurnIn(opts.BurnIn)
+	}
 	statNames := s.StatNames()
 	// As CmdStan: the first iteration after burn-in is kept, then every Thin-th.
 	keep := (opts.Iters - opts.BurnIn + opts.Thin - 1) / opts.Thin
+	keep = min(keep, 1<<12) // grown as needed (a run may be cut short)
 	tr := &Trace{
 		Names:     names,
 		Dim:       d,
@@ -200,121 +260,207 @@ func Run(ctx context.Context, m Model, s Sampler, opts Options) (*Trace, error) 
 		Iters:     make([][]int, opts.Chains),
 		Warmup:    make([]Draws, opts.Chains),
 		BurnIn:    opts.BurnIn,
-		Thin:      opts.Thin,
+
+		WarmupTime: make([]time.Duration, opts.Chains),
+		SampleTime: make([]time.Duration, opts.Chains),
+		Thin:       opts.Thin,
 	}
 	tr.FirstChain = opts.FirstChain
-	errs := make([]error, opts.Chains)
-	jobs := make(chan int)
-	var wg sync.WaitGroup
-	for w := 0; w < opts.Workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for c := range jobs {
-				errs[c] = runChain(ctx, m, s, deriver, &opts, c, keep, tr)
+	runs := make([]*chainRun, opts.Chains)
+	for c := range runs {
+		runs[c] = &chainRun{c: c, g: opts.FirstChain + c, thin: opts.Thin}
+		runs[c].post.alloc(keep, len(names), len(statNames))
+		if opts.SaveWarmup {
+			runs[c].warm.alloc(min((opts.BurnIn+opts.Thin-1)/opts.Thin, 1<<12), len(names), len(statNames))
+		}
+	}
+	every := opts.Iters
+	if opts.Until != nil || opts.MaxKeep > 0 {
+		every = opts.CheckEvery
+	}
+	for to := min(every, opts.Iters); ; to = min(to+every, opts.Iters) {
+		jobs := make(chan *chainRun)
+		var wg sync.WaitGroup
+		for w := 0; w < opts.Workers; w++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for r := range jobs {
+					r.advance(ctx, m, s, deriver, &opts, to, tr.Names)
+				}
+			}()
+		}
+		for _, r := range runs {
+			if !r.stopped {
+				jobs <- r
 			}
-		}()
+		}
+		close(jobs)
+		wg.Wait()
+		if ctx.Err() != nil || to == opts.Iters {
+			break
+		}
+		if opts.MaxKeep > 0 {
+			over := false
+			for _, r := range runs {
+				over = over || len(r.post.Theta) > opts.MaxKeep
+			}
+			if over { // double the thinning in every chain alike
+				for _, r := range runs {
+					r.post.halve()
+					r.thin *= 2
+				}
+			}
+		}
+		if opts.Until != nil && to > opts.BurnIn {
+			publish(tr, runs)
+			if opts.Until(tr) {
+				break
+			}
+		}
 	}
-	for c := 0; c < opts.Chains; c++ {
-		jobs <- c
-	}
-	close(jobs)
-	wg.Wait()
+	publish(tr, runs)
 	if err := ctx.Err(); err != nil {
 		return tr, err
+	}
+	errs := make([]error, len(runs))
+	for c, r := range runs {
+		errs[c] = r.err
 	}
 	return tr, errors.Join(errs...)
 }
 
-func runChain(ctx context.Context, m Model, s Sampler, deriver Deriver, opts *Options, c, keep int, tr *Trace) error {
-	d := m.Dim()
-	var warm, post Draws
-	post.alloc(keep, len(tr.Names), len(tr.StatNames))
-	if opts.SaveWarmup {
-		warm.alloc((opts.BurnIn+opts.Thin-1)/opts.Thin, len(tr.Names), len(tr.StatNames))
+// publish copies the chains' draws so far into tr.
+func publish(tr *Trace, runs []*chainRun) {
+	for c, r := range runs {
+		tr.Draws[c], tr.Stats[c], tr.Iters[c] = r.post.Theta, r.post.Stats, r.post.Iters
+		tr.Warmup[c] = r.warm
+		tr.Thin = r.thin
+		tr.WarmupTime[c], tr.SampleTime[c] = r.warmupTime, r.sampleTime
 	}
-	defer func() {
-		tr.Draws[c], tr.Stats[c], tr.Iters[c] = post.Theta, post.Stats, post.Iters
-		tr.Warmup[c] = warm
-	}()
-	done := ctx.Done()
-	if ctx.Err() != nil {
-		return nil
-	}
-	var sink DrawSink
-	if opts.Sink != nil {
-		sink = opts.Sink(c)
-	}
-	store := func(w *Draws, warmup bool, ch Chain, it int) error {
-		w.add(ch, deriver, d, it)
-		if sink == nil {
-			return nil
-		}
-		k := len(w.Theta) - 1
-		if err := sink.Draw(warmup, it, w.Theta[k], w.Stats[k]); err != nil {
-			return &ChainError{Chain: opts.FirstChain + c + 1, Iter: it, Err: err}
-		}
-		return nil
-	}
+}
 
-	g := opts.FirstChain + c // the chain's number in the analysis
-	rng := ChainRNG(opts.Seed, g)
-	theta0 := make([]float64, d)
-	if err := opts.Init.Init(ctx, m, g, rng, theta0); err != nil {
-		return &ChainError{Chain: g + 1, Err: err}
+// chainRun is the state of one chain of a Run between rounds.
+type chainRun struct {
+	c, g       int // index in this run, number in the analysis
+	ch         Chain
+	keeper     Keeper
+	it         int // iterations done
+	kept       int // post-burn-in iterations kept so far (before thinning)
+	thin       int // current thinning of the post-burn-in draws
+	warm, post Draws
+	stopped    bool
+	err        error
+	sink       DrawSink
+
+	warmupTime, sampleTime time.Duration
+}
+
+// store adds the chain's current draw to w and passes it to the sink.
+func (r *chainRun) store(w *Draws, warmup bool, deriver Deriver, d, it int, first int) error {
+	w.add(r.ch, deriver, d, it)
+	if r.sink == nil {
+		return nil
 	}
-	for j, v := range theta0 {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return &ChainError{Chain: g + 1, Err: fmt.Errorf("initial value of %s is %v", ParamNames(m)[j], v)}
+	k := len(w.Theta) - 1
+	if err := r.sink.Draw(warmup, it, w.Theta[k], w.Stats[k]); err != nil {
+		return &ChainError{Chain: first + r.c + 1, Iter: it, Err: err}
+	}
+	return nil
+}
+
+// advance runs the chain up to iteration `to` (starting it if new).
+func (r *chainRun) advance(ctx context.Context, m Model, s Sampler, deriver Deriver, opts *Options, to int, names []string) {
+	d := m.Dim()
+	g := r.g
+	if r.ch == nil {
+		if ctx.Err() != nil {
+			r.stop(nil)
+			return
 		}
+		if opts.Sink != nil {
+			r.sink = opts.Sink(r.c)
+		}
+		rng := ChainRNG(opts.Seed, g)
+		theta0 := make([]float64, d)
+		if err := opts.Init.Init(ctx, m, g, rng, theta0); err != nil {
+			r.stop(&ChainError{Chain: g + 1, Err: err})
+			return
+		}
+		for j, v := range theta0 {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				r.stop(&ChainError{Chain: g + 1, Err: fmt.Errorf("initial value of %s is %v", ParamNames(m)[j], v)})
+				return
+			}
+		}
+		ch, err := s.NewChain(m, theta0, rng)
+		if err != nil {
+			r.stop(&ChainError{Chain: g + 1, Err: err})
+			return
+		}
+		r.ch = ch
+		r.keeper, _ = ch.(Keeper)
 	}
-	ch, err := s.NewChain(m, theta0, rng)
-	if err != nil {
-		return &ChainError{Chain: g + 1, Err: err}
-	}
-	names := tr.Names
-	keeper, _ := ch.(Keeper)
-	kept := 0 // post-burn-in iterations kept so far (before thinning)
-	for it := 1; it <= opts.Iters; it++ {
+	ch := r.ch
+	done := ctx.Done()
+	seg, inWarmup := time.Now(), r.it < opts.BurnIn
+	defer func() {
+		if inWarmup {
+			r.warmupTime += time.Since(seg)
+		} else {
+			r.sampleTime += time.Since(seg)
+		}
+	}()
+	for it := r.it + 1; it <= to; it++ {
+		r.it = it
 		select {
 		case <-done:
-			return nil
+			r.stop(nil)
+			return
 		default:
 		}
 		if err := ch.Step(); err != nil {
-			return &ChainError{Chain: g + 1, Iter: it, Err: err}
+			r.stop(&ChainError{Chain: g + 1, Iter: it, Err: err})
+			return
 		}
 		pos := ch.Position()
 		for j, v := range pos {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return &DivergenceError{Chain: g + 1, Iter: it, Param: names[j], Value: v}
+				r.stop(&DivergenceError{Chain: g + 1, Iter: it, Param: names[j], Value: v})
+				return
 			}
 		}
 		if it == opts.BurnIn {
 			if we, ok := ch.(WarmupEnder); ok {
 				we.EndWarmup()
 			}
+			now := time.Now()
+			r.warmupTime += now.Sub(seg)
+			seg, inWarmup = now, false
 		}
 		if it > opts.BurnIn {
-			if keeper == nil || keeper.Keep() {
-				if kept%opts.Thin == 0 {
-					if err := store(&post, false, ch, it); err != nil {
-						return err
+			if r.keeper == nil || r.keeper.Keep() {
+				if r.kept%r.thin == 0 {
+					if err := r.store(&r.post, false, deriver, d, it, opts.FirstChain); err != nil {
+						r.stop(err)
+						return
 					}
 				}
-				kept++
+				r.kept++
 			}
 		} else if opts.SaveWarmup && (it-1)%opts.Thin == 0 {
-			if err := store(&warm, true, ch, it); err != nil {
-				return err
+			if err := r.store(&r.warm, true, deriver, d, it, opts.FirstChain); err != nil {
+				r.stop(err)
+				return
 			}
 		}
 		if opts.Progress != nil && (it%opts.ProgressEvery == 0 || it == opts.Iters) {
-			opts.Progress(c, it)
+			opts.Progress(r.c, it)
 		}
 	}
-	return nil
 }
+
+func (r *chainRun) stop(err error) { r.stopped, r.err = true, err }
 
 // Draws holds the draws of one chain: Theta[t] is a row of parameters and
 // derived quantities, Stats[t] the sampler's statistics, Iters[t] the 1-based
@@ -324,44 +470,59 @@ type Draws struct {
 	Stats [][]float64
 	Iters []int
 
-	slab, sslab []float64 // unused rest of the current slabs
+	slab, sslab []float64
 	width, nst  int
-	left        int // rows still expected
 }
 
-// alloc prepares w for at most n rows. The rows live in slabs allocated as
-// the draws come (the first small, each next one twice as large), so that a
-// run stopped early holds only what it drew and a long run does not reserve
-// its whole trace before the first step.
 func (w *Draws) alloc(n, width, nstat int) {
-	w.width, w.nst, w.left = width, nstat, n
-	c := min(n, firstSlabRows)
-	w.Theta = make([][]float64, 0, c)
-	w.Stats = make([][]float64, 0, c)
-	w.Iters = make([]int, 0, c)
+	w.slab = make([]float64, n*width)
+	w.sslab = make([]float64, n*nstat)
+	w.Theta = make([][]float64, 0, n)
+	w.Stats = make([][]float64, 0, n)
+	w.Iters = make([]int, 0, n)
+	w.width, w.nst = width, nstat
 }
-
-// firstSlabRows is the number of rows of a chain's first slab.
-const firstSlabRows = 256
 
 func (w *Draws) add(ch Chain, deriver Deriver, d, it int) {
-	if len(w.slab) < w.width || len(w.sslab) < w.nst {
-		rows := min(max(w.left, 1), max(firstSlabRows, len(w.Theta)))
-		w.slab = make([]float64, rows*w.width)
-		w.sslab = make([]float64, rows*w.nst)
+	k := len(w.Theta)
+	if (k+1)*w.width > len(w.slab) || (k+1)*w.nst > len(w.sslab) {
+		w.grow(max(2*k, 16))
 	}
-	row := w.slab[:w.width:w.width]
-	w.slab = w.slab[w.width:]
+	row := w.slab[k*w.width : (k+1)*w.width : (k+1)*w.width]
 	pos := ch.Position()
 	copy(row, pos)
 	if deriver != nil {
 		deriver.Derive(pos, row[d:])
 	}
-	srow := w.sslab[:w.nst:w.nst]
-	w.sslab = w.sslab[w.nst:]
+	srow := w.sslab[k*w.nst : (k+1)*w.nst : (k+1)*w.nst]
 	ch.Stats(srow)
 	w.Theta = append(w.Theta, row)
 	w.Stats = append(w.Stats, srow)
 	w.Iters = append(w.Iters, it)
-	w.left--
+}
+
+// grow reallocates room for n rows, keeping the rows so far.
+func (w *Draws) grow(n int) {
+	theta, stats, iters := w.Theta, w.Stats, w.Iters
+	w.alloc(n, w.width, w.nst)
+	for k := range theta {
+		row := w.slab[k*w.width : (k+1)*w.width : (k+1)*w.width]
+		copy(row, theta[k])
+		srow := w.sslab[k*w.nst : (k+1)*w.nst : (k+1)*w.nst]
+		copy(srow, stats[k])
+		w.Theta = append(w.Theta, row)
+		w.Stats = append(w.Stats, srow)
+	}
+	w.Iters = append(w.Iters, iters...)
+}
+
+// halve keeps the draws 0, 2, 4, … (thinning doubled).
+func (w *Draws) halve() {
+	n := (len(w.Theta) + 1) / 2
+	for i := 1; i < n; i++ {
+		copy(w.Theta[i], w.Theta[2*i])
+		copy(w.Stats[i], w.Stats[2*i])
+		w.Iters[i] = w.Iters[2*i]
+	}
+	w.Theta, w.Stats, w.Iters = w.Theta[:n], w.Stats[:n], w.Iters[:n]
 }

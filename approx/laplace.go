@@ -62,21 +62,7 @@ func LaplaceAt(m langevin.Model, mode []float64) (*LaplaceApprox, error) {
 	}
 	h := make([]float64, d*d)
 	Hessian(m, mode, h)
-	prec := mat.NewSymDense(d, nil)
-	for i := 0; i < d; i++ {
-		for j := i; j < d; j++ {
-			prec.SetSym(i, j, -(h[i*d+j]+h[j*d+i])/2)
-		}
-	}
-	var chol mat.Cholesky
-	if !chol.Factorize(prec) {
-		return nil, fmt.Errorf("approx: Laplace: the negative Hessian at the mode is not positive definite")
-	}
-	cov := mat.NewSymDense(d, nil)
-	if err := chol.InverseTo(cov); err != nil {
-		return nil, fmt.Errorf("approx: Laplace: %v", err)
-	}
-	return &LaplaceApprox{Mean: append([]float64(nil), mode...), Prec: prec, Cov: cov}, nil
+	return laplaceFromHessian(mode, h)
 }
 
 // Sampler returns a sampler whose chains draw independently from the

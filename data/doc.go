@@ -1,5 +1,6 @@
 // Package data provides data sets for the langevin stochastic-gradient
-// samplers: readers for delimited text (CSV and friends) and LIBSVM files,
+// samplers: readers for delimited text (CSV and friends), LIBSVM and Parquet
+// files ([ReadParquet], streamed a block at a time by [OpenParquet]),
 // standardisation, seeded train/validation/test splits, an embedded copy of
 // the Statlog Australian credit data and a synthetic bivariate-normal
 // generator.

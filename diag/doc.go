@@ -13,8 +13,19 @@
 // # Draws
 //
 // The draws of one scalar quantity are given as chains [][]float64, one
-// slice per chain, all of the same length; functions panic if the lengths
-// differ. Warm-up draws must already be removed.
+// slice per chain, all of the same length. Warm-up draws must already be
+// removed.
+//
+// Chains of different lengths — chains that diverged at different
+// iterations keep different numbers of draws — are cut to the shortest: every
+// function uses the first n draws of each chain, n the shortest length, and
+// Summarize records the lengths (Summary.ChainLengths) so that Table.Format
+// prints a warning. The diagnostics are defined on an iterations × chains
+// array, as posterior's draws_array, whose summarise_draws stops with an
+// error on such input (its conversion to a draws_array cannot bind chains of
+// different lengths); we truncate instead, with the warning, so that the
+// draws a diverged run keeps can still be summarised. No function panics on
+// ragged chains.
 //
 // Most diagnostics split every chain into its first and second half (the
 // middle draw of an odd-length chain is dropped) so that trends within a

@@ -44,8 +44,9 @@ func grow[T any](buf []T, n int) []T {
 	return buf[:n]
 }
 
-// checkChains returns the number of draws per chain and the number of chains.
-// It panics if the chains have different lengths.
+// checkChains returns the number of draws per chain and the number of
+// chains. Chains of different lengths are cut to the shortest: n is the
+// shortest length.
 func checkChains(chains [][]float64) (n, m int) {
 	m = len(chains)
 	if m == 0 {
@@ -53,15 +54,13 @@ func checkChains(chains [][]float64) (n, m int) {
 	}
 	n = len(chains[0])
 	for _, c := range chains[1:] {
-		if len(c) != n {
-			panic("diag: chains have different lengths")
-		}
+		n = min(n, len(c))
 	}
 	return n, m
 }
 
-// load copies the chains into ws.draws and returns them as a matrix. ok is
-// false if there are no draws.
+// load copies the first n draws of each chain (n the shortest length) into
+// ws.draws and returns them as a matrix. ok is false if there are no draws.
 func (ws *workspace) load(chains [][]float64) (x matrix, ok bool) {
 	n, m := checkChains(chains)
 	if n == 0 || m == 0 {
@@ -69,7 +68,7 @@ func (ws *workspace) load(chains [][]float64) (x matrix, ok bool) {
 	}
 	ws.draws = grow(ws.draws, n*m)
 	for j, c := range chains {
-		copy(ws.draws[j*n:], c)
+		copy(ws.draws[j*n:], c[:n])
 	}
 	return matrix{data: ws.draws, n: n, m: m}, true
 }

@@ -2,6 +2,7 @@ package diag
 
 import (
 	"encoding/csv"
+	"fmt"
 	"io"
 	"math"
 	"strconv"
@@ -23,6 +24,12 @@ type Summary struct {
 	ESSBulk  float64 // see ESSBulk
 	ESSTail  float64 // see ESSTail
 	RHat     float64 // see RHat
+
+	// ChainLengths is nil if the chains have equal lengths. Otherwise it
+	// holds each chain's number of draws, and every statistic above uses the
+	// first min(ChainLengths) draws of each chain (see the package
+	// documentation, "Draws").
+	ChainLengths []int
 }
 
 // Table is a list of parameter summaries.
@@ -30,8 +37,9 @@ type Table []Summary
 
 // Summarize returns the summaries of the parameters in params: params[j]
 // holds the chains of parameter j, params[j][chain][draw], and names[j] is
-// its name. Summarize panics if len(names) != len(params) or if the chains
-// of a parameter have different lengths.
+// its name. Chains of different lengths are cut to the shortest, and the
+// summary records their lengths in ChainLengths (Format then prints a
+// warning). Summarize panics if len(names) != len(params).
 func Summarize(names []string, params [][][]float64) Table {
 	if len(names) != len(params) {
 		panic("diag: number of names and parameters differ")
@@ -49,6 +57,15 @@ func (ws *workspace) summarize(name string, chains [][]float64) Summary {
 	s := Summary{Name: name,
 		Mean: nan, SD: nan, MCSEMean: nan, Q5: nan, Q50: nan, Q95: nan,
 		ESSBulk: nan, ESSTail: nan, RHat: nan,
+	}
+	for _, c := range chains {
+		if len(c) != len(chains[0]) {
+			s.ChainLengths = make([]int, len(chains))
+			for k, c := range chains {
+				s.ChainLengths[k] = len(c)
+			}
+			break
+		}
 	}
 	x, ok := ws.load(chains)
 	if !ok {
@@ -74,7 +91,9 @@ func (ws *workspace) summarize(name string, chains [][]float64) Summary {
 // mean, sd, mcse (of the mean), q5, q50, q95, ess_bulk, ess_tail and rhat,
 // like the print method of posterior's summarise_draws. Location and scale
 // statistics are shown to three significant digits, effective sample sizes
-// rounded to integers and R̂ to three decimals. NaN is printed as NA.
+// rounded to integers and R̂ to three decimals. NaN is printed as NA. If the
+// chains had different lengths (Summary.ChainLengths), a warning line after
+// the table names the lengths and the number of draws per chain used.
 func (t Table) Format(w io.Writer) error {
 	header := []string{"variable", "mean", "sd", "mcse", "q5", "q50", "q95", "ess_bulk", "ess_tail", "rhat"}
 	rows := make([][]string, 0, len(t)+1)
@@ -112,7 +131,31 @@ func (t Table) Format(w io.Writer) error {
 			return err
 		}
 	}
+	if msg := t.raggedWarning(); msg != "" {
+		if _, err := io.WriteString(w, msg+"\n"); err != nil {
+			return err
+		}
+	}
 	return nil
+}
+
+// raggedWarning returns the warning about chains of different lengths, or
+// "" if every summary's chains had equal lengths.
+func (t Table) raggedWarning() string {
+	for _, s := range t {
+		if s.ChainLengths == nil {
+			continue
+		}
+		n := s.ChainLengths[0]
+		lens := make([]string, len(s.ChainLengths))
+		for k, l := range s.ChainLengths {
+			lens[k] = strconv.Itoa(l)
+			n = min(n, l)
+		}
+		return fmt.Sprintf("warning: the chains have different numbers of draws (%s): every statistic uses the first %d draws of each chain",
+			strings.Join(lens, ", "), n)
+	}
+	return ""
 }
 
 // String returns t formatted by Format.

@@ -94,18 +94,6 @@ func (d *design) testRows(who string, X *mat.Dense) (x []float64, n int) {
 	return x, n
 }
 
-// checkDraws panics unless every draw has at least dim entries.
-func checkDraws(who string, draws [][]float64, dim int) {
-	if len(draws) == 0 {
-		panic(fmt.Sprintf("model: %s: no draws", who))
-	}
-	for s, th := range draws {
-		if len(th) < dim {
-			panic(fmt.Sprintf("model: %s: draw %d has %d values, model has %d parameters", who, s+1, len(th), dim))
-		}
-	}
-}
-
 // dstLen returns dst, or a new slice of length n when dst is nil; it panics
 // when a non-nil dst has the wrong length.
 func dstLen(who string, dst []float64, n int) []float64 {
@@ -123,37 +111,6 @@ func checkTheta(who string, theta []float64, dim int) {
 	if len(theta) < dim {
 		panic(fmt.Sprintf("model: %s: len(theta) = %d, model has %d parameters", who, len(theta), dim))
 	}
-}
-
-// logMeanExp accumulates log((1/S) Σₛ exp(vₛ)) one term at a time without
-// overflow: it keeps the running maximum m and Σₛ exp(vₛ − m).
-type logMeanExp struct {
-	max, sum float64
-	n        int
-}
-
-func (a *logMeanExp) add(v float64) {
-	a.n++
-	switch {
-	case a.n == 1 || v > a.max:
-		if a.n == 1 || math.IsInf(a.max, -1) {
-			a.sum = 1
-		} else {
-			a.sum = a.sum*math.Exp(a.max-v) + 1
-		}
-		a.max = v
-	case math.IsInf(v, -1):
-		// exp(−∞) = 0 adds nothing.
-	default:
-		a.sum += math.Exp(v - a.max)
-	}
-}
-
-func (a *logMeanExp) value() float64 {
-	if math.IsInf(a.max, -1) {
-		return a.max
-	}
-	return a.max + math.Log(a.sum) - math.Log(float64(a.n))
 }
 
 // log2Pi is log(2π).

@@ -252,49 +252,14 @@ func (m *Linear) Predict(theta []float64, X *mat.Dense, dst []float64) []float64
 	return dst
 }
 
-// PredictMean writes the posterior predictive means (1/S) Σₛ xᵢᵀβₛ of the
-// rows of X over the S draws into dst (allocated when nil) and returns it.
-func (m *Linear) PredictMean(draws [][]float64, X *mat.Dense, dst []float64) []float64 {
-	checkDraws("linear PredictMean", draws, m.Dim())
-	x, n := m.testRows("linear PredictMean", X)
-	dst = dstLen("linear PredictMean", dst, n)
-	for i := range dst {
-		xi := x[i*m.p : (i+1)*m.p]
-		var s float64
-		for _, th := range draws {
-			s += m.linpred(th, xi)
-		}
-		dst[i] = s / float64(len(draws))
-	}
-	return dst
+// RegressionMean writes the regression means xᵢᵀβ of the rows of X at θ into
+// dst (one per row): with NoiseVar, the Linear model is a predict.Regressor.
+func (m *Linear) RegressionMean(theta []float64, X *mat.Dense, dst []float64) {
+	m.Predict(theta, X, dst)
 }
 
-// LogPredictiveDensity returns the mean log posterior predictive density of
-// the test responses y at the rows of X, estimated from S draws,
-//
-//	(1/n) Σᵢ log( (1/S) Σₛ N(yᵢ; xᵢᵀβₛ, exp γₛ) ),
-//
-// with the inner mean computed by log-sum-exp.
-func (m *Linear) LogPredictiveDensity(draws [][]float64, X *mat.Dense, y []float64) float64 {
-	checkDraws("linear LogPredictiveDensity", draws, m.Dim())
-	x, n := m.testRows("linear LogPredictiveDensity", X)
-	if len(y) != n {
-		panic(fmt.Sprintf("model: linear LogPredictiveDensity: %d responses for %d rows", len(y), n))
-	}
-	d := m.coef()
-	var total float64
-	for i := 0; i < n; i++ {
-		xi := x[i*m.p : (i+1)*m.p]
-		var acc logMeanExp
-		for _, th := range draws {
-			r := y[i] - m.linpred(th, xi)
-			g := th[d]
-			acc.add(-0.5*(log2Pi+g) - 0.5*r*r*math.Exp(-g))
-		}
-		total += acc.value()
-	}
-	return total / float64(n)
-}
+// NoiseVar returns the observation noise variance σ² = exp γ at θ = (β, γ).
+func (m *Linear) NoiseVar(theta []float64) float64 { return math.Exp(theta[m.coef()]) }
 
 // designMatrix returns the n×d design matrix, with the column of ones of
 // the intercept first.

@@ -403,26 +403,17 @@ func TestLinearPredictive(t *testing.T) {
 		post.Rand(draws[s], rng)
 		draws[s][m.Dim()] = 123
 	}
-	Xt, yt, _ := regData(20, 7, 3)
-	pm := m.PredictMean(draws, Xt, nil)
-	var lpd float64
-	for i := 0; i < 7; i++ {
-		var mean, dens float64
-		for _, w := range draws {
-			z := w[0] + w[1]*Xt.At(i, 0) + w[2]*Xt.At(i, 1) + w[3]*Xt.At(i, 2)
-			mean += z
-			s2 := math.Exp(w[4])
-			dens += math.Exp(-0.5*(yt[i]-z)*(yt[i]-z)/s2) / math.Sqrt(2*math.Pi*s2)
-		}
-		mean /= float64(len(draws))
-		if math.Abs(pm[i]-mean) > 1e-12 {
-			t.Errorf("PredictMean[%d] = %v, want %v", i, pm[i], mean)
-		}
-		lpd += math.Log(dens / float64(len(draws)))
+	Xt, _, _ := regData(20, 7, 3)
+	if got, want := m.NoiseVar(draws[0]), math.Exp(draws[0][4]); got != want {
+		t.Errorf("NoiseVar = %v, want %v", got, want)
 	}
-	lpd /= 7
-	if got := m.LogPredictiveDensity(draws, Xt, yt); math.Abs(got-lpd) > 1e-12 {
-		t.Errorf("LogPredictiveDensity = %v, want %v", got, lpd)
+	rm := make([]float64, 7)
+	m.RegressionMean(draws[1], Xt, rm)
+	for i := range rm {
+		w := draws[1]
+		if z := w[0] + w[1]*Xt.At(i, 0) + w[2]*Xt.At(i, 1) + w[3]*Xt.At(i, 2); math.Abs(rm[i]-z) > 1e-12 {
+			t.Errorf("RegressionMean[%d] = %v, want %v", i, rm[i], z)
+		}
 	}
 	p := m.Predict(draws[0], Xt, make([]float64, 7))
 	for i := range p {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"sync"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -87,6 +88,9 @@ type Logistic struct {
 	s      []float64 // labels as ±1
 	scale  float64   // σ₀
 	priorC float64   // −(d/2) log 2π − d log σ₀
+
+	rows Rows       // the data when read from Rows (NewLogisticRows); x, xt, s unused
+	pool *sync.Pool // scratch *rowsScratch for rows
 }
 
 // NewLogistic returns the logistic regression of the labels y on the columns
@@ -170,6 +174,9 @@ func (m *Logistic) LogPrior(theta, grad []float64) float64 {
 // per observation, and a rounding error (≈ 1e-16 relative per factor) no
 // larger than that of summing the logarithms.
 func (m *Logistic) LogLik(theta []float64, batch []int, grad []float64) float64 {
+	if m.rows != nil {
+		return m.logLikRows(theta, batch, grad)
+	}
 	if batch == nil {
 		return m.logLikAll(theta, grad)
 	}
@@ -322,70 +329,6 @@ func (m *Logistic) Predict(theta []float64, X *mat.Dense, dst []float64) []float
 		dst[i] = sigmoid(m.linpred(theta, x[i*m.p:(i+1)*m.p]))
 	}
 	return dst
-}
-
-// PredictMean writes the posterior predictive probabilities
-// (1/S) Σₛ σ(xᵢᵀβₛ) of the rows of X over the S draws into dst (allocated
-// when nil) and returns it.
-func (m *Logistic) PredictMean(draws [][]float64, X *mat.Dense, dst []float64) []float64 {
-	checkDraws("logistic PredictMean", draws, m.Dim())
-	x, n := m.testRows("logistic PredictMean", X)
-	dst = dstLen("logistic PredictMean", dst, n)
-	for i := range dst {
-		xi := x[i*m.p : (i+1)*m.p]
-		var s float64
-		for _, th := range draws {
-			s += sigmoid(m.linpred(th, xi))
-		}
-		dst[i] = s / float64(len(draws))
-	}
-	return dst
-}
-
-// LogPredictiveDensity returns the mean log posterior predictive probability
-// of the test labels y at the rows of X, estimated from S draws,
-//
-//	(1/n) Σᵢ log( (1/S) Σₛ σ(sᵢ xᵢᵀβₛ) ),
-//
-// with the inner mean computed by log-sum-exp. Each label must be 0, 1 or −1
-// (1 is the positive class); any other label panics with a *LabelError, so
-// check user data with CheckLabels first.
-func (m *Logistic) LogPredictiveDensity(draws [][]float64, X *mat.Dense, y []float64) float64 {
-	checkDraws("logistic LogPredictiveDensity", draws, m.Dim())
-	x, n := m.testRows("logistic LogPredictiveDensity", X)
-	if len(y) != n {
-		panic(fmt.Sprintf("model: logistic LogPredictiveDensity: %d labels for %d rows", len(y), n))
-	}
-	var total float64
-	for i := 0; i < n; i++ {
-		if v := y[i]; v != 0 && v != 1 && v != -1 {
-			panic(&LabelError{Row: i + 1, Value: v})
-		}
-		s := sign(y[i])
-		xi := x[i*m.p : (i+1)*m.p]
-		var acc logMeanExp
-		for _, th := range draws {
-			acc.add(logSigmoid(s * m.linpred(th, xi)))
-		}
-		total += acc.value()
-	}
-	return total / float64(n)
-}
-
-// Accuracy returns the fraction of the probabilities p (of the label 1) that
-// classify the labels y correctly at threshold ½: pᵢ ≥ ½ predicts 1, pᵢ < ½
-// predicts 0 or −1. Labels other than 1 count as the negative class.
-func Accuracy(p, y []float64) float64 {
-	if len(p) != len(y) {
-		panic(fmt.Sprintf("model: Accuracy: %d probabilities for %d labels", len(p), len(y)))
-	}
-	var k int
-	for i, v := range p {
-		if (v >= 0.5) == (y[i] == 1) {
-			k++
-		}
-	}
-	return float64(k) / float64(len(p))
 }
 
 // NumClasses returns 2: logistic regression is a binary classifier.

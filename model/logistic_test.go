@@ -151,7 +151,7 @@ func TestLogisticPredict(t *testing.T) {
 	t.Parallel()
 	X, _, labels := regData(33, 100, 3)
 	m := mustLogistic(t, X, labels, model.LogisticOptions{})
-	Xt, _, yt := regData(34, 9, 3)
+	Xt, _, _ := regData(34, 9, 3)
 	rng := rand.New(rand.NewPCG(3, 4))
 	draws := make([][]float64, 40)
 	for s := range draws {
@@ -164,55 +164,15 @@ func TestLogisticPredict(t *testing.T) {
 		return 1 / (1 + math.Exp(-z))
 	}
 	p := m.Predict(draws[0], Xt, nil)
-	pm := m.PredictMean(draws, Xt, make([]float64, 9))
-	var lpd float64
+	cp := mat.NewDense(9, 2, nil)
+	m.ClassProbs(draws[1], Xt, cp)
 	for i := 0; i < 9; i++ {
 		if want := sig(draws[0], i); math.Abs(p[i]-want) > 1e-14 {
 			t.Errorf("Predict[%d] = %v, want %v", i, p[i], want)
 		}
-		var mean, lik float64
-		for _, w := range draws {
-			q := sig(w, i)
-			mean += q
-			if yt[i] == 1 {
-				lik += q
-			} else {
-				lik += 1 - q
-			}
+		if want := sig(draws[1], i); math.Abs(cp.At(i, 1)-want) > 1e-14 || math.Abs(cp.At(i, 0)-(1-want)) > 1e-14 {
+			t.Errorf("ClassProbs row %d = %v, want (%v, %v)", i, cp.RawRowView(i), 1-want, want)
 		}
-		mean /= float64(len(draws))
-		if math.Abs(pm[i]-mean) > 1e-14 {
-			t.Errorf("PredictMean[%d] = %v, want %v", i, pm[i], mean)
-		}
-		lpd += math.Log(lik / float64(len(draws)))
-	}
-	lpd /= 9
-	if got := m.LogPredictiveDensity(draws, Xt, yt); math.Abs(got-lpd) > 1e-12 {
-		t.Errorf("LogPredictiveDensity = %v, want %v", got, lpd)
-	}
-	if got := m.LogPredictiveDensity(draws, Xt, pm1(yt)); math.Abs(got-lpd) > 1e-12 {
-		t.Errorf("LogPredictiveDensity with ±1 labels = %v, want %v", got, lpd)
-	}
-	// Stable for confident wrong predictions: log σ(−1000) = −1000.
-	one := mat.NewDense(1, 1, []float64{1})
-	mo := mustLogistic(t, one, []float64{1}, model.LogisticOptions{NoIntercept: true})
-	if got := mo.LogPredictiveDensity([][]float64{{-1000}, {-1001}}, one, []float64{1}); math.Abs(got-(-1000+math.Log((1+math.Exp(-1))/2))) > 1e-9 {
-		t.Errorf("extreme log predictive density %v", got)
-	}
-	func() {
-		defer func() {
-			var le *model.LabelError
-			if r := recover(); r == nil {
-				t.Error("no panic on label 3")
-			} else if err, ok := r.(error); !ok || !errors.As(err, &le) || le.Row != 2 {
-				t.Errorf("panic %v, want a *LabelError at row 2", r)
-			}
-		}()
-		m.LogPredictiveDensity(draws, Xt.Slice(0, 2, 0, 3).(*mat.Dense), []float64{1, 3})
-	}()
-
-	if got := model.Accuracy([]float64{0.9, 0.2, 0.5, 0.4}, []float64{1, 0, -1, -1}); got != 0.75 {
-		t.Errorf("Accuracy = %v, want 0.75", got)
 	}
 }
 

@@ -331,107 +331,44 @@ func (m *Softmax) SamplePrior(dst []float64, rng *rand.Rand) {
 // Proba writes the class probabilities πₖ(xᵢ) at θ of the n rows of X into
 // dst (n×K row-major, allocated when nil) and returns it.
 func (m *Softmax) Proba(theta []float64, X *mat.Dense, dst []float64) []float64 {
-	return m.ProbaMean([][]float64{theta}, X, dst)
-}
-
-// ProbaMean writes the posterior predictive class probabilities
-// (1/S) Σₛ πₖ(xᵢ; θₛ) of the rows of X over the S draws into dst (n×K
-// row-major, allocated when nil) and returns it.
-func (m *Softmax) ProbaMean(draws [][]float64, X *mat.Dense, dst []float64) []float64 {
-	checkDraws("softmax ProbaMean", draws, m.Dim())
-	x, n := m.testRows("softmax ProbaMean", X)
-	dst = dstLen("softmax ProbaMean", dst, n*m.k)
-	clear(dst)
+	checkTheta("softmax Proba", theta, m.Dim())
+	x, n := m.testRows("softmax Proba", X)
+	dst = dstLen("softmax Proba", dst, n*m.k)
 	z := make([]float64, m.k)
-	w := 1 / float64(len(draws))
 	for i := 0; i < n; i++ {
-		xi := x[i*m.p : (i+1)*m.p]
 		out := dst[i*m.k : (i+1)*m.k]
-		for _, th := range draws {
-			zmax := m.logits(th, xi, z)
-			var s float64
-			for k, v := range z {
-				z[k] = math.Exp(v - zmax)
-				s += z[k]
-			}
-			for k, e := range z {
-				out[k] += w * e / s
-			}
+		zmax := m.logits(theta, x[i*m.p:(i+1)*m.p], z)
+		var s float64
+		for k, v := range z {
+			z[k] = math.Exp(v - zmax)
+			s += z[k]
+		}
+		for k, e := range z {
+			out[k] = e / s
 		}
 	}
 	return dst
 }
 
-// PredictMean writes the most probable class label under the posterior
-// predictive, argmaxₖ (1/S) Σₛ πₖ(xᵢ; θₛ), of each row of X into dst
-// (allocated when nil) and returns it; compare with the labels by
-// ClassAccuracy.
-func (m *Softmax) PredictMean(draws [][]float64, X *mat.Dense, dst []float64) []float64 {
-	prob := m.ProbaMean(draws, X, nil)
-	n := len(prob) / m.k
-	dst = dstLen("softmax PredictMean", dst, n)
-	for i := range dst {
-		row := prob[i*m.k : (i+1)*m.k]
-		best := 0
-		for k, v := range row {
-			if v > row[best] {
-				best = k
-			}
-		}
-		dst[i] = float64(best)
-	}
-	return dst
-}
+// NumClasses returns K.
+func (m *Softmax) NumClasses() int { return m.k }
 
-// LogPredictiveDensity returns the mean log posterior predictive probability
-// of the test labels y at the rows of X, estimated from S draws,
-//
-//	(1/n) Σᵢ log( (1/S) Σₛ π_yᵢ(xᵢ; θₛ) ),
-//
-// with the inner mean computed by log-sum-exp. With one draw (the MAP) it is
-// minus the mean cross-entropy (log loss). Labels outside 0…K−1 panic with a
-// *ClassLabelError, so check user data with CheckClassLabels first.
-func (m *Softmax) LogPredictiveDensity(draws [][]float64, X *mat.Dense, y []float64) float64 {
-	checkDraws("softmax LogPredictiveDensity", draws, m.Dim())
-	x, n := m.testRows("softmax LogPredictiveDensity", X)
-	if len(y) != n {
-		panic(fmt.Sprintf("model: softmax LogPredictiveDensity: %d labels for %d rows", len(y), n))
+// ClassProbs writes πₖ(xᵢ) at θ for the rows of X into row i, column k of
+// dst (n×K); with the predict package it gives the posterior predictive.
+func (m *Softmax) ClassProbs(theta []float64, X *mat.Dense, dst *mat.Dense) {
+	n, _ := X.Dims()
+	if r, c := dst.Dims(); r != n || c != m.k {
+		panic(fmt.Sprintf("model: softmax ClassProbs: dst is %d×%d, want %d×%d", r, c, n, m.k))
 	}
-	z := make([]float64, m.k)
-	var total float64
+	raw := dst.RawMatrix()
+	if raw.Stride == m.k {
+		m.Proba(theta, X, raw.Data[:n*m.k])
+		return
+	}
+	p := m.Proba(theta, X, nil)
 	for i := 0; i < n; i++ {
-		v := y[i]
-		if v < 0 || v != math.Trunc(v) || v >= float64(m.k) {
-			panic(&ClassLabelError{Row: i + 1, Value: v, Classes: m.k})
-		}
-		c := int(v)
-		xi := x[i*m.p : (i+1)*m.p]
-		var acc logMeanExp
-		for _, th := range draws {
-			zmax := m.logits(th, xi, z)
-			var s float64
-			for _, zk := range z {
-				s += math.Exp(zk - zmax)
-			}
-			acc.add(z[c] - zmax - math.Log(s))
-		}
-		total += acc.value()
+		copy(dst.RawRowView(i), p[i*m.k:(i+1)*m.k])
 	}
-	return total / float64(n)
-}
-
-// ClassAccuracy returns the fraction of predicted labels equal to the labels y.
-func ClassAccuracy(pred, y []float64) float64 {
-	if len(pred) != len(y) {
-		panic(fmt.Sprintf("model: ClassAccuracy: %d predictions for %d labels", len(pred), len(y)))
-	}
-	var k int
-	for i, v := range pred {
-		if v == y[i] {
-			k++
-		}
-	}
-	return float64(k) / float64(len(pred))
 }
 
 // FlatDim returns the dimension p+1 (p without intercepts) of the class-shift

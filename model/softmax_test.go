@@ -116,7 +116,7 @@ func TestSoftmaxPredict(t *testing.T) {
 		draws[s] = make([]float64, m.Dim())
 		m.SamplePrior(draws[s], rng)
 	}
-	p := m.ProbaMean(draws, X, nil)
+	p := m.Proba(draws[0], X, nil)
 	for i := 0; i < 50; i++ {
 		var sum float64
 		for k := 0; k < 3; k++ {
@@ -126,27 +126,25 @@ func TestSoftmaxPredict(t *testing.T) {
 			t.Fatalf("row %d: probabilities sum to %v", i, sum)
 		}
 	}
-	// The log predictive density of one draw is the mean log-likelihood; of
-	// several, the mean log of the mean probability.
-	if got, want := m.LogPredictiveDensity(draws[:1], X, c), m.LogLik(draws[0], nil, nil)/50; math.Abs(got-want) > 1e-12 {
-		t.Errorf("log predictive density %v, mean log-likelihood %v", got, want)
-	}
-	var lpd float64
+	// The log-likelihood is the sum of the log probabilities of the labels.
+	var ll float64
 	for i := 0; i < 50; i++ {
-		lpd += math.Log(p[i*3+int(c[i])])
+		ll += math.Log(p[i*3+int(c[i])])
 	}
-	if got := m.LogPredictiveDensity(draws, X, c); math.Abs(got-lpd/50) > 1e-12 {
-		t.Errorf("log predictive density %v, from ProbaMean %v", got, lpd/50)
+	if want := m.LogLik(draws[0], nil, nil); math.Abs(ll-want) > 1e-9 {
+		t.Errorf("Σ log Proba of the labels %v, log-likelihood %v", ll, want)
 	}
-	pred := m.PredictMean(draws, X, nil)
-	for i, k := range pred {
-		row := p[i*3 : i*3+3]
-		if row[int(k)] < math.Max(row[0], math.Max(row[1], row[2])) {
-			t.Fatalf("row %d: predicted %v, probabilities %v", i, k, row)
+	if m.NumClasses() != 3 {
+		t.Errorf("NumClasses = %d, want 3", m.NumClasses())
+	}
+	cp := mat.NewDense(50, 3, nil)
+	m.ClassProbs(draws[0], X, cp)
+	for i := 0; i < 50; i++ {
+		for k := 0; k < 3; k++ {
+			if cp.At(i, k) != p[i*3+k] {
+				t.Fatalf("ClassProbs(%d, %d) = %v, Proba %v", i, k, cp.At(i, k), p[i*3+k])
+			}
 		}
-	}
-	if acc := model.ClassAccuracy(pred, c); acc < 0 || acc > 1 {
-		t.Errorf("accuracy %v", acc)
 	}
 	// Extreme logits stay finite.
 	big := make([]float64, m.Dim())

@@ -82,19 +82,12 @@ func Classify(c Classifier, draws [][]float64, X *mat.Dense, opt ClassifyOptions
 		Expected:   make([]float64, n),
 		MutualInfo: make([]float64, n),
 	}
-	var all []float64 // S×n×K when intervals are asked for
-	if opt.Level > 0 {
-		all = make([]float64, len(draws)*n*k)
-	}
 	p := mat.NewDense(n, k, nil)
-	for s, th := range draws {
+	for _, th := range draws {
 		c.ClassProbs(th, X, p)
 		res.Probs.Add(res.Probs, p)
 		for i := 0; i < n; i++ {
 			res.Expected[i] += entropy(p.RawRowView(i))
-		}
-		if all != nil {
-			copy(all[s*n*k:(s+1)*n*k], p.RawMatrix().Data)
 		}
 	}
 	S := float64(len(draws))
@@ -104,18 +97,33 @@ func Classify(c Classifier, draws [][]float64, X *mat.Dense, opt ClassifyOptions
 		res.Entropy[i] = entropy(res.Probs.RawRowView(i))
 		res.MutualInfo[i] = max(0, res.Entropy[i]-res.Expected[i])
 	}
-	if all != nil {
+	if opt.Level > 0 {
+		// A second pass over the draws, in blocks of rows, so that the
+		// S×block×K probabilities stay within BlockBudget.
 		res.Lower, res.Upper = mat.NewDense(n, k, nil), mat.NewDense(n, k, nil)
 		v := make([]float64, len(draws))
 		a := (1 - opt.Level) / 2
-		for i := 0; i < n; i++ {
-			for j := 0; j < k; j++ {
-				for s := range draws {
-					v[s] = all[s*n*k+i*k+j]
+		_, cols := X.Dims()
+		block := BlockRows(len(draws), k, n)
+		all := make([]float64, len(draws)*block*k)
+		for lo := 0; lo < n; lo += block {
+			hi := min(n, lo+block)
+			nb := hi - lo
+			Xb := X.Slice(lo, hi, 0, cols).(*mat.Dense)
+			pb := mat.NewDense(nb, k, nil)
+			for s, th := range draws {
+				c.ClassProbs(th, Xb, pb)
+				copy(all[s*nb*k:(s+1)*nb*k], pb.RawMatrix().Data)
+			}
+			for i := 0; i < nb; i++ {
+				for j := 0; j < k; j++ {
+					for s := range draws {
+						v[s] = all[s*nb*k+i*k+j]
+					}
+					sort.Float64s(v)
+					res.Lower.Set(lo+i, j, quantile(v, a))
+					res.Upper.Set(lo+i, j, quantile(v, 1-a))
 				}
-				sort.Float64s(v)
-				res.Lower.Set(i, j, quantile(v, a))
-				res.Upper.Set(i, j, quantile(v, 1-a))
 			}
 		}
 	}
@@ -166,12 +174,10 @@ func Regress(r Regressor, draws [][]float64, X *mat.Dense, level float64) (*Regr
 	if !(level > 0 && level < 1) {
 		return nil, fmt.Errorf("predict: credible level %v: expected a number in (0, 1)", level)
 	}
-	n, _ := X.Dims()
+	n, cols := X.Dims()
 	S := len(draws)
-	f := make([]float64, S*n)
 	sd := make([]float64, S)
 	for s, th := range draws {
-		r.RegressionMean(th, X, f[s*n:(s+1)*n])
 		sd[s] = math.Sqrt(r.NoiseVar(th))
 	}
 	res := &Regression{
@@ -181,20 +187,46 @@ func Regress(r Regressor, draws [][]float64, X *mat.Dense, level float64) (*Regr
 	a := (1 - level) / 2
 	v := make([]float64, S)
 	mu := make([]float64, S)
-	for i := 0; i < n; i++ {
-		var m float64
-		for s := range draws {
-			v[s] = f[s*n+i]
-			m += v[s]
+	// Rows in blocks, so that the S×block predictions stay within
+	// BlockBudget numbers whatever S·n.
+	block := BlockRows(S, 1, n)
+	f := make([]float64, S*block)
+	for lo := 0; lo < n; lo += block {
+		hi := min(n, lo+block)
+		nb := hi - lo
+		Xb := X.Slice(lo, hi, 0, cols).(*mat.Dense)
+		for s, th := range draws {
+			r.RegressionMean(th, Xb, f[s*nb:(s+1)*nb])
 		}
-		res.Mean[i] = m / float64(S)
-		copy(mu, v)
-		sort.Float64s(v)
-		res.Lower[i], res.Upper[i] = quantile(v, a), quantile(v, 1-a)
-		res.ObsLower[i] = mixtureQuantile(mu, sd, a)
-		res.ObsUpper[i] = mixtureQuantile(mu, sd, 1-a)
+		for i := 0; i < nb; i++ {
+			var m float64
+			for s := range draws {
+				v[s] = f[s*nb+i]
+				m += v[s]
+			}
+			res.Mean[lo+i] = m / float64(S)
+			copy(mu, v)
+			sort.Float64s(v)
+			res.Lower[lo+i], res.Upper[lo+i] = quantile(v, a), quantile(v, 1-a)
+			res.ObsLower[lo+i] = mixtureQuantile(mu, sd, a)
+			res.ObsUpper[lo+i] = mixtureQuantile(mu, sd, 1-a)
+		}
 	}
 	return res, nil
+}
+
+// BlockBudget is the number of float64 values (32 MiB) that [Regress] and
+// [Classify] hold for the per-draw predictions of one block of rows: they
+// process the rows in blocks of [BlockRows], so their memory is O(n) for the
+// results plus this, independent of draws × rows.
+const BlockBudget = 1 << 22
+
+var blockBudget = BlockBudget // lowered by tests
+
+// BlockRows returns the rows per block for S draws and width values per row
+// and draw, at most n and at least 1: ⌊BlockBudget/(S·width)⌋.
+func BlockRows(S, width, n int) int {
+	return max(1, min(n, blockBudget/max(1, S*width)))
 }
 
 // mixtureQuantile returns the p-quantile of (1/S) Σₛ N(μₛ, σₛ²) by bisection

@@ -15,6 +15,8 @@ var (
 	_ predict.Classifier = (*model.MLP)(nil)
 	_ predict.Classifier = (*model.Logistic)(nil)
 	_ predict.Regressor  = (*model.MLP)(nil)
+	_ predict.Regressor  = (*model.Linear)(nil)
+	_ predict.Classifier = (*model.Softmax)(nil)
 )
 
 // table is a classifier whose draw θ = (s) gives the fixed probabilities
@@ -122,6 +124,35 @@ func TestRegress(t *testing.T) {
 	}
 	if _, err := predict.Regress(shift{}, [][]float64{{0, 1}}, X, 0); err == nil {
 		t.Error("level 0: no error")
+	}
+}
+
+// TestScoreRegression checks the RMSE and the mixture's log density against
+// a direct sum: draws (f, σ²) = (0, 1) and (2, 4) at y = 1 and y = −1.
+func TestScoreRegression(t *testing.T) {
+	t.Parallel()
+	X := mat.NewDense(2, 1, nil)
+	draws := [][]float64{{0, 1}, {2, 4}}
+	y := []float64{1, -1}
+	res, err := predict.ScoreRegression(shift{}, draws, X, y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	norm := func(y, m, v float64) float64 { return math.Exp(-(y-m)*(y-m)/(2*v)) / math.Sqrt(2*math.Pi*v) }
+	var lpd float64
+	for _, yi := range y {
+		lpd += math.Log((norm(yi, 0, 1) + norm(yi, 2, 4)) / 2)
+	}
+	lpd /= 2
+	if math.Abs(res.LPD-lpd) > 1e-12 {
+		t.Errorf("LPD %v, want %v", res.LPD, lpd)
+	}
+	// The predictive mean is 1 at both rows: errors 0 and 2.
+	if want := math.Sqrt(2); math.Abs(res.RMSE-want) > 1e-12 {
+		t.Errorf("RMSE %v, want %v", res.RMSE, want)
+	}
+	if _, err := predict.ScoreRegression(shift{}, nil, X, y); err == nil {
+		t.Error("no draws: no error")
 	}
 }
 

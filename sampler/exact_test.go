@@ -163,16 +163,18 @@ func TestExactSamplersGaussian(t *testing.T) {
 		{"MALA/d2", 2, func(w int) langevin.Sampler { a := diagM; a.Warmup = w; return sampler.MALA{Adapt: a} }, 1000, 10000, 0.45, 0.70},
 		{"MALA/d10", 10, func(w int) langevin.Sampler { a := diagM; a.Warmup = w; return sampler.MALA{Adapt: a} }, 2000, 20000, 0.45, 0.70},
 		{"MALA/d50", 50, func(w int) langevin.Sampler { a := diagM; a.Warmup = w; return sampler.MALA{Adapt: a} }, 5000, 20000, 0.45, 0.70},
-		// In two dimensions NUTS's dual averaging lands above its target (as
-		// Stan's does: the final step e^(x̄) is a geometric mean, and short
-		// trajectories' accept_stat__ is skewed); the band holds from d = 10.
+		// NUTS's dual averaging lands above its target 0.8 (as Stan's does:
+		// the final step e^(x̄) is a geometric mean of the iterates, and short
+		// trajectories' accept_stat__ is skewed), most in two dimensions; at
+		// d = 10 it is 0.905 with Stan's trajectory boundaries (0.890 with
+		// the pre-fix ones of issue 11), so the band's top is 0.93.
 		{"NUTS/d2", 2, func(w int) langevin.Sampler { return sampler.NUTS{Adapt: sampler.Adapt{Warmup: w}} }, 1000, 2000, 0.7, 0.95},
-		{"NUTS/d10", 10, func(w int) langevin.Sampler { return sampler.NUTS{Adapt: sampler.Adapt{Warmup: w}} }, 1000, 2000, 0.7, 0.9},
-		{"NUTS/d50", 50, func(w int) langevin.Sampler { return sampler.NUTS{Adapt: sampler.Adapt{Warmup: w}} }, 1000, 2000, 0.7, 0.9},
+		{"NUTS/d10", 10, func(w int) langevin.Sampler { return sampler.NUTS{Adapt: sampler.Adapt{Warmup: w}} }, 1000, 2000, 0.7, 0.93},
+		{"NUTS/d50", 50, func(w int) langevin.Sampler { return sampler.NUTS{Adapt: sampler.Adapt{Warmup: w}} }, 1000, 2000, 0.7, 0.93},
 		// Dense metric adaptation (Stan's dense_e).
 		{"RWM-dense/d10", 10, func(w int) langevin.Sampler { return sampler.RWM{Adapt: dense(w)} }, 5000, 30000, 0.15, 0.35},
 		{"MALA-dense/d10", 10, func(w int) langevin.Sampler { return sampler.MALA{Adapt: dense(w)} }, 2000, 10000, 0.45, 0.70},
-		{"NUTS-dense/d10", 10, func(w int) langevin.Sampler { return sampler.NUTS{Adapt: dense(w)} }, 1000, 2000, 0.7, 0.9},
+		{"NUTS-dense/d10", 10, func(w int) langevin.Sampler { return sampler.NUTS{Adapt: dense(w)} }, 1000, 2000, 0.7, 0.93},
 	}
 	for i, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -35,7 +35,7 @@ func ExampleNUTS() {
 	// Output:
 	// intercept  NUTS  0.003  exact  0.003 ± 0.014
 	// beta.1     NUTS  0.875  exact  0.875 ± 0.014
-	// log_sigma2 NUTS -1.662  exact -1.661 ± 0.045
+	// log_sigma2 NUTS -1.661  exact -1.661 ± 0.045
 }
 
 // MALA in the seed report's convention: its step ε is 2η, so the report's

@@ -6,3 +6,11 @@ func WithoutCorrection(s MALA) MALA {
 	s.noCorrection = true
 	return s
 }
+
+// WithInnerBoundary returns s with the pre-fix extra U-turn checks of a
+// trajectory extension, which took the inner end of the previous subtree for
+// the old trajectory's outer end: a wrong sampler the tests must catch.
+func WithInnerBoundary(s NUTS) NUTS {
+	s.innerBoundary = true
+	return s
+}

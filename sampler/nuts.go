@@ -42,6 +42,8 @@ type NUTS struct {
 	// of InvMetric). Set Adapt.Metric to MetricDense to adapt a dense one.
 	InvMetricDense *mat.SymDense
 	Adapt
+
+	innerBoundary bool // test hook: the pre-fix extra U-turn checks (the wrong sampler)
 }
 
 const maxDeltaH = 1000
@@ -72,7 +74,7 @@ func (s NUTS) NewChain(m langevin.Model, theta0 []float64, rng *rand.Rand) (lang
 		return nil, err
 	}
 	d := m.Dim()
-	c := &nutsChain{exactState: st, rng: rng, maxDepth: depth, tmp: make([]float64, d)}
+	c := &nutsChain{exactState: st, rng: rng, maxDepth: depth, tmp: make([]float64, d), inner: s.innerBoundary}
 	vec := func() []float64 { return make([]float64, d) }
 	pt := func() psPoint { return psPoint{q: vec(), p: vec(), g: vec()} }
 	c.z, c.zInit, c.zFwd, c.zBck, c.zSample, c.zPropose = pt(), pt(), pt(), pt(), pt(), pt()
@@ -127,6 +129,7 @@ type nutsChain struct {
 	rng      *rand.Rand
 	maxDepth int
 	tmp      []float64
+	inner    bool // test hook, see NUTS.innerBoundary
 
 	z, zInit, zFwd, zBck, zSample, zPropose psPoint
 
@@ -280,15 +283,25 @@ func (c *nutsChain) transition() {
 		if c.rng.Float64() > 0.5 {
 			z.copyFrom(&c.zFwd)
 			copy(c.rhoBck, c.rho)
-			copy(c.pBckFwd, c.pFwdBck)
-			copy(c.pSharpBckFwd, c.pSharpFwdBck)
+			if c.inner {
+				copy(c.pBckFwd, c.pFwdBck)
+				copy(c.pSharpBckFwd, c.pSharpFwdBck)
+			} else {
+				copy(c.pBckFwd, c.pFwdFwd)
+				copy(c.pSharpBckFwd, c.pSharpFwdFwd)
+			}
 			valid = c.buildTree(depth, &c.zPropose, c.pSharpFwdBck, c.pSharpFwdFwd, c.rhoFwd, c.pFwdBck, c.pFwdFwd, 1, &lswSubtree)
 			c.zFwd.copyFrom(z)
 		} else {
 			z.copyFrom(&c.zBck)
 			copy(c.rhoFwd, c.rho)
-			copy(c.pFwdBck, c.pBckFwd)
-			copy(c.pSharpFwdBck, c.pSharpBckFwd)
+			if c.inner {
+				copy(c.pFwdBck, c.pBckFwd)
+				copy(c.pSharpFwdBck, c.pSharpBckFwd)
+			} else {
+				copy(c.pFwdBck, c.pBckBck)
+				copy(c.pSharpFwdBck, c.pSharpBckBck)
+			}
 			valid = c.buildTree(depth, &c.zPropose, c.pSharpBckFwd, c.pSharpBckBck, c.rhoBck, c.pBckFwd, c.pBckBck, -1, &lswSubtree)
 			c.zBck.copyFrom(z)
 		}

@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/langevin-go/langevin"
 	"github.com/langevin-go/langevin/schedule"
 )
@@ -17,6 +19,11 @@ import (
 //
 // where ĝ(θ) = ∇log p(θ) + (N/|B|) Σ_{i∈B} ∇log p(zᵢ|θ). For small steps the
 // chain targets p(θ|D)^(1/τ). Welling & Teh's step ε is 2η.
+//
+// PrecondFull, when set, is a dense constant preconditioner M = LLᵀ (for
+// example the Laplace covariance H⁻¹, which makes MH ≈ I near the mode so that
+// one step suits every direction of a correlated posterior): the update is
+// θ ← θ + ηₜMĝ + √(2ηₜτ) Lξ, O(d²) per step.
 //
 // Per-draw statistics:
 //   - lp__: the minibatch estimate of log p(θ|D) at the start of the step;
@@ -31,14 +38,17 @@ import (
 //     sample variance of the per-observation gradients in the batch. It is
 //     computed every NoiseEvery steps (it costs |B| extra gradient
 //     evaluations) and holds its last value in between; NaN until first
-//     computed, 0 for full batches. Sampling takes over from optimisation when
+//     computed, 0 for full batches. With control variates sⱼ² is that of
+//     the terms ∇log p(zᵢ|θ) − ∇log p(zᵢ|θ̂) of the estimator used. With a
+//     dense preconditioner Mⱼⱼ² stands for (MCM)ⱼⱼ. Sampling takes over from optimisation when
 //     noise_inj__ exceeds noise_grad__ (Welling & Teh §4).
 //   - clipped__: number of steps whose gradient was clipped so far.
 type SGLD struct {
 	Step        schedule.Schedule
 	Batch       Minibatch
-	Temperature float64   // τ; 0 means 1
-	Precond     []float64 // diagonal of M; nil means the identity
+	Temperature float64       // τ; 0 means 1
+	Precond     []float64     // diagonal of M; nil means the identity
+	PrecondFull *mat.SymDense // dense M (overrides Precond); nil: not dense
 	Clip        Clipping
 	NoiseEvery  int // estimate noise_grad__ every NoiseEvery steps; 0: never
 
@@ -83,6 +93,28 @@ func (s SGLD) NewChain(m langevin.Model, theta0 []float64, rng *rand.Rand) (lang
 		sqrtPre[j] = math.Sqrt(pre[j])
 		preMean += pre[j] / float64(d)
 	}
+	var full, chol []float64
+	if s.PrecondFull != nil {
+		if s.PrecondFull.SymmetricDim() != d {
+			return nil, fmt.Errorf("sampler: preconditioner is %d×%d, model has %d parameters", s.PrecondFull.SymmetricDim(), s.PrecondFull.SymmetricDim(), d)
+		}
+		var ch mat.Cholesky
+		if !ch.Factorize(s.PrecondFull) {
+			return nil, fmt.Errorf("sampler: dense preconditioner is not positive definite")
+		}
+		var l mat.TriDense
+		ch.LTo(&l)
+		full, chol = make([]float64, d*d), make([]float64, d*d)
+		preMean = 0
+		for i := 0; i < d; i++ {
+			for j := 0; j < d; j++ {
+				full[i*d+j] = s.PrecondFull.At(i, j)
+				chol[i*d+j] = l.At(i, j)
+			}
+			pre[i] = full[i*d+i]
+			preMean += pre[i] / float64(d)
+		}
+	}
 	ann, err := newAnneal(tau, s.TemperatureStart, s.BurnIn)
 	if err != nil {
 		return nil, err
@@ -95,6 +127,11 @@ func (s SGLD) NewChain(m langevin.Model, theta0 []float64, rng *rand.Rand) (lang
 		gradChain: g, rng: rng, ann: ann, pre: pre, sqrtPre: sqrtPre,
 		preMean: preMean, every: s.NoiseEvery,
 		noiseGrad: math.NaN(),
+		full:      full, chol: chol,
+	}
+	if full != nil {
+		c.mg = make([]float64, d)
+		c.xi = make([]float64, d)
 	}
 	if s.NoiseEvery > 0 {
 		c.gi = make([]float64, d)
@@ -114,6 +151,8 @@ type sgldChain struct {
 	every          int
 	noiseGrad      float64
 	gi, sum, sumsq []float64
+	full, chol     []float64 // dense M and its lower Cholesky factor, row-major (nil: diagonal)
+	mg, xi         []float64
 }
 
 func (c *sgldChain) Step() error {
@@ -126,6 +165,21 @@ func (c *sgldChain) Step() error {
 	if c.exploring() {
 		c.tau, sd = 0, 0
 	}
+	if c.full != nil {
+		d := len(c.theta)
+		precondMul(c.mg, c.grad, nil, c.full)
+		for j := range c.xi {
+			c.xi[j] = c.rng.NormFloat64()
+		}
+		for i := range c.theta {
+			var lx float64
+			for j, v := range c.chol[i*d : i*d+i+1] {
+				lx += v * c.xi[j]
+			}
+			c.theta[i] += eta*c.mg[i] + sd*lx
+		}
+		return nil
+	}
 	for j, g := range c.grad {
 		c.theta[j] += eta*c.pre[j]*g + sd*c.sqrtPre[j]*c.rng.NormFloat64()
 	}
@@ -133,7 +187,8 @@ func (c *sgldChain) Step() error {
 }
 
 // estimateNoise sets noiseGrad from the per-observation gradients of the
-// current batch.
+// current batch, those of the estimator used: with control variates the
+// terms ∇log p(zᵢ|θ) − ∇log p(zᵢ|θ̂).
 func (c *sgldChain) estimateNoise(eta float64) {
 	batch := c.est.Batch()
 	if batch == nil {
@@ -143,9 +198,19 @@ func (c *sgldChain) estimateNoise(eta float64) {
 	m := c.est.Model()
 	clear(c.sum)
 	clear(c.sumsq)
+	centre := c.est.ControlVariate()
 	for i := range batch {
 		clear(c.gi)
 		m.LogLik(c.theta, batch[i:i+1], c.gi)
+		if centre != nil {
+			for j := range c.gi {
+				c.gi[j] = -c.gi[j]
+			}
+			m.LogLik(centre, batch[i:i+1], c.gi)
+			for j := range c.gi {
+				c.gi[j] = -c.gi[j]
+			}
+		}
 		for j, v := range c.gi {
 			c.sum[j] += v
 			c.sumsq[j] += v * v

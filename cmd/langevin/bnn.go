@@ -35,26 +35,7 @@ func fitMAP(ctx context.Context, m *model.MLP, s mapSettings, seed uint64, chain
 	theta := make([]float64, m.Dim())
 	rng := langevin.ChainRNG(seed, chain)
 	m.GlorotInit(theta, rng)
-	batch := min(s.batch, m.Len())
-	ch, err := sampler.Adam{Step: schedule.Constant(s.lr), Batch: sampler.Minibatch{Size: batch}}.NewChain(m, theta, rng)
-	if err != nil {
-		return nil, err
-	}
-	for it := 1; it <= s.iters; it++ {
-		if it%256 == 0 && ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		if err := ch.Step(); err != nil {
-			return nil, err
-		}
-	}
-	out := append([]float64(nil), ch.Position()...)
-	for j, v := range out {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("MAP fit diverged: %s = %v (try a smaller learning rate)", m.ParamNames()[j], v)
-		}
-	}
-	return out, nil
+	return sampler.FitAdam(ctx, m, theta, sampler.AdamFit{Iters: s.iters, Batch: s.batch, LR: s.lr}, rng)
 }
 
 // cyclicSettings describe cyclical SGLD: cycles of cycleLen updates with the

@@ -19,8 +19,10 @@ import (
 	"github.com/langevin-go/langevin/data"
 	"github.com/langevin-go/langevin/diag"
 	"github.com/langevin-go/langevin/model"
+	"github.com/langevin-go/langevin/predict"
 	"github.com/langevin-go/langevin/sampler"
 	"github.com/langevin-go/langevin/schedule"
+	"github.com/langevin-go/langevin/stancsv"
 )
 
 func init() {
@@ -149,7 +151,15 @@ func runCredit(ctx context.Context, opts creditOptions) (*creditResult, error) {
 			return res, fmt.Errorf("%s: %w", meth.Name, err)
 		}
 		mean := meth.Trace.Mean(nil)[:m.Dim()]
-		meth.Accuracy = model.Accuracy(m.Predict(mean, test.X, nil), test.Y)
+		c, err := predict.Classify(m, [][]float64{mean}, test.X, predict.ClassifyOptions{})
+		if err != nil {
+			return res, err
+		}
+		met, err := predict.Evaluate(c.Probs, test.Y, 0)
+		if err != nil {
+			return res, err
+		}
+		meth.Accuracy = met.Accuracy
 	}
 	return res, nil
 }
@@ -274,10 +284,10 @@ func cmdCredit(args []string, stdout, stderr io.Writer) error {
 	res.print(stdout)
 	if o.Out != "" {
 		for _, m := range res.Methods {
-			f := &runFlags{out: filepath.Join(o.Out, m.Name), model: "logistic", sampler: m.Name, data: "australian",
-				iters: m.BurnIn + o.Draws, burnin: m.BurnIn, thin: 1, seed: o.Seed, schedule: "const", step: 0, set: map[string]bool{},
-				batch: 10, temperature: 1, init: "map", standardize: true, intercept: true, precond: "none"}
-			files, err := writeOutput(f, m.Trace, m.Table, res.Model)
+			cfg := stancsv.Config{Model: "logistic", Method: "sample", Algorithm: m.Name,
+				NumSamples: o.Draws, NumWarmup: m.BurnIn, Thin: 1, Seed: o.Seed,
+				Extra: [][2]string{{"data", "australian"}, {"batch", "10"}, {"init", "map"}, {"standardize", "true"}, {"intercept", "true"}}}
+			files, err := writeTrace(filepath.Join(o.Out, m.Name), cfg, m.Trace, m.Table)
 			if err != nil {
 				return err
 			}

@@ -129,12 +129,11 @@ func table1Sampler(method string, m langevin.Model, V *mat.SymDense, s int) (lan
 	mb := sampler.Minibatch{Size: s, Replace: true}
 	switch method {
 	case "csgd":
-		return sampler.ConstSGD{Eta: sampler.OptimalStep(V, n, s), Batch: mb}, nil
+		return sampler.MandtConstSGD(V, n, mb), nil
 	case "csgd-diag":
-		return sampler.ConstSGD{Eta: 1, Batch: mb, Precond: sampler.OptimalDiag(V, n, s)}, nil
+		return sampler.MandtConstSGDDiag(V, n, mb), nil
 	case "csgd-full":
-		full, err := sampler.OptimalFull(V, n, s)
-		return sampler.ConstSGD{Eta: 1, Batch: mb, PrecondFull: full}, err
+		return sampler.MandtConstSGDFull(V, n, mb)
 	case "sgfs":
 		return sampler.SGFS{Batch: mb, GradCov: V, Eps: 2}, nil
 	case "sgfs-diag":
@@ -352,7 +351,10 @@ func runMandtIASG(args []string, stdout, stderr io.Writer) error {
 		exMin, exMax = math.Min(exMin, cov.At(j, j)), math.Max(exMax, cov.At(j, j))
 	}
 	T := n / s
-	iasg := sampler.IASG{Eta: 0.05 / lmax, Batch: sampler.Minibatch{Size: s}}
+	iasg, err := sampler.MandtIASG(lap.Prec, sampler.Minibatch{Size: s}, 0)
+	if err != nil {
+		return err
+	}
 	// SGLD: ε₀ such that η₀λ_max = 0.1 at t = 0.
 	eps0 := 0.2 * math.Sqrt(1000) / lmax
 	sgld := sampler.SGLD{Step: schedule.Polynomial{A: eps0 / 2, B: 1000, Gamma: 0.5}, Batch: sampler.Minibatch{Size: s}}

@@ -21,6 +21,7 @@ import (
 	"github.com/langevin-go/langevin/approx"
 	"github.com/langevin-go/langevin/data"
 	"github.com/langevin-go/langevin/model"
+	"github.com/langevin-go/langevin/predict"
 	"github.com/langevin-go/langevin/sampler"
 )
 
@@ -121,15 +122,15 @@ func runMandtHyper(args []string, stdout, stderr io.Writer) error {
 	if o.pca == 0 && o.pcaVar == 0 {
 		fmt.Fprintf(stdout, "Fashion-MNIST (%s): softmax regression, 784 pixel features in [0, 1] + intercept, 10 classes (D = 7850)\n", *dir)
 	} else {
-		w, err := fitPCAWhitener(train.X, o.pca, o.pcaVar)
+		w, err := data.FitPCAWhitener(train.X, o.pca, o.pcaVar)
 		if err != nil {
 			return inputErrorf("--pca %d, --pca-var %v: %v", o.pca, o.pcaVar, err)
 		}
-		o.pca = w.proj.RawMatrix().Cols
-		train = &data.Dataset{X: w.transform(train.X), Y: train.Y, Source: train.Source}
-		valid = &data.Dataset{X: w.transform(valid.X), Y: valid.Y, Source: valid.Source}
+		o.pca = w.Components()
+		train = &data.Dataset{X: w.Transform(train.X), Y: train.Y, Source: train.Source}
+		valid = &data.Dataset{X: w.Transform(valid.X), Y: valid.Y, Source: valid.Source}
 		fmt.Fprintf(stdout, "Fashion-MNIST (%s): softmax regression on the first %d principal components of the training pixels, whitened\n", *dir, o.pca)
-		fmt.Fprintf(stdout, "(%.1f%% of the pixel variance), + intercept, 10 classes (D = %d)\n", 100*w.explained(o.pca), 10*(o.pca+1))
+		fmt.Fprintf(stdout, "(%.1f%% of the pixel variance), + intercept, 10 classes (D = %d)\n", 100*w.Explained(o.pca), 10*(o.pca+1))
 	}
 	fmt.Fprintf(stdout, "training rows %d, validation rows %d (seeded split of the 60,000 training images; read in %.1f s)\n\n",
 		train.Len(), valid.Len(), time.Since(start).Seconds())
@@ -212,9 +213,15 @@ func hyperExperiment(ctx context.Context, train, valid *data.Dataset, o hyperOpt
 	res := &hyperResult{grid: o.grid, times: map[string]time.Duration{}}
 	d := base.Dim()
 	score := func(theta []float64) (loss, acc float64) {
-		loss = -base.LogPredictiveDensity([][]float64{theta}, valid.X, valid.Y)
-		acc = model.ClassAccuracy(base.PredictMean([][]float64{theta}, valid.X, nil), valid.Y)
-		return loss, acc
+		c, err := predict.Classify(base, [][]float64{theta}, valid.X, predict.ClassifyOptions{})
+		if err != nil {
+			return math.NaN(), math.NaN()
+		}
+		met, err := predict.Evaluate(c.Probs, valid.Y, 0)
+		if err != nil {
+			return math.NaN(), math.NaN()
+		}
+		return met.NLL, met.Accuracy
 	}
 	// The MAP over the grid, from the largest λ down, each warm-started at
 	// the previous MAP.

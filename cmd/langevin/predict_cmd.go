@@ -1,19 +1,15 @@
 package main
 
 import (
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/langevin-go/langevin/data"
 	"github.com/langevin-go/langevin/predict"
-	"github.com/langevin-go/langevin/stancsv"
 )
 
 // cmdPredict scores the posterior predictive of a langevin run --out DIR on
@@ -21,7 +17,7 @@ import (
 // DIR/chain-*.csv, applies the training standardisation and prints the
 // metrics; --out writes one row of predictions per data row.
 func cmdPredict(args []string, stdout, _ io.Writer) error {
-	var f runFlags
+	f := runConfig{set: map[string]bool{}}
 	var samples, out string
 	var level float64
 	var bins int
@@ -34,13 +30,12 @@ func cmdPredict(args []string, stdout, _ io.Writer) error {
 	fs.IntVar(&bins, "bins", 15, "confidence bins of the expected calibration error")
 	fs.StringVar(&out, "out", "", "write per-row predictions to `FILE` (CSV)")
 	fs.Uint64Var(&f.seed, "seed", 2, "generated data: random seed (the run's default seed 1 generated its training data)")
-	fs.IntVar(&f.mlp.n, "n", 1000, "generated data: number of points")
-	fs.Float64Var(&f.mlp.noise, "noise", 0.1, "generated data: noise sd")
-	fs.IntVar(&f.mlp.k, "k", 3, "--data spirals: number of arms")
+	fs.IntVar(&f.n, "n", 1000, "generated data: number of points")
+	fs.Float64Var(&f.noise, "noise", 0.1, "generated data: noise sd")
+	fs.IntVar(&f.k, "k", 3, "--data spirals: number of arms")
 	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
 	}
-	f.set = map[string]bool{}
 	fs.Visit(func(fl *flag.Flag) { f.set[fl.Name] = true })
 	switch {
 	case samples == "":
@@ -52,20 +47,18 @@ func cmdPredict(args []string, stdout, _ io.Writer) error {
 	case bins < 1:
 		return inputErrorf("--bins %d: expected at least 1", bins)
 	}
-	var spec modelSpec
-	specPath := filepath.Join(samples, "model.json")
-	b, err := os.ReadFile(specPath)
-	if err != nil {
+	if _, err := os.Stat(filepath.Join(samples, "model.json")); err != nil {
 		return inputErrorf("--samples %s: %v (written by langevin run --out)", samples, err)
 	}
-	if err := json.Unmarshal(b, &spec); err != nil {
-		return inputErrorf("%s: %v", specPath, err)
-	}
-	draws, err := readDraws(samples, &spec)
+	r, err := readRun(samples)
 	if err != nil {
 		return err
 	}
-	f.model = spec.Model
+	mf, sc, err := readModelFile(r)
+	if err != nil {
+		return err
+	}
+	f.model = mf.Kind
 	d, test, generated, err := generatedData(&f, f.data)
 	if err != nil {
 		return err
@@ -78,21 +71,22 @@ func cmdPredict(args []string, stdout, _ io.Writer) error {
 			return err
 		}
 	}
-	if d.Dim() != len(spec.Features) {
-		return inputErrorf("--data %s: %d features, the run was trained on %d", f.data, d.Dim(), len(spec.Features))
+	if d.Dim() != len(mf.Features) {
+		return inputErrorf("--data %s: %d features, the run was trained on %d", f.data, d.Dim(), len(mf.Features))
 	}
-	if spec.Mean != nil {
-		(&data.Scaler{Mean: spec.Mean, Scale: spec.Scale}).Transform(d.X)
+	if sc != nil {
+		sc.Transform(d.X)
 	}
-	m, err := spec.rebuild(d.X, d.Y)
+	m, err := mf.Spec.Build(d.X, d.Y)
 	if err != nil {
 		return inputErrorf("--data %s: %v", f.data, err)
 	}
-	if len(draws[0]) != m.Dim() {
-		return inputErrorf("--samples %s: the chains have %d parameters, model.json describes a model with %d", samples, len(draws[0]), m.Dim())
+	draws, err := drawsOf(r, m.Dim())
+	if err != nil {
+		return err
 	}
-	fmt.Fprintf(stdout, "%s (%s) on %s: %d rows, %d draws from %s\n\n", spec.Model, spec.Data, d.Source, d.Len(), len(draws), samples)
-	if r, ok := m.(predict.Regressor); ok && spec.Likelihood == "gaussian" {
+	fmt.Fprintf(stdout, "%s (%s) on %s: %d rows, %d draws from %s\n\n", mf.Kind, mf.Data, d.Source, d.Len(), len(draws), samples)
+	if r, ok := m.(predict.Regressor); ok && !mf.Classifies() {
 		reg, err := predict.Regress(r, draws, d.X, level)
 		if err != nil {
 			return err
@@ -105,7 +99,7 @@ func cmdPredict(args []string, stdout, _ io.Writer) error {
 	}
 	c, ok := m.(predict.Classifier)
 	if !ok {
-		return inputErrorf("model %s: no class probabilities", spec.Model)
+		return inputErrorf("model %s: no class probabilities", mf.Kind)
 	}
 	res, err := predict.Classify(c, draws, d.X, predict.ClassifyOptions{Level: level})
 	if err != nil {
@@ -132,43 +126,6 @@ func cmdPredict(args []string, stdout, _ io.Writer) error {
 		return writeClassification(out, res, d.Y)
 	}
 	return nil
-}
-
-// readDraws reads the parameter columns of DIR/chain-*.csv in the order of
-// the model's parameters (derived quantities are dropped).
-func readDraws(dir string, spec *modelSpec) ([][]float64, error) {
-	files, _ := filepath.Glob(filepath.Join(dir, "chain-*.csv"))
-	if len(files) == 0 {
-		return nil, inputErrorf("--samples %s: no chain-*.csv files", dir)
-	}
-	sort.Strings(files)
-	var draws [][]float64
-	for _, path := range files {
-		cf, err := stancsv.ReadFile(path)
-		if err != nil {
-			return nil, inputError{err}
-		}
-		var cols []int
-		for j, c := range cf.Columns {
-			if len(c) < 2 || c[len(c)-2:] != "__" {
-				if c == "sigma2" {
-					continue // derived
-				}
-				cols = append(cols, j)
-			}
-		}
-		for _, row := range cf.Draws {
-			th := make([]float64, len(cols))
-			for k, j := range cols {
-				th[k] = row[j]
-			}
-			draws = append(draws, th)
-		}
-	}
-	if len(draws) == 0 {
-		return nil, inputErrorf("--samples %s: no draws", dir)
-	}
-	return draws, nil
 }
 
 func writeClassification(path string, res *predict.Classification, y []float64) error {

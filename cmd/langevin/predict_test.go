@@ -96,3 +96,30 @@ func TestPredictErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestPredictEveryModelKind: langevin predict scores the runs of every model
+// kind that langevin run --out writes (logistic and mlp above; linear and
+// softmax here), with the metrics of its kind.
+func TestPredictEveryModelKind(t *testing.T) {
+	for _, c := range []struct {
+		run  []string
+		data []string
+		want string
+	}{
+		{[]string{"--model", "linear", "--data", "gap1d", "--n", "200", "--sampler", "nuts"}, []string{"--data", "gap1d", "--n", "50"}, "RMSE"},
+		{[]string{"--model", "softmax", "--data", "spirals", "--n", "300", "--batch", "30"}, []string{"--data", "spirals", "--n", "90"}, "confusion matrix"},
+		{[]string{"--model", "logistic", "--data", "moons", "--n", "200"}, []string{"--data", "moons", "--n", "50"}, "accuracy"},
+		{[]string{"--model", "mlp", "--data", "moons", "--n", "200", "--hidden", "5", "--map-iters", "200", "--step", "1e-4"}, []string{"--data", "moons", "--n", "50"}, "accuracy"},
+	} {
+		dir := t.TempDir()
+		args := append([]string{"run", "--quiet", "--chains", "2", "--iters", "400", "--burnin", "200", "--thin", "10", "--out", dir}, c.run...)
+		if code, _, errOut := runMain(args...); code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errOut)
+		}
+		pargs := append([]string{"predict", "--samples", dir}, c.data...)
+		code, out, errOut := runMain(pargs...)
+		if code != 0 || !strings.Contains(out, c.want) {
+			t.Errorf("%v: exit %d, output lacks %q:\n%s%s", pargs, code, c.want, out, errOut)
+		}
+	}
+}

@@ -1,16 +1,11 @@
 package main
 
 import (
-	"bytes"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/langevin-go/langevin"
@@ -18,7 +13,7 @@ import (
 	"github.com/langevin-go/langevin/model"
 	"github.com/langevin-go/langevin/plot"
 	"github.com/langevin-go/langevin/report"
-	"github.com/langevin-go/langevin/stancsv"
+	"github.com/langevin-go/langevin/rundir"
 )
 
 // defaultReportDir is where langevin run --report writes when --out is not
@@ -42,10 +37,11 @@ func cmdReport(args []string, stdout, stderr io.Writer) error {
 		return inputErrorf("--params %d: expected at least 1", *maxParams)
 	}
 	dir := fs.Arg(0)
-	tr, settings, err := readRunDir(dir)
+	r, err := readRun(dir)
 	if err != nil {
 		return err
 	}
+	tr, settings := r.Trace, r.Settings
 	path := *out
 	if path == "" {
 		path = filepath.Join(dir, "report.html")
@@ -75,16 +71,12 @@ func writeReport(path, title string, tr *langevin.Trace, opt report.Options) err
 	if err != nil {
 		return err
 	}
-	var buf bytes.Buffer
-	if err := r.WriteHTML(&buf); err != nil {
-		return err
-	}
 	if dir := filepath.Dir(path); dir != "" {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return err
 		}
 	}
-	return os.WriteFile(path, buf.Bytes(), 0o644)
+	return rundir.WriteFileAtomic(path, r.WriteHTML)
 }
 
 // runReport writes f.out/report.html for langevin run --report, from the
@@ -92,9 +84,10 @@ func writeReport(path, title string, tr *langevin.Trace, opt report.Options) err
 // densities are drawn over the histograms, and for the logistic model with a
 // test set the sorted posterior predictive probabilities with their 90% band
 // (report Figure 5). GD and SGD iterates are reported as a trajectory.
-func runReport(f *runFlags, tr *langevin.Trace, m langevin.Model, test *data.Dataset) (string, error) {
-	trajectory := f.sampler == "gd" || f.sampler == "sgd"
-	opt := report.Options{Settings: runSettings(f, m), Trajectory: trajectory}
+func (j *job) runReport(dir string, tr *langevin.Trace) (string, error) {
+	c, m, test := j.c, j.m, j.test
+	trajectory := c.def.kind.optimiser
+	opt := report.Options{Settings: j.settings(), Trajectory: trajectory}
 	if lm, ok := m.(*model.Logistic); ok && test != nil && test.Len() > 0 && !trajectory {
 		sec, err := predictiveSection(lm, tr, test)
 		if err != nil {
@@ -102,7 +95,7 @@ func runReport(f *runFlags, tr *langevin.Trace, m langevin.Model, test *data.Dat
 		}
 		opt.Sections = append(opt.Sections, sec)
 	}
-	if lm, ok := m.(*model.Linear); ok && !trajectory && f.temperature == 1 {
+	if lm, ok := m.(*model.Linear); ok && !trajectory && c.temperature == 1 {
 		post := lm.Posterior()
 		opt.Reference = map[string]func(float64) float64{
 			"log_sigma2": post.LogSigma2PDF,
@@ -113,8 +106,8 @@ func runReport(f *runFlags, tr *langevin.Trace, m langevin.Model, test *data.Dat
 		}
 		opt.RefLabel = "exact posterior"
 	}
-	title := fmt.Sprintf("langevin run: %s regression, %s", f.model, describeSampler(f))
-	path := filepath.Join(f.out, "report.html")
+	title := fmt.Sprintf("langevin run: %s regression, %s", c.model, c.describe())
+	path := filepath.Join(dir, "report.html")
 	return path, writeReport(path, title, tr, opt)
 }
 
@@ -144,193 +137,4 @@ func predictiveSection(m *model.Logistic, tr *langevin.Trace, test *data.Dataset
 		Text:    "P(y = 1 | x, data) for every test point, sorted by its posterior mean, with the central 90% interval over the draws; squares mark the observed labels (report Figure 5). Wide bands are the points the model is unsure about.",
 		Figures: []report.Figure{{Title: "sorted predictive probabilities", PNG: png}},
 	}, nil
-}
-
-// runSettings lists the settings of a run, as the CSV files record them
-// (empty ones left out).
-func runSettings(f *runFlags, m langevin.Model) [][2]string {
-	all := [][2]string{
-		{"model", f.model}, {"data", f.data}, {"test", f.test}, {"target", f.target},
-		{"algorithm", f.sampler}, {"schedule", f.schedule},
-		{"step", fmtF(buildSchedule(f, m.Len()).At(1))}, {"step_a", fmtF(stepA(f, m.Len()))},
-		{"step_b", fmtF(f.stepB)}, {"decay", fmtF(f.decay)},
-		{"batch", strconv.Itoa(f.batch)}, {"replace", strconv.FormatBool(f.replace)},
-		{"temperature", fmtF(f.temperature)}, {"precond", f.precond},
-		{"clip", fmtF(f.clip)}, {"clip_value", fmtF(f.clipValue)},
-		{"chains", strconv.Itoa(f.chains)}, {"iters", strconv.Itoa(f.iters)},
-		{"burnin", strconv.Itoa(f.burnin)}, {"thin", strconv.Itoa(f.thin)},
-		{"seed", strconv.FormatUint(f.seed, 10)}, {"init", f.init},
-		{"standardize", strconv.FormatBool(f.standardize)}, {"intercept", strconv.FormatBool(f.intercept)},
-		{"noise_every", strconv.Itoa(f.noiseEvery)},
-	}
-	var out [][2]string
-	for _, kv := range all {
-		if kv[1] != "" {
-			out = append(out, kv)
-		}
-	}
-	return out
-}
-
-// writeWarmup writes chain c's burn-in draws (thinned like the kept ones) to
-// DIR/warmup-K.csv, a Stan CSV file of warm-up rows only (save_warmup = 1,
-// num_samples = 0), so that langevin report can shade the burn-in and find
-// the noise crossover while chain-K.csv stays exactly what Stan tools expect.
-func writeWarmup(f *runFlags, tr *langevin.Trace, c int, cfg stancsv.Config, cols []string, n int) error {
-	if c >= len(tr.Warmup) || len(tr.Warmup[c].Theta) == 0 {
-		return nil
-	}
-	cfg.NumSamples, cfg.SaveWarmup = 0, true
-	fh, err := os.Create(filepath.Join(f.out, fmt.Sprintf("warmup-%d.csv", c+1)))
-	if err != nil {
-		return err
-	}
-	sw, err := stancsv.NewWriter(fh, cfg, cols)
-	if err != nil {
-		fh.Close()
-		return err
-	}
-	row := make([]float64, len(cols))
-	w := tr.Warmup[c]
-	for i, th := range w.Theta {
-		copy(row, w.Stats[i])
-		copy(row[len(tr.StatNames):], th)
-		if err := sw.Write(row); err != nil {
-			fh.Close()
-			return err
-		}
-	}
-	if err := sw.WriteAdaptation(buildSchedule(f, n).At(f.burnin+1), nil); err != nil {
-		fh.Close()
-		return err
-	}
-	if err := sw.Flush(); err != nil {
-		fh.Close()
-		return err
-	}
-	return fh.Close()
-}
-
-// readRunDir reads DIR/chain-*.csv into a Trace, with the burn-in draws of
-// DIR/warmup-*.csv (or of the chain files themselves, when they were saved
-// with save_warmup = 1), and the settings recorded in chain-1.csv's comments.
-func readRunDir(dir string) (*langevin.Trace, [][2]string, error) {
-	st, err := os.Stat(dir)
-	if err != nil {
-		return nil, nil, inputError{err}
-	}
-	if !st.IsDir() {
-		return nil, nil, inputErrorf("%s: not a directory: expected the --out DIR of langevin run", dir)
-	}
-	paths, _ := filepath.Glob(filepath.Join(dir, "chain-*.csv"))
-	type numbered struct {
-		n    int
-		path string
-	}
-	var files []numbered
-	for _, p := range paths {
-		base := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(p), "chain-"), ".csv")
-		if n, err := strconv.Atoi(base); err == nil {
-			files = append(files, numbered{n, p})
-		}
-	}
-	if len(files) == 0 {
-		return nil, nil, inputErrorf("%s: no chain-1.csv, chain-2.csv, …: expected the --out DIR of langevin run", dir)
-	}
-	sort.Slice(files, func(a, b int) bool { return files[a].n < files[b].n })
-
-	tr := &langevin.Trace{}
-	var settings [][2]string
-	var cols []string
-	for ci, nf := range files {
-		f, err := stancsv.ReadFile(nf.path)
-		if err != nil {
-			return nil, nil, inputError{err}
-		}
-		if ci == 0 {
-			cols = f.Columns
-			for _, c := range cols {
-				if strings.HasSuffix(c, "__") {
-					tr.StatNames = append(tr.StatNames, c)
-				} else {
-					tr.Names = append(tr.Names, c)
-				}
-			}
-			tr.Dim = len(tr.Names)
-			settings = configSettings(f)
-			tr.Thin = max(1, atoi(f.Config["thin"]))
-			tr.BurnIn = atoi(f.Config["num_warmup"])
-		} else if !equal(cols, f.Columns) {
-			return nil, nil, inputErrorf("%s: columns differ from %s's", nf.path, files[0].path)
-		}
-		if len(f.Draws) == 0 {
-			return nil, nil, inputErrorf("%s: no draws", nf.path)
-		}
-		split := func(rows [][]float64, firstIter int) ([][]float64, [][]float64, []int) {
-			theta := make([][]float64, len(rows))
-			stats := make([][]float64, len(rows))
-			iters := make([]int, len(rows))
-			for t, row := range rows {
-				for k, c := range cols {
-					if strings.HasSuffix(c, "__") {
-						stats[t] = append(stats[t], row[k])
-					} else {
-						theta[t] = append(theta[t], row[k])
-					}
-				}
-				iters[t] = firstIter + t*tr.Thin
-			}
-			return theta, stats, iters
-		}
-		th, sts, its := split(f.Draws, tr.BurnIn+1)
-		tr.Draws = append(tr.Draws, th)
-		tr.Stats = append(tr.Stats, sts)
-		tr.Iters = append(tr.Iters, its)
-		warm := f.Warmup
-		wp := filepath.Join(dir, fmt.Sprintf("warmup-%d.csv", nf.n))
-		if wf, err := stancsv.ReadFile(wp); err == nil {
-			if !equal(cols, wf.Columns) {
-				return nil, nil, inputErrorf("%s: columns differ from %s's", wp, nf.path)
-			}
-			warm = wf.Warmup
-		} else if !errors.Is(err, fs.ErrNotExist) {
-			return nil, nil, inputError{err}
-		}
-		wth, wst, wit := split(warm, 1)
-		tr.Warmup = append(tr.Warmup, langevin.Draws{Theta: wth, Stats: wst, Iters: wit})
-	}
-	return tr, settings, nil
-}
-
-func atoi(s string) int {
-	n, _ := strconv.Atoi(strings.TrimSpace(s))
-	return n
-}
-
-// configSettings returns the "key = value" comment lines before the draws in
-// file order, without CmdStan's bookkeeping keys.
-func configSettings(f *stancsv.File) [][2]string {
-	var out [][2]string
-	seen := map[string]bool{}
-	for _, line := range f.Comments {
-		l := strings.TrimSpace(strings.TrimPrefix(line, "#"))
-		if strings.HasPrefix(l, "Adaptation terminated") {
-			break
-		}
-		k, v, ok := strings.Cut(l, "=")
-		if !ok {
-			continue
-		}
-		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
-		if k == "" || strings.Contains(k, " ") || seen[k] {
-			continue
-		}
-		switch k {
-		case "id", "method", "random", "output", "file", "save_warmup", "sample":
-			continue
-		}
-		seen[k] = true
-		out = append(out, [2]string{k, strings.TrimSuffix(v, " (Default)")})
-	}
-	return out
 }

@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"fmt"
 	"image/color"
 	"math"
 	"sort"
@@ -9,6 +10,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 	gplot "gonum.org/v1/plot"
+	"gonum.org/v1/plot/palette/moreland"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
@@ -40,23 +42,44 @@ func (t cleanTicks) Ticks(lo, hi float64) []gplot.Tick {
 	ts := t.Ticker.Ticks(lo, hi)
 	for i := range ts {
 		if ts[i].Label != "" {
-			ts[i].Label = strconv.FormatFloat(ts[i].Value, 'g', 4, 64)
+			ts[i].Label = tickLabel(ts[i].Value)
 		}
 	}
 	return ts
 }
 
-// logTicks labels a log axis at 1, 2, 5 × powers of ten.
+// tickLabel writes v plainly (25000, 0.004) between 10⁻⁴ and 10⁶ and with
+// a short exponent (5e-6) outside, at most 4 significant digits.
+func tickLabel(v float64) string {
+	if a := math.Abs(v); a == 0 || (a >= 1e-4 && a < 1e6) {
+		s := strconv.FormatFloat(v, 'g', 4, 64)
+		if strings.ContainsRune(s, 'e') {
+			return strconv.FormatFloat(v, 'f', -1, 64)
+		}
+		return s
+	}
+	return num(v)
+}
+
+// logTicks labels a log axis at 1, 2, 5 × powers of ten when it spans at
+// most 3 decades, and at the powers of ten only (2 and 5 unlabelled) when
+// it spans more.
 type logTicks struct{}
 
 func (logTicks) Ticks(lo, hi float64) []gplot.Tick {
 	var ts []gplot.Tick
+	wide := math.Log10(hi/lo) > 3
 	for e := math.Floor(math.Log10(lo)) - 1; e <= math.Ceil(math.Log10(hi))+1; e++ {
 		for _, m := range []float64{1, 2, 5} {
-			v := m * math.Pow(10, e)
-			if v >= lo*0.999 && v <= hi*1.001 {
-				ts = append(ts, gplot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', -1, 64)})
+			v, err := strconv.ParseFloat(fmt.Sprintf("%ge%d", m, int(e)), 64)
+			if err != nil || v < lo*0.999 || v > hi*1.001 {
+				continue
 			}
+			lab := tickLabel(v)
+			if wide && m != 1 {
+				lab = ""
+			}
+			ts = append(ts, gplot.Tick{Value: v, Label: lab})
 		}
 	}
 	if len(ts) < 2 {
@@ -219,3 +242,50 @@ func num(v float64) string {
 	s = strings.Replace(s, "e+0", "e", 1)
 	return strings.Replace(s, "e+", "e", 1)
 }
+
+// matrixMap draws the d×d matrix a as a heat map on the colour range
+// [−zmax, zmax] (blue to red), entry (1, 1) at the top left, axes numbered
+// 1…d.
+func matrixMap(title string, a mat.Symmetric, zmax float64) *gplot.Plot {
+	d := a.SymmetricDim()
+	g := plot.Grid{Xs: make([]float64, d), Ys: make([]float64, d), Values: make([][]float64, d)}
+	for i := 0; i < d; i++ {
+		g.Xs[i] = float64(i + 1)
+		g.Ys[i] = float64(i + 1)
+	}
+	for r := 0; r < d; r++ {
+		g.Values[r] = make([]float64, d)
+		for c := 0; c < d; c++ {
+			g.Values[r][c] = a.At(d-1-r, c) // row d−1−r of a at height r+1
+		}
+	}
+	cm := moreland.SmoothBlueRed()
+	cm.SetMin(-zmax)
+	cm.SetMax(zmax)
+	h := plotter.NewHeatMap(g, cm.Palette(128))
+	h.Min, h.Max = -zmax, zmax
+	h.Underflow = h.Palette.Colors()[0]
+	h.Overflow = h.Palette.Colors()[len(h.Palette.Colors())-1]
+	p := gplot.New()
+	p.Title.Text = title
+	p.X.Label.Text = "column"
+	p.Y.Label.Text = "row"
+	p.Add(h)
+	var xt, yt []gplot.Tick
+	for i := 1; i <= d; i++ {
+		lab := ""
+		if i == 1 || i%2 == 0 {
+			lab = strconv.Itoa(i)
+		}
+		xt = append(xt, gplot.Tick{Value: float64(i), Label: lab})
+		yt = append(yt, gplot.Tick{Value: float64(d + 1 - i), Label: lab})
+	}
+	p.X.Tick.Marker = gplot.ConstantTicks(xt)
+	p.Y.Tick.Marker = gplot.ConstantTicks(yt)
+	return p
+}
+
+var (
+	circle = draw.CircleGlyph{}
+	ring   = draw.RingGlyph{}
+)

@@ -9,6 +9,7 @@ import (
 	"github.com/langevin-go/langevin"
 	"github.com/langevin-go/langevin/diag"
 	"github.com/langevin-go/langevin/internal/lyap"
+	"github.com/langevin-go/langevin/sampler"
 )
 
 // sdMCSE returns the pooled sample sd of the chains and its Monte Carlo
@@ -45,30 +46,54 @@ func negHessian(m langevin.Model, theta []float64) *mat.SymDense {
 }
 
 // obsGradCov returns the covariance over the N observations of the
-// per-observation log-likelihood gradients ∇log p(zᵢ|θ) (divided by N).
+// per-observation log-likelihood gradients ∇log p(zᵢ|θ) (divided by N):
+// sampler.GradCov, Mandt et al.'s BBᵀ.
 func obsGradCov(m langevin.Model, theta []float64) *mat.SymDense {
-	d, n := m.Dim(), m.Len()
-	g := make([]float64, d)
+	s := mat.NewSymDense(m.Dim(), nil)
+	if err := sampler.GradCov(m, theta, s); err != nil {
+		panic(err) // programmer error: theta of the wrong length
+	}
+	return s
+}
+
+// covMCSE returns the sample covariance of the pooled draws (chains[c][i]
+// is the point i of chain c) and the Monte Carlo standard error of each
+// entry: with zᵢ = (x_a − x̄_a)(x_b − x̄_b), se = sd(z)/√ESS(z) (diag.ESSMean
+// over the chains).
+func covMCSE(chains [][][]float64) (cov, se *mat.SymDense) {
+	d := len(chains[0][0])
 	mean := make([]float64, d)
-	s := mat.NewSymDense(d, nil)
-	batch := []int{0}
-	for i := 0; i < n; i++ {
-		clear(g)
-		batch[0] = i
-		m.LogLik(theta, batch, g)
-		for a := 0; a < d; a++ {
-			mean[a] += g[a]
-			for b := a; b < d; b++ {
-				s.SetSym(a, b, s.At(a, b)+g[a]*g[b])
+	var n float64
+	for _, ch := range chains {
+		for _, x := range ch {
+			for a, v := range x {
+				mean[a] += v
 			}
+			n++
 		}
+	}
+	for a := range mean {
+		mean[a] /= n
+	}
+	cov = mat.NewSymDense(d, nil)
+	se = mat.NewSymDense(d, nil)
+	z := make([][]float64, len(chains))
+	for c, ch := range chains {
+		z[c] = make([]float64, len(ch))
 	}
 	for a := 0; a < d; a++ {
 		for b := a; b < d; b++ {
-			s.SetSym(a, b, s.At(a, b)/float64(n)-mean[a]*mean[b]/float64(n*n))
+			for c, ch := range chains {
+				for i, x := range ch {
+					z[c][i] = (x[a] - mean[a]) * (x[b] - mean[b])
+				}
+			}
+			m, sd := meanSD(pool(z))
+			cov.SetSym(a, b, m*n/(n-1))
+			se.SetSym(a, b, sd/math.Sqrt(diag.ESSMean(z)))
 		}
 	}
-	return s
+	return cov, se
 }
 
 // minibatchCov returns the covariance of the minibatch estimate

@@ -1,4 +1,4 @@
-package main
+package data
 
 import (
 	"fmt"
@@ -7,21 +7,22 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// pcaWhitener maps features to their first q principal components, each
+// PCAWhitener maps features to their first q principal components, each
 // scaled to unit variance: z = Λ_q^{-1/2} U_qᵀ (x − x̄), where x̄ is the
 // training mean and U_q, Λ_q the leading eigenvectors and eigenvalues of the
-// training covariance.
-type pcaWhitener struct {
+// training covariance. Fit it on the training rows only, as a [Scaler], and
+// apply it to every split.
+type PCAWhitener struct {
 	mean []float64
 	proj *mat.Dense // p×q: U_q Λ_q^{-1/2}
 	eig  []float64  // all eigenvalues, descending
 }
 
-// fitPCAWhitener fits the whitener with q components to the rows of X, or,
+// FitPCAWhitener fits the whitener with q components to the rows of X, or,
 // when q is 0, with the fewest components that explain the fraction frac of
 // the total variance. It fails unless 1 ≤ q ≤ p and the q-th eigenvalue is
 // positive (a component with no variance cannot be whitened).
-func fitPCAWhitener(X *mat.Dense, q int, frac float64) (*pcaWhitener, error) {
+func FitPCAWhitener(X *mat.Dense, q int, frac float64) (*PCAWhitener, error) {
 	n, p := X.Dims()
 	if q < 0 || q > p || (q == 0 && !(frac > 0 && frac <= 1)) {
 		return nil, fmt.Errorf("%d principal components, variance fraction %v: expected 1 … %d components, or a fraction in (0, 1]", q, frac, p)
@@ -29,7 +30,7 @@ func fitPCAWhitener(X *mat.Dense, q int, frac float64) (*pcaWhitener, error) {
 	if n < 2 {
 		return nil, fmt.Errorf("%d rows: expected at least 2", n)
 	}
-	w := &pcaWhitener{mean: make([]float64, p)}
+	w := &PCAWhitener{mean: make([]float64, p)}
 	for i := 0; i < n; i++ {
 		for j, v := range X.RawRowView(i) {
 			w.mean[j] += v
@@ -59,7 +60,7 @@ func fitPCAWhitener(X *mat.Dense, q int, frac float64) (*pcaWhitener, error) {
 		w.eig[j] = vals[p-1-j]
 	}
 	if q == 0 {
-		for q = 1; q < p && w.explained(q) < frac; q++ {
+		for q = 1; q < p && w.Explained(q) < frac; q++ {
 		}
 	}
 	if !(w.eig[q-1] > 1e-12*w.eig[0]) {
@@ -76,9 +77,15 @@ func fitPCAWhitener(X *mat.Dense, q int, frac float64) (*pcaWhitener, error) {
 	return w, nil
 }
 
-// explained returns the fraction of the total variance in the first q
+// Components returns q, the number of whitened components.
+func (w *PCAWhitener) Components() int { _, q := w.proj.Dims(); return q }
+
+// Eigenvalues returns the eigenvalues of the training covariance, descending.
+func (w *PCAWhitener) Eigenvalues() []float64 { return append([]float64(nil), w.eig...) }
+
+// Explained returns the fraction of the total variance in the first q
 // components.
-func (w *pcaWhitener) explained(q int) float64 {
+func (w *PCAWhitener) Explained(q int) float64 {
 	var s, t float64
 	for j, v := range w.eig {
 		if j < q {
@@ -89,8 +96,8 @@ func (w *pcaWhitener) explained(q int) float64 {
 	return s / t
 }
 
-// transform returns the whitened components of the rows of X.
-func (w *pcaWhitener) transform(X *mat.Dense) *mat.Dense {
+// Transform returns the whitened components of the rows of X.
+func (w *PCAWhitener) Transform(X *mat.Dense) *mat.Dense {
 	n, p := X.Dims()
 	xc := mat.NewDense(n, p, nil)
 	for i := 0; i < n; i++ {

@@ -1,4 +1,4 @@
-package main
+package data
 
 import (
 	"math"
@@ -22,11 +22,11 @@ func TestPCAWhitener(t *testing.T) {
 			X.Set(i, j, 3+float64(j+1)*rng.NormFloat64()+2*z) // correlated, uneven scales
 		}
 	}
-	w, err := fitPCAWhitener(X, q, 0)
+	w, err := FitPCAWhitener(X, q, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	Z := w.transform(X)
+	Z := w.Transform(X)
 	for a := 0; a < q; a++ {
 		var m float64
 		for i := 0; i < n; i++ {
@@ -56,29 +56,29 @@ func TestPCAWhitener(t *testing.T) {
 			t.Fatalf("eigenvalues not descending: %v", w.eig)
 		}
 	}
-	if e := w.explained(p); math.Abs(e-1) > 1e-12 {
+	if e := w.Explained(p); math.Abs(e-1) > 1e-12 {
 		t.Errorf("explained(p) = %v, want 1", e)
 	}
 	for _, bad := range []int{0, p + 1} {
-		if _, err := fitPCAWhitener(X, bad, 0); err == nil {
+		if _, err := FitPCAWhitener(X, bad, 0); err == nil {
 			t.Errorf("%d components: no error", bad)
 		}
 	}
 	for _, f := range []float64{0.5, 0.9, 0.99} {
-		wf, err := fitPCAWhitener(X, 0, f)
+		wf, err := FitPCAWhitener(X, 0, f)
 		if err != nil {
 			t.Fatal(err)
 		}
-		k := wf.proj.RawMatrix().Cols
-		if wf.explained(k) < f || (k > 1 && wf.explained(k-1) >= f) {
-			t.Errorf("fraction %v: %d components explain %v (%d: %v)", f, k, wf.explained(k), k-1, wf.explained(k-1))
+		k := wf.Components()
+		if wf.Explained(k) < f || (k > 1 && wf.Explained(k-1) >= f) {
+			t.Errorf("fraction %v: %d components explain %v (%d: %v)", f, k, wf.Explained(k), k-1, wf.Explained(k-1))
 		}
 	}
-	if _, err := fitPCAWhitener(X, 0, 1.5); err == nil {
+	if _, err := FitPCAWhitener(X, 0, 1.5); err == nil {
 		t.Error("fraction 1.5: no error")
 	}
 	const0 := mat.NewDense(n, 2, nil) // no variance at all
-	if _, err := fitPCAWhitener(const0, 1, 0); err == nil {
+	if _, err := FitPCAWhitener(const0, 1, 0); err == nil {
 		t.Error("constant features: no error")
 	}
 }

@@ -1,0 +1,137 @@
+package approx
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/langevin-go/langevin"
+	"github.com/langevin-go/langevin/sampler"
+)
+
+// HessianContext is [Hessian] with cancellation: a model's exact Hessian
+// (one pass over the data) is computed whole; the finite-difference one
+// checks ctx before each of its d columns and returns ctx.Err().
+func HessianContext(ctx context.Context, m langevin.Model, theta, dst []float64) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if h, ok := m.(Hessianer); ok {
+		h.Hessian(theta, dst)
+		return nil
+	}
+	return langevin.HessianFDContext(ctx, m, theta, dst)
+}
+
+// RunLaplace is the Laplace approximation of one run, computed at most once:
+// one MAP and one Hessian, however many parts of the run ask for them (the
+// initial points, SGLD's diagonal preconditioner, the dense metric of RWM and
+// MALA, the optimal settings of constant SGD, SGFS and IASG). Each is
+// computed with the context of the first call, so an interrupt stops it; an
+// error, cancellation included, is remembered and returned to every later
+// caller. A RunLaplace is safe for concurrent use.
+type RunLaplace struct {
+	// Model is the model whose posterior is approximated.
+	Model langevin.Model
+	// FindMAP, when not nil, finds the mode instead of L-BFGS from zero
+	// ([sampler.FindMAP]); the MLP's Adam fit ([sampler.FitAdam]) is one.
+	FindMAP func(ctx context.Context, m langevin.Model) ([]float64, error)
+
+	mu        sync.Mutex
+	mode      []float64
+	modeErr   error
+	modeDone  bool
+	lap       *LaplaceApprox
+	lapErr    error
+	lapDone   bool
+	maps, hes int
+}
+
+// MAP returns the mode of the posterior, found on the first call.
+func (r *RunLaplace) MAP(ctx context.Context) ([]float64, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.mapLocked(ctx)
+}
+
+func (r *RunLaplace) mapLocked(ctx context.Context) ([]float64, error) {
+	if !r.modeDone {
+		r.modeDone = true
+		r.maps++
+		if r.FindMAP != nil {
+			r.mode, r.modeErr = r.FindMAP(ctx, r.Model)
+		} else {
+			r.mode, r.modeErr = sampler.FindMAP(ctx, r.Model, nil)
+		}
+	}
+	return r.mode, r.modeErr
+}
+
+// Approx returns the Laplace approximation N(MAP, H⁻¹), H the negative
+// Hessian of the log posterior at the MAP ([HessianContext]), computed on
+// the first call.
+func (r *RunLaplace) Approx(ctx context.Context) (*LaplaceApprox, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.lapDone {
+		return r.lap, r.lapErr
+	}
+	mode, err := r.mapLocked(ctx)
+	if err != nil {
+		return nil, err
+	}
+	r.lapDone = true
+	r.hes++
+	d := r.Model.Dim()
+	h := make([]float64, d*d)
+	if r.lapErr = HessianContext(ctx, r.Model, mode, h); r.lapErr != nil {
+		return nil, r.lapErr
+	}
+	r.lap, r.lapErr = laplaceFromHessian(mode, h)
+	return r.lap, r.lapErr
+}
+
+// Diag returns the diagonal of the Laplace covariance, diag(H⁻¹): SGLD's
+// constant preconditioner and the per-coordinate scales of the Laplace
+// initial points.
+func (r *RunLaplace) Diag(ctx context.Context) ([]float64, error) {
+	l, err := r.Approx(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]float64, len(l.Mean))
+	for j := range out {
+		out[j] = l.Cov.At(j, j)
+	}
+	return out, nil
+}
+
+// Counts returns how many times the MAP and the Hessian were computed (each
+// at most once).
+func (r *RunLaplace) Counts() (maps, hessians int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.maps, r.hes
+}
+
+// laplaceFromHessian returns N(mode, (−H)⁻¹) from the row-major Hessian h.
+func laplaceFromHessian(mode, h []float64) (*LaplaceApprox, error) {
+	d := len(mode)
+	prec := mat.NewSymDense(d, nil)
+	for i := 0; i < d; i++ {
+		for j := i; j < d; j++ {
+			prec.SetSym(i, j, -(h[i*d+j]+h[j*d+i])/2)
+		}
+	}
+	var chol mat.Cholesky
+	if !chol.Factorize(prec) {
+		return nil, fmt.Errorf("approx: Laplace: the negative Hessian at the mode is not positive definite")
+	}
+	cov := mat.NewSymDense(d, nil)
+	if err := chol.InverseTo(cov); err != nil {
+		return nil, fmt.Errorf("approx: Laplace: %v", err)
+	}
+	return &LaplaceApprox{Mean: append([]float64(nil), mode...), Prec: prec, Cov: cov}, nil
+}

@@ -1,0 +1,224 @@
+package main
+
+// The command's one place that reads and writes run directories (langevin
+// run --out DIR), all through package rundir: the chain and warm-up files
+// are streamed as the draws come, then DIR/summary.csv, DIR/model.json (the
+// model's spec and the data's columns) and DIR/scaler.json.
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strconv"
+
+	"github.com/langevin-go/langevin"
+	"github.com/langevin-go/langevin/data"
+	"github.com/langevin-go/langevin/diag"
+	"github.com/langevin-go/langevin/model"
+	"github.com/langevin-go/langevin/rundir"
+	"github.com/langevin-go/langevin/stancsv"
+)
+
+// modelFile is DIR/model.json: the model's spec (model.Spec, whose fields it
+// inlines) and what langevin predict needs to read new data as the training
+// data were read. The standardisation is DIR/scaler.json.
+type modelFile struct {
+	model.Spec
+	Data     string   `json:"data"`
+	Target   string   `json:"target"`
+	Features []string `json:"features"`
+	// Files written before scaler.json and model.Spec (read only).
+	Mean      []float64 `json:"standardize_mean,omitempty"`
+	Scale     []float64 `json:"standardize_scale,omitempty"`
+	Intercept *bool     `json:"intercept,omitempty"`
+}
+
+// runDir is an open run directory of langevin run.
+type runDir struct {
+	w      *rundir.Writer
+	chains []*rundir.ChainWriter
+}
+
+// settings lists a run's settings, as the chain files and the report record
+// them (empty ones left out).
+func (j *job) settings() [][2]string {
+	c, b := j.c, j.env
+	step := ""
+	if b.sched != nil {
+		step = fmtF(b.sched.At(1))
+	}
+	all := [][2]string{
+		{"model", c.model}, {"data", c.data}, {"test", c.test}, {"target", c.target},
+		{"algorithm", c.sampler}, {"schedule", c.schedule},
+		{"step", step}, {"step_a", fmtF(b.stepA)},
+		{"step_b", fmtF(c.stepB)}, {"decay", fmtF(c.decay)},
+		{"batch", strconv.Itoa(c.batch)}, {"replace", strconv.FormatBool(c.replace)},
+		{"temperature", fmtF(c.temperature)}, {"precond", c.precond},
+		{"clip", fmtF(c.clip)}, {"clip_value", fmtF(c.clipValue)},
+		{"chains", strconv.Itoa(c.chains)}, {"iters", strconv.Itoa(c.iters)},
+		{"burnin", strconv.Itoa(c.burnin)}, {"thin", strconv.Itoa(c.thin)},
+		{"seed", strconv.FormatUint(c.seed, 10)}, {"init", c.init},
+		{"standardize", strconv.FormatBool(c.standardize)}, {"intercept", strconv.FormatBool(c.intercept)},
+		{"noise_every", strconv.Itoa(c.noiseEvery)},
+	}
+	var out [][2]string
+	for _, kv := range all {
+		if kv[1] != "" {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+// openRunDir creates (and locks) dir before the run and opens one chain file
+// per chain, for the run's draws to stream into.
+func openRunDir(dir string, cfg stancsv.Config, chains int, statNames, names []string) (*runDir, error) {
+	w, err := rundir.Create(dir, rundir.Options{})
+	if err != nil {
+		return nil, inputErrorf("--out %v", err)
+	}
+	rd := &runDir{w: w}
+	for k := 1; k <= chains; k++ {
+		cw, err := w.Chain(k, cfg, statNames, names)
+		if err != nil {
+			w.Close(err)
+			return nil, err
+		}
+		rd.chains = append(rd.chains, cw)
+	}
+	return rd, nil
+}
+
+// sink is langevin.Options.Sink.
+func (rd *runDir) sink(c int) langevin.DrawSink { return rd.chains[c] }
+
+// finish writes the summary, the model's spec and the scaler, closes the
+// files with the run's status and returns the list of files for the output.
+func (rd *runDir) finish(runErr error, table diag.Table, mf *modelFile, sc *data.Scaler) (string, error) {
+	dir := rd.w.Dir()
+	err := rd.w.WriteSummary(table)
+	if err == nil && mf != nil {
+		err = rd.w.WriteSpec(mf)
+	}
+	if err == nil && sc != nil {
+		err = rd.w.WriteScaler(sc)
+	}
+	if cerr := rd.w.Close(runErr); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return "", err
+	}
+	files := filepath.Join(dir, rundir.ChainFile(1))
+	if len(rd.chains) > 1 {
+		files += " … " + rundir.ChainFile(len(rd.chains))
+	}
+	files += ", " + filepath.Join(dir, rundir.SummaryFile)
+	if mf != nil {
+		files += ", " + filepath.Join(dir, rundir.SpecFile)
+	}
+	return files, nil
+}
+
+// chainConfig is the configuration the chain files of a run record.
+func (j *job) chainConfig() stancsv.Config {
+	c := j.c
+	cfg := stancsv.Config{Model: c.model, Method: "sample", Algorithm: c.sampler,
+		NumSamples: c.iters - c.burnin, NumWarmup: c.burnin, Thin: c.thin, Seed: c.seed}
+	for _, kv := range j.settings() {
+		switch kv[0] {
+		case "model", "algorithm", "iters", "burnin", "thin", "seed", "test", "target":
+		default:
+			cfg.Extra = append(cfg.Extra, kv)
+		}
+	}
+	return cfg
+}
+
+// modelFile returns DIR/model.json's contents, nil for the toy targets.
+func (j *job) modelFile() *modelFile {
+	if j.train == nil || !j.spec.NeedsData() {
+		return nil
+	}
+	return &modelFile{Spec: j.spec, Data: j.c.data, Target: j.train.Target, Features: j.train.Names}
+}
+
+// writeTrace writes a finished trace (kept and warm-up draws) to dir: for
+// the experiments, which run first and write after.
+func writeTrace(dir string, cfg stancsv.Config, tr *langevin.Trace, table diag.Table) (string, error) {
+	rd, err := openRunDir(dir, cfg, tr.NumChains(), tr.StatNames, tr.Names)
+	if err != nil {
+		return "", err
+	}
+	for c, cw := range rd.chains {
+		if c < len(tr.Warmup) {
+			w := tr.Warmup[c]
+			for i, th := range w.Theta {
+				if err := cw.Draw(true, w.Iters[i], th, w.Stats[i]); err != nil {
+					return "", err
+				}
+			}
+		}
+		for i, th := range tr.Draws[c] {
+			if err := cw.Draw(false, tr.Iters[c][i], th, tr.Stats[c][i]); err != nil {
+				return "", err
+			}
+		}
+	}
+	return rd.finish(nil, table, nil, nil)
+}
+
+// readRun reads a run directory (langevin report, predict).
+func readRun(dir string) (*rundir.Run, error) {
+	r, err := rundir.Read(dir)
+	if err != nil {
+		return nil, inputError{err}
+	}
+	return r, nil
+}
+
+// readModelFile returns the model spec and the scaler of a run directory.
+func readModelFile(r *rundir.Run) (*modelFile, *data.Scaler, error) {
+	path := filepath.Join(r.Dir, rundir.SpecFile)
+	if r.Spec == nil {
+		return nil, nil, inputErrorf("--samples %s: no %s (written by langevin run --out)", r.Dir, rundir.SpecFile)
+	}
+	var mf modelFile
+	if err := json.Unmarshal(r.Spec, &mf); err != nil {
+		return nil, nil, inputErrorf("%s: %v", path, err)
+	}
+	if mf.Intercept != nil && !*mf.Intercept {
+		mf.NoIntercept = true
+	}
+	if err := mf.Spec.Validate(); err != nil {
+		return nil, nil, inputErrorf("%s: %v", path, err)
+	}
+	sc := r.Scaler
+	if sc == nil && mf.Mean != nil {
+		sc = &data.Scaler{Mean: mf.Mean, Scale: mf.Scale}
+	}
+	return &mf, sc, nil
+}
+
+// drawsOf returns every kept draw of the run, the first d columns of each
+// (derived quantities follow the parameters).
+func drawsOf(r *rundir.Run, d int) ([][]float64, error) {
+	var draws [][]float64
+	for _, ch := range r.Trace.Draws {
+		for _, row := range ch {
+			if len(row) < d {
+				return nil, inputErrorf("--samples %s: the chains have %d columns, model.json describes a model with %d parameters", r.Dir, len(row), d)
+			}
+			draws = append(draws, row[:d])
+		}
+	}
+	if len(draws) == 0 {
+		return nil, inputError{errors.New("--samples " + r.Dir + ": no draws")}
+	}
+	return draws, nil
+}
+
+func fmtF(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+
+var _ = fmt.Sprint

@@ -1,0 +1,198 @@
+package model
+
+import (
+	"fmt"
+	"strings"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/langevin-go/langevin"
+)
+
+// Spec describes a model without its data: the kind and the settings that,
+// with a data set, build it. It is JSON-serialisable, so a run can record the
+// model it sampled (the run directory's model.json) and a later prediction can
+// rebuild the same model over new rows.
+//
+// Kinds and the fields they read:
+//
+//	linear     NoIntercept, PriorScale (√v of β | σ² ~ N(0, σ²vI); 0: v = 100)
+//	logistic   NoIntercept, PriorScale (σ₀ of β ~ N(0, σ₀²I); 0: 1)
+//	softmax    NoIntercept, PriorScale (σ₀; precision λ = 1/σ₀²; 0: λ = 1), Classes (0: from the labels)
+//	mlp        Hidden, Activation, Likelihood ("" : from the labels), Classes, NoiseVar, LearnNoise,
+//	           PriorScale (s of every layer; 0: 1)
+//	gauss2     Rho (a toy target that needs no data)
+//	mixture25  (a toy target that needs no data)
+//
+// GradNoise > 0 wraps the model in [NoisyGradient] with Seed. Call
+// [Spec.Resolve] on the training labels before recording a Spec, so that the
+// settings inferred from them (the MLP's likelihood, the number of classes)
+// are written down and the model rebuilds the same on other rows.
+type Spec struct {
+	Kind        string  `json:"model"`
+	NoIntercept bool    `json:"no_intercept,omitempty"`
+	PriorScale  float64 `json:"prior_scale,omitempty"`
+	Classes     int     `json:"classes,omitempty"`
+
+	Hidden     []int   `json:"hidden,omitempty"`
+	Activation string  `json:"activation,omitempty"`
+	Likelihood string  `json:"likelihood,omitempty"`
+	NoiseVar   float64 `json:"noise_var,omitempty"`
+	LearnNoise bool    `json:"learn_noise,omitempty"`
+
+	Rho       float64 `json:"rho,omitempty"`
+	GradNoise float64 `json:"grad_noise,omitempty"`
+	Seed      uint64  `json:"seed,omitempty"`
+}
+
+// Kinds lists the model kinds a Spec builds.
+var Kinds = []string{"linear", "logistic", "softmax", "mlp", "gauss2", "mixture25"}
+
+// NeedsData reports whether the kind is fitted to data (false for the toy
+// targets).
+func (s Spec) NeedsData() bool { return s.Kind != "gauss2" && s.Kind != "mixture25" }
+
+// Classifies reports whether the model's response is a class label.
+func (s Spec) Classifies() bool {
+	switch s.Kind {
+	case "logistic", "softmax":
+		return true
+	case "mlp":
+		return s.Likelihood != LikGaussian.String()
+	}
+	return false
+}
+
+// Resolve fills in the settings that Build would infer from the training
+// labels y: the MLP's likelihood ([GuessLikelihood]) and, for categorical
+// MLPs and softmax regression, the number of classes (at least one more than
+// the largest label). Bad labels are left for Build to report.
+func (s *Spec) Resolve(y []float64) {
+	switch s.Kind {
+	case "mlp":
+		if s.Likelihood == "" {
+			s.Likelihood = GuessLikelihood(y).String()
+		}
+		if s.Likelihood == LikCategorical.String() {
+			s.Classes = max(s.Classes, largestLabel(y)+1)
+		}
+	case "softmax":
+		s.Classes = max(s.Classes, largestLabel(y)+1)
+	}
+}
+
+func largestLabel(y []float64) int {
+	k := 0
+	for _, v := range y {
+		if v >= 0 && v < 1<<20 {
+			k = max(k, int(v))
+		}
+	}
+	return k
+}
+
+// Validate checks the settings that do not depend on data.
+func (s Spec) Validate() error {
+	switch s.Kind {
+	case "linear", "logistic", "softmax", "gauss2", "mixture25":
+	case "mlp":
+		if _, err := ParseActivation(s.Activation); err != nil {
+			return err
+		}
+		if s.Likelihood != "" {
+			if _, err := ParseLikelihood(s.Likelihood); err != nil {
+				return err
+			}
+		}
+		for _, h := range s.Hidden {
+			if h < 1 {
+				return fmt.Errorf("model: mlp: hidden width %d: expected positive widths", h)
+			}
+		}
+	default:
+		return fmt.Errorf("model: unknown kind %q: expected one of %s", s.Kind, strings.Join(Kinds, ", "))
+	}
+	if s.PriorScale < 0 || s.NoiseVar < 0 || s.GradNoise < 0 {
+		return fmt.Errorf("model: %s: negative prior scale, noise variance or gradient noise", s.Kind)
+	}
+	return nil
+}
+
+// Build returns the model of s over the rows of X with responses y (the toy
+// targets ignore both).
+func (s Spec) Build(X *mat.Dense, y []float64) (langevin.Model, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	var m langevin.Model
+	switch s.Kind {
+	case "linear":
+		opt := LinearOptions{NoIntercept: s.NoIntercept, V: s.PriorScale * s.PriorScale}
+		lm, err := NewLinear(X, y, opt)
+		if err != nil {
+			return nil, err
+		}
+		m = lm
+	case "logistic":
+		lm, err := NewLogistic(X, y, LogisticOptions{NoIntercept: s.NoIntercept, PriorScale: s.PriorScale})
+		if err != nil {
+			return nil, err
+		}
+		m = lm
+	case "softmax":
+		opt := SoftmaxOptions{NoIntercept: s.NoIntercept, Classes: s.Classes}
+		if s.PriorScale > 0 {
+			opt.Precision = 1 / (s.PriorScale * s.PriorScale)
+		}
+		sm, err := NewSoftmax(X, y, opt)
+		if err != nil {
+			return nil, err
+		}
+		m = sm
+	case "mlp":
+		act, _ := ParseActivation(s.Activation)
+		lik := GuessLikelihood(y)
+		if s.Likelihood != "" {
+			lik, _ = ParseLikelihood(s.Likelihood)
+		}
+		opt := MLPOptions{Hidden: s.Hidden, Activation: act, Likelihood: lik, NoiseVar: s.NoiseVar, LearnNoise: s.LearnNoise}
+		if lik == LikCategorical {
+			opt.Classes = s.Classes
+		}
+		if s.PriorScale > 0 {
+			opt.PriorScale = []float64{s.PriorScale}
+		}
+		mm, err := NewMLP(X, y, opt)
+		if err != nil {
+			return nil, err
+		}
+		m = mm
+	case "gauss2":
+		g, err := NewGauss2(s.Rho)
+		if err != nil {
+			return nil, err
+		}
+		m = g
+	case "mixture25":
+		m = NewMixture25()
+	}
+	if s.GradNoise > 0 {
+		m = NoisyGradient{Model: m, SD: s.GradNoise, Seed: s.Seed}
+	}
+	return m, nil
+}
+
+// GuessLikelihood is the MLP likelihood that labels y suggest: Bernoulli for
+// labels in {0, 1} (or ±1), categorical for other small non-negative
+// integers, Gaussian otherwise.
+func GuessLikelihood(y []float64) Likelihood {
+	if CheckLabels(y) == nil {
+		return LikBernoulli
+	}
+	for _, v := range y {
+		if v < 0 || v != float64(int(v)) || v > 1000 {
+			return LikGaussian
+		}
+	}
+	return LikCategorical
+}

@@ -1,0 +1,73 @@
+package model_test
+
+import (
+	"encoding/json"
+	"math"
+	"testing"
+
+	"github.com/langevin-go/langevin/model"
+)
+
+// TestSpecRoundTrip builds every kind from a Spec, sends the resolved Spec
+// through JSON and rebuilds it over the same rows: the two models must have
+// the same dimension, parameter names and log posterior.
+func TestSpecRoundTrip(t *testing.T) {
+	t.Parallel()
+	X, yr, labels := regData(5, 40, 3)
+	cls := classes3(yr)
+	for _, c := range []struct {
+		spec model.Spec
+		y    []float64
+	}{
+		{model.Spec{Kind: "linear", PriorScale: 3}, yr},
+		{model.Spec{Kind: "logistic", NoIntercept: true, PriorScale: 2}, labels},
+		{model.Spec{Kind: "softmax", PriorScale: 0.5}, cls},
+		{model.Spec{Kind: "mlp", Hidden: []int{4}, Activation: "tanh"}, cls},
+		{model.Spec{Kind: "mlp", Hidden: []int{3, 2}, Activation: "relu", LearnNoise: true, NoiseVar: 0.5}, yr},
+		{model.Spec{Kind: "mlp", Activation: "relu"}, labels},
+		{model.Spec{Kind: "gauss2", Rho: 0.5, GradNoise: 0.1, Seed: 3}, nil},
+		{model.Spec{Kind: "mixture25"}, nil},
+	} {
+		s := c.spec
+		s.Resolve(c.y)
+		m, err := s.Build(X, c.y)
+		if err != nil {
+			t.Fatalf("%+v: %v", s, err)
+		}
+		b, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back model.Spec
+		if err := json.Unmarshal(b, &back); err != nil {
+			t.Fatal(err)
+		}
+		m2, err := back.Build(X, c.y)
+		if err != nil {
+			t.Fatalf("%s: rebuilding: %v", b, err)
+		}
+		if m.Dim() != m2.Dim() {
+			t.Fatalf("%s: dimension %d, rebuilt %d", b, m.Dim(), m2.Dim())
+		}
+		th := make([]float64, m.Dim())
+		for j := range th {
+			th[j] = 0.1 * float64(j%7-3)
+		}
+		p1 := m.LogPrior(th, nil) + m.LogLik(th, nil, nil)
+		p2 := m2.LogPrior(th, nil) + m2.LogLik(th, nil, nil)
+		if p1 != p2 || math.IsNaN(p1) {
+			t.Errorf("%s: log posterior %v, rebuilt %v", b, p1, p2)
+		}
+	}
+	// The MLP's likelihood and classes are recorded by Resolve.
+	s := model.Spec{Kind: "mlp", Activation: "relu"}
+	s.Resolve(cls)
+	if s.Likelihood != "categorical" || s.Classes != 3 || !s.Classifies() {
+		t.Errorf("resolved %+v, want a categorical MLP with 3 classes", s)
+	}
+	for _, bad := range []model.Spec{{Kind: "probit"}, {Kind: "mlp", Activation: "cosh"}, {Kind: "logistic", PriorScale: -1}} {
+		if _, err := bad.Build(X, labels); err == nil {
+			t.Errorf("%+v: no error", bad)
+		}
+	}
+}
