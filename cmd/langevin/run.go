@@ -157,6 +157,12 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if err := approxStep(&f, m, mapTheta); err != nil {
 		return err
 	}
+	stepNote, err := stabilityStep(ctx, &f, m, lap, precond, mapTheta)
+	if err != nil {
+		return err
+	} else if strings.HasPrefix(stepNote, "warning") {
+		fmt.Fprintln(stderr, "langevin run: "+stepNote) // also before a run that diverges
+	}
 	s, err := buildSampler(ctx, &f, m, lap, precond)
 	if err != nil {
 		return err
@@ -215,6 +221,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		printPredictive(stdout, m, tr, mapTheta, test)
 	}
 	printWhere(stdout, &f, tr, table, elapsed, mapTheta)
+	if stepNote != "" {
+		fmt.Fprintln(stdout, stepNote)
+	}
 
 	if f.report && f.out == "" {
 		f.out = defaultReportDir
