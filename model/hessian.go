@@ -7,6 +7,10 @@ import "math"
 //
 //	∇² log p(β|y) = −Σᵢ σ(zᵢ)(1 − σ(zᵢ)) xᵢxᵢᵀ − I/σ₀²,  zᵢ = xᵢᵀβ.
 func (m *Logistic) Hessian(theta, dst []float64) {
+	if m.rows != nil {
+		m.hessianRows(theta, dst)
+		return
+	}
 	d := m.coef()
 	clear(dst[:d*d])
 	row := make([]float64, d)

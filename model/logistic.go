@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"sync"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -87,6 +88,9 @@ type Logistic struct {
 	s      []float64 // labels as ±1
 	scale  float64   // σ₀
 	priorC float64   // −(d/2) log 2π − d log σ₀
+
+	rows Rows       // the data when read from Rows (NewLogisticRows); x, xt, s unused
+	pool *sync.Pool // scratch *rowsScratch for rows
 }
 
 // NewLogistic returns the logistic regression of the labels y on the columns
@@ -170,6 +174,9 @@ func (m *Logistic) LogPrior(theta, grad []float64) float64 {
 // per observation, and a rounding error (≈ 1e-16 relative per factor) no
 // larger than that of summing the logarithms.
 func (m *Logistic) LogLik(theta []float64, batch []int, grad []float64) float64 {
+	if m.rows != nil {
+		return m.logLikRows(theta, batch, grad)
+	}
 	if batch == nil {
 		return m.logLikAll(theta, grad)
 	}

@@ -4,45 +4,51 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/langevin-go/langevin"
-	"github.com/langevin-go/langevin/approx"
 	"github.com/langevin-go/langevin/sampler"
 )
 
-// stabilityStep applies the stability cap (sampler.StableStep) to SGLD's
-// and cSGLD's step on a data model with a MAP: without --step it sets the
-// step to min(rule, κ/λmax(MH)), the rule being defaultStep's; with --step it
-// warns when η·λmax(MH) exceeds the budget κ = 0.1 or the stability limit 2.
-// It returns the line that says so (empty when it does not apply).
-func stabilityStep(ctx context.Context, f *runFlags, m langevin.Model, lap *approx.RunLaplace, precond, mapTheta []float64) (string, error) {
-	if (f.sampler != "sgld" && f.sampler != "csgld") || toyModel(f.model) || mapTheta == nil {
-		return "", nil
+// stabilityCap applies the stability cap (sampler.StableStep) to the step of
+// SGLD and cSGLD on a data model with a MAP, and returns the default step:
+// without --step, min(rule, κ/λmax(MH)) (κ = 0.1, H the negative Hessian at
+// the MAP, M the preconditioner); with --step, rule (unused), after checking
+// the user's step against the budget and the stability limit 2/λmax(MH). It
+// records the line that says which in b.stepNote (a warning when the user's
+// step is beyond the budget).
+func (b *buildEnv) stabilityCap(ctx context.Context, rule float64) float64 {
+	c := b.c
+	if c.toy() || b.mapTh == nil {
+		return rule
 	}
-	la, err := lap.Approx(ctx)
+	la, err := b.lap.Approx(ctx)
 	if err != nil {
-		return fmt.Sprintf("stability: not checked (%v)", err), nil
+		b.stepNote = fmt.Sprintf("stability: not checked (%v)", err)
+		return rule
 	}
-	st, err := sampler.NewStableStep(la.Prec, precond, 0)
+	st, err := sampler.NewStableStep(la.Prec, b.precond, 0)
 	if err != nil {
-		return fmt.Sprintf("stability: not checked (%v)", err), nil
+		b.stepNote = fmt.Sprintf("stability: not checked (%v)", err)
+		return rule
 	}
 	mName := "M = I"
-	if precond != nil {
+	if b.precond != nil {
 		mName = "M the diagonal Laplace preconditioner"
 	}
-	if f.set["step"] {
-		if w := st.Warning(f.step); w != "" {
-			return "warning:  --" + w, nil
+	if c.stepSet {
+		if w := st.Warning(c.step); w != "" {
+			b.stepNote = "warning:  --" + w
+		} else {
+			b.stepNote = fmt.Sprintf("stability: --step %.3g: η·λmax(MH) = %.3g ≤ %g (λmax(MH) = %.3g at the MAP, %s; largest stable step %.3g)",
+				c.step, c.step*st.LambdaMax, st.Budget, st.LambdaMax, mName, st.Limit())
 		}
-		return fmt.Sprintf("stability: --step %.3g: η·λmax(MH) = %.3g ≤ %g (λmax(MH) = %.3g at the MAP, %s; largest stable step %.3g)",
-			f.step, f.step*st.LambdaMax, st.Budget, st.LambdaMax, mName, st.Limit()), nil
+		return rule
 	}
-	rule := defaultStep(f, m.Len())
-	f.step, f.set["step"] = st.Cap(rule), true
-	if f.step < rule {
-		return fmt.Sprintf("step:     η = %.3g = κ/λmax(MH), the stability cap η·λmax(MH) ≤ κ = %g (λmax(MH) = %.3g at the MAP, %s; variance inflation ≤ %.1f%%, stable limit %.3g); the noise-fraction rule's %.3g would have η·λmax(MH) = %.3g (variance inflated up to ×%.3g)",
-			f.step, st.Budget, st.LambdaMax, mName, 100*(st.Inflation(f.step)-1), st.Limit(), rule, rule*st.LambdaMax, st.Inflation(rule)), nil
+	eta := st.Cap(rule)
+	if eta < rule {
+		b.stepNote = fmt.Sprintf("step:     η = %.3g = κ/λmax(MH), the stability cap η·λmax(MH) ≤ κ = %g (λmax(MH) = %.3g at the MAP, %s; variance inflation ≤ %.1f%%, stable limit %.3g); the noise-fraction rule's %.3g would have η·λmax(MH) = %.3g (variance inflated up to ×%.3g)",
+			eta, st.Budget, st.LambdaMax, mName, 100*(st.Inflation(eta)-1), st.Limit(), rule, rule*st.LambdaMax, st.Inflation(rule))
+	} else {
+		b.stepNote = fmt.Sprintf("step:     η = %.3g by the noise-fraction rule; η·λmax(MH) = %.3g ≤ κ = %g (λmax(MH) = %.3g at the MAP, %s; variance inflation ≤ %.1f%%)",
+			eta, eta*st.LambdaMax, st.Budget, st.LambdaMax, mName, 100*(st.Inflation(eta)-1))
 	}
-	return fmt.Sprintf("step:     η = %.3g by the noise-fraction rule; η·λmax(MH) = %.3g ≤ κ = %g (λmax(MH) = %.3g at the MAP, %s; variance inflation ≤ %.1f%%)",
-		f.step, f.step*st.LambdaMax, st.Budget, st.LambdaMax, mName, 100*(st.Inflation(f.step)-1)), nil
+	return eta
 }
