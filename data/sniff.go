@@ -48,4 +48,3 @@ func SniffFormat(path string) string {
 	}
 	return "libsvm"
 }
-

@@ -118,4 +118,3 @@ func readData(c *runConfig, path, flagName string, builtins bool) (*data.Dataset
 	}
 	return d, nil
 }
-
