@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"errors"
 	"os"
 	"strings"
@@ -85,15 +86,16 @@ func readData(c *runConfig, path, flagName string, builtins bool) (*data.Dataset
 	headerLine := 1
 	if isFile {
 		format := c.format
-		if format == "auto" {
-			format = data.SniffFormat(path)
+		if fh, err := os.Open(path); err == nil {
+			if format == "auto" {
+				format = data.SniffFormat(bufio.NewReaderSize(fh, 64<<10), path)
+			}
+			fh.Close()
 		}
 		if format == "libsvm" {
-			headerLine = 0
-			d, err = data.ReadLIBSVM(path, 0)
-		} else {
-			d, err = data.ReadCSV(path, data.CSVOptions{Target: c.target})
+			headerLine = 0 // no header line
 		}
+		d, err = data.ReadFile(path, format, data.CSVOptions{Target: c.target})
 		if err != nil {
 			return nil, inputError{err}
 		}
