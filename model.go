@@ -9,11 +9,30 @@ import (
 
 // Model is a Bayesian model whose log posterior is log p(θ) + Σᵢ log p(zᵢ|θ).
 //
+// Parameterisation. θ ∈ ℝᵈ is the unconstrained vector the samplers move:
+// every coordinate may take any real value. A constrained parameter (a scale
+// σ > 0, a probability, a simplex, a correlation matrix) is a transform
+// y = f(θ) of it — package transform has Stan's transforms and a layout of
+// named blocks — and the density of θ is p(f(θ)) |det ∂f/∂θ|.
+//
+// The log Jacobian log|det ∂f/∂θ| belongs in LogPrior, never in LogLik: the
+// stochastic-gradient samplers estimate the log posterior as
+// log p(θ) + (N/|B|) Σ_{i∈B} log p(zᵢ|θ), so a Jacobian in LogLik would count
+// N/|B| times under SGLD (the exact samplers, which use the whole data, would
+// not notice — a slip only SG-MCMC reveals).
+//
 // Gradients are accumulated: both methods add their gradient into grad, which
 // must have length Dim, and leave it untouched when grad is nil. A nil grad asks
 // for the value only, and implementations should then skip gradient work.
 // Implementations must not retain theta, grad or batch, and must not allocate
 // when called with a non-nil grad (the sampler hot loop calls them every step).
+//
+// Concurrency. Run shares one Model value among its chains, which call it
+// from several goroutines at once, so LogPrior and LogLik must be safe for
+// concurrent use: read-only fields only. Scratch space must not live in the
+// struct (chains would race on it) but come from a sync.Pool (Get at the
+// start of a call, Put at the end: no allocation once the pool is warm), or
+// from the stack. Package ad's models do this with one tape per call.
 type Model interface {
 	// Dim is the number of parameters d.
 	Dim() int

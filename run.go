@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"sync"
+	"time"
 )
 
 // Initializer chooses the initial point of each chain.
@@ -37,6 +38,31 @@ func (InitPrior) Init(_ context.Context, m Model, _ int, rng *rand.Rand, dst []f
 		return fmt.Errorf("langevin: init from the prior: model %T cannot draw from its prior", m)
 	}
 	ps.SamplePrior(dst, rng)
+	return nil
+}
+
+// InitUniform starts each chain at an independent draw of every coordinate
+// of θ from uniform(−R, R) on the unconstrained scale, Stan's default
+// initialisation (R = 2 when Radius is 0). It needs no prior sampler, so it
+// serves improper priors too; with the transforms of package transform,
+// θ = 0 is the centre of every constrained space (1 for a positive
+// parameter, the uniform simplex, the identity correlation matrix).
+type InitUniform struct {
+	Radius float64
+}
+
+// Init implements Initializer.
+func (in InitUniform) Init(_ context.Context, _ Model, _ int, rng *rand.Rand, dst []float64) error {
+	r := in.Radius
+	if r == 0 {
+		r = 2
+	}
+	if !(r > 0) || math.IsInf(r, 1) {
+		return fmt.Errorf("langevin: InitUniform: Radius = %v: expected a positive finite number (0 for 2)", in.Radius)
+	}
+	for j := range dst {
+		dst[j] = r * (2*rng.Float64() - 1)
+	}
 	return nil
 }
 
@@ -218,6 +244,9 @@ func Run(ctx context.Context, m Model, s Sampler, opts Options) (*Trace, error) 
 	if deriver != nil {
 		names = append(append([]string(nil), names...), deriver.DerivedNames()...)
 	}
+	if b, ok := s.(BurnInSetter); ok {
+		s = b.WithBurnIn(opts.BurnIn)
+	}
 	statNames := s.StatNames()
 	// As CmdStan: the first iteration after burn-in is kept, then every Thin-th.
 	keep := (opts.Iters - opts.BurnIn + opts.Thin - 1) / opts.Thin
@@ -231,7 +260,10 @@ func Run(ctx context.Context, m Model, s Sampler, opts Options) (*Trace, error) 
 		Iters:     make([][]int, opts.Chains),
 		Warmup:    make([]Draws, opts.Chains),
 		BurnIn:    opts.BurnIn,
-		Thin:      opts.Thin,
+
+		WarmupTime: make([]time.Duration, opts.Chains),
+		SampleTime: make([]time.Duration, opts.Chains),
+		Thin:       opts.Thin,
 	}
 	tr.FirstChain = opts.FirstChain
 	runs := make([]*chainRun, opts.Chains)
@@ -304,6 +336,7 @@ func publish(tr *Trace, runs []*chainRun) {
 		tr.Draws[c], tr.Stats[c], tr.Iters[c] = r.post.Theta, r.post.Stats, r.post.Iters
 		tr.Warmup[c] = r.warm
 		tr.Thin = r.thin
+		tr.WarmupTime[c], tr.SampleTime[c] = r.warmupTime, r.sampleTime
 	}
 }
 
@@ -319,6 +352,8 @@ type chainRun struct {
 	stopped    bool
 	err        error
 	sink       DrawSink
+
+	warmupTime, sampleTime time.Duration
 }
 
 // store adds the chain's current draw to w and passes it to the sink.
@@ -368,6 +403,14 @@ func (r *chainRun) advance(ctx context.Context, m Model, s Sampler, deriver Deri
 	}
 	ch := r.ch
 	done := ctx.Done()
+	seg, inWarmup := time.Now(), r.it < opts.BurnIn
+	defer func() {
+		if inWarmup {
+			r.warmupTime += time.Since(seg)
+		} else {
+			r.sampleTime += time.Since(seg)
+		}
+	}()
 	for it := r.it + 1; it <= to; it++ {
 		r.it = it
 		select {
@@ -391,6 +434,9 @@ func (r *chainRun) advance(ctx context.Context, m Model, s Sampler, deriver Deri
 			if we, ok := ch.(WarmupEnder); ok {
 				we.EndWarmup()
 			}
+			now := time.Now()
+			r.warmupTime += now.Sub(seg)
+			seg, inWarmup = now, false
 		}
 		if it > opts.BurnIn {
 			if r.keeper == nil || r.keeper.Keep() {

@@ -36,6 +36,15 @@ type WarmupEnder interface {
 	EndWarmup()
 }
 
+// BurnInSetter is implemented by samplers whose warm-up adaptation needs its
+// length in advance (the exact samplers' windowed metric schedule). Run
+// samples with s.WithBurnIn(Options.BurnIn), which returns a copy whose unset
+// (zero) warm-up length is the burn-in, so the two need not be set twice;
+// a warm-up length set explicitly is kept.
+type BurnInSetter interface {
+	WithBurnIn(burnIn int) Sampler
+}
+
 // ChainRNG returns the random stream of chain number chain (0-based) of a run
 // with the given seed: a PCG generator seeded with (seed, chain+1). Streams of
 // different chains are independent of each other and of the worker count.

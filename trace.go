@@ -1,6 +1,9 @@
 package langevin
 
-import "math"
+import (
+	"math"
+	"time"
+)
 
 // Trace holds the draws of a run: Draws[c][t] is draw t of chain c, a row of
 // len(Names) values — the model's parameters (the first Dim) followed by its
@@ -22,6 +25,11 @@ type Trace struct {
 	// FirstChain is the 0-based number, in the whole analysis, of chain 0 of
 	// this trace (Options.FirstChain): Draws[c] is chain FirstChain+c.
 	FirstChain int
+	// WarmupTime[c] and SampleTime[c] are the wall-clock times chain c spent
+	// in its burn-in iterations and in the iterations after them (as
+	// CmdStan's "Elapsed Time" warm-up and sampling lines); initialisation
+	// is in neither. ESS per second is ESS / SampleTime.Seconds().
+	WarmupTime, SampleTime []time.Duration
 }
 
 // NumChains returns the number of chains.

@@ -77,8 +77,10 @@ const (
 // a setting (Warmup) rather than inferred: a chain adapts during its first
 // Warmup iterations, and stops adapting for good at the first of iteration
 // Warmup or a call of EndWarmup (langevin.Run calls it after the last burn-in
-// iteration, so set Warmup to Options.BurnIn). With Warmup = 0 the step size is
-// dual-averaged until EndWarmup, without metric adaptation.
+// iteration). Under langevin.Run a zero Warmup means Options.BurnIn (the
+// samplers implement langevin.BurnInSetter); outside Run, or with a burn-in
+// of 0, Warmup = 0 dual-averages the step size until EndWarmup, without
+// metric adaptation.
 type Adapt struct {
 	Warmup int         // warm-up iterations W
 	Tune   Tuning      // step-size tuning (default dual averaging)

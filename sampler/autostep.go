@@ -107,6 +107,8 @@ type StepChoice struct {
 	Batch       int     // |B|
 	N           int     // observations
 	CV          bool    // C measured with control variates
+
+	lambdaFloor float64 // max(λmin, 1e-3·λmax), for the run-length rules
 }
 
 // EtaLambda returns η·λmax(MH) at a step eta.
@@ -126,13 +128,16 @@ func (c *StepChoice) Inflation(eta float64) float64 {
 }
 
 // AutocorrSteps returns 2/(η·λmin(MH)), the integrated autocorrelation time
-// in steps of the slowest direction of the linear recursion at step eta.
-func (c *StepChoice) AutocorrSteps(eta float64) float64 { return 2 / (eta * c.LambdaMinMH) }
+// in steps of the slowest direction of the linear recursion at step eta
+// (λmin floored at 1e-3·λmax where the posterior is not log-concave at the
+// MAP).
+func (c *StepChoice) AutocorrSteps(eta float64) float64 { return 2 / (eta * c.lambdaFloor) }
 
-// BurnIn returns ⌈3/(η·λmin(MH))⌉, the steps from the MAP after which the
-// variance of the slowest direction is within e⁻⁶ of stationary.
+// BurnIn returns ⌈3/(η·λmin(MH))⌉ (λmin floored as in AutocorrSteps), the
+// steps from the MAP after which the variance of the slowest direction of
+// the linear recursion is within e⁻⁶ of stationary.
 func (c *StepChoice) BurnIn(eta float64) int {
-	return int(math.Ceil(3 / (eta * c.LambdaMinMH)))
+	return int(math.Ceil(3 / (eta * c.lambdaFloor)))
 }
 
 // Check returns the reasons a user-given step eta breaks either rule (empty
@@ -219,13 +224,16 @@ func ChooseStep(m langevin.Model, mapTheta []float64, negHess *mat.SymDense, pre
 		}
 		ch.LTo(sq)
 	}
-	lmin, lmax, err := scaledEigenRange(negHess, sq)
+	bh, lmin, lmax, err := scaledEigenRange(negHess, sq)
 	if err != nil {
 		return nil, fmt.Errorf("sampler: step rule: curvature: %v", err)
 	}
-	if !(lmin > 0) {
-		return nil, fmt.Errorf("sampler: step rule: the negative Hessian at the MAP is not positive definite (λmin(MH) = %.3g)", lmin)
+	if !(lmax > 0) {
+		return nil, fmt.Errorf("sampler: step rule: the log posterior has no negative curvature at the MAP (λmax(MH) = %.3g)", lmax)
 	}
+	// Not log-concave at the MAP (a neural network): the curvature floor
+	// 1e-3·λmax stands in for λmin in the probes and the run-length rules.
+	floor := math.Max(lmin, 1e-3*lmax)
 	// Per-observation gradient covariance V of the estimator used.
 	V := mat.NewSymDense(d, nil)
 	idx := subsetIndex(n, rule.Subset, rng)
@@ -237,13 +245,19 @@ func ChooseStep(m langevin.Model, mapTheta []float64, negHess *mat.SymDense, pre
 		if len(mb.CV) != d {
 			return nil, fmt.Errorf("sampler: step rule: control-variate centre has %d values, model has %d parameters", len(mb.CV), d)
 		}
+		// Probes θ̂ + L·B⁻½ξ with B = LᵀHL (eigenvalues floored): covariance
+		// L B⁻¹ Lᵀ = H⁻¹.
+		for j := 0; j < d; j++ {
+			bh.SetSym(j, j, bh.At(j, j)+math.Max(0, floor-lmin))
+		}
 		var chol mat.Cholesky
-		if !chol.Factorize(negHess) {
-			return nil, fmt.Errorf("sampler: step rule: the negative Hessian at the MAP is not positive definite")
+		if !chol.Factorize(bh) {
+			return nil, fmt.Errorf("sampler: step rule: the scaled curvature is not positive definite")
 		}
 		var u mat.TriDense
-		chol.UTo(&u) // H = UᵀU; θ̂ + U⁻¹z has covariance H⁻¹
+		chol.UTo(&u) // B = UᵀU; U⁻¹ξ has covariance B⁻¹
 		z := mat.NewVecDense(d, nil)
+		lz := mat.NewVecDense(d, nil)
 		probe := make([]float64, d)
 		one := mat.NewSymDense(d, nil)
 		for k := 0; k < rule.Probes; k++ {
@@ -253,8 +267,9 @@ func ChooseStep(m langevin.Model, mapTheta []float64, negHess *mat.SymDense, pre
 			if err := z.SolveVec(&u, z); err != nil {
 				return nil, fmt.Errorf("sampler: step rule: %v", err)
 			}
+			lz.MulVec(sq, z)
 			for j := range probe {
-				probe[j] = mapTheta[j] + z.AtVec(j)
+				probe[j] = mapTheta[j] + lz.AtVec(j)
 			}
 			if err := obsGradCov(m, probe, mb.CV, idx, one); err != nil {
 				return nil, err
@@ -274,7 +289,7 @@ func ChooseStep(m langevin.Model, mapTheta []float64, negHess *mat.SymDense, pre
 	}
 	lcm := 0.0
 	if f > 0 {
-		_, vmax, err := scaledEigenRange(V, sq)
+		_, _, vmax, err := scaledEigenRange(V, sq)
 		if err != nil {
 			return nil, fmt.Errorf("sampler: step rule: gradient noise: %v", err)
 		}
@@ -282,7 +297,7 @@ func ChooseStep(m langevin.Model, mapTheta []float64, negHess *mat.SymDense, pre
 	}
 	c := &StepChoice{
 		Stability: rule.Stability, NoiseRatio: rule.NoiseRatio,
-		LambdaMaxMH: lmax, LambdaMinMH: lmin, LambdaCM: lcm,
+		LambdaMaxMH: lmax, LambdaMinMH: lmin, lambdaFloor: floor, LambdaCM: lcm,
 		Batch: b, N: n, CV: mb.CV != nil && b < n,
 	}
 	c.EtaStable = rule.Stability / lmax
@@ -344,14 +359,14 @@ func ChooseEstimator(m langevin.Model, mapTheta []float64, negHess *mat.SymDense
 	return v, plainMB, nil
 }
 
-// scaledEigenRange returns the extreme eigenvalues of LᵀAL: those of MA for
-// M = LLᵀ, A symmetric.
-func scaledEigenRange(a mat.Symmetric, l *mat.TriDense) (lmin, lmax float64, err error) {
+// scaledEigenRange returns B = LᵀAL and its extreme eigenvalues: those of
+// MA for M = LLᵀ, A symmetric.
+func scaledEigenRange(a mat.Symmetric, l *mat.TriDense) (b *mat.SymDense, lmin, lmax float64, err error) {
 	d := a.SymmetricDim()
 	var al, lal mat.Dense
 	al.Mul(a, l)
 	lal.Mul(l.T(), &al)
-	b := mat.NewSymDense(d, nil)
+	b = mat.NewSymDense(d, nil)
 	for i := 0; i < d; i++ {
 		for j := i; j < d; j++ {
 			b.SetSym(i, j, (lal.At(i, j)+lal.At(j, i))/2)
@@ -359,15 +374,15 @@ func scaledEigenRange(a mat.Symmetric, l *mat.TriDense) (lmin, lmax float64, err
 	}
 	var eig mat.EigenSym
 	if !eig.Factorize(b, false) {
-		return 0, 0, fmt.Errorf("eigendecomposition failed")
+		return nil, 0, 0, fmt.Errorf("eigendecomposition failed")
 	}
 	v := eig.Values(nil)
 	for _, x := range v {
 		if math.IsNaN(x) {
-			return 0, 0, fmt.Errorf("non-finite matrix")
+			return nil, 0, 0, fmt.Errorf("non-finite matrix")
 		}
 	}
-	return v[0], v[d-1], nil
+	return b, v[0], v[d-1], nil
 }
 
 // subsetIndex returns k distinct indices of 0…n−1 (all of them, in order,

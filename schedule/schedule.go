@@ -60,6 +60,71 @@ func (p Polynomial) Validate() error {
 // conditions Σηₜ = ∞ and Σηₜ² < ∞, that is γ ∈ (0.5, 1].
 func (p Polynomial) RobbinsMonro() bool { return p.Gamma > 0.5 && p.Gamma <= 1 }
 
+// Warning returns a one-line warning when γ is outside (0.5, 1], and "" when
+// it is inside. With γ ≤ 0.5 the steps do not shrink fast enough for
+// Σηₜ² < ∞: the bias of the discretisation and the minibatch noise do not
+// vanish (a constant step, γ = 0, is the extreme case, which may be what is
+// wanted). With γ > 1 the total Σηₜ is finite: the chain travels a bounded
+// distance in the limiting diffusion's time and stops before it has mixed.
+func (p Polynomial) Warning() string {
+	switch {
+	case p.Gamma > 1:
+		return fmt.Sprintf("polynomial step decay γ = %g > 1: Σηₜ < ∞, so the chain stops moving after a finite time (Robbins–Monro needs 0.5 < γ ≤ 1)", p.Gamma)
+	case p.Gamma <= 0.5:
+		return fmt.Sprintf("polynomial step decay γ = %g ≤ 0.5: Σηₜ² = ∞, so the discretisation and minibatch-noise bias do not vanish (Robbins–Monro needs 0.5 < γ ≤ 1)", p.Gamma)
+	}
+	return ""
+}
+
+// Floored keeps a schedule's step from falling below Floor:
+//
+//	ηₜ = max(S.At(t), Floor),
+//
+// the lecture notes' practice of decaying the step until it reaches a level
+// and holding it constant from there: the decay removes the early transient's
+// large steps, and the floor keeps the chain moving at a known, bounded
+// discretisation bias instead of stalling as ηₜ → 0 (Vollmer, Zygalakis &
+// Teh 2016 show the bias of a constant step is O(η)). From the first t with
+// S.At(t) ≤ Floor on (for a decreasing S) the sampler is a constant-step
+// sampler.
+type Floored struct {
+	S     Schedule
+	Floor float64
+}
+
+// At implements Schedule.
+func (f Floored) At(t int) float64 { return math.Max(f.S.At(t), f.Floor) }
+
+// Validate implements Schedule.
+func (f Floored) Validate() error {
+	if f.S == nil {
+		return fmt.Errorf("schedule: floored schedule without a schedule to floor")
+	}
+	if !(f.Floor > 0) || math.IsInf(f.Floor, 0) {
+		return fmt.Errorf("schedule: floor %v: expected a positive finite step", f.Floor)
+	}
+	return f.S.Validate()
+}
+
+// FloorFrom returns the first iteration t ≥ 1 at which a decreasing schedule
+// s reaches floor (s.At(t) ≤ floor), searching up to maxT; ok is false if it
+// does not within maxT.
+func FloorFrom(s Schedule, floor float64, maxT int) (t int, ok bool) {
+	lo, hi := 1, maxT
+	if s.At(hi) > floor {
+		return 0, false
+	}
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		if s.At(mid) <= floor {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	return lo, true
+}
+
 // Cyclical is the cyclical cosine schedule of Zhang, Li, Zhang, Chen & Wilson
 // (2020) over Iters iterations in Cycles cycles:
 //

@@ -3,6 +3,7 @@ package schedule_test
 import (
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/langevin-go/langevin/schedule"
@@ -88,4 +89,43 @@ func ExamplePolynomial() {
 	// η_10 = 0.01337
 	// η_100 = 0.00395
 	// η_1000 = 0.00112
+}
+
+func TestPolynomialWarning(t *testing.T) {
+	for _, tc := range []struct {
+		g    float64
+		want string // "" or a word the warning must hold
+	}{{0.55, ""}, {1, ""}, {0.5, "Σηₜ² = ∞"}, {0, "Σηₜ² = ∞"}, {0.3, "γ = 0.3"}, {1.2, "Σηₜ < ∞"}} {
+		w := schedule.Polynomial{A: 1, Gamma: tc.g}.Warning()
+		if (w == "") != (tc.want == "") || !strings.Contains(w, tc.want) {
+			t.Errorf("γ = %v: warning %q, want one holding %q", tc.g, w, tc.want)
+		}
+	}
+}
+
+func TestFloored(t *testing.T) {
+	p := schedule.Polynomial{A: 1, B: 0, Gamma: 1} // ηₜ = 1/t
+	f := schedule.Floored{S: p, Floor: 0.01}
+	for _, tc := range []struct {
+		t    int
+		want float64
+	}{{1, 1}, {50, 0.02}, {100, 0.01}, {101, 0.01}, {10000, 0.01}} {
+		if got := f.At(tc.t); math.Abs(got-tc.want) > 1e-15 {
+			t.Errorf("At(%d) = %v, want %v", tc.t, got, tc.want)
+		}
+	}
+	if from, ok := schedule.FloorFrom(p, 0.01, 1e6); !ok || from != 100 {
+		t.Errorf("FloorFrom = %d, %v; want 100, true", from, ok)
+	}
+	if _, ok := schedule.FloorFrom(p, 0.01, 50); ok {
+		t.Error("FloorFrom found the floor beyond maxT")
+	}
+	for _, bad := range []schedule.Floored{{S: p}, {S: p, Floor: math.Inf(1)}, {Floor: 0.1}, {S: schedule.Polynomial{A: -1}, Floor: 0.1}} {
+		if bad.Validate() == nil {
+			t.Errorf("%#v validated", bad)
+		}
+	}
+	if f.Validate() != nil {
+		t.Error(f.Validate())
+	}
 }

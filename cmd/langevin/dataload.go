@@ -10,53 +10,72 @@ import (
 	"strings"
 
 	"github.com/langevin-go/langevin/data"
+	"github.com/langevin-go/langevin/model"
 )
 
-// loadData reads the training data (a file or an embedded set) and the test
-// data (a file, or a seeded split), checks labels and standardises.
-func loadData(f *runFlags) (train, test *data.Dataset, err error) {
-	full, ownTest, generated, err := generatedData(f, f.data)
+// loadData reads the training data (a file, an embedded or a generated set)
+// and the test data (a file, the generated set's own, or a seeded split),
+// checks the labels and standardises.
+func (j *job) loadData() error {
+	c := j.c
+	full, ownTest, generated, err := generatedData(c, c.data)
 	if err != nil {
-		return nil, nil, err
+		return err
 	}
 	if !generated {
-		if full, err = readData(f, f.data, "--data", true); err != nil {
-			return nil, nil, err
+		if full, err = readData(c, c.data, "--data", true); err != nil {
+			return err
 		}
 	}
-	if ownTest != nil && f.test == "" {
+	var train, test *data.Dataset
+	if ownTest != nil && c.test == "" {
 		train, test = full, ownTest
-	} else if f.test != "" {
+	} else if c.test != "" {
 		train = full
-		test, err = readData(f, f.test, "--test", false)
-		if err != nil {
-			return nil, nil, err
+		if test, err = readData(c, c.test, "--test", false); err != nil {
+			return err
 		}
 		if test.Dim() != train.Dim() {
-			return nil, nil, inputErrorf("--test %s: %d features, --data has %d", f.test, test.Dim(), train.Dim())
+			return inputErrorf("--test %s: %d features, --data has %d", c.test, test.Dim(), train.Dim())
 		}
 	} else {
-		train, test = data.TrainTest(full, f.testFrac, f.seed)
+		train, test = data.TrainTest(full, c.testFrac, c.seed)
 	}
-	f.train = train
-	if f.batch > train.Len() {
-		return nil, nil, inputErrorf("--batch %d: expected at most N = %d training rows (0: full batch)", f.batch, train.Len())
+	if c.batch > train.Len() {
+		return inputErrorf("--batch %d: expected at most N = %d training rows (0: full batch)", c.batch, train.Len())
 	}
-	if f.standardize {
-		sc := data.FitScaler(train.X)
-		f.scaler = sc
-		sc.Transform(train.X)
+	if c.standardize {
+		j.scaler = data.FitScaler(train.X)
+		j.scaler.Transform(train.X)
 		if test != nil && test.Len() > 0 {
-			sc.Transform(test.X)
+			j.scaler.Transform(test.X)
 		}
 	}
-	return train, test, nil
+	j.train, j.test = train, test
+	return nil
+}
+
+// classes returns, for softmax regression, one more than the largest label
+// of the training and test data (0 for the other models).
+func (j *job) classes() int {
+	if j.c.model != "softmax" {
+		return 0
+	}
+	k := 0
+	for _, d := range []*data.Dataset{j.train, j.test} {
+		if d != nil {
+			for _, y := range d.Y {
+				k = max(k, int(y)+1)
+			}
+		}
+	}
+	return k
 }
 
 // readData reads the data set path given by the flag flagName ("--data" or
 // "--test"); when builtins is true, a path that is not a file may name an
 // embedded data set.
-func readData(f *runFlags, path, flagName string, builtins bool) (*data.Dataset, error) {
+func readData(c *runConfig, path, flagName string, builtins bool) (*data.Dataset, error) {
 	var d *data.Dataset
 	var err error
 	isFile := true
@@ -69,7 +88,7 @@ func readData(f *runFlags, path, flagName string, builtins bool) (*data.Dataset,
 	}
 	headerLine := 1
 	if isFile {
-		format := f.format
+		format := c.format
 		if format == "auto" {
 			format = sniffFormat(path)
 		}
@@ -77,28 +96,30 @@ func readData(f *runFlags, path, flagName string, builtins bool) (*data.Dataset,
 			headerLine = 0
 			d, err = data.ReadLIBSVM(path, 0)
 		} else {
-			d, err = data.ReadCSV(path, data.CSVOptions{Target: f.target})
+			d, err = data.ReadCSV(path, data.CSVOptions{Target: c.target})
 		}
 		if err != nil {
 			return nil, inputError{err}
 		}
 	} else {
 		headerLine = 0
-		if f.target != "" && f.target != d.Target && f.target != "-1" {
-			return nil, inputErrorf("--target %s: the embedded data set %s has target %q", f.target, path, d.Target)
+		if c.target != "" && c.target != d.Target && c.target != "-1" {
+			return nil, inputErrorf("--target %s: the embedded data set %s has target %q", c.target, path, d.Target)
 		}
 	}
 	if d.Len() == 0 {
 		return nil, inputErrorf("%s %s: no data rows", flagName, path)
 	}
-	if f.model == "logistic" {
+	if c.model == "logistic" {
 		if err := checkLabels(d, headerLine); err != nil {
 			return nil, err
 		}
 	}
-	if f.model == "softmax" {
-		if err := checkClassLabels(f, d, headerLine); err != nil {
-			return nil, err
+	if c.model == "softmax" {
+		for i, y := range d.Y {
+			if _, err := model.CheckClassLabels([]float64{y}, 0); err != nil {
+				return nil, inputErrorf("%s:%d: label %v in column %q: softmax regression expects integer class labels 0, 1, …, K−1", d.Source, i+1+headerLine, y, d.Target)
+			}
 		}
 	}
 	return d, nil

@@ -9,8 +9,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"flag"
 	"github.com/langevin-go/langevin"
-	"github.com/langevin-go/langevin/approx"
 	"github.com/langevin-go/langevin/sampler"
 )
 
@@ -18,8 +18,31 @@ import (
 // --sampler rwm|mala|nuts with --warmup, --tune, --target-accept and
 // --max-depth.
 
-// isExact reports whether name is one of the exact samplers.
-func isExact(name string) bool { return name == "rwm" || name == "mala" || name == "nuts" }
+func init() {
+	k := samplerKind{exact: true, laplace: true}
+	for _, e := range []struct{ name, summary string }{
+		{"rwm", "random-walk Metropolis, scale tuned to accept 0.234 (default 5000 + 20000 iterations)"},
+		{"mala", "Metropolis-adjusted Langevin, step tuned to accept 0.574 (default 2000 + 10000)"},
+		{"nuts", "the no-U-turn sampler with Stan's warm-up (default 1000 + 1000)"},
+	} {
+		registerSampler(&samplerDef{name: e.name, family: "exact", summary: e.summary, kind: k, flags: []string{"exact"}, build: buildExact})
+	}
+	registerFlags(flagGroup{name: "exact", title: "Exact-sampler flags", define: func(fs *flag.FlagSet) any {
+		o := &exactFlags{}
+		fs.IntVar(&o.warmup, "warmup", 0, "warm-up iterations `N` (an alias of --burnin: the step size and metric adapt during the burn-in)")
+		fs.Float64Var(&o.targetAccept, "target-accept", 0, "target mean accept_stat `A` of the step-size tuning (default 0.234 rwm, 0.574 mala, 0.8 nuts)")
+		fs.StringVar(&o.tune, "tune", "dual", "step-size tuning during warm-up: none|dual (dual averaging)|grid (grid search scored by acceptance)")
+		fs.IntVar(&o.maxDepth, "max-depth", 10, "maximum tree depth `D` of nuts")
+		fs.StringVar(&o.metric, "metric", "diag", "metric: diag|dense (nuts adapts it in Stan's windows; rwm and mala use the Laplace approximation's (co)variance with --precond laplace)")
+		return o
+	}})
+}
+
+type exactFlags struct {
+	warmup, maxDepth int
+	targetAccept     float64
+	tune, metric     string
+}
 
 // exactDefaults are the iteration counts of the exact samplers when
 // --iters/--burnin/--warmup/--thin are not given: the CLI's SGLD defaults
@@ -30,119 +53,126 @@ var exactDefaults = map[string]struct{ warmup, draws int }{
 	"rwm":  {5000, 20000},
 }
 
-// applyExactDefaults resolves --warmup against --burnin and fills in the
-// exact samplers' defaults. --warmup N is an alias of --burnin N (the
-// warm-up, during which the step size and metric adapt, is the burn-in);
-// giving both with different values is an error.
-func (f *runFlags) applyExactDefaults() error {
-	if f.set["warmup"] {
-		if f.set["burnin"] && f.burnin != f.warmup {
-			return inputErrorf("--warmup %d and --burnin %d: --warmup is an alias of --burnin; give one", f.warmup, f.burnin)
+// resolveExact resolves --warmup against --burnin and fills in the exact
+// samplers' defaults. --warmup N is an alias of --burnin N (the warm-up,
+// during which the step size and metric adapt, is the burn-in); giving both
+// with different values is an error.
+func (c *runConfig) resolveExact() error {
+	o := opt[*exactFlags](c, "exact")
+	if err := oneOf("tune", o.tune, "none", "dual", "grid"); err != nil {
+		return err
+	}
+	if err := oneOf("metric", o.metric, "diag", "dense"); err != nil {
+		return err
+	}
+	if c.set["warmup"] {
+		if c.set["burnin"] && c.burnin != o.warmup {
+			return inputErrorf("--warmup %d and --burnin %d: --warmup is an alias of --burnin; give one", o.warmup, c.burnin)
 		}
-		if f.warmup < 0 {
-			return inputErrorf("--warmup %d: expected ≥ 0", f.warmup)
+		if o.warmup < 0 {
+			return inputErrorf("--warmup %d: expected ≥ 0", o.warmup)
 		}
-		f.burnin = f.warmup
-		f.set["burnin"] = true
+		c.burnin = o.warmup
+		c.set["burnin"] = true
 	}
-	if f.set["target-accept"] && !(f.targetAccept > 0 && f.targetAccept < 1) {
-		return inputErrorf("--target-accept %v: expected a number in (0, 1)", f.targetAccept)
+	if c.set["target-accept"] && !(o.targetAccept > 0 && o.targetAccept < 1) {
+		return inputErrorf("--target-accept %v: expected a number in (0, 1)", o.targetAccept)
 	}
-	if f.set["max-depth"] && (f.maxDepth < 1 || f.maxDepth > 30) {
-		return inputErrorf("--max-depth %d: expected 1 … 30", f.maxDepth)
+	if c.set["max-depth"] && (o.maxDepth < 1 || o.maxDepth > 30) {
+		return inputErrorf("--max-depth %d: expected 1 … 30", o.maxDepth)
 	}
-	if !isExact(f.sampler) {
-		return nil
-	}
-	def := exactDefaults[f.sampler]
+	def := exactDefaults[c.sampler]
 	switch {
-	case !f.set["burnin"] && !f.set["iters"]:
-		f.burnin, f.iters = def.warmup, def.warmup+def.draws
-	case !f.set["iters"]:
-		f.iters = f.burnin + def.draws
-	case !f.set["burnin"]:
-		f.burnin = min(def.warmup, f.iters/2)
+	case !c.set["burnin"] && !c.set["iters"]:
+		c.burnin, c.iters = def.warmup, def.warmup+def.draws
+	case !c.set["iters"]:
+		c.iters = c.burnin + def.draws
+	case !c.set["burnin"]:
+		c.burnin = min(def.warmup, c.iters/2)
 	}
-	if !f.set["thin"] {
-		f.thin = 1
+	if !c.set["thin"] {
+		c.thin = 1
 	}
-	f.warmup = f.burnin
-	if f.tune == "grid" && f.burnin < 9 {
-		return inputErrorf("--tune grid: the warm-up (--warmup/--burnin %d) must have at least 9 iterations, one segment per grid step", f.burnin)
+	if o.tune == "grid" && c.burnin < 9 {
+		return inputErrorf("--tune grid: the warm-up (--warmup/--burnin %d) must have at least 9 iterations, one segment per grid step", c.burnin)
+	}
+	if o.tune == "none" && !c.stepSet {
+		return inputErrorf("--tune none: give the step with --step (η for mala, σ for rwm, ε for nuts)")
 	}
 	return nil
 }
 
-// buildExactSampler returns the rwm, mala or nuts sampler of the flags;
-// precond is the diagonal Laplace approximation (nil with --precond none).
-// With --metric dense, NUTS adapts a dense metric (Stan's dense_e), and RWM
-// and MALA use the dense Laplace covariance (or, with --precond none, adapt a
-// dense one).
-func buildExactSampler(ctx context.Context, f *runFlags, lap *approx.RunLaplace, precond []float64) (langevin.Sampler, error) {
-	a := sampler.Adapt{Warmup: f.burnin, TargetAccept: f.targetAccept}
+// buildExact returns the rwm, mala or nuts sampler; b.precond is the
+// diagonal Laplace approximation (nil with --precond none). With --metric
+// dense, NUTS adapts a dense metric (Stan's dense_e), and RWM and MALA use
+// the dense Laplace covariance (or, with --precond none, adapt a dense one).
+func buildExact(ctx context.Context, b *buildEnv) (langevin.Sampler, error) {
+	c := b.c
+	o := opt[*exactFlags](c, "exact")
+	a := sampler.Adapt{Warmup: c.burnin, TargetAccept: o.targetAccept}
+	precond := b.precond
 	var cov *mat.SymDense
-	if f.metric == "dense" {
-		if precond != nil && f.sampler != "nuts" {
-			l, err := lap.Approx(ctx)
+	if o.metric == "dense" {
+		if precond != nil && c.sampler != "nuts" {
+			l, err := b.lap.Approx(ctx)
 			if err != nil {
 				return nil, err
 			}
-			cov, precond = l.Cov, nil
+			cov = l.Cov
 		} else {
 			a.Metric = sampler.MetricDense
-			precond = nil
 		}
+		precond = nil
 	}
-	switch f.tune {
+	switch o.tune {
 	case "none":
 		a.Tune = sampler.TuneNone
-		if !f.set["step"] {
-			return nil, inputErrorf("--tune none: give the step with --step (η for mala, σ for rwm, ε for nuts)")
-		}
 	case "grid":
 		a.Tune = sampler.TuneGrid
 	}
 	step := 0.0
-	if f.set["step"] {
-		step = f.step
+	if c.stepSet {
+		step = c.step
 	}
-	switch f.sampler {
+	b.stepA = step
+	switch c.sampler {
 	case "rwm":
 		return sampler.RWM{Step: step, Scale: precond, ScaleDense: cov, Adapt: a}, nil
 	case "mala":
 		return sampler.MALA{Step: step, Precond: precond, PrecondDense: cov, Adapt: a}, nil
 	default:
-		return sampler.NUTS{Step: step, MaxDepth: f.maxDepth, InvMetric: precond, Adapt: a}, nil
+		return sampler.NUTS{Step: step, MaxDepth: o.maxDepth, InvMetric: precond, Adapt: a}, nil
 	}
 }
 
 // printExact prints the exact samplers' per-chain statistics: tuned step,
 // mean acceptance statistic, divergences and tree depths (NUTS).
-func printExact(w io.Writer, f *runFlags, tr *langevin.Trace) {
+func printExact(w io.Writer, c *runConfig, tr *langevin.Trace) {
 	acc, _ := tr.Stat("accept_stat__")
 	step, _ := tr.Stat("stepsize__")
 	div, hasDiv := tr.Stat("divergent__")
 	depth, _ := tr.Stat("treedepth__")
 	leap, _ := tr.Stat("n_leapfrog__")
-	target := f.targetAccept
+	o := opt[*exactFlags](c, "exact")
+	target := o.targetAccept
 	if target == 0 {
-		target = map[string]float64{"rwm": 0.234, "mala": 0.574, "nuts": 0.8}[f.sampler]
+		target = map[string]float64{"rwm": 0.234, "mala": 0.574, "nuts": 0.8}[c.sampler]
 	}
-	name := map[string]string{"rwm": "σ", "mala": "η", "nuts": "ε"}[f.sampler]
-	fmt.Fprintf(w, "tuning:   %s, target accept_stat %.3g, warm-up %d iterations, %s metric\n", f.tune, target, f.burnin, f.metric)
+	name := map[string]string{"rwm": "σ", "mala": "η", "nuts": "ε"}[c.sampler]
+	fmt.Fprintf(w, "tuning:   %s, target accept_stat %.3g, warm-up %d iterations, %s metric\n", o.tune, target, c.burnin, o.metric)
 	var totalDiv float64
-	for c := range tr.Draws {
-		if len(acc[c]) == 0 {
+	for k := range tr.Draws {
+		if len(acc[k]) == 0 {
 			continue
 		}
 		var sb strings.Builder
-		fmt.Fprintf(&sb, "chain %d:  %s = %.3g, mean accept_stat %.3f", c+1, name, step[c][0], statMean(acc[c]))
+		fmt.Fprintf(&sb, "chain %d:  %s = %.3g, mean accept_stat %.3f", k+1, name, step[k][0], statMean(acc[k]))
 		if hasDiv {
-			n := statSum(div[c])
+			n := statSum(div[k])
 			totalDiv += n
-			fmt.Fprintf(&sb, ", %.0f divergences, mean tree depth %.2f, mean n_leapfrog %.1f", n, statMean(depth[c]), statMean(leap[c]))
-			if mx := statMax(depth[c]); f.maxDepth > 0 && mx >= float64(f.maxDepth) {
-				fmt.Fprintf(&sb, " (max depth %d reached)", f.maxDepth)
+			fmt.Fprintf(&sb, ", %.0f divergences, mean tree depth %.2f, mean n_leapfrog %.1f", n, statMean(depth[k]), statMean(leap[k]))
+			if mx := statMax(depth[k]); o.maxDepth > 0 && mx >= float64(o.maxDepth) {
+				fmt.Fprintf(&sb, " (max depth %d reached)", o.maxDepth)
 			}
 		}
 		fmt.Fprintln(w, sb.String())

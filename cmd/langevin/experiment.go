@@ -1,10 +1,16 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
 	"sort"
 	"strings"
+
+	exps "github.com/langevin-go/langevin/internal/experiment"
 )
 
 // An experiment reproduces a figure or table of the source documents end to
@@ -28,8 +34,10 @@ func registerExperiment(e experiment) {
 	experiments[e.name] = e
 }
 
+// experimentNames returns the names of this package's experiments and of
+// package internal/experiment (exps)'s, sorted.
 func experimentNames() []string {
-	names := make([]string, 0, len(experiments))
+	names := exps.Names()
 	for n := range experiments {
 		names = append(names, n)
 	}
@@ -40,7 +48,11 @@ func experimentNames() []string {
 func experimentList() string {
 	var sb strings.Builder
 	for _, n := range experimentNames() {
-		fmt.Fprintf(&sb, "  %-16s %s\n", n, experiments[n].summary)
+		summary := experiments[n].summary
+		if e, ok := exps.Lookup(n); ok {
+			summary = e.Summary
+		}
+		fmt.Fprintf(&sb, "  %-18s %s\n", n, summary)
 	}
 	return sb.String()
 }
@@ -52,6 +64,19 @@ func cmdExperiment(args []string, stdout, stderr io.Writer) error {
 			return inputErrorf("no experiment named: expected one of %s", strings.Join(experimentNames(), ", "))
 		}
 		return errHelp
+	}
+	if e, ok := exps.Lookup(args[0]); ok {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+		defer stop()
+		err := e.Run(ctx, args[1:], stdout, stderr)
+		var ue *exps.UsageError
+		switch {
+		case errors.Is(err, exps.ErrHelp):
+			return errHelp
+		case errors.As(err, &ue):
+			return inputError{ue.Err}
+		}
+		return err
 	}
 	e, ok := experiments[args[0]]
 	if !ok {

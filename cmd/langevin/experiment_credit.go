@@ -22,6 +22,7 @@ import (
 	"github.com/langevin-go/langevin/predict"
 	"github.com/langevin-go/langevin/sampler"
 	"github.com/langevin-go/langevin/schedule"
+	"github.com/langevin-go/langevin/stancsv"
 )
 
 func init() {
@@ -283,10 +284,10 @@ func cmdCredit(args []string, stdout, stderr io.Writer) error {
 	res.print(stdout)
 	if o.Out != "" {
 		for _, m := range res.Methods {
-			f := &runFlags{out: filepath.Join(o.Out, m.Name), model: "logistic", sampler: m.Name, data: "australian",
-				iters: m.BurnIn + o.Draws, burnin: m.BurnIn, thin: 1, seed: o.Seed, schedule: "const", step: 0, set: map[string]bool{},
-				batch: 10, temperature: 1, init: "map", standardize: true, intercept: true, precond: "none"}
-			files, err := writeOutput(f, m.Trace, m.Table, res.Model, model.Spec{Kind: "logistic"})
+			cfg := stancsv.Config{Model: "logistic", Method: "sample", Algorithm: m.Name,
+				NumSamples: o.Draws, NumWarmup: m.BurnIn, Thin: 1, Seed: o.Seed,
+				Extra: [][2]string{{"data", "australian"}, {"batch", "10"}, {"init", "map"}, {"standardize", "true"}, {"intercept", "true"}}}
+			files, err := writeTrace(filepath.Join(o.Out, m.Name), cfg, m.Trace, m.Table)
 			if err != nil {
 				return err
 			}

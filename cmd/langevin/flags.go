@@ -19,12 +19,17 @@ func parseFlags(fs *flag.FlagSet, args []string, stdout io.Writer) error {
 		fs.PrintDefaults()
 		return errHelp
 	}
-	if err != nil {
-		msg := err.Error()
-		// flag says "-batch"; users write --batch.
-		msg = strings.Replace(msg, "flag: -", "flag --", 1)
-		msg = strings.Replace(msg, "flag -", "flag --", 1)
-		return inputError{errors.New(msg)}
+	return flagError(err)
+}
+
+// flagError turns a flag package error into a one-line input error that
+// names the flag as users write it (--batch, not -batch).
+func flagError(err error) error {
+	if err == nil {
+		return nil
 	}
-	return nil
+	msg := err.Error()
+	msg = strings.Replace(msg, "flag: -", "flag --", 1)
+	msg = strings.Replace(msg, "flag -", "flag --", 1)
+	return inputError{errors.New(msg)}
 }

@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/langevin-go/langevin/data"
 	"github.com/langevin-go/langevin/predict"
 )
 
@@ -17,7 +17,7 @@ import (
 // DIR/chain-*.csv, applies the training standardisation and prints the
 // metrics; --out writes one row of predictions per data row.
 func cmdPredict(args []string, stdout, _ io.Writer) error {
-	var f runFlags
+	f := runConfig{set: map[string]bool{}}
 	var samples, out string
 	var level float64
 	var bins int
@@ -30,13 +30,12 @@ func cmdPredict(args []string, stdout, _ io.Writer) error {
 	fs.IntVar(&bins, "bins", 15, "confidence bins of the expected calibration error")
 	fs.StringVar(&out, "out", "", "write per-row predictions to `FILE` (CSV)")
 	fs.Uint64Var(&f.seed, "seed", 2, "generated data: random seed (the run's default seed 1 generated its training data)")
-	fs.IntVar(&f.mlp.n, "n", 1000, "generated data: number of points")
-	fs.Float64Var(&f.mlp.noise, "noise", 0.1, "generated data: noise sd")
-	fs.IntVar(&f.mlp.k, "k", 3, "--data spirals: number of arms")
+	fs.IntVar(&f.n, "n", 1000, "generated data: number of points")
+	fs.Float64Var(&f.noise, "noise", 0.1, "generated data: noise sd")
+	fs.IntVar(&f.k, "k", 3, "--data spirals: number of arms")
 	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
 	}
-	f.set = map[string]bool{}
 	fs.Visit(func(fl *flag.Flag) { f.set[fl.Name] = true })
 	switch {
 	case samples == "":
@@ -48,11 +47,14 @@ func cmdPredict(args []string, stdout, _ io.Writer) error {
 	case bins < 1:
 		return inputErrorf("--bins %d: expected at least 1", bins)
 	}
-	mf, err := readModelFile(samples)
+	if _, err := os.Stat(filepath.Join(samples, "model.json")); err != nil {
+		return inputErrorf("--samples %s: %v (written by langevin run --out)", samples, err)
+	}
+	r, err := readRun(samples)
 	if err != nil {
 		return err
 	}
-	draws, err := readDraws(samples)
+	mf, sc, err := readModelFile(r)
 	if err != nil {
 		return err
 	}
@@ -72,18 +74,16 @@ func cmdPredict(args []string, stdout, _ io.Writer) error {
 	if d.Dim() != len(mf.Features) {
 		return inputErrorf("--data %s: %d features, the run was trained on %d", f.data, d.Dim(), len(mf.Features))
 	}
-	if mf.Mean != nil {
-		(&data.Scaler{Mean: mf.Mean, Scale: mf.Scale}).Transform(d.X)
+	if sc != nil {
+		sc.Transform(d.X)
 	}
 	m, err := mf.Spec.Build(d.X, d.Y)
 	if err != nil {
 		return inputErrorf("--data %s: %v", f.data, err)
 	}
-	if len(draws[0]) < m.Dim() {
-		return inputErrorf("--samples %s: the chains have %d parameters, model.json describes a model with %d", samples, len(draws[0]), m.Dim())
-	}
-	for i := range draws {
-		draws[i] = draws[i][:m.Dim()] // derived quantities (sigma2) follow the parameters
+	draws, err := drawsOf(r, m.Dim())
+	if err != nil {
+		return err
 	}
 	fmt.Fprintf(stdout, "%s (%s) on %s: %d rows, %d draws from %s\n\n", mf.Kind, mf.Data, d.Source, d.Len(), len(draws), samples)
 	if r, ok := m.(predict.Regressor); ok && !mf.Classifies() {

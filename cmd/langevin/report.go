@@ -81,18 +81,18 @@ func fmtMetric(v float64) string { return strconv.FormatFloat(v, 'f', 4, 64) }
 
 // printWhere says where the draws went: counts, time, ESS per second, step
 // sizes, the noise crossover, clipping and warnings.
-func printWhere(w io.Writer, f *runFlags, tr *langevin.Trace, table diag.Table, elapsed time.Duration, mapTheta []float64) {
-	kept, last, early := chainCounts(tr, f.iters, f.burnin, f.thin)
+func printWhere(w io.Writer, c *runConfig, tr *langevin.Trace, table diag.Table, elapsed time.Duration, mapTheta []float64) {
+	kept, last, early := chainCounts(tr, c.iters, c.burnin, c.thin)
 	total := 0
 	for _, l := range last {
 		total += l
 	}
 	if early {
 		fmt.Fprintf(w, "draws:    %d chains × %s kept (a chain stopped early: last kept iterations %s of %d; thin %d); %d burn-in iterations per chain discarded\n",
-			tr.NumChains(), joinInts(kept), joinInts(last), f.iters, f.thin, f.burnin)
+			tr.NumChains(), joinInts(kept), joinInts(last), c.iters, c.thin, c.burnin)
 	} else {
 		fmt.Fprintf(w, "draws:    %d chains × %d kept (iterations %d–%d, thin %d); %d burn-in iterations per chain discarded\n",
-			tr.NumChains(), kept[0], f.burnin+1, f.iters, f.thin, f.burnin)
+			tr.NumChains(), kept[0], c.burnin+1, c.iters, c.thin, c.burnin)
 	}
 	minESS := math.Inf(1)
 	for _, s := range table {
@@ -102,32 +102,32 @@ func printWhere(w io.Writer, f *runFlags, tr *langevin.Trace, table diag.Table, 
 	}
 	secs := elapsed.Seconds()
 	fmt.Fprintf(w, "time:     %.2f s for %d iterations (%.0f ns/iteration, %d workers); min bulk-ESS %.0f, %.0f per second\n",
-		secs, total, secs*1e9/float64(total), min(f.chains, runtimeWorkers()), minESS, minESS/secs)
+		secs, total, secs*1e9/float64(total), min(c.chains, runtimeWorkers()), minESS, minESS/secs)
 
-	if isExact(f.sampler) {
-		printExact(w, f, tr)
+	if c.def.kind.exact {
+		printExact(w, c, tr)
 	} else if steps, ok := tr.Stat("stepsize__"); ok && len(steps[0]) > 0 {
 		first := steps[0][0]
 		if len(tr.Warmup[0].Stats) > 0 {
 			first = tr.Warmup[0].Stats[0][tr.StatIndex("stepsize__")]
 		}
 		last := steps[0][len(steps[0])-1]
-		sym, sched := "η", f.schedule+" schedule"
-		if f.sampler == "vi" { // VI's step is ρₜ of its natural-gradient updates
+		sym, sched := "η", c.schedule+" schedule"
+		if c.sampler == "vi" { // VI's step is ρₜ of its natural-gradient updates
 			sym = "ρ"
-			if !f.set["step"] {
+			if !c.stepSet {
 				sched = "VI's default schedule 0.1(100+t)^-0.6"
 			}
 		}
-		fmt.Fprintf(w, "steps:    %s from %.3g (iteration 1) to %.3g (iteration %d), %s\n", sym, first, last, f.iters, sched)
+		fmt.Fprintf(w, "steps:    %s from %.3g (iteration 1) to %.3g (iteration %d), %s\n", sym, first, last, c.iters, sched)
 	}
-	printCrossover(w, f, tr)
-	if f.clip > 0 || f.clipValue > 0 {
+	printCrossover(w, c, tr)
+	if c.clip > 0 || c.clipValue > 0 {
 		if cl, ok := tr.Stat("clipped__"); ok {
 			var n float64
-			for _, c := range cl {
-				if len(c) > 0 {
-					n += c[len(c)-1]
+			for _, ch := range cl {
+				if len(ch) > 0 {
+					n += ch[len(ch)-1]
 				}
 			}
 			frac := n / float64(total)
@@ -138,16 +138,16 @@ func printWhere(w io.Writer, f *runFlags, tr *langevin.Trace, table diag.Table, 
 			fmt.Fprintln(w)
 		}
 	}
-	if f.sampler == "gd" || f.sampler == "sgd" {
+	if c.def.kind.optimiser {
 		// Optimisers: the draws are a trajectory, not posterior samples.
-		fmt.Fprintf(w, "optimiser: %s iterates are a trajectory, not posterior draws: ESS and R-hat do not apply\n", strings.ToUpper(f.sampler))
+		fmt.Fprintf(w, "optimiser: %s iterates are a trajectory, not posterior draws: ESS and R-hat do not apply\n", strings.ToUpper(c.sampler))
 		if mapTheta != nil {
 			var worst float64
-			for _, c := range tr.Draws {
-				if len(c) == 0 {
+			for _, ch := range tr.Draws {
+				if len(ch) == 0 {
 					continue
 				}
-				last := c[len(c)-1]
+				last := ch[len(ch)-1]
 				for j := 0; j < tr.Dim; j++ {
 					worst = math.Max(worst, math.Abs(last[j]-mapTheta[j]))
 				}
@@ -179,16 +179,16 @@ func printWhere(w io.Writer, f *runFlags, tr *langevin.Trace, table diag.Table, 
 // of the gradient noise are noisy, so both are averaged over windows of 1/50
 // of a chain's saved draws; the crossover is the start of the window after
 // the last one in which the gradient noise exceeds the injected noise.
-func printCrossover(w io.Writer, f *runFlags, tr *langevin.Trace) {
+func printCrossover(w io.Writer, c *runConfig, tr *langevin.Trace) {
 	ki, kg := tr.StatIndex("noise_inj__"), tr.StatIndex("noise_grad__")
-	if ki < 0 || kg < 0 || f.noiseEvery == 0 || f.batch == 0 {
+	if ki < 0 || kg < 0 || c.noiseEvery == 0 || c.batch == 0 {
 		return
 	}
 	var cross []int
 	var lastInj, lastGrad float64
-	for c := range tr.Draws {
-		stats := append(append([][]float64(nil), tr.Warmup[c].Stats...), tr.Stats[c]...)
-		iters := append(append([]int(nil), tr.Warmup[c].Iters...), tr.Iters[c]...)
+	for k := range tr.Draws {
+		stats := append(append([][]float64(nil), tr.Warmup[k].Stats...), tr.Stats[k]...)
+		iters := append(append([]int(nil), tr.Warmup[k].Iters...), tr.Iters[k]...)
 		n := len(stats)
 		if n == 0 {
 			continue
@@ -232,7 +232,7 @@ func printCrossover(w io.Writer, f *runFlags, tr *langevin.Trace) {
 	sort.Ints(cross)
 	med := cross[len(cross)/2]
 	fmt.Fprintf(w, "          injected noise dominates from iteration %d (median over chains)", med)
-	if med > f.burnin {
+	if med > c.burnin {
 		fmt.Fprint(w, " — after burn-in: early draws are still optimisation, raise --burnin")
 	}
 	fmt.Fprintln(w)

@@ -1,13 +1,11 @@
 package main
 
 import (
-	"bytes"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/langevin-go/langevin"
@@ -15,6 +13,7 @@ import (
 	"github.com/langevin-go/langevin/model"
 	"github.com/langevin-go/langevin/plot"
 	"github.com/langevin-go/langevin/report"
+	"github.com/langevin-go/langevin/rundir"
 )
 
 // defaultReportDir is where langevin run --report writes when --out is not
@@ -38,10 +37,11 @@ func cmdReport(args []string, stdout, stderr io.Writer) error {
 		return inputErrorf("--params %d: expected at least 1", *maxParams)
 	}
 	dir := fs.Arg(0)
-	tr, settings, err := readRunDir(dir)
+	r, err := readRun(dir)
 	if err != nil {
 		return err
 	}
+	tr, settings := r.Trace, r.Settings
 	path := *out
 	if path == "" {
 		path = filepath.Join(dir, "report.html")
@@ -71,16 +71,12 @@ func writeReport(path, title string, tr *langevin.Trace, opt report.Options) err
 	if err != nil {
 		return err
 	}
-	var buf bytes.Buffer
-	if err := r.WriteHTML(&buf); err != nil {
-		return err
-	}
 	if dir := filepath.Dir(path); dir != "" {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return err
 		}
 	}
-	return os.WriteFile(path, buf.Bytes(), 0o644)
+	return rundir.WriteFileAtomic(path, r.WriteHTML)
 }
 
 // runReport writes f.out/report.html for langevin run --report, from the
@@ -88,9 +84,10 @@ func writeReport(path, title string, tr *langevin.Trace, opt report.Options) err
 // densities are drawn over the histograms, and for the logistic model with a
 // test set the sorted posterior predictive probabilities with their 90% band
 // (report Figure 5). GD and SGD iterates are reported as a trajectory.
-func runReport(f *runFlags, tr *langevin.Trace, m langevin.Model, test *data.Dataset) (string, error) {
-	trajectory := f.sampler == "gd" || f.sampler == "sgd"
-	opt := report.Options{Settings: runSettings(f, m), Trajectory: trajectory}
+func (j *job) runReport(dir string, tr *langevin.Trace) (string, error) {
+	c, m, test := j.c, j.m, j.test
+	trajectory := c.def.kind.optimiser
+	opt := report.Options{Settings: j.settings(), Trajectory: trajectory}
 	if lm, ok := m.(*model.Logistic); ok && test != nil && test.Len() > 0 && !trajectory {
 		sec, err := predictiveSection(lm, tr, test)
 		if err != nil {
@@ -98,7 +95,7 @@ func runReport(f *runFlags, tr *langevin.Trace, m langevin.Model, test *data.Dat
 		}
 		opt.Sections = append(opt.Sections, sec)
 	}
-	if lm, ok := m.(*model.Linear); ok && !trajectory && f.temperature == 1 {
+	if lm, ok := m.(*model.Linear); ok && !trajectory && c.temperature == 1 {
 		post := lm.Posterior()
 		opt.Reference = map[string]func(float64) float64{
 			"log_sigma2": post.LogSigma2PDF,
@@ -109,8 +106,8 @@ func runReport(f *runFlags, tr *langevin.Trace, m langevin.Model, test *data.Dat
 		}
 		opt.RefLabel = "exact posterior"
 	}
-	title := fmt.Sprintf("langevin run: %s regression, %s", f.model, describeSampler(f))
-	path := filepath.Join(f.out, "report.html")
+	title := fmt.Sprintf("langevin run: %s regression, %s", c.model, c.describe())
+	path := filepath.Join(dir, "report.html")
 	return path, writeReport(path, title, tr, opt)
 }
 
@@ -140,30 +137,4 @@ func predictiveSection(m *model.Logistic, tr *langevin.Trace, test *data.Dataset
 		Text:    "P(y = 1 | x, data) for every test point, sorted by its posterior mean, with the central 90% interval over the draws; squares mark the observed labels (report Figure 5). Wide bands are the points the model is unsure about.",
 		Figures: []report.Figure{{Title: "sorted predictive probabilities", PNG: png}},
 	}, nil
-}
-
-// runSettings lists the settings of a run, as the CSV files record them
-// (empty ones left out).
-func runSettings(f *runFlags, m langevin.Model) [][2]string {
-	all := [][2]string{
-		{"model", f.model}, {"data", f.data}, {"test", f.test}, {"target", f.target},
-		{"algorithm", f.sampler}, {"schedule", f.schedule},
-		{"step", fmtF(buildSchedule(f, m.Len()).At(1))}, {"step_a", fmtF(stepA(f, m.Len()))},
-		{"step_b", fmtF(f.stepB)}, {"decay", fmtF(f.decay)},
-		{"batch", strconv.Itoa(f.batch)}, {"replace", strconv.FormatBool(f.replace)},
-		{"temperature", fmtF(f.temperature)}, {"precond", f.precond},
-		{"clip", fmtF(f.clip)}, {"clip_value", fmtF(f.clipValue)},
-		{"chains", strconv.Itoa(f.chains)}, {"iters", strconv.Itoa(f.iters)},
-		{"burnin", strconv.Itoa(f.burnin)}, {"thin", strconv.Itoa(f.thin)},
-		{"seed", strconv.FormatUint(f.seed, 10)}, {"init", f.init},
-		{"standardize", strconv.FormatBool(f.standardize)}, {"intercept", strconv.FormatBool(f.intercept)},
-		{"noise_every", strconv.Itoa(f.noiseEvery)},
-	}
-	var out [][2]string
-	for _, kv := range all {
-		if kv[1] != "" {
-			out = append(out, kv)
-		}
-	}
-	return out
 }

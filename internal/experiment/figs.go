@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"fmt"
 	"image/color"
 	"math"
 	"sort"
@@ -41,23 +42,44 @@ func (t cleanTicks) Ticks(lo, hi float64) []gplot.Tick {
 	ts := t.Ticker.Ticks(lo, hi)
 	for i := range ts {
 		if ts[i].Label != "" {
-			ts[i].Label = strconv.FormatFloat(ts[i].Value, 'g', 4, 64)
+			ts[i].Label = tickLabel(ts[i].Value)
 		}
 	}
 	return ts
 }
 
-// logTicks labels a log axis at 1, 2, 5 × powers of ten.
+// tickLabel writes v plainly (25000, 0.004) between 10⁻⁴ and 10⁶ and with
+// a short exponent (5e-6) outside, at most 4 significant digits.
+func tickLabel(v float64) string {
+	if a := math.Abs(v); a == 0 || (a >= 1e-4 && a < 1e6) {
+		s := strconv.FormatFloat(v, 'g', 4, 64)
+		if strings.ContainsRune(s, 'e') {
+			return strconv.FormatFloat(v, 'f', -1, 64)
+		}
+		return s
+	}
+	return num(v)
+}
+
+// logTicks labels a log axis at 1, 2, 5 × powers of ten when it spans at
+// most 3 decades, and at the powers of ten only (2 and 5 unlabelled) when
+// it spans more.
 type logTicks struct{}
 
 func (logTicks) Ticks(lo, hi float64) []gplot.Tick {
 	var ts []gplot.Tick
+	wide := math.Log10(hi/lo) > 3
 	for e := math.Floor(math.Log10(lo)) - 1; e <= math.Ceil(math.Log10(hi))+1; e++ {
 		for _, m := range []float64{1, 2, 5} {
-			v := m * math.Pow(10, e)
-			if v >= lo*0.999 && v <= hi*1.001 {
-				ts = append(ts, gplot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', -1, 64)})
+			v, err := strconv.ParseFloat(fmt.Sprintf("%ge%d", m, int(e)), 64)
+			if err != nil || v < lo*0.999 || v > hi*1.001 {
+				continue
 			}
+			lab := tickLabel(v)
+			if wide && m != 1 {
+				lab = ""
+			}
+			ts = append(ts, gplot.Tick{Value: v, Label: lab})
 		}
 	}
 	if len(ts) < 2 {

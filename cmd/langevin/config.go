@@ -1,0 +1,425 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+
+	"github.com/langevin-go/langevin/model"
+)
+
+// runConfig is the configuration of langevin run: parsed once from the
+// command line by parseRun, with every default resolved, and only read
+// afterwards. Scripts call the flags: extend them, do not rename.
+type runConfig struct {
+	// data
+	data, test, target, format string
+	testFrac                   float64
+	standardize                bool
+	n, k                       int     // generated data: points, spiral arms
+	noise                      float64 // generated data: noise
+	// model
+	model      string
+	intercept  bool
+	priorScale float64
+	mlp        mlpConfig
+	gradNoise  float64 // toy targets
+	rho        float64 // gauss2
+	// run
+	sampler                     string
+	def                         *samplerDef
+	chains, iters, burnin, thin int
+	seed                        uint64
+	init, precond, out          string
+	quiet, report               bool
+	// step size
+	step                float64
+	stepSet             bool
+	schedule            string
+	stepB, decay        float64
+	cycles              int
+	explore             float64
+	temperature, tStart float64
+	// stochastic gradients
+	batch           int
+	replace, cv     bool
+	clip, clipValue float64
+	noiseEvery      int
+
+	set  map[string]bool // flags given on the command line
+	opts map[string]any  // the sampler groups' own flags (flagGroup)
+}
+
+// mlpConfig are the flags of --model mlp.
+type mlpConfig struct {
+	hidden, activation, likelihood string
+	classes                        int
+	noiseVar                       float64
+	learnNoise                     bool
+	mapIters, mapBatch             int
+	mapLR                          float64
+}
+
+// The groups of the common flags, in the order of run -h.
+var commonGroups = []struct{ title, flags string }{
+	{"data", "data test test-frac target format standardize n noise k"},
+	{"model", "model intercept prior-scale hidden activation likelihood classes noise-var learn-noise map-iters map-batch map-lr grad-noise rho"},
+	{"run", "sampler chains iters burnin thin seed init precond out report quiet"},
+	{"step size", "step schedule step-b decay cycles explore temperature temperature-start"},
+	{"stochastic gradients", "batch replace cv clip clip-value noise-every"},
+}
+
+func newRunFlagSet(c *runConfig) *flag.FlagSet {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.StringVar(&c.data, "data", "australian", "training data: a CSV or LIBSVM `FILE` (.gz read transparently), an embedded data set's NAME (see langevin datasets) or a generated one: moons|spirals|gap1d|fashion-mnist")
+	fs.StringVar(&c.test, "test", "", "test data `FILE`; without it a seeded split of --data is held out (--test-frac)")
+	fs.Float64Var(&c.testFrac, "test-frac", 0.2, "fraction of --data held out as test set when --test is not given")
+	fs.StringVar(&c.target, "target", "", "target `COL`umn: a name, or a 1-based column number (-1 = last); default the last column")
+	fs.StringVar(&c.format, "format", "auto", "data format: auto|csv|libsvm")
+	fs.BoolVar(&c.standardize, "standardize", true, "standardise features with the training set's mean and sd")
+	fs.IntVar(&c.n, "n", 1000, "generated data (--data moons|spirals|gap1d): number of points `N`; fashion-mnist: use the first N training images (default all)")
+	fs.Float64Var(&c.noise, "noise", 0.1, "generated data: noise sd (moons: of the points, spirals: of the angle, gap1d: of y)")
+	fs.IntVar(&c.k, "k", 3, "--data spirals: number of arms (classes)")
+
+	fs.StringVar(&c.model, "model", "logistic", "model: linear|logistic|mlp|softmax (integer class labels 0…K−1; --prior-scale σ₀ is precision λ = 1/σ₀²), or a toy target that needs no --data: gauss2|mixture25")
+	fs.BoolVar(&c.intercept, "intercept", true, "add an intercept")
+	fs.Float64Var(&c.priorScale, "prior-scale", 0, "prior scale `S`: σ₀ of the N(0, σ₀²I) prior (logistic, default 1), or √v of the N(μ, σ²vI) prior (linear, default 10)")
+	m := &c.mlp
+	fs.StringVar(&m.hidden, "hidden", "100,10", "MLP hidden layer widths, comma-separated (\"\" or 0: no hidden layer)")
+	fs.StringVar(&m.activation, "activation", "relu", "MLP activation: relu|tanh|sigmoid|identity")
+	fs.StringVar(&m.likelihood, "likelihood", "", "MLP likelihood: bernoulli|categorical|gaussian (default: bernoulli for 0/1 labels, categorical for more classes, gaussian otherwise)")
+	fs.IntVar(&m.classes, "classes", 0, "categorical likelihood: number of classes `K` (0: largest label + 1)")
+	fs.Float64Var(&m.noiseVar, "noise-var", 1, "Gaussian likelihood: noise variance σ² (the initial value with --learn-noise)")
+	fs.BoolVar(&m.learnNoise, "learn-noise", false, "Gaussian likelihood: sample log σ² too (prior N(0, 1))")
+	fs.IntVar(&m.mapIters, "map-iters", 20000, "MLP --init map: Adam iterations")
+	fs.IntVar(&m.mapBatch, "map-batch", 32, "MLP --init map: Adam minibatch size")
+	fs.Float64Var(&m.mapLR, "map-lr", 1e-3, "MLP --init map: Adam learning rate")
+	fs.Float64Var(&c.gradNoise, "grad-noise", 0, "toy targets: sd `S` of the N(0, S²I) noise injected into the gradient")
+	fs.Float64Var(&c.rho, "rho", 0.9, "gauss2: correlation `ρ` of the two coordinates")
+
+	fs.StringVar(&c.sampler, "sampler", "sgld", "algorithm `NAME`: "+strings.Join(samplerNames(), "|")+" (see the list above)")
+	fs.IntVar(&c.chains, "chains", 4, "number of chains `K`")
+	fs.IntVar(&c.iters, "iters", 500000, "iterations `N` per chain, burn-in included")
+	fs.IntVar(&c.burnin, "burnin", 50000, "burn-in iterations `N` discarded per chain")
+	fs.IntVar(&c.thin, "thin", 450, "keep every `N`-th draw after burn-in")
+	fs.Uint64Var(&c.seed, "seed", 1, "random `seed` of the run (split, initial points, chains)")
+	fs.StringVar(&c.init, "init", "laplace", "initial points: zero|map|prior|laplace (the MAP plus a draw from the diagonal Laplace approximation, so chains start dispersed on the posterior's scale)")
+	fs.StringVar(&c.precond, "precond", "laplace", "constant diagonal preconditioner M of sgld, csgld, sghmc, csghmc, rwm, mala, nuts: laplace (diag of the inverse Hessian at the MAP) or none")
+	fs.StringVar(&c.out, "out", "", "write DIR/chain-1.csv … DIR/chain-K.csv (CmdStan format), DIR/summary.csv and DIR/model.json")
+	fs.BoolVar(&c.report, "report", false, "also write DIR/report.html (settings, summary, warnings, plots) into --out DIR (default "+defaultReportDir+")")
+	fs.BoolVar(&c.quiet, "quiet", false, "print no progress")
+
+	fs.Float64Var(&c.step, "step", 0, "step size `A`: η in θ ← θ + η ĝ + √(2ητ) ξ (Welling & Teh's ε = 2η); the a of a(b+t)^-γ, or η₀ of the cyclic schedule (default: each sampler's rule, printed with the result)")
+	fs.StringVar(&c.schedule, "schedule", "const", "step-size schedule: const|poly (a(b+t)^-γ)|cyclic")
+	fs.Float64Var(&c.stepB, "step-b", 1, "offset `B` of the polynomial schedule a(b+t)^-γ")
+	fs.Float64Var(&c.decay, "decay", 0.55, "decay `G` (γ) of the polynomial schedule; Robbins–Monro needs 0.5 < γ ≤ 1")
+	fs.IntVar(&c.cycles, "cycles", 1, "number of cycles `M` of the cyclic schedule")
+	fs.Float64Var(&c.explore, "explore", 0, "fraction `F` of each cycle of the cyclic schedule spent exploring (no injected noise, draws not kept); csgld/csghmc default 0.5")
+	fs.Float64Var(&c.temperature, "temperature", 1, "temperature `T`: the chain targets p(θ|D)^(1/T)")
+	fs.Float64Var(&c.tStart, "temperature-start", 0, "anneal the temperature geometrically from `T0` to --temperature over the burn-in (0: off)")
+
+	fs.IntVar(&c.batch, "batch", 10, "minibatch size `B` (0: full batch)")
+	fs.BoolVar(&c.replace, "replace", false, "draw minibatches with replacement (default: shuffled epochs)")
+	fs.BoolVar(&c.cv, "cv", false, "control-variate gradient estimator around the MAP (Baker et al. 2019), for every stochastic-gradient sampler")
+	fs.Float64Var(&c.clip, "clip", 0, "clip the gradient's norm at `C`: v·min(1, C/‖v‖) (0: off)")
+	fs.Float64Var(&c.clipValue, "clip-value", 0, "clip each gradient component to [-C, C] (0: off)")
+	fs.IntVar(&c.noiseEvery, "noise-every", 10, "estimate the stochastic-gradient noise every `N` steps (0: never)")
+
+	c.opts = map[string]any{}
+	for _, g := range flagGroups {
+		c.opts[g.name] = g.define(fs)
+	}
+	return fs
+}
+
+// runUsage prints run -h: the samplers by family, then the flags by group.
+func runUsage(fs *flag.FlagSet, w io.Writer) {
+	fmt.Fprintf(w, "Usage: langevin run [flags]\n\nSamplers (--sampler NAME):\n%s", samplerHelp())
+	show := func(title string, names []string) {
+		sub := flag.NewFlagSet(title, flag.ContinueOnError)
+		sub.SetOutput(w)
+		for _, n := range names {
+			if f := fs.Lookup(n); f != nil {
+				sub.Var(f.Value, f.Name, f.Usage)
+				sub.Lookup(n).DefValue = f.DefValue
+			}
+		}
+		fmt.Fprintf(w, "\n%s:\n", title)
+		sub.PrintDefaults()
+	}
+	for _, g := range commonGroups {
+		show(strings.ToUpper(g.title[:1])+g.title[1:]+" flags", strings.Fields(g.flags))
+	}
+	for _, g := range flagGroups {
+		var names []string
+		sub := flag.NewFlagSet(g.name, flag.ContinueOnError)
+		g.define(sub)
+		sub.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+		show(fmt.Sprintf("%s (%s)", g.title, strings.Join(readers(g.name), ", ")), names)
+	}
+}
+
+// parseRun parses the flags of langevin run into a configuration, resolves
+// the defaults that depend on the sampler and the model, and validates it.
+func parseRun(args []string, stdout io.Writer) (*runConfig, error) {
+	c := &runConfig{}
+	fs := newRunFlagSet(c)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			runUsage(fs, stdout)
+			return nil, errHelp
+		}
+		return nil, flagError(err)
+	}
+	if fs.NArg() > 0 {
+		return nil, inputErrorf("unexpected argument %q: run takes only flags (see langevin run -h)", fs.Arg(0))
+	}
+	c.set = map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { c.set[fl.Name] = true })
+	c.stepSet = c.set["step"]
+	if err := oneOf("model", c.model, model.Kinds...); err != nil {
+		return nil, err
+	}
+	if err := oneOf("sampler", c.sampler, samplerNames()...); err != nil {
+		return nil, err
+	}
+	c.def = samplerTable[c.sampler]
+	// Flags of groups the sampler does not read.
+	for _, g := range flagGroups {
+		if c.def.reads(g.name) {
+			continue
+		}
+		sub := flag.NewFlagSet(g.name, flag.ContinueOnError)
+		g.define(sub)
+		var bad string
+		sub.VisitAll(func(f *flag.Flag) {
+			if bad == "" && c.set[f.Name] {
+				bad = f.Name
+			}
+		})
+		if bad != "" {
+			return nil, inputErrorf("--%s: only for --sampler %s", bad, strings.Join(readers(g.name), "|"))
+		}
+	}
+	if err := c.resolve(); err != nil {
+		return nil, err
+	}
+	if err := c.validate(); err != nil {
+		return nil, err
+	}
+	if c.def.check != nil {
+		if err := c.def.check(c); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+func (d *samplerDef) reads(group string) bool {
+	for _, g := range d.flags {
+		if g == group {
+			return true
+		}
+	}
+	return false
+}
+
+// toy reports whether the model is a toy target that needs no data.
+func (c *runConfig) toy() bool { return !(model.Spec{Kind: c.model}).NeedsData() }
+
+// resolve sets the defaults that depend on the model and the sampler.
+func (c *runConfig) resolve() error {
+	if c.toy() && !c.set["batch"] {
+		c.batch = 0 // one observation: full batch
+	}
+	if c.model == "mlp" {
+		if !c.set["init"] {
+			c.init = "map"
+		}
+		if !c.set["precond"] {
+			c.precond = "none"
+		}
+	}
+	if c.sampler == "csgld" || c.sampler == "csghmc" {
+		if c.set["schedule"] && c.schedule != "cyclic" {
+			return inputErrorf("--schedule %s: --sampler %s runs on the cyclic schedule", c.schedule, c.sampler)
+		}
+		c.schedule = "cyclic"
+		if !c.set["explore"] {
+			c.explore = 0.5
+		}
+	}
+	if c.def.kind.exact {
+		return c.resolveExact()
+	}
+	return nil
+}
+
+func oneOf(flagName, v string, allowed ...string) error {
+	for _, a := range allowed {
+		if v == a {
+			return nil
+		}
+	}
+	return inputErrorf("--%s %q: expected one of %s", flagName, v, strings.Join(allowed, ", "))
+}
+
+func (c *runConfig) validate() error {
+	for _, o := range []struct {
+		name, v string
+		allowed []string
+	}{
+		{"schedule", c.schedule, []string{"const", "poly", "cyclic"}},
+		{"init", c.init, []string{"zero", "map", "prior", "laplace"}},
+		{"precond", c.precond, []string{"laplace", "none"}},
+		{"format", c.format, []string{"auto", "csv", "libsvm"}},
+	} {
+		if err := oneOf(o.name, o.v, o.allowed...); err != nil {
+			return err
+		}
+	}
+	pos := func(name string, v float64) error {
+		if !(v > 0) || math.IsInf(v, 0) {
+			return inputErrorf("--%s %v: expected a positive number", name, v)
+		}
+		return nil
+	}
+	for _, p := range []struct {
+		name string
+		v    float64
+		need bool
+	}{{"step", c.step, c.stepSet}, {"prior-scale", c.priorScale, c.set["prior-scale"]}, {"temperature", c.temperature, true}} {
+		if p.need {
+			if err := pos(p.name, p.v); err != nil {
+				return err
+			}
+		}
+	}
+	switch {
+	case c.chains < 1:
+		return inputErrorf("--chains %d: expected at least 1", c.chains)
+	case c.iters < 1:
+		return inputErrorf("--iters %d: expected at least 1", c.iters)
+	case c.burnin < 0 || c.burnin >= c.iters:
+		return inputErrorf("--burnin %d: expected 0 ≤ burn-in < --iters (%d)", c.burnin, c.iters)
+	case c.thin < 1:
+		return inputErrorf("--thin %d: expected at least 1", c.thin)
+	case c.batch < 0:
+		return inputErrorf("--batch %d: expected 0 (full batch) or a positive size", c.batch)
+	case c.cycles < 1 || c.cycles > c.iters:
+		return inputErrorf("--cycles %d: expected 1 ≤ cycles ≤ --iters (%d)", c.cycles, c.iters)
+	case !(c.decay >= 0) || math.IsInf(c.decay, 0):
+		return inputErrorf("--decay %v: expected γ ≥ 0", c.decay)
+	case !(c.stepB > -1) || math.IsInf(c.stepB, 0):
+		return inputErrorf("--step-b %v: expected b > −1", c.stepB)
+	case !(c.clip >= 0) || math.IsInf(c.clip, 0):
+		return inputErrorf("--clip %v: expected c ≥ 0 (0: off)", c.clip)
+	case !(c.clipValue >= 0) || math.IsInf(c.clipValue, 0):
+		return inputErrorf("--clip-value %v: expected c ≥ 0 (0: off)", c.clipValue)
+	case !(c.testFrac > 0 && c.testFrac < 1):
+		return inputErrorf("--test-frac %v: expected a fraction in (0, 1)", c.testFrac)
+	case c.noiseEvery < 0:
+		return inputErrorf("--noise-every %d: expected ≥ 0", c.noiseEvery)
+	case c.def.kind.needsBurnin && c.burnin < 1:
+		return inputErrorf("--burnin %d: --sampler %s fits its approximation during burn-in: expected at least 1", c.burnin, c.sampler)
+	case !(c.explore >= 0 && c.explore < 1):
+		return inputErrorf("--explore %v: expected a fraction 0 ≤ F < 1", c.explore)
+	case !(c.tStart >= 0) || math.IsInf(c.tStart, 0):
+		return inputErrorf("--temperature-start %v: expected T0 > 0 (0: off)", c.tStart)
+	case c.tStart > 0 && c.burnin == 0:
+		return inputErrorf("--temperature-start %v: needs a burn-in to anneal over (--burnin > 0)", c.tStart)
+	case !(c.gradNoise >= 0) || math.IsInf(c.gradNoise, 0):
+		return inputErrorf("--grad-noise %v: expected an sd ≥ 0", c.gradNoise)
+	case !(math.Abs(c.rho) < 1):
+		return inputErrorf("--rho %v: expected −1 < ρ < 1", c.rho)
+	case c.cv && (c.sampler == "gd" || c.batch == 0):
+		return inputErrorf("--cv: needs a minibatch sampler (--batch > 0, not gd)")
+	case c.explore > 0 && c.schedule != "cyclic":
+		return inputErrorf("--explore %v: only the cyclic schedule has an exploration phase (--schedule cyclic or --sampler csgld|csghmc)", c.explore)
+	case c.gradNoise > 0 && !c.toy():
+		return inputErrorf("--grad-noise: only for the toy targets (--model gauss2|mixture25)")
+	case c.toy() && c.set["batch"] && c.batch > 1:
+		return inputErrorf("--batch %d: the toy target %s has a single observation (use 0 or 1)", c.batch, c.model)
+	}
+	return c.validateMLP()
+}
+
+// validateMLP checks the flags of --model mlp.
+func (c *runConfig) validateMLP() error {
+	if c.model != "mlp" {
+		return nil
+	}
+	m := &c.mlp
+	if _, err := parseHidden(m.hidden); err != nil {
+		return err
+	}
+	if _, err := model.ParseActivation(m.activation); err != nil {
+		return inputErrorf("--activation: %v", err)
+	}
+	if m.likelihood != "" {
+		if _, err := model.ParseLikelihood(m.likelihood); err != nil {
+			return inputErrorf("--likelihood: %v", err)
+		}
+	}
+	switch {
+	case m.classes < 0 || m.classes == 1:
+		return inputErrorf("--classes %d: expected at least 2 (0: from the labels)", m.classes)
+	case !(m.noiseVar > 0):
+		return inputErrorf("--noise-var %v: expected σ² > 0", m.noiseVar)
+	case m.mapIters < 1 || m.mapBatch < 1 || !(m.mapLR > 0):
+		return inputErrorf("--map-iters %d, --map-batch %d, --map-lr %v: expected positive numbers", m.mapIters, m.mapBatch, m.mapLR)
+	case c.precond == "laplace" || c.init == "laplace":
+		return inputErrorf("--model mlp: --init laplace and --precond laplace are not available (use --init map|prior|zero, --precond none)")
+	}
+	return nil
+}
+
+func parseHidden(s string) ([]int, error) {
+	if s == "" || s == "0" {
+		return nil, nil
+	}
+	return parseInts("hidden", s)
+}
+
+// spec returns the model of the configuration (before the data resolve it).
+func (c *runConfig) spec() model.Spec {
+	s := model.Spec{Kind: c.model, NoIntercept: !c.intercept}
+	if c.set["prior-scale"] {
+		s.PriorScale = c.priorScale
+	}
+	switch c.model {
+	case "mlp":
+		s.Hidden, _ = parseHidden(c.mlp.hidden)
+		s.Activation, s.Likelihood, s.Classes = c.mlp.activation, c.mlp.likelihood, c.mlp.classes
+		s.NoiseVar, s.LearnNoise = c.mlp.noiseVar, c.mlp.learnNoise
+	case "gauss2":
+		s.Rho = c.rho
+	}
+	if c.toy() && c.gradNoise > 0 {
+		s.GradNoise, s.Seed = c.gradNoise, c.seed
+	}
+	return s
+}
+
+// usesLaplacePrecond reports whether the sampler gets the Laplace diagonal.
+func (c *runConfig) usesLaplacePrecond() bool { return c.precond == "laplace" && c.def.kind.laplace }
+
+// describe is the sampler's name and batch for the output's first line.
+func (c *runConfig) describe() string {
+	var sb strings.Builder
+	sb.WriteString(strings.ToUpper(c.sampler))
+	switch {
+	case c.def.kind.exact:
+		sb.WriteString(" (full data)")
+	case c.sampler == "gd":
+	case c.batch == 0:
+		sb.WriteString(" (full batch)")
+	default:
+		fmt.Fprintf(&sb, " (batch %d)", c.batch)
+	}
+	return sb.String()
+}

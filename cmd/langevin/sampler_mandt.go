@@ -1,0 +1,133 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/langevin-go/langevin"
+	"github.com/langevin-go/langevin/sampler"
+)
+
+// The samplers of Mandt, Hoffman & Blei (2017) and their references: constant
+// SGD with its KL-optimal settings, SGFS, IASG, and independent draws from
+// the Laplace approximation. Their settings come from the run's Laplace
+// approximation and the gradient covariance V (their BBᵀ) at the MAP
+// (package sampler's Mandt recipes); --step, when given, overrides η.
+
+func init() {
+	k := samplerKind{minibatch: true, noStepRule: true}
+	for _, e := range []struct{ name, summary string }{
+		{"csgd", "constant SGD at the KL-optimal step η* = 2D/Tr Cov(ĝ) (Theorem 1)"},
+		{"csgd-diag", "constant SGD, optimal diagonal preconditioner (Corollary 3)"},
+		{"csgd-full", "constant SGD, optimal full preconditioner 2 Cov(ĝ)⁻¹ (Theorem 2)"},
+		{"csgd-sqrt", "constant SGD, square-root preconditioner and its optimal step (Theorem 7)"},
+		{"csgd-momentum", "constant SGD with momentum μ at η = μ·η*"},
+		{"sgfs", "stochastic gradient Fisher scoring (Ahn et al. 2012), full"},
+		{"sgfs-diag", "stochastic gradient Fisher scoring, diagonal (--hmax caps it)"},
+		{"iasg", "iterate-averaged SGD (Algorithm 1): means of N/S iterates at η = 0.05/λmax"},
+		{"laplace", "independent draws from the Laplace approximation N(MAP, H⁻¹)"},
+	} {
+		registerSampler(&samplerDef{name: e.name, family: "Mandt et al. (2017)", summary: e.summary, kind: k,
+			flags: []string{"mandt"}, build: buildMandt, check: checkMandt})
+	}
+	registerFlags(flagGroup{name: "mandt", title: "Mandt et al. flags", define: func(fs *flag.FlagSet) any {
+		o := &mandtFlags{}
+		fs.Float64Var(&o.eps, "eps", 2, "SGFS's `ε`: injected noise E = (4/ε)·Cov(ĝ), preconditioner 2(Cov(ĝ)+E)⁻¹ (sgfs, sgfs-diag)")
+		fs.Float64Var(&o.hmax, "hmax", 0, "SGFS-d's largest preconditioner entry `H` (our units: Mandt et al.'s h_max/N); 0: off (sgfs-diag)")
+		fs.Float64Var(&o.momentum, "momentum", 0.1, "friction `μ` of csgd-momentum (v ← (1−μ)v + ηĝ; default η = μ·η*)")
+		fs.IntVar(&o.window, "window", 0, "iterates averaged per IASG draw (0: N/B, one pass)")
+		fs.IntVar(&o.noiseBatches, "noise-est-batches", 0, "estimate the gradient covariance BBᵀ at the MAP from `K` minibatches (0: exactly, from all N observations)")
+		return o
+	}})
+}
+
+type mandtFlags struct {
+	eps, hmax, momentum  float64
+	window, noiseBatches int
+}
+
+func checkMandt(c *runConfig) error {
+	o := opt[*mandtFlags](c, "mandt")
+	switch {
+	case c.toy() && c.sampler != "laplace":
+		return inputErrorf("--sampler %s with --model %s: constant SGD, SGFS and IASG are tuned to the minibatch gradient noise of a data model (--model linear|logistic); the toy targets have none", c.sampler, c.model)
+	case !(o.eps > 0) || math.IsInf(o.eps, 0):
+		return inputErrorf("--eps %v: expected a positive number", o.eps)
+	case !(o.hmax >= 0) || math.IsInf(o.hmax, 0):
+		return inputErrorf("--hmax %v: expected h ≥ 0 (0: off)", o.hmax)
+	case o.hmax > 0 && c.sampler != "sgfs-diag":
+		return inputErrorf("--hmax applies to --sampler sgfs-diag only")
+	case !(o.momentum > 0 && o.momentum <= 1):
+		return inputErrorf("--momentum %v: expected 0 < μ ≤ 1", o.momentum)
+	case o.window < 0:
+		return inputErrorf("--window %d: expected ≥ 1 (0: N/B)", o.window)
+	case o.noiseBatches < 0:
+		return inputErrorf("--noise-est-batches %d: expected ≥ 0 (0: exact)", o.noiseBatches)
+	case c.sampler != "laplace" && c.batch < 2:
+		return inputErrorf("--batch %d: --sampler %s needs minibatches of at least 2", c.batch, c.sampler)
+	}
+	return nil
+}
+
+func buildMandt(ctx context.Context, b *buildEnv) (langevin.Sampler, error) {
+	c, m := b.c, b.m
+	l, err := b.lap.Approx(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("--sampler %s: %w", c.sampler, err)
+	}
+	if c.sampler == "laplace" {
+		return l.Sampler(), nil
+	}
+	o := opt[*mandtFlags](c, "mandt")
+	d, n, s := m.Dim(), m.Len(), c.batch
+	if s > n {
+		return nil, inputErrorf("--batch %d: expected at most N = %d", s, n)
+	}
+	V := mat.NewSymDense(d, nil)
+	if o.noiseBatches > 0 {
+		err = sampler.EstimateGradCov(m, l.Mean, s, o.noiseBatches, rand.New(rand.NewPCG(c.seed, 0xb0b)), V)
+	} else {
+		err = sampler.GradCov(m, l.Mean, V)
+	}
+	if err != nil {
+		return nil, err
+	}
+	mb := sampler.Minibatch{Size: s, Replace: c.replace}
+	var cs sampler.ConstSGD
+	switch c.sampler {
+	case "csgd":
+		cs = sampler.MandtConstSGD(V, n, mb)
+	case "csgd-diag":
+		cs = sampler.MandtConstSGDDiag(V, n, mb)
+	case "csgd-full":
+		if cs, err = sampler.MandtConstSGDFull(V, n, mb); err != nil {
+			return nil, err
+		}
+	case "csgd-sqrt":
+		cs = sampler.MandtConstSGDSqrt(V, n, mb)
+	case "csgd-momentum":
+		cs = sampler.MandtConstSGDMomentum(V, n, mb, o.momentum)
+	case "sgfs", "sgfs-diag":
+		return sampler.SGFS{Batch: mb, GradCov: V, Eps: o.eps, Diag: c.sampler == "sgfs-diag", Hmax: o.hmax}, nil
+	default: // iasg
+		ia, err := sampler.MandtIASG(l.Prec, mb, o.window)
+		if err != nil {
+			return nil, fmt.Errorf("--sampler iasg: %w", err)
+		}
+		if c.stepSet {
+			ia.Eta = c.step
+		}
+		b.recordStep(ia.Eta)
+		return ia, nil
+	}
+	if c.stepSet {
+		cs.Eta = c.step
+	}
+	b.recordStep(cs.Eta)
+	return cs, nil
+}

@@ -1,0 +1,163 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"math"
+
+	"github.com/langevin-go/langevin"
+	"github.com/langevin-go/langevin/sampler"
+)
+
+// The SG-MCMC family and the optimisers: SGLD, pSGLD, SGHMC, their cyclical
+// forms, GD and SGD. Their default steps are package sampler's rules.
+
+func init() {
+	sgmcmc := samplerKind{minibatch: true, scheduled: true}
+	withM := sgmcmc
+	withM.laplace = true
+	registerSampler(&samplerDef{name: "sgld", family: "SG-MCMC", kind: withM, build: buildSGLD,
+		summary: "stochastic-gradient Langevin dynamics (Welling & Teh 2011), Laplace-preconditioned"})
+	registerSampler(&samplerDef{name: "csgld", family: "SG-MCMC", kind: withM, build: buildSGLD,
+		summary: "cyclical SGLD (Zhang et al. 2020): cosine steps, exploration then sampling in each cycle"})
+	registerSampler(&samplerDef{name: "psgld", family: "SG-MCMC", kind: sgmcmc, flags: []string{"psgld"}, build: buildPSGLD,
+		summary: "preconditioned SGLD (Li et al. 2016): RMSProp-like adaptive diagonal preconditioner"})
+	registerSampler(&samplerDef{name: "sghmc", family: "SG-MCMC", kind: withM, flags: []string{"sghmc"}, build: buildSGHMC,
+		summary: "stochastic-gradient HMC (Chen et al. 2014), friction α; --thermostat: SGNHT"})
+	registerSampler(&samplerDef{name: "csghmc", family: "SG-MCMC", kind: withM, flags: []string{"sghmc"}, build: buildSGHMC,
+		summary: "cyclical SGHMC (Zhang et al. 2020)"})
+	optim := samplerKind{optimiser: true, scheduled: true}
+	registerSampler(&samplerDef{name: "gd", family: "optimisers", kind: optim, build: buildSGD,
+		summary: "gradient descent on all data (a trajectory, not posterior draws)"})
+	optim.minibatch = true
+	registerSampler(&samplerDef{name: "sgd", family: "optimisers", kind: optim, build: buildSGD,
+		summary: "stochastic gradient descent (Robbins & Monro 1951)"})
+
+	registerFlags(flagGroup{name: "psgld", title: "pSGLD flags", define: func(fs *flag.FlagSet) any {
+		o := &psgldFlags{}
+		fs.Float64Var(&o.alpha, "alpha", 0.99, "pSGLD's moving-average weight `α` of V ← αV + (1−α)ḡ⊙ḡ (1 freezes V)")
+		fs.Float64Var(&o.lambda, "lambda", 1e-5, "pSGLD's `λ` in G = diag(1 ⊘ (λ + √V))")
+		return o
+	}})
+	registerFlags(flagGroup{name: "sghmc", title: "SGHMC flags", define: func(fs *flag.FlagSet) any {
+		o := &sghmcFlags{}
+		fs.Float64Var(&o.friction, "friction", 0.1, "SGHMC friction `α` ∈ (0, 1]: v ← (1−α)v + η M⁻¹ĝ + N(0, 2αητM⁻¹), θ ← θ + v (α = 1 is SGLD)")
+		fs.BoolVar(&o.thermostat, "thermostat", false, "adaptive friction ξ ← ξ + vᵀMv/d − ητ started at --friction (SGNHT, Ding et al. 2014)")
+		return o
+	}})
+	samplerTable["psgld"].check = func(c *runConfig) error {
+		o := opt[*psgldFlags](c, "psgld")
+		switch {
+		case !(o.alpha > 0 && o.alpha <= 1):
+			return inputErrorf("--alpha %v: expected 0 < α ≤ 1", o.alpha)
+		case !(o.lambda > 0) || math.IsInf(o.lambda, 0):
+			return inputErrorf("--lambda %v: expected a positive number", o.lambda)
+		}
+		return nil
+	}
+	checkFriction := func(c *runConfig) error {
+		if o := opt[*sghmcFlags](c, "sghmc"); !(o.friction > 0 && o.friction <= 1) {
+			return inputErrorf("--friction %v: expected 0 < α ≤ 1", o.friction)
+		}
+		return nil
+	}
+	samplerTable["sghmc"].check = checkFriction
+	samplerTable["csghmc"].check = checkFriction
+}
+
+type psgldFlags struct{ alpha, lambda float64 }
+
+type sghmcFlags struct {
+	friction   float64
+	thermostat bool
+}
+
+// familyStep is the default step of the SG-MCMC samplers with friction α
+// (1 for SGLD): sampler.StepToyStable on the toy targets, otherwise
+// sampler.StepNoiseFraction (gradient noise about 5% of the injected noise).
+func familyStep(b *buildEnv, friction float64) float64 {
+	if b.c.toy() {
+		return sampler.StepToyStable
+	}
+	return sampler.StepNoiseFraction(b.m.Len(), b.c.batch, friction, b.c.precond == "laplace")
+}
+
+// annealing returns the temperature-annealing settings: from --temperature-start
+// over the burn-in, or off.
+func annealing(c *runConfig) (float64, int) {
+	if c.tStart == 0 {
+		return 0, 0
+	}
+	return c.tStart, c.burnin
+}
+
+func (b *buildEnv) minibatch() sampler.Minibatch {
+	mb := sampler.Minibatch{Size: b.c.batch, Replace: b.c.replace}
+	if b.c.cv {
+		mb.CV = b.mapTh
+	}
+	return mb
+}
+
+func (b *buildEnv) clipping() sampler.Clipping {
+	return sampler.Clipping{Norm: b.c.clip, Value: b.c.clipValue}
+}
+
+func buildSGLD(ctx context.Context, b *buildEnv) (langevin.Sampler, error) {
+	sched, err := b.schedule(b.stabilityCap(ctx, familyStep(b, 1)))
+	if err != nil {
+		return nil, err
+	}
+	c := b.c
+	ts, burn := c.tStart, c.burnin
+	if c.sampler == "csgld" {
+		ts, burn = annealing(c)
+	}
+	return sampler.SGLD{Step: sched, Batch: b.minibatch(), Temperature: c.temperature, Clip: b.clipping(), NoiseEvery: c.noiseEvery,
+		Precond: b.precond, TemperatureStart: ts, BurnIn: burn}, nil
+}
+
+func buildPSGLD(_ context.Context, b *buildEnv) (langevin.Sampler, error) {
+	a := sampler.StepPSGLDRelax(b.m.Len(), b.c.batch)
+	if b.c.toy() {
+		a = sampler.StepToyStable
+	}
+	sched, err := b.schedule(a)
+	if err != nil {
+		return nil, err
+	}
+	o := opt[*psgldFlags](b.c, "psgld")
+	ts, burn := annealing(b.c)
+	return sampler.PSGLD{Step: sched, Batch: b.minibatch(), Alpha: o.alpha, Lambda: o.lambda,
+		Temperature: b.c.temperature, Clip: b.clipping(), TemperatureStart: ts, BurnIn: burn}, nil
+}
+
+func buildSGHMC(_ context.Context, b *buildEnv) (langevin.Sampler, error) {
+	o := opt[*sghmcFlags](b.c, "sghmc")
+	sched, err := b.schedule(familyStep(b, o.friction))
+	if err != nil {
+		return nil, err
+	}
+	var mass []float64 // M = diag(H⁻¹)⁻¹: the Laplace preconditioner as inverse mass
+	if b.precond != nil {
+		mass = make([]float64, len(b.precond))
+		for j, p := range b.precond {
+			mass[j] = 1 / p
+		}
+	}
+	ts, burn := annealing(b.c)
+	return sampler.SGHMC{Step: sched, Batch: b.minibatch(), Friction: o.friction, Mass: mass, Thermostat: o.thermostat,
+		Temperature: b.c.temperature, Clip: b.clipping(), TemperatureStart: ts, BurnIn: burn}, nil
+}
+
+func buildSGD(_ context.Context, b *buildEnv) (langevin.Sampler, error) {
+	sched, err := b.schedule(sampler.StepUnitMeanLoss(b.m.Len()))
+	if err != nil {
+		return nil, err
+	}
+	s := sampler.SGD{Step: sched, Clip: b.clipping()}
+	if b.c.sampler == "sgd" {
+		s.Batch = b.minibatch()
+	}
+	return s, nil
+}
