@@ -1,4 +1,4 @@
-package main
+package experiment
 
 import (
 	"bytes"
@@ -36,6 +36,9 @@ func logTempered(t temperedLinear, vn mat.Symmetric, tau float64, w []float64, a
 // is the same constant (the log normaliser). With a = φₙ/τ (the (d/2)(1/τ − 1)
 // term dropped) it is not. At τ = 1 the marginals are LinearPosterior's.
 func TestTemperedLinear(t *testing.T) {
+	if testing.Short() {
+		t.Skip("experiment acceptance test: skipped with -short")
+	}
 	m, err := lectureLinear()
 	if err != nil {
 		t.Fatal(err)
@@ -90,6 +93,9 @@ func TestTemperedLinear(t *testing.T) {
 // √(ητ) noise instead of √(2ητ) — fails that bound for every parameter, and
 // τ = 10 matches the exact tempered posterior.
 func TestLectureSGLDKolmogorovSmirnov(t *testing.T) {
+	if testing.Short() {
+		t.Skip("experiment acceptance test: skipped with -short")
+	}
 	m, err := lectureLinear()
 	if err != nil {
 		t.Fatal(err)
@@ -124,6 +130,9 @@ func TestLectureSGLDKolmogorovSmirnov(t *testing.T) {
 
 // Both lecture experiments write their figures (decodable PNGs) and page.
 func TestLectureExperimentsWriteFigures(t *testing.T) {
+	if testing.Short() {
+		t.Skip("experiment acceptance test: skipped with -short")
+	}
 	dir := t.TempDir()
 	for _, c := range []struct {
 		name  string

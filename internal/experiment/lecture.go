@@ -1,4 +1,4 @@
-package main
+package experiment
 
 import (
 	"bytes"
@@ -29,15 +29,15 @@ import (
 )
 
 func init() {
-	registerExperiment(experiment{
-		name:    "lecture-sgd",
-		summary: "SGD traces against the exact MLE for batch sizes 10, 100, 1000 (lecture notes Fig. 4.1)",
-		run:     runLectureSGD,
+	Register(Experiment{
+		Name:    "lecture-sgd",
+		Summary: "SGD traces against the exact MLE for batch sizes 10, 100, 1000 (lecture notes Fig. 4.1)",
+		Run:     cliRun(runLectureSGD),
 	})
-	registerExperiment(experiment{
-		name:    "lecture-sgld",
-		summary: "SGLD histograms against the exact (tempered) posterior: B = 10, 100, 1000 at τ = 1; τ = 0.1, 1, 2, 10 at B = 100 (Figs. 4.2, 4.3)",
-		run:     runLectureSGLD,
+	Register(Experiment{
+		Name:    "lecture-sgld",
+		Summary: "SGLD histograms against the exact (tempered) posterior: B = 10, 100, 1000 at τ = 1; τ = 0.1, 1, 2, 10 at B = 100 (Figs. 4.2, 4.3)",
+		Run:     cliRun(runLectureSGLD),
 	})
 }
 
@@ -66,17 +66,17 @@ func parseLectureFlags(name string, args []string, stdout io.Writer) (lectureFla
 	fs.StringVar(&f.out, "out", filepath.Join("out", name), "write the figures and index.html into `DIR`")
 	fs.Uint64Var(&f.seed, "seed", 1, "seed of the chains (the data set is fixed: seed 42)")
 	fs.BoolVar(&f.quick, "quick", false, "runs 20× shorter, for a smoke test (noisier histograms)")
-	if err := parseFlags(fs, args, stdout); err != nil {
+	if err := ParseFlags(fs, args, stdout); err != nil {
 		return f, err
 	}
 	if fs.NArg() > 0 {
-		return f, inputErrorf("unexpected argument %q: experiment %s takes only flags", fs.Arg(0), name)
+		return f, Usagef("unexpected argument %q: experiment %s takes only flags", fs.Arg(0), name)
 	}
 	if f.out == "" {
-		return f, inputErrorf("--out: expected a directory")
+		return f, Usagef("--out: expected a directory")
 	}
 	if err := os.MkdirAll(f.out, 0o755); err != nil {
-		return f, inputErrorf("--out %s: %v", f.out, err)
+		return f, Usagef("--out %s: %v", f.out, err)
 	}
 	return f, nil
 }
@@ -200,17 +200,6 @@ func quantileRange(y []float64, ref float64) (lo, hi float64) {
 		pad = 1e-3 * (1 + math.Abs(ref))
 	}
 	return lo - pad, hi + pad
-}
-
-func meanSD(x []float64) (mean, sd float64) {
-	for _, v := range x {
-		mean += v
-	}
-	mean /= float64(len(x))
-	for _, v := range x {
-		sd += (v - mean) * (v - mean)
-	}
-	return mean, math.Sqrt(sd / float64(len(x)-1))
 }
 
 // temperedLinear is the exact tempered posterior p(β, γ | y)^(1/τ) of the

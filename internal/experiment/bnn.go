@@ -1,4 +1,4 @@
-package main
+package experiment
 
 import (
 	"context"
@@ -73,7 +73,7 @@ func relaxCycles(eta0 float64, cycleLen int, s float64) int {
 // discarded (BurnIn = bL + L − 1).
 func sampleCyclic(ctx context.Context, m *model.MLP, theta0 []float64, s cyclicSettings, seed uint64) ([][]float64, error) {
 	if s.burnCycles < 0 {
-		return nil, inputErrorf("%d burn-in cycles: expected ≥ 0", s.burnCycles)
+		return nil, Usagef("%d burn-in cycles: expected ≥ 0", s.burnCycles)
 	}
 	total := s.cycles + s.burnCycles
 	iters := total * s.cycleLen
@@ -87,7 +87,7 @@ func sampleCyclic(ctx context.Context, m *model.MLP, theta0 []float64, s cyclicS
 		}
 	}
 	if kept == 0 {
-		return nil, inputErrorf("exploration fraction %v leaves no sampling step in a cycle of %d", s.explore, s.cycleLen)
+		return nil, Usagef("exploration fraction %v leaves no sampling step in a cycle of %d", s.explore, s.cycleLen)
 	}
 	tr, err := langevin.Run(ctx, m, smp, langevin.Options{
 		Chains: max(1, s.chains), Iters: iters, BurnIn: (s.burnCycles+1)*s.cycleLen - 1, Thin: kept, Seed: seed,

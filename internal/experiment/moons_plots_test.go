@@ -1,4 +1,4 @@
-package main
+package experiment
 
 import (
 	"bytes"
@@ -12,6 +12,9 @@ import (
 // page embedding them. A short run: the figures, not the numbers, are tested
 // here (TestMoonsAcceptance checks the numbers).
 func TestMoonsFigures(t *testing.T) {
+	if testing.Short() {
+		t.Skip("experiment acceptance test: skipped with -short")
+	}
 	dir := t.TempDir()
 	code, out, errOut := runMain("experiment", "moons", "--n", "200", "--map-iters", "500", "--cycles", "5", "--ensemble", "0", "--out", dir)
 	if code != 0 {

@@ -1,4 +1,4 @@
-package main
+package experiment
 
 import (
 	"context"
@@ -21,6 +21,9 @@ import (
 // SGD; one chain, as the chains would differ only in their minibatches) must
 // fail the uncertainty criteria: they come from sampling.
 func TestMoonsAcceptance(t *testing.T) {
+	if testing.Short() {
+		t.Skip("experiment acceptance test: skipped with -short")
+	}
 	t.Parallel()
 	f := moonsFlags{name: "moons"}
 	newMoonsFlagSet(&f).Parse([]string{"--ensemble", "0"})
@@ -68,6 +71,9 @@ func TestMoonsAcceptance(t *testing.T) {
 // test accuracy ≥ 0.95, the BNN's entropy away from the data ≥ 1.5× the MAP
 // network's and ≥ 3× its entropy at the training points.
 func TestSpirals(t *testing.T) {
+	if testing.Short() {
+		t.Skip("experiment acceptance test: skipped with -short")
+	}
 	t.Parallel()
 	f := moonsFlags{name: "spirals"}
 	newMoonsFlagSet(&f).Parse([]string{"--eps0", "0.1", "--ensemble", "0", "--burnin-cycles", "-1", "--chains", "4"})
@@ -91,6 +97,9 @@ func TestSpirals(t *testing.T) {
 // is at least twice as wide as over the data, with and without the
 // observation noise.
 func TestGap1D(t *testing.T) {
+	if testing.Short() {
+		t.Skip("experiment acceptance test: skipped with -short")
+	}
 	t.Parallel()
 	f := gapFlags{noise: 0.1, hidden: []int{50, 50}, seed: 1, eps0: 1e-3, cycles: 100, cycleLen: 200, batch: 32, mapIters: 10000}
 	r, err := gapRun(context.Background(), &f, 64)

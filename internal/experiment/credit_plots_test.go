@@ -1,4 +1,4 @@
-package main
+package experiment
 
 import (
 	"bytes"
@@ -11,6 +11,9 @@ import (
 // credit --out also writes report Figures 3–5 (PNG and SVG) and a page
 // embedding them.
 func TestCreditFigures(t *testing.T) {
+	if testing.Short() {
+		t.Skip("experiment acceptance test: skipped with -short")
+	}
 	dir := t.TempDir()
 	code, out, errOut := runMain("experiment", "credit", "--draws", "300", "--out", dir)
 	if code != 0 {

@@ -1,4 +1,4 @@
-package main
+package experiment
 
 import (
 	"context"
@@ -26,10 +26,10 @@ import (
 )
 
 func init() {
-	registerExperiment(experiment{
-		name:    "mandt-hyper",
-		summary: "Mandt et al. §7.3: softmax prior precision on Fashion-MNIST — MAP validation loss over a λ grid, variational EM's λ, BBVI's λ",
-		run:     runMandtHyper,
+	Register(Experiment{
+		Name:    "mandt-hyper",
+		Summary: "Mandt et al. §7.3: softmax prior precision on Fashion-MNIST — MAP validation loss over a λ grid, variational EM's λ, BBVI's λ",
+		Run:     cliRun(runMandtHyper),
 	})
 }
 
@@ -79,11 +79,11 @@ func runMandtHyper(args []string, stdout, stderr io.Writer) error {
 	fs.BoolVar(&o.flat, "flat", true, "variational EM integrates the softmax's class-shift subspace out exactly (approx.VEM.Flat); false: plain eq. 22")
 	fs.Uint64Var(&o.seed, "seed", 1, "random `seed` (subset, split, minibatches)")
 	out := fs.String("out", "", "write the validation curve to `DIR`/mandt-hyper.csv")
-	if err := parseFlags(fs, args, stdout); err != nil {
+	if err := ParseFlags(fs, args, stdout); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return inputErrorf("unexpected argument %q: mandt-hyper takes only flags", fs.Arg(0))
+		return Usagef("unexpected argument %q: mandt-hyper takes only flags", fs.Arg(0))
 	}
 	grid, err := parseGrid(*gridStr)
 	if err != nil {
@@ -92,29 +92,29 @@ func runMandtHyper(args []string, stdout, stderr io.Writer) error {
 	o.grid = grid
 	switch {
 	case o.train < 10:
-		return inputErrorf("--train %d: expected at least 10 rows", o.train)
+		return Usagef("--train %d: expected at least 10 rows", o.train)
 	case o.valid < 10:
-		return inputErrorf("--valid %d: expected at least 10 rows", o.valid)
+		return Usagef("--valid %d: expected at least 10 rows", o.valid)
 	case o.batch < 1 || o.batch >= o.train:
-		return inputErrorf("--batch %d: expected 1 ≤ S < --train (%d)", o.batch, o.train)
+		return Usagef("--batch %d: expected 1 ≤ S < --train (%d)", o.batch, o.train)
 	case o.vemIters < 100:
-		return inputErrorf("--vem-iters %d: expected at least 100", o.vemIters)
+		return Usagef("--vem-iters %d: expected at least 100", o.vemIters)
 	case o.viIters < 100:
-		return inputErrorf("--vi-iters %d: expected at least 100", o.viIters)
+		return Usagef("--vi-iters %d: expected at least 100", o.viIters)
 	case o.viRounds < 1:
-		return inputErrorf("--vi-rounds %d: expected at least 1", o.viRounds)
+		return Usagef("--vi-rounds %d: expected at least 1", o.viRounds)
 	case o.pca < 0 || o.pca > 784:
-		return inputErrorf("--pca %d: expected 0 (use --pca-var) or 1 … 784 principal components", o.pca)
+		return Usagef("--pca %d: expected 0 (use --pca-var) or 1 … 784 principal components", o.pca)
 	case !(o.pcaVar >= 0 && o.pcaVar <= 1):
-		return inputErrorf("--pca-var %v: expected a fraction in [0, 1] (0: raw pixels)", o.pcaVar)
+		return Usagef("--pca-var %v: expected a fraction in [0, 1] (0: raw pixels)", o.pcaVar)
 	}
 	start := time.Now()
 	full, err := data.FashionMNIST(*dir, true)
 	if err != nil {
-		return inputErrorf("--data %s: %v (install the Debian package dataset-fashion-mnist, or point --data at the IDX files)", *dir, err)
+		return Usagef("--data %s: %v (install the Debian package dataset-fashion-mnist, or point --data at the IDX files)", *dir, err)
 	}
 	if o.train+o.valid > full.Len() {
-		return inputErrorf("--train %d + --valid %d: the training file has only %d rows", o.train, o.valid, full.Len())
+		return Usagef("--train %d + --valid %d: the training file has only %d rows", o.train, o.valid, full.Len())
 	}
 	nf := float64(full.Len())
 	parts := data.Split(full, []float64{float64(o.train) / nf, float64(o.valid) / nf, float64(full.Len()-o.train-o.valid) / nf}, o.seed)
@@ -124,7 +124,7 @@ func runMandtHyper(args []string, stdout, stderr io.Writer) error {
 	} else {
 		w, err := data.FitPCAWhitener(train.X, o.pca, o.pcaVar)
 		if err != nil {
-			return inputErrorf("--pca %d, --pca-var %v: %v", o.pca, o.pcaVar, err)
+			return Usagef("--pca %d, --pca-var %v: %v", o.pca, o.pcaVar, err)
 		}
 		o.pca = w.Components()
 		train = &data.Dataset{X: w.Transform(train.X), Y: train.Y, Source: train.Source}
@@ -143,7 +143,7 @@ func runMandtHyper(args []string, stdout, stderr io.Writer) error {
 	printHyper(stdout, res, o)
 	if *out != "" {
 		if err := os.MkdirAll(*out, 0o755); err != nil {
-			return inputErrorf("--out %s: %v", *out, err)
+			return Usagef("--out %s: %v", *out, err)
 		}
 		var sb strings.Builder
 		sb.WriteString("lambda,valid_loss,valid_accuracy,selected_by\n")
@@ -169,12 +169,12 @@ func parseGrid(s string) ([]float64, error) {
 	for _, f := range strings.Split(s, ",") {
 		v, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
 		if err != nil || !(v > 0) || math.IsInf(v, 0) {
-			return nil, inputErrorf("--grid %q: entry %q: expected positive numbers separated by commas", s, f)
+			return nil, Usagef("--grid %q: entry %q: expected positive numbers separated by commas", s, f)
 		}
 		grid = append(grid, v)
 	}
 	if len(grid) < 2 {
-		return nil, inputErrorf("--grid %q: expected at least two precisions", s)
+		return nil, Usagef("--grid %q: expected at least two precisions", s)
 	}
 	sort.Float64s(grid)
 	return grid, nil
@@ -200,15 +200,15 @@ func parseGrid(s string) ([]float64, error) {
 func hyperExperiment(ctx context.Context, train, valid *data.Dataset, o hyperOpts, logw io.Writer) (*hyperResult, error) {
 	kv, err := model.CheckClassLabels(valid.Y, 0)
 	if err != nil {
-		return nil, inputErrorf("validation labels: %v", err)
+		return nil, Usagef("validation labels: %v", err)
 	}
 	kt, err := model.CheckClassLabels(train.Y, 0)
 	if err != nil {
-		return nil, inputErrorf("training labels: %v", err)
+		return nil, Usagef("training labels: %v", err)
 	}
 	base, err := model.NewSoftmax(train.X, train.Y, model.SoftmaxOptions{Classes: max(kt, kv)})
 	if err != nil {
-		return nil, inputError{err}
+		return nil, &UsageError{err}
 	}
 	res := &hyperResult{grid: o.grid, times: map[string]time.Duration{}}
 	d := base.Dim()

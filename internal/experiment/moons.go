@@ -1,4 +1,4 @@
-package main
+package experiment
 
 import (
 	"bytes"
@@ -18,10 +18,10 @@ import (
 )
 
 func init() {
-	registerExperiment(experiment{
-		name:    "moons",
-		summary: "report §5.2: 2-100-10-1 ReLU BNN on two moons, MAP start, cyclical SGLD, predictive uncertainty on a grid",
-		run:     func(args []string, stdout, stderr io.Writer) error { return runToyClassifier("moons", args, stdout) },
+	Register(Experiment{
+		Name:    "moons",
+		Summary: "report §5.2: 2-100-10-1 ReLU BNN on two moons, MAP start, cyclical SGLD, predictive uncertainty on a grid",
+		Run:     cliRun(func(args []string, stdout, stderr io.Writer) error { return runToyClassifier("moons", args, stdout) }),
 	})
 }
 
@@ -81,31 +81,31 @@ func newMoonsFlagSet(f *moonsFlags) *flag.FlagSet {
 func (f *moonsFlags) validate() error {
 	switch {
 	case f.n < 10:
-		return inputErrorf("--n %d: expected at least 10 points", f.n)
+		return Usagef("--n %d: expected at least 10 points", f.n)
 	case f.name == "spirals" && (f.classes < 2 || f.classes > f.n/5):
-		return inputErrorf("--k %d: expected 2 ≤ K ≤ N/5", f.classes)
+		return Usagef("--k %d: expected 2 ≤ K ≤ N/5", f.classes)
 	case f.name == "spirals" && !(f.r0 >= 0 && f.r0 < 1):
-		return inputErrorf("--r0 %v: expected an inner radius 0 ≤ r0 < 1", f.r0)
+		return Usagef("--r0 %v: expected an inner radius 0 ≤ r0 < 1", f.r0)
 	case !(f.noise >= 0):
-		return inputErrorf("--noise %v: expected sd ≥ 0", f.noise)
+		return Usagef("--noise %v: expected sd ≥ 0", f.noise)
 	case !(f.eps0 > 0):
-		return inputErrorf("--eps0 %v: expected a positive step", f.eps0)
+		return Usagef("--eps0 %v: expected a positive step", f.eps0)
 	case f.cycles < 1 || f.cycleLen < 1:
-		return inputErrorf("--cycles %d, --cycle-len %d: expected positive numbers", f.cycles, f.cycleLen)
+		return Usagef("--cycles %d, --cycle-len %d: expected positive numbers", f.cycles, f.cycleLen)
 	case f.batch < 1:
-		return inputErrorf("--batch %d: expected a positive size", f.batch)
+		return Usagef("--batch %d: expected a positive size", f.batch)
 	case !(f.temperature > 0):
-		return inputErrorf("--temperature %v: expected a positive number", f.temperature)
+		return Usagef("--temperature %v: expected a positive number", f.temperature)
 	case !(f.explore >= 0 && f.explore < 1):
-		return inputErrorf("--explore %v: expected 0 ≤ f < 1", f.explore)
+		return Usagef("--explore %v: expected 0 ≤ f < 1", f.explore)
 	case f.burnCycles < -1:
-		return inputErrorf("--burnin-cycles %d: expected a number of cycles ≥ 0, or -1 for the relaxation rule", f.burnCycles)
+		return Usagef("--burnin-cycles %d: expected a number of cycles ≥ 0, or -1 for the relaxation rule", f.burnCycles)
 	case f.chains < 1:
-		return inputErrorf("--chains %d: expected at least 1", f.chains)
+		return Usagef("--chains %d: expected at least 1", f.chains)
 	case f.ensemble < 0:
-		return inputErrorf("--ensemble %d: expected K ≥ 0", f.ensemble)
+		return Usagef("--ensemble %d: expected K ≥ 0", f.ensemble)
 	case f.mapIters < 1 || f.mapBatch < 1 || !(f.mapLR > 0):
-		return inputErrorf("--map-iters %d, --map-batch %d, --map-lr %v: expected positive numbers", f.mapIters, f.mapBatch, f.mapLR)
+		return Usagef("--map-iters %d, --map-batch %d, --map-lr %v: expected positive numbers", f.mapIters, f.mapBatch, f.mapLR)
 	}
 	return nil
 }
@@ -113,7 +113,7 @@ func (f *moonsFlags) validate() error {
 func runToyClassifier(name string, args []string, stdout io.Writer) error {
 	f := moonsFlags{name: name}
 	fs := newMoonsFlagSet(&f)
-	if err := parseFlags(fs, args, stdout); err != nil {
+	if err := ParseFlags(fs, args, stdout); err != nil {
 		return err
 	}
 	if err := f.validate(); err != nil {
@@ -190,7 +190,7 @@ func moonsRun(ctx context.Context, f *moonsFlags) (*moonsResult, error) {
 		full, err = data.Moons(f.n, f.noise, f.seed)
 	}
 	if err != nil {
-		return nil, inputError{err}
+		return nil, &UsageError{err}
 	}
 	train, test := data.TrainTest(full, 0.2, f.seed)
 	m, err := model.NewMLP(train.X, train.Y, opt)

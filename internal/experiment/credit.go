@@ -1,4 +1,4 @@
-package main
+package experiment
 
 import (
 	"context"
@@ -26,10 +26,10 @@ import (
 )
 
 func init() {
-	registerExperiment(experiment{
-		name:    "credit",
-		summary: "the seed report's sampler comparison on Australian credit: MALA, RWM, SGLD (+ NUTS), accuracy and ESS/s",
-		run:     cmdCredit,
+	Register(Experiment{
+		Name:    "credit",
+		Summary: "the seed report's sampler comparison on Australian credit: MALA, RWM, SGLD (+ NUTS), accuracy and ESS/s",
+		Run:     cliRun(cmdCredit),
 	})
 }
 
@@ -263,17 +263,17 @@ func cmdCredit(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&o.Chains, "chains", 1, "chains `K` per method (the report ran one)")
 	fs.IntVar(&o.Draws, "draws", 5000, "post-burn-in draws `N` per chain")
 	fs.StringVar(&o.Out, "out", "", "write DIR/METHOD/chain-*.csv (CmdStan format) and DIR/METHOD/summary.csv")
-	if err := parseFlags(fs, args, stdout); err != nil {
+	if err := ParseFlags(fs, args, stdout); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return inputErrorf("unexpected argument %q: experiment credit takes only flags", fs.Arg(0))
+		return Usagef("unexpected argument %q: experiment credit takes only flags", fs.Arg(0))
 	}
 	switch {
 	case o.Chains < 1:
-		return inputErrorf("--chains %d: expected at least 1", o.Chains)
+		return Usagef("--chains %d: expected at least 1", o.Chains)
 	case o.Draws < 10:
-		return inputErrorf("--draws %d: expected at least 10", o.Draws)
+		return Usagef("--draws %d: expected at least 10", o.Draws)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()

@@ -1,4 +1,4 @@
-package main
+package experiment
 
 import (
 	"context"
@@ -22,10 +22,10 @@ import (
 )
 
 func init() {
-	registerExperiment(experiment{
-		name:    "gap1d",
-		summary: "1-D regression with a gap: tanh BNN (Gaussian likelihood), MAP start, cyclical SGLD; interval widths in and out of the gap, for several N",
-		run:     runGap1D,
+	Register(Experiment{
+		Name:    "gap1d",
+		Summary: "1-D regression with a gap: tanh BNN (Gaussian likelihood), MAP start, cyclical SGLD; interval widths in and out of the gap, for several N",
+		Run:     cliRun(runGap1D),
 	})
 }
 
@@ -60,7 +60,7 @@ func parseInts(name, s string) ([]int, error) {
 	for _, f := range strings.Split(s, ",") {
 		v, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil || v < 1 {
-			return nil, inputErrorf("--%s %q: expected comma-separated positive integers", name, s)
+			return nil, Usagef("--%s %q: expected comma-separated positive integers", name, s)
 		}
 		out = append(out, v)
 	}
@@ -84,7 +84,7 @@ func runGap1D(args []string, stdout, _ io.Writer) error {
 	fs.BoolVar(&f.mala, "mala", true, "also run MALA (exact, full data; step tuned by dual averaging in the first 20%)")
 	fs.IntVar(&f.malaIters, "mala-iters", 10000, "MALA iterations, warm-up included")
 	fs.StringVar(&f.out, "out", "", "write DIR/gap1d-N.csv (x, true mean, predictive mean, intervals)")
-	if err := parseFlags(fs, args, stdout); err != nil {
+	if err := ParseFlags(fs, args, stdout); err != nil {
 		return err
 	}
 	var err error
@@ -96,13 +96,13 @@ func runGap1D(args []string, stdout, _ io.Writer) error {
 	}
 	switch {
 	case !(f.noise > 0):
-		return inputErrorf("--noise %v: expected σ > 0", f.noise)
+		return Usagef("--noise %v: expected σ > 0", f.noise)
 	case !(f.eps0 > 0):
-		return inputErrorf("--eps0 %v: expected a positive step", f.eps0)
+		return Usagef("--eps0 %v: expected a positive step", f.eps0)
 	case f.malaIters < 100:
-		return inputErrorf("--mala-iters %d: expected at least 100", f.malaIters)
+		return Usagef("--mala-iters %d: expected at least 100", f.malaIters)
 	case f.cycles < 1 || f.cycleLen < 1 || f.batch < 1 || f.mapIters < 1:
-		return inputErrorf("--cycles, --cycle-len, --batch, --map-iters: expected positive numbers")
+		return Usagef("--cycles, --cycle-len, --batch, --map-iters: expected positive numbers")
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
@@ -136,7 +136,7 @@ func runGap1D(args []string, stdout, _ io.Writer) error {
 func gapRun(ctx context.Context, f *gapFlags, n int) (*gapResult, error) {
 	train, err := data.Gap1D(n, f.noise, f.seed)
 	if err != nil {
-		return nil, inputError{err}
+		return nil, &UsageError{err}
 	}
 	m, err := model.NewMLP(train.X, train.Y, model.MLPOptions{Hidden: f.hidden, Activation: model.Tanh, NoiseVar: f.noise * f.noise})
 	if err != nil {

@@ -1,4 +1,4 @@
-package main
+package experiment
 
 import (
 	"context"
@@ -14,6 +14,9 @@ import (
 // criterion, so the criterion can fail. The draws do not depend on
 // GOMAXPROCS.
 func TestMixture25Modes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("experiment acceptance test: skipped with -short")
+	}
 	res, err := mixture25Run(context.Background(), 10, 1, 50000)
 	if err != nil {
 		t.Fatal(err)
@@ -47,6 +50,9 @@ func TestMixture25Modes(t *testing.T) {
 }
 
 func TestMixture25Command(t *testing.T) {
+	if testing.Short() {
+		t.Skip("experiment acceptance test: skipped with -short")
+	}
 	dir := t.TempDir()
 	code, out, errOut := runMain("experiment", "mixture25", "--seeds", "2", "--iters", "3000", "--out", dir)
 	if code != 0 {

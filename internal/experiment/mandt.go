@@ -1,4 +1,4 @@
-package main
+package experiment
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -24,15 +25,15 @@ import (
 )
 
 func init() {
-	registerExperiment(experiment{
-		name:    "mandt-table1",
-		summary: "Mandt et al. 2017 Table 1: KL(Gaussian fit to iterates ‖ Laplace) for constant SGD, SGD-d, SGD-f, SGLD, SGFS-d, SGFS-f (Wine, Skin, Protein)",
-		run:     runMandtTable1,
+	Register(Experiment{
+		Name:    "mandt-table1",
+		Summary: "Mandt et al. 2017 Table 1: KL(Gaussian fit to iterates ‖ Laplace) for constant SGD, SGD-d, SGD-f, SGLD, SGFS-d, SGFS-f (Wine, Skin, Protein)",
+		Run:     cliRun(runMandtTable1),
 	})
-	registerExperiment(experiment{
-		name:    "mandt-iasg",
-		summary: "Mandt et al. 2017 §7.2: IASG vs SGLD marginal variances against the exact posterior by passes through the data",
-		run:     runMandtIASG,
+	Register(Experiment{
+		Name:    "mandt-iasg",
+		Summary: "Mandt et al. 2017 §7.2: IASG vs SGLD marginal variances against the exact posterior by passes through the data",
+		Run:     cliRun(runMandtIASG),
 	})
 }
 
@@ -103,7 +104,7 @@ func loadTable1Data(dir string, ds table1Data) (langevin.Model, error) {
 	path := filepath.Join(dir, ds.file)
 	d, err := data.ReadCSV(path, ds.opt)
 	if err != nil {
-		return nil, inputErrorf("--data-dir %s: %v (set --data-dir or $LANGEVIN_DATA to the folder with %s)", dir, err, ds.file)
+		return nil, Usagef("--data-dir %s: %v (set --data-dir or $LANGEVIN_DATA to the folder with %s)", dir, err, ds.file)
 	}
 	data.FitScaler(d.X).Transform(d.X)
 	if ds.logistic {
@@ -161,11 +162,11 @@ func runMandtTable1(args []string, stdout, stderr io.Writer) error {
 	seed := fs.Uint64("seed", 1, "random `seed`")
 	scale := fs.Float64("scale", 1, "multiply every method's iteration count by `F`")
 	only := fs.String("datasets", "Wine,Skin,Protein", "comma-separated `LIST` of data sets to run")
-	if err := parseFlags(fs, args, stdout); err != nil {
+	if err := ParseFlags(fs, args, stdout); err != nil {
 		return err
 	}
 	if !(*scale > 0) || math.IsInf(*scale, 0) {
-		return inputErrorf("--scale %v: expected a positive number", *scale)
+		return Usagef("--scale %v: expected a positive number", *scale)
 	}
 	var sets []table1Data
 	for _, name := range strings.Split(*only, ",") {
@@ -177,7 +178,7 @@ func runMandtTable1(args []string, stdout, stderr io.Writer) error {
 			}
 		}
 		if !found {
-			return inputErrorf("--datasets %q: unknown data set %q: expected Wine, Skin or Protein", *only, name)
+			return Usagef("--datasets %q: unknown data set %q: expected Wine, Skin or Protein", *only, name)
 		}
 	}
 	ctx := context.Background()
@@ -200,7 +201,7 @@ func runMandtTable1(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "mandt-table1: %s (N = %d, d = %d, S = %d): %d iterations per method…\n", ds.name, m.Len(), m.Dim(), ds.batch, iters)
 		row := make([]table1Cell, len(table1Methods))
 		var wg sync.WaitGroup
-		sem := make(chan struct{}, max(1, runtimeWorkers()))
+		sem := make(chan struct{}, max(1, runtime.GOMAXPROCS(0)))
 		for i, method := range table1Methods {
 			wg.Add(1)
 			go func() {
@@ -310,11 +311,11 @@ func runMandtIASG(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("experiment mandt-iasg", flag.ContinueOnError)
 	seed := fs.Uint64("seed", 1, "random `seed` (data and chains)")
 	passes := fs.Int("passes", 1000, "passes `P` through the data")
-	if err := parseFlags(fs, args, stdout); err != nil {
+	if err := ParseFlags(fs, args, stdout); err != nil {
 		return err
 	}
 	if *passes < 2 {
-		return inputErrorf("--passes %d: expected at least 2", *passes)
+		return Usagef("--passes %d: expected at least 2", *passes)
 	}
 	const n, d, s = 10_000, 10, 10
 	rng := langevin.ChainRNG(*seed, 1000)

@@ -1,4 +1,4 @@
-package main
+package experiment
 
 import (
 	"bufio"
@@ -20,10 +20,10 @@ import (
 )
 
 func init() {
-	registerExperiment(experiment{
-		name:    "mixture25",
-		summary: "Zhang et al. (2020) Fig. 7 / report Fig. 7: modes of a 25-Gaussian mixture visited by SGLD and cSGLD over 50,000 steps",
-		run:     runMixture25,
+	Register(Experiment{
+		Name:    "mixture25",
+		Summary: "Zhang et al. (2020) Fig. 7 / report Fig. 7: modes of a 25-Gaussian mixture visited by SGLD and cSGLD over 50,000 steps",
+		Run:     cliRun(runMixture25),
 	})
 }
 
@@ -148,17 +148,17 @@ func runMixture25(args []string, stdout, _ io.Writer) error {
 	seed := fs.Uint64("seed", 1, "base random `seed`")
 	iters := fs.Int("iters", 50000, "steps `N` per chain")
 	out := fs.String("out", "", "write DIR/modes.csv (modes visited per method and seed) and DIR/draws.csv (every kept draw)")
-	if err := parseFlags(fs, args, stdout); err != nil {
+	if err := ParseFlags(fs, args, stdout); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return inputErrorf("unexpected argument %q: experiment mixture25 takes only flags", fs.Arg(0))
+		return Usagef("unexpected argument %q: experiment mixture25 takes only flags", fs.Arg(0))
 	}
 	switch {
 	case *seeds < 1:
-		return inputErrorf("--seeds %d: expected at least 1", *seeds)
+		return Usagef("--seeds %d: expected at least 1", *seeds)
 	case *iters < 30:
-		return inputErrorf("--iters %d: expected at least 30 (one per cycle)", *iters)
+		return Usagef("--iters %d: expected at least 30 (one per cycle)", *iters)
 	}
 	start := time.Now()
 	res, err := mixture25Run(context.Background(), *seeds, *seed, *iters)
@@ -189,12 +189,12 @@ func printMixture25(w io.Writer, res []mixture25Method, iters int, elapsed time.
 
 func writeMixture25(dir string, res []mixture25Method) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return inputErrorf("--out %s: %v", dir, err)
+		return Usagef("--out %s: %v", dir, err)
 	}
 	write := func(name string, fill func(w *bufio.Writer)) error {
 		f, err := os.Create(filepath.Join(dir, name))
 		if err != nil {
-			return inputErrorf("--out %s: %v", dir, err)
+			return Usagef("--out %s: %v", dir, err)
 		}
 		w := bufio.NewWriter(f)
 		fill(w)

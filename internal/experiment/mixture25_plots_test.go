@@ -1,4 +1,4 @@
-package main
+package experiment
 
 import (
 	"bytes"
@@ -11,6 +11,9 @@ import (
 // mixture25 --out also writes the density figure (PNG and SVG) and a page
 // embedding it.
 func TestMixture25Figures(t *testing.T) {
+	if testing.Short() {
+		t.Skip("experiment acceptance test: skipped with -short")
+	}
 	dir := t.TempDir()
 	code, out, errOut := runMain("experiment", "mixture25", "--seeds", "2", "--iters", "3000", "--out", dir)
 	if code != 0 {
