@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 
-
 	"github.com/langevin-go/langevin/predict"
 )
 
