@@ -21,6 +21,7 @@ const (
 	famBernoulli
 	famPoisson
 	famNegBin
+	famProbit
 )
 
 // NormalIDGLM returns Σᵢ log N(yᵢ; α + xᵢᵀβ, σ) over the rows batch (all for
@@ -38,6 +39,12 @@ func (t *Tape) BernoulliLogitGLM(y []int, X *Matrix, batch []int, alpha, beta Ve
 	return t.glm(famBernoulli, nil, y, X, batch, alpha, beta, Vec{}, nil)
 }
 
+// BernoulliProbitGLM returns Σᵢ log Bernoulli(yᵢ; Φ(α + xᵢᵀβ)), yᵢ ∈ {0, 1},
+// Φ the standard normal distribution function, in one node.
+func (t *Tape) BernoulliProbitGLM(y []int, X *Matrix, batch []int, alpha, beta Vec) Vec {
+	return t.glm(famProbit, nil, y, X, batch, alpha, beta, Vec{}, nil)
+}
+
 // PoissonLogGLM returns Σᵢ log Poisson(kᵢ; exp(oᵢ + α + xᵢᵀβ)) in one node
 // (Stan's poisson_log_glm), with the offsets o (log exposure; nil for none).
 func (t *Tape) PoissonLogGLM(k []int, X *Matrix, batch []int, alpha, beta Vec, offset []float64) Vec {
@@ -51,13 +58,13 @@ func (t *Tape) NegBin2LogGLM(k []int, X *Matrix, batch []int, alpha, beta, phi V
 }
 
 func (t *Tape) glm(fam family, yf []float64, yi []int, X *Matrix, batch []int, alpha, beta, aux Vec, offset []float64) Vec {
-	if int(beta.n) != X.p || alpha.n != 1 || (fam != famBernoulli && fam != famPoisson && aux.n != 1) {
+	hasAux := fam == famNormal || fam == famNegBin
+	if int(beta.n) != X.p || alpha.n != 1 || (hasAux && aux.n != 1) {
 		panic(fmt.Sprintf("ad: GLM of a %d×%d matrix with %d coefficients, intercept of length %d, auxiliary parameter of length %d", X.n, X.p, beta.n, alpha.n, aux.n))
 	}
 	if (yf != nil && len(yf) != X.n) || (yi != nil && len(yi) != X.n) || (offset != nil && len(offset) != X.n) {
 		panic(fmt.Sprintf("ad: GLM of a matrix with %d rows and %d responses (%d offsets)", X.n, len(yf)+len(yi), len(offset)))
 	}
-	hasAux := fam == famNormal || fam == famNegBin
 	var p [4]int32
 	if hasAux {
 		p = t.parts(alpha, beta, aux)
@@ -144,6 +151,8 @@ func (t *Tape) glm(fam family, yf []float64, yi []int, X *Matrix, batch []int, a
 			lp += density.NormalSum(ys, eta, auxv, nil, d, dx)
 		case famBernoulli:
 			lp += density.BernoulliLogitSum(ks, eta, d)
+		case famProbit:
+			lp += density.BernoulliProbitSum(ks, eta, d)
 		case famPoisson:
 			lp += density.PoissonLogSum(ks, eta, d)
 		case famNegBin:

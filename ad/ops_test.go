@@ -110,6 +110,9 @@ func TestFiniteDifferences(t *testing.T) {
 		{"BernoulliLogitGLM", func(t *ad.Tape, batch []int) ad.Vec {
 			return t.BernoulliLogitGLM(yb, Xm, batch, t.Param(a), t.Param(v))
 		}},
+		{"BernoulliProbitGLM", func(t *ad.Tape, batch []int) ad.Vec {
+			return t.BernoulliProbitGLM(yb, Xm, batch, t.Param(a), t.Param(v))
+		}},
 		{"PoissonLogGLM", func(t *ad.Tape, batch []int) ad.Vec {
 			return t.PoissonLogGLM(yk, Xm, batch, t.Param(a), t.Param(v), off)
 		}},

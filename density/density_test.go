@@ -215,3 +215,27 @@ func softmax(eta []float64) []float64 {
 	}
 	return p
 }
+
+func TestBernoulliProbit(t *testing.T) {
+	for _, eta := range []float64{-40, -31, -29, -5, -0.3, 0, 1.2, 8, 35} {
+		var total float64
+		for y := 0; y <= 1; y++ {
+			lp, d := BernoulliProbit(y, eta)
+			total += math.Exp(lp)
+			num := fd(func(v []float64) float64 { l, _ := BernoulliProbit(y, v[0]); return l }, []float64{eta}, 0)
+			if !close(d, num, 1e-6) {
+				t.Errorf("BernoulliProbit(%d, %g): ∂η = %.12g, finite difference %.12g", y, eta, d, num)
+			}
+			p := distuv.UnitNormal.CDF(eta)
+			if y == 0 {
+				p = distuv.UnitNormal.CDF(-eta)
+			}
+			if p > 1e-300 && !close(lp, math.Log(p), 1e-9) {
+				t.Errorf("BernoulliProbit(%d, %g) = %.15g, log Φ = %.15g", y, eta, lp, math.Log(p))
+			}
+		}
+		if !close(total, 1, 1e-12) {
+			t.Errorf("BernoulliProbit(·, %g) sums to %g", eta, total)
+		}
+	}
+}

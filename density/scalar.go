@@ -282,3 +282,33 @@ func CategoricalLogit(y int, eta, deta []float64) float64 {
 	}
 	return eta[y] - lse
 }
+
+// logPhi returns log Φ(x), Φ the standard normal distribution function,
+// accurate in both tails, and the inverse Mills ratio φ(x)/Φ(x).
+func logPhi(x float64) (lp, mills float64) {
+	if x > -30 {
+		c := 0.5 * math.Erfc(-x/math.Sqrt2)
+		return math.Log(c), math.Exp(-0.5*x*x-lnSqrt2Pi) / c
+	}
+	// Φ(x) = φ(x)/(−x) · (1 − 1/x² + 3/x⁴ − 15/x⁶ + …) for x → −∞.
+	x2 := 1 / (x * x)
+	s := 1 - x2*(1-3*x2*(1-5*x2))
+	return -0.5*x*x - lnSqrt2Pi - math.Log(-x) + math.Log(s), -x / s
+}
+
+// BernoulliProbit returns log P(y | η) for y ∈ {0, 1} with P(y = 1) = Φ(η),
+// the standard normal distribution function: log Φ(sη) with s = 2y − 1, and
+// ∂/∂η = s φ(η)/Φ(sη). Any y other than 0 or 1 gives −Inf.
+func BernoulliProbit(y int, eta float64) (lp, deta float64) {
+	var s float64
+	switch y {
+	case 1:
+		s = 1
+	case 0:
+		s = -1
+	default:
+		return math.Inf(-1), 0
+	}
+	lp, m := logPhi(s * eta)
+	return lp, s * m
+}

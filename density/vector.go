@@ -304,3 +304,18 @@ func CategoricalLogitSum(y []int, eta, deta []float64) float64 {
 	}
 	return lp
 }
+
+// BernoulliProbitSum returns Σᵢ log Bernoulli(yᵢ; Φ(ηᵢ)) and adds the
+// partials into deta (nil skips). η broadcasts.
+func BernoulliProbitSum(y []int, eta, deta []float64) float64 {
+	n := countSize("BernoulliProbitSum", len(y), eta)
+	checkD("BernoulliProbitSum", deta, eta)
+	se := stride(eta)
+	var lp float64
+	for i := 0; i < n; i++ {
+		l, g := BernoulliProbit(y[i], eta[i*se])
+		lp += l
+		add(deta, i, se, g)
+	}
+	return lp
+}

@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/signal"
+	"strings"
 	"time"
 
 	"github.com/langevin-go/langevin"
@@ -16,6 +17,7 @@ import (
 	"github.com/langevin-go/langevin/data"
 	"github.com/langevin-go/langevin/diag"
 	"github.com/langevin-go/langevin/model"
+	"github.com/langevin-go/langevin/sampler"
 )
 
 // job is one langevin run: its configuration and what the run made of it.
@@ -74,6 +76,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	ph.done("MAP and setup", "")
+	if strings.HasPrefix(j.env.stepNote, "warning") {
+		fmt.Fprintln(stderr, "langevin run: "+j.env.stepNote) // also before a run that diverges
+	}
 	var init langevin.Initializer
 	switch c.init {
 	case "zero":
@@ -157,6 +162,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		auto.print(stdout, c)
 	}
 	printWhere(stdout, pc, tr, table, elapsed, mapTheta)
+	if j.env.stepNote != "" {
+		fmt.Fprintln(stdout, j.env.stepNote)
+	}
 	printKSD(ctx, stdout, pc, m, lap, tr)
 	ph.done("KSD", "")
 	ph.print(stdout)
@@ -240,7 +248,10 @@ func newRunLaplace(c *runConfig, m langevin.Model) *approx.RunLaplace {
 			if c.init != "map" {
 				return nil, nil
 			}
-			return fitMAP(ctx, mlp, mapSettings{iters: c.mlp.mapIters, batch: c.mlp.mapBatch, lr: c.mlp.mapLR}, c.seed, 1000)
+			theta := make([]float64, mlp.Dim())
+			rng := langevin.ChainRNG(c.seed, 1000)
+			mlp.GlorotInit(theta, rng)
+			return sampler.FitAdam(ctx, mlp, theta, sampler.AdamFit{Iters: c.mlp.mapIters, Batch: c.mlp.mapBatch, LR: c.mlp.mapLR}, rng)
 		}
 	}
 	return lap

@@ -127,6 +127,9 @@ type buildEnv struct {
 	stepA float64
 
 	auto *autoRun // set by --sampler auto's build
+	// stepNote, set by SGLD's build, says how the step stands against the
+	// stability cap (see stabilityCap); printed with the summary.
+	stepNote string
 }
 
 // recordStep records a sampler's own constant step (one not from --schedule).
