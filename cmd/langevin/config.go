@@ -242,6 +242,11 @@ func (c *runConfig) resolve() error {
 	if c.toy() && !c.set["batch"] {
 		c.batch = 0 // one observation: full batch
 	}
+	if c.sampler == "auto" && !c.set["sampler"] && (c.set["step"] || c.set["schedule"]) {
+		// A step or schedule given without a sampler tunes SGLD, the
+		// default before --sampler auto.
+		c.sampler, c.def = "sgld", samplerTable["sgld"]
+	}
 	if c.model == "mlp" {
 		if !c.set["sampler"] {
 			// --sampler auto's plan is for models whose Laplace approximation
