@@ -25,7 +25,7 @@ func TestExperimentCredit(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	for _, w := range []string{"MALA  ε = 0.02 (η = 0.01)", "RWM   σ = 0.1", "SGLD", "NUTS", "0.8696", "627.0", "min ESS/s"} {
+	for _, w := range []string{"MALA  ε = 0.02 (η = 0.01)", "RWM   σ = 0.1", "SGLD", "NUTS", "0.8696", "627.0", "min ESS/s", "MAP   optimisation"} {
 		if !strings.Contains(out, w) {
 			t.Errorf("output lacks %q:\n%s", w, out)
 		}

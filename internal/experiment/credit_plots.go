@@ -54,14 +54,23 @@ func writeCreditFigures(dir string, res *creditResult, stdout io.Writer) error {
 		for _, j := range params {
 			name := m.Trace.Names[j]
 			chains := m.Trace.Param(j)
+			// The burn-in draws first (saved with the run), shaded: the
+			// report's Figure 3 shows the burn-in.
 			series := make([]plot.Series, len(chains))
 			for c, y := range chains {
-				series[c].Y = y
+				if c < len(m.Trace.Warmup) {
+					w := m.Trace.Warmup[c]
+					for t, th := range w.Theta {
+						series[c].Y = append(series[c].Y, th[j])
+						series[c].X = append(series[c].X, float64(w.Iters[t]))
+					}
+				}
+				series[c].Y = append(series[c].Y, y...)
 				for _, it := range m.Trace.Iters[c] {
 					series[c].X = append(series[c].X, float64(it))
 				}
 			}
-			p, err := plot.Trace(name, series, 0)
+			p, err := plot.Trace(name, series, float64(m.BurnIn))
 			if err != nil {
 				return err
 			}
@@ -76,6 +85,37 @@ func writeCreditFigures(dir string, res *creditResult, stdout io.Writer) error {
 		}
 		traces = append(traces, trow)
 		acfs = append(acfs, arow)
+	}
+	// Report Figure 4: the marginal posteriors, the methods overlaid.
+	var margs []*gplot.Plot
+	for _, j := range params {
+		name := ref.Names[j]
+		refDraws := pool(ref.Param(j))
+		mu, sd := meanSD(refDraws)
+		lo, hi := mu-4.2*sd, mu+4.2*sd
+		g := make([]float64, 300)
+		for i := range g {
+			g[i] = lo + (hi-lo)*float64(i)/float64(len(g)-1)
+		}
+		p := newPlot("posterior of "+name, name, "density")
+		var top float64
+		for k, m := range meths {
+			dens := kde(pool(m.Trace.Param(j)), g)
+			cl := col(k)
+			if m.Name == "NUTS" {
+				cl = refColor
+			}
+			l := line(g, dens, cl, m.Name == "NUTS")
+			p.Add(l)
+			p.Legend.Add(m.Name, l)
+			for _, v := range dens {
+				top = math.Max(top, v)
+			}
+		}
+		p.X.Min, p.X.Max = lo, hi
+		p.Y.Min, p.Y.Max = 0, 1.45*top
+		p.Legend.Top, p.Legend.Left = true, true
+		margs = append(margs, p)
 	}
 	var preds []*gplot.Plot
 	for _, m := range meths {
@@ -105,8 +145,9 @@ func writeCreditFigures(dir string, res *creditResult, stdout io.Writer) error {
 		tiles       [][]*gplot.Plot
 		w, h        vg.Length
 	}{
-		{"credit-traces", "Traces (report Figure 3)", traces, 30 * vg.Centimeter, h},
-		{"credit-acf", "Autocorrelations (report Figure 4)", acfs, 30 * vg.Centimeter, h},
+		{"credit-traces", "Traces with the burn-in shaded (report Figure 3)", traces, 30 * vg.Centimeter, h},
+		{"credit-marginals", "Marginal posteriors, kernel density estimates, the methods overlaid (report Figure 4)", [][]*gplot.Plot{margs}, 30 * vg.Centimeter, 10 * vg.Centimeter},
+		{"credit-acf", "Autocorrelations", acfs, 30 * vg.Centimeter, h},
 		{"credit-predictive", "Posterior predictive P(y = 1 | x) of the test points, sorted by the posterior mean, with 90% bands and the observed labels (report Figure 5)", predTiles, 30 * vg.Centimeter, vg.Length(len(predTiles)) * 9 * vg.Centimeter},
 	} {
 		png, err := writeTiles(filepath.Join(dir, f.name), f.tiles, f.w, f.h)
@@ -128,6 +169,6 @@ func writeCreditFigures(dir string, res *creditResult, stdout io.Writer) error {
 	if err := writeHTML(page, r); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "figures:  %s, %s, %s (and .svg), %s\n", filepath.Join(dir, "credit-traces.png"), filepath.Join(dir, "credit-acf.png"), filepath.Join(dir, "credit-predictive.png"), page)
+	fmt.Fprintf(stdout, "figures:  %s, %s, %s, %s (and .svg), %s\n", filepath.Join(dir, "credit-traces.png"), filepath.Join(dir, "credit-marginals.png"), filepath.Join(dir, "credit-acf.png"), filepath.Join(dir, "credit-predictive.png"), page)
 	return nil
 }

@@ -8,7 +8,8 @@ import (
 	"testing"
 )
 
-// credit --out also writes report Figures 3–5 (PNG and SVG) and a page
+// credit --out also writes report Figures 3–5 (PNG and SVG: traces with
+// the burn-in, marginals, autocorrelations, predictive bands) and a page
 // embedding them.
 func TestCreditFigures(t *testing.T) {
 	if testing.Short() {
@@ -22,7 +23,7 @@ func TestCreditFigures(t *testing.T) {
 	if !bytes.Contains([]byte(out), []byte("credit-predictive.png")) {
 		t.Errorf("stdout does not name the figures:\n%s", out)
 	}
-	for _, name := range []string{"credit-traces", "credit-acf", "credit-predictive"} {
+	for _, name := range []string{"credit-traces", "credit-marginals", "credit-acf", "credit-predictive"} {
 		b, err := os.ReadFile(filepath.Join(dir, name+".png"))
 		if err != nil {
 			t.Fatal(err)
@@ -35,7 +36,7 @@ func TestCreditFigures(t *testing.T) {
 		}
 	}
 	b, err := os.ReadFile(filepath.Join(dir, "index.html"))
-	if err != nil || bytes.Count(b, []byte("data:image/png;base64,")) != 3 || !bytes.Contains(b, []byte("NUTS")) {
+	if err != nil || bytes.Count(b, []byte("data:image/png;base64,")) != 4 || !bytes.Contains(b, []byte("NUTS")) {
 		t.Errorf("index.html: %v", err)
 	}
 }
