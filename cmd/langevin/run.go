@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/signal"
+	"strings"
 	"time"
 
 	"github.com/langevin-go/langevin"
@@ -70,6 +71,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	s, err := c.def.build(ctx, j.env)
 	if err != nil {
 		return err
+	}
+	if strings.HasPrefix(j.env.stepNote, "warning") {
+		fmt.Fprintln(stderr, "langevin run: "+j.env.stepNote) // also before a run that diverges
 	}
 	var init langevin.Initializer
 	switch c.init {
@@ -141,6 +145,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		printPredictive(stdout, m, tr, mapTheta, test)
 	}
 	printWhere(stdout, c, tr, table, elapsed, mapTheta)
+	if j.env.stepNote != "" {
+		fmt.Fprintln(stdout, j.env.stepNote)
+	}
 
 	if rd != nil {
 		var sc *data.Scaler

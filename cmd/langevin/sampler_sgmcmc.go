@@ -103,8 +103,8 @@ func (b *buildEnv) clipping() sampler.Clipping {
 	return sampler.Clipping{Norm: b.c.clip, Value: b.c.clipValue}
 }
 
-func buildSGLD(_ context.Context, b *buildEnv) (langevin.Sampler, error) {
-	sched, err := b.schedule(familyStep(b, 1))
+func buildSGLD(ctx context.Context, b *buildEnv) (langevin.Sampler, error) {
+	sched, err := b.schedule(b.stabilityCap(ctx, familyStep(b, 1)))
 	if err != nil {
 		return nil, err
 	}

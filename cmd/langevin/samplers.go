@@ -125,6 +125,9 @@ type buildEnv struct {
 	// with the draws.
 	sched schedule.Schedule
 	stepA float64
+	// stepNote, set by SGLD's build, says how the step stands against the
+	// stability cap (see stabilityCap); printed with the summary.
+	stepNote string
 }
 
 // recordStep records a sampler's own constant step (one not from --schedule).

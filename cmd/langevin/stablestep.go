@@ -1,0 +1,54 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/langevin-go/langevin/sampler"
+)
+
+// stabilityCap applies the stability cap (sampler.StableStep) to the step of
+// SGLD and cSGLD on a data model with a MAP, and returns the default step:
+// without --step, min(rule, κ/λmax(MH)) (κ = 0.1, H the negative Hessian at
+// the MAP, M the preconditioner); with --step, rule (unused), after checking
+// the user's step against the budget and the stability limit 2/λmax(MH). It
+// records the line that says which in b.stepNote (a warning when the user's
+// step is beyond the budget).
+func (b *buildEnv) stabilityCap(ctx context.Context, rule float64) float64 {
+	c := b.c
+	if c.toy() || b.mapTh == nil {
+		return rule
+	}
+	la, err := b.lap.Approx(ctx)
+	if err != nil {
+		b.stepNote = fmt.Sprintf("stability: not checked (%v)", err)
+		return rule
+	}
+	st, err := sampler.NewStableStep(la.Prec, b.precond, 0)
+	if err != nil {
+		b.stepNote = fmt.Sprintf("stability: not checked (%v)", err)
+		return rule
+	}
+	mName := "M = I"
+	if b.precond != nil {
+		mName = "M the diagonal Laplace preconditioner"
+	}
+	if c.stepSet {
+		if w := st.Warning(c.step); w != "" {
+			b.stepNote = "warning:  --" + w
+		} else {
+			b.stepNote = fmt.Sprintf("stability: --step %.3g: η·λmax(MH) = %.3g ≤ %g (λmax(MH) = %.3g at the MAP, %s; largest stable step %.3g)",
+				c.step, c.step*st.LambdaMax, st.Budget, st.LambdaMax, mName, st.Limit())
+		}
+		return rule
+	}
+	eta := st.Cap(rule)
+	if eta < rule {
+		b.stepNote = fmt.Sprintf("step:     η = %.3g = κ/λmax(MH), the stability cap η·λmax(MH) ≤ κ = %g (λmax(MH) = %.3g at the MAP, %s; variance inflation ≤ %.1f%%, stable limit %.3g); the noise-fraction rule's %.3g would have η·λmax(MH) = %.3g (variance inflated up to ×%.3g)",
+			eta, st.Budget, st.LambdaMax, mName, 100*(st.Inflation(eta)-1), st.Limit(), rule, rule*st.LambdaMax, st.Inflation(rule))
+	} else {
+		b.stepNote = fmt.Sprintf("step:     η = %.3g by the noise-fraction rule; η·λmax(MH) = %.3g ≤ κ = %g (λmax(MH) = %.3g at the MAP, %s; variance inflation ≤ %.1f%%)",
+			eta, eta*st.LambdaMax, st.Budget, st.LambdaMax, mName, 100*(st.Inflation(eta)-1))
+	}
+	return eta
+}
