@@ -29,7 +29,7 @@ type job struct {
 	// offTrain and offTest are the --offset/--exposure column's values, as
 	// read (nil without one).
 	offTrain, offTest []float64
-	env         *buildEnv // the sampler's build: its schedule and step
+	env               *buildEnv // the sampler's build: its schedule and step
 }
 
 func cmdRun(args []string, stdout, stderr io.Writer) error {
