@@ -31,6 +31,12 @@ type CSVOptions struct {
 	// NoHeader reports that the input has no header row. Columns are then
 	// named V1, V2, ..., Vk.
 	NoHeader bool
+
+	// Header reports that the first row is a header even if all its fields
+	// are numbers. By default (neither NoHeader nor Header) a first row of
+	// numbers only is taken as data, as in a headerless numeric file, so
+	// that it is not lost to the header; columns are then named V1, ..., Vk.
+	Header bool
 }
 
 // detectLines is the number of non-blank lines used to detect the delimiter.
@@ -51,8 +57,9 @@ func ReadCSV(path string, opt CSVOptions) (*Dataset, error) {
 // ParseCSV reads a table of numbers in delimited text from r. name is used in
 // error messages and as the Source of the Dataset.
 //
-// The first non-blank line is the header, unless opt.NoHeader is set; the
-// remaining non-blank lines are data rows. Blank lines (anywhere) are
+// The first non-blank line is the header, unless opt.NoHeader is set or,
+// without opt.Header, all its fields are numbers; the remaining non-blank
+// lines are data rows. Lines longer than MaxLineBytes are an error. Blank lines (anywhere) are
 // skipped, "\r\n" line ends and a leading UTF-8 byte order mark are accepted,
 // and gzip-compressed input (recognised by its magic bytes) is decompressed.
 // A field may be enclosed in double quotes, with "" standing for a literal
@@ -77,6 +84,9 @@ func ReadCSV(path string, opt CSVOptions) (*Dataset, error) {
 func ParseCSV(r io.Reader, name string, opt CSVOptions) (*Dataset, error) {
 	perr := func(line, col int, format string, args ...any) error {
 		return &ParseError{File: name, Line: line, Column: col, Msg: fmt.Sprintf(format, args...)}
+	}
+	if opt.NoHeader && opt.Header {
+		return nil, perr(0, 0, "both NoHeader and Header are set")
 	}
 	if d := opt.Delimiter; d != 0 && (d == '"' || d == '\n' || d == '\r' || d == utf8.RuneError || !utf8.ValidRune(d)) {
 		return nil, perr(0, 0, "invalid delimiter %q", d)
@@ -129,7 +139,8 @@ func ParseCSV(r io.Reader, name string, opt CSVOptions) (*Dataset, error) {
 	k := len(fields)
 	names := make([]string, k)
 	rows := head
-	if opt.NoHeader {
+	noHeader := opt.NoHeader || (!opt.Header && allNumbers(fields))
+	if noHeader {
 		for j := range names {
 			names[j] = "V" + strconv.Itoa(j+1)
 		}
@@ -152,6 +163,9 @@ func ParseCSV(r io.Reader, name string, opt CSVOptions) (*Dataset, error) {
 	}
 	t, tmsg := resolveTarget(opt.Target, names)
 	if tmsg != "" {
+		if noHeader && !opt.NoHeader {
+			tmsg += " (the first row is all numbers, so it was read as data, not as a header; set Header if it is one)"
+		}
 		return nil, perr(first.line, 0, "%s", tmsg)
 	}
 
@@ -163,12 +177,64 @@ func ParseCSV(r io.Reader, name string, opt CSVOptions) (*Dataset, error) {
 	ds.Names = append(ds.Names, names[:t]...)
 	ds.Names = append(ds.Names, names[t+1:]...)
 
-	var feat []float64
 	what := "header"
-	if opt.NoHeader {
+	if noHeader {
 		what = "first row"
 	}
+	// The features are stored in blocks of whole rows, copied once into X
+	// at the end: no doubling of one large slice.
+	p := k - 1
+	blockRows := max(1, (1<<16)/max(p, 1))
+	var blocks [][]float64
+	var cur []float64
+	// Fast path: a one-byte delimiter other than white space, and a line
+	// without quotes.
+	fast := delim < utf8.RuneSelf && delim != ' ' && delim != '"'
+	db := byte(delim)
 	parseRow := func(text string, line int) error {
+		if len(cur) == cap(cur) {
+			if cur != nil {
+				blocks = append(blocks, cur)
+			}
+			cur = make([]float64, 0, blockRows*p)
+		}
+		if fast && strings.IndexByte(text, '"') < 0 {
+			j := 0
+			rest := text
+			for {
+				i := strings.IndexByte(rest, db)
+				f := rest
+				if i >= 0 {
+					f = rest[:i]
+				}
+				if j == k {
+					return perr(line, 0, "row has %d fields, %s has %d", strings.Count(text, string(delim))+1, what, k)
+				}
+				f = trimField(f, db)
+				v, msg := parseValue(f)
+				if msg != "" {
+					return perr(line, j+1, "%s", msg)
+				}
+				if j == t {
+					ds.Y = append(ds.Y, v)
+				} else {
+					cur = append(cur, v)
+				}
+				j++
+				if i < 0 {
+					break
+				}
+				rest = rest[i+1:]
+			}
+			if j != k {
+				cur = cur[:len(cur)-min(j, p)]
+				if j > t {
+					ds.Y = ds.Y[:len(ds.Y)-1]
+				}
+				return perr(line, 0, "row has %d fields, %s has %d", j, what, k)
+			}
+			return nil
+		}
 		fields, col, msg := splitFields(text, delim)
 		if msg != "" {
 			return perr(line, col, "%s", msg)
@@ -184,7 +250,7 @@ func ParseCSV(r io.Reader, name string, opt CSVOptions) (*Dataset, error) {
 			if j == t {
 				ds.Y = append(ds.Y, v)
 			} else {
-				feat = append(feat, v)
+				cur = append(cur, v)
 			}
 		}
 		return nil
@@ -209,11 +275,43 @@ func ParseCSV(r io.Reader, name string, opt CSVOptions) (*Dataset, error) {
 			return nil, err
 		}
 	}
+	blocks = append(blocks, cur)
 	if len(ds.Y) == 0 {
 		return nil, perr(lr.n+1, 0, "no data rows after the header")
 	}
-	ds.X = mat.NewDense(len(ds.Y), k-1, feat)
+	feat := blocks[0]
+	if len(blocks) > 1 {
+		feat = make([]float64, 0, len(ds.Y)*p)
+		for _, b := range blocks {
+			feat = append(feat, b...)
+		}
+	}
+	ds.X = mat.NewDense(len(ds.Y), p, feat)
 	return ds, nil
+}
+
+// allNumbers reports whether every field is a finite number: a first row
+// like that is data, not a header.
+func allNumbers(fields []string) bool {
+	for _, f := range fields {
+		if _, msg := parseValue(f); msg != "" {
+			return false
+		}
+	}
+	return len(fields) > 0
+}
+
+// trimField trims the spaces (and tabs, unless the delimiter is a tab)
+// around an unquoted field, as splitFields does.
+func trimField(f string, delim byte) string {
+	isSpace := func(b byte) bool { return b == ' ' || (b == '\t' && delim != '\t') }
+	for len(f) > 0 && isSpace(f[0]) {
+		f = f[1:]
+	}
+	for len(f) > 0 && isSpace(f[len(f)-1]) {
+		f = f[:len(f)-1]
+	}
+	return f
 }
 
 // resolveTarget returns the index of the target column in names, or an error

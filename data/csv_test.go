@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"compress/gzip"
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -90,8 +93,27 @@ func TestParseCSV(t *testing.T) {
 		{
 			name:  "name beats number",
 			in:    "3,2,1\n1,2,3\n",
-			opt:   CSVOptions{Target: "1"},
+			opt:   CSVOptions{Target: "1", Header: true},
 			names: []string{"3", "2"}, target: "1",
+			x: []float64{1, 2}, y: []float64{3},
+		},
+		{
+			name:  "headerless numeric file keeps its first row",
+			in:    "3,2,1\n1,2,3\n",
+			names: []string{"V1", "V2"}, target: "V3",
+			x: []float64{3, 2, 1, 2}, y: []float64{1, 3},
+		},
+		{
+			name:  "headerless, target by number",
+			in:    "0.5 7 1\n-1e3 8 0\n",
+			opt:   CSVOptions{Target: "1"},
+			names: []string{"V2", "V3"}, target: "V1",
+			x: []float64{7, 1, 8, 0}, y: []float64{0.5, -1e3},
+		},
+		{
+			name:  "a header with one name is a header",
+			in:    "1,2,y\n1,2,3\n",
+			names: []string{"1", "2"}, target: "y",
 			x: []float64{1, 2}, y: []float64{3},
 		},
 		{
@@ -187,6 +209,9 @@ func TestParseCSVErrors(t *testing.T) {
 		{"target range", "a,b,c\n1,2,3\n", CSVOptions{Target: "4"}, "f.csv:1: target column 4 out of range: there are 3 columns (use 1..3, or -1..-3 from the end)", 1, 0},
 		{"target zero", "a,b,c\n1,2,3\n", CSVOptions{Target: "0"}, "f.csv:1: target column 0 out of range: there are 3 columns (use 1..3, or -1..-3 from the end)", 1, 0},
 		{"target range negative", "a,b,c\n1,2,3\n", CSVOptions{Target: "-4"}, "f.csv:1: target column -4 out of range: there are 3 columns (use 1..3, or -1..-3 from the end)", 1, 0},
+		{"headerless target by name", "1,2\n3,4\n", CSVOptions{Target: "y"}, `f.csv:1: target column "y" not found; columns are: V1, V2 (the first row is all numbers, so it was read as data, not as a header; set Header if it is one)`, 1, 0},
+		{"both header options", "a,b\n1,2\n", CSVOptions{Header: true, NoHeader: true}, "f.csv: both NoHeader and Header are set", 0, 0},
+		{"ragged fast path", "a,b,c\n1,2,3,4\n", CSVOptions{}, "f.csv:2: row has 4 fields, header has 3", 2, 0},
 		{"duplicate", "a,b,a\n1,2,3\n", CSVOptions{}, `f.csv:1:3: duplicate column name "a" (also column 1)`, 1, 3},
 		{"duplicate quoted", "\"x\";\"y\";\"y\"\n1;2;3\n", CSVOptions{}, `f.csv:1:3: duplicate column name "y" (also column 2)`, 1, 3},
 		{"empty name", "a,,c\n1,2,3\n", CSVOptions{}, "f.csv:1:2: empty column name", 1, 2},
@@ -320,10 +345,8 @@ func TestParseCSVLongLine(t *testing.T) {
 			h.WriteByte(',')
 			r.WriteByte(',')
 		}
-		h.WriteString("c")
+		h.WriteString("c" + strconv.Itoa(j))
 		h.WriteString(strings.Repeat("x", j%7))
-		h.WriteString(string(rune('0' + j%10)))
-		h.WriteString(strings.Repeat("_", j/70))
 		r.WriteString("1")
 	}
 	in := h.String() + "\n" + r.String() + "\n"
@@ -333,6 +356,40 @@ func TestParseCSVLongLine(t *testing.T) {
 	}
 	if d.Len() != 1 || d.Dim() != k-1 {
 		t.Errorf("dims %d×%d", d.Len(), d.Dim())
+	}
+}
+
+// endless yields n bytes of '1' and no line end.
+type endless struct{ n int }
+
+func (e *endless) Read(p []byte) (int, error) {
+	if e.n == 0 {
+		return 0, io.EOF
+	}
+	k := min(len(p), e.n)
+	for i := range p[:k] {
+		p[i] = '1'
+	}
+	e.n -= k
+	return k, nil
+}
+
+// TestParseCSVLineLimit: a 200 MB file of one line is rejected after reading
+// MaxLineBytes, without holding the file in memory.
+func TestParseCSVLineLimit(t *testing.T) {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := ParseCSV(&endless{200 << 20}, "one-line.csv", CSVOptions{})
+	runtime.ReadMemStats(&after)
+	if err == nil || !strings.Contains(err.Error(), "one-line.csv:1: line longer than 16 MiB") {
+		t.Errorf("err = %v", err)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 8*MaxLineBytes { // total, not peak
+		t.Errorf("allocated %d MB to reject the line", alloc>>20)
+	}
+	_, err = ParseLIBSVM(&endless{40 << 20}, "one-line.svm", 0)
+	if err == nil || !strings.Contains(err.Error(), "line longer") {
+		t.Errorf("LIBSVM: err = %v", err)
 	}
 }
 

@@ -140,3 +140,39 @@ func FuzzParseLIBSVM(f *testing.F) {
 		}
 	})
 }
+
+func FuzzParseIDX(f *testing.F) {
+	idx := func(rank byte, dims []uint32, data []byte) []byte {
+		b := []byte{0, 0, 8, rank}
+		for _, d := range dims {
+			b = append(b, byte(d>>24), byte(d>>16), byte(d>>8), byte(d))
+		}
+		return append(b, data...)
+	}
+	f.Add(idx(3, []uint32{2, 2, 2}, []byte{0, 1, 2, 3, 4, 5, 6, 255}), byte(3))
+	f.Add(idx(1, []uint32{3}, []byte{7, 8, 9}), byte(1))
+	f.Add(idx(3, []uint32{1 << 27, 16, 1}, []byte{1, 2}), byte(3)) // announces 2 GiB, holds 2 bytes
+	f.Add(idx(3, []uint32{1, 1, 1}, []byte{1, 2}), byte(3))        // trailing data
+	f.Add(idx(1, []uint32{2}, []byte{1}), byte(1))
+	f.Add(gzipSeed(string(idx(1, []uint32{2}, []byte{1, 2}))), byte(1))
+	f.Add([]byte{0, 0, 9, 1, 0, 0, 0, 1, 1}, byte(1))
+	f.Add([]byte{}, byte(3))
+	f.Fuzz(func(t *testing.T, in []byte, rank byte) {
+		rank = rank%3 + 1
+		buf, shape, err := parseIDX(bytes.NewReader(in), "fuzz", int(rank))
+		if err != nil {
+			var pe *ParseError
+			if !errors.As(err, &pe) || pe.Msg == "" {
+				t.Fatalf("error %T %v is not a *ParseError", err, err)
+			}
+			return
+		}
+		size := 1
+		for _, d := range shape {
+			size *= d
+		}
+		if len(shape) != int(rank) || len(buf) != size {
+			t.Fatalf("shape %v, %d bytes", shape, len(buf))
+		}
+	})
+}

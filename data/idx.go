@@ -2,6 +2,7 @@ package data
 
 import (
 	"bufio"
+	"bytes"
 	"compress/gzip"
 	"encoding/binary"
 	"errors"
@@ -139,10 +140,17 @@ func parseIDX(r io.Reader, name string, rank int) ([]byte, []int, error) {
 		size *= shape[k]
 	}
 	off := 4 + 4*rank
-	buf := make([]byte, size)
-	if n, err := io.ReadFull(br, buf); err != nil {
-		return nil, nil, idxReadError(name, off+n, fmt.Sprintf("%d data bytes (dimensions %v)", size, shape), err)
+	// Grow the buffer as the data come, so that a header announcing more
+	// than the file holds costs no more memory than the file.
+	var data bytes.Buffer
+	data.Grow(min(size, 1<<20))
+	if n, err := io.CopyN(&data, br, int64(size)); err != nil {
+		if err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return nil, nil, idxReadError(name, off+int(n), fmt.Sprintf("%d data bytes (dimensions %v)", size, shape), err)
 	}
+	buf := data.Bytes()
 	if _, err := br.ReadByte(); err == nil {
 		return nil, nil, &ParseError{File: name, Msg: fmt.Sprintf("byte %d: data continue after the %d bytes that dimensions %v describe", off+size, size, shape)}
 	} else if err != io.EOF {

@@ -62,13 +62,34 @@ func errMsg(err error) string {
 	return strings.TrimPrefix(err.Error(), "gzip: ")
 }
 
+// MaxLineBytes is the longest line the text readers accept, line end
+// included: 16 MiB, a row of about a million numbers. A longer line is an
+// error, found without holding more than this in memory.
+const MaxLineBytes = 16 << 20
+
 // next returns the next line and its 1-based number. ok is false at the end
 // of the input.
 func (lr *lineReader) next() (text string, line int, ok bool, err error) {
 	if lr.done {
 		return "", 0, false, nil
 	}
-	s, rerr := lr.br.ReadString('\n')
+	b, rerr := lr.br.ReadSlice('\n')
+	var s string
+	if rerr == bufio.ErrBufferFull {
+		buf := append([]byte(nil), b...)
+		for rerr == bufio.ErrBufferFull && len(buf) <= MaxLineBytes {
+			b, rerr = lr.br.ReadSlice('\n')
+			buf = append(buf, b...)
+		}
+		if len(buf) > MaxLineBytes {
+			lr.done = true
+			return "", 0, false, &ParseError{File: lr.name, Line: lr.n + 1,
+				Msg: fmt.Sprintf("line longer than %d MiB: not a data file of rows of numbers, or lines end in a character other than \\n", MaxLineBytes>>20)}
+		}
+		s = string(buf)
+	} else {
+		s = string(b)
+	}
 	if rerr != nil {
 		if rerr != io.EOF {
 			lr.done = true

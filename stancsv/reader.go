@@ -94,7 +94,9 @@ func ReadFile(path string) (*File, error) {
 // decompressed. A line longer than MaxLineBytes is an error.
 func Read(r io.Reader, name string) (*File, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
+	gzipped := false
 	if magic, err := br.Peek(2); err == nil && magic[0] == 0x1f && magic[1] == 0x8b {
+		gzipped = true
 		zr, err := gzip.NewReader(br)
 		if err != nil {
 			return nil, &SyntaxError{File: name, Msg: "gzip: " + strings.TrimPrefix(err.Error(), "gzip: ")}
@@ -103,9 +105,10 @@ func Read(r io.Reader, name string) (*File, error) {
 		br = bufio.NewReaderSize(zr, 64<<10)
 	}
 	p := parser{
-		name: name,
-		br:   br,
-		f:    &File{Config: make(map[string]string)},
+		name:    name,
+		br:      br,
+		f:       &File{Config: make(map[string]string)},
+		gzipped: gzipped,
 	}
 	if err := p.parse(); err != nil {
 		return nil, err
@@ -114,10 +117,11 @@ func Read(r io.Reader, name string) (*File, error) {
 }
 
 type parser struct {
-	name string
-	br   *bufio.Reader
-	f    *File
-	line int // current line number
+	name    string
+	gzipped bool
+	br      *bufio.Reader
+	f       *File
+	line    int // current line number
 
 	rows     [][]float64
 	header   bool
@@ -167,6 +171,9 @@ func (p *parser) parse() error {
 			return se
 		}
 		if err != nil && err != io.EOF {
+			if p.gzipped {
+				return &SyntaxError{File: p.name, Line: p.line + 1, Msg: "gzip: " + strings.TrimPrefix(err.Error(), "gzip: ")}
+			}
 			return fmt.Errorf("%s: %w", p.name, err)
 		}
 		if line == "" && err == io.EOF {

@@ -2,6 +2,7 @@ package stancsv
 
 import (
 	"bytes"
+	"compress/gzip"
 	"errors"
 	"io"
 	"math"
@@ -467,6 +468,13 @@ func FuzzRead(f *testing.F) {
 	f.Add([]byte("lp__\n# Elements of inverse mass matrix:\n# 1, 2\n# 3, 4\n5\n"))
 	f.Add([]byte("lp__,a\n1,abc\n"))
 	f.Add([]byte(""))
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte("lp__,a\n1,2\n"))
+	zw.Close()
+	f.Add(gz.Bytes())
+	f.Add(gz.Bytes()[:gz.Len()-6])
+	f.Add([]byte("lp__,a\n1,2\n#                \n3,4\n# Run finished\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		file, err := Read(bytes.NewReader(data), "fuzz.csv")
 		if err != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/langevin-go/langevin/model"
@@ -444,4 +445,18 @@ func (c *runConfig) describe() string {
 		fmt.Fprintf(&sb, " (batch %d)", c.batch)
 	}
 	return sb.String()
+}
+
+// parseInts parses a comma-separated list of positive integers given to the
+// flag --name.
+func parseInts(name, s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			return nil, inputErrorf("--%s %q: expected comma-separated positive integers", name, s)
+		}
+		out = append(out, n)
+	}
+	return out, nil
 }

@@ -2,10 +2,7 @@ package main
 
 import (
 	"bufio"
-	"compress/gzip"
 	"errors"
-	"fmt"
-	"io"
 	"math"
 	"os"
 	"strconv"
@@ -104,15 +101,16 @@ func readData(c *runConfig, path, flagName string, builtins bool) (*data.Dataset
 	headerLine := 1
 	if isFile {
 		format := c.format
-		if format == "auto" {
-			format = sniffFormat(path)
+		if fh, err := os.Open(path); err == nil {
+			if format == "auto" {
+				format = data.SniffFormat(bufio.NewReaderSize(fh, 64<<10), path)
+			}
+			fh.Close()
 		}
 		if format == "libsvm" {
-			headerLine = 0
-			d, err = data.ReadLIBSVM(path, 0)
-		} else {
-			d, err = data.ReadCSV(path, data.CSVOptions{Target: c.target})
+			headerLine = 0 // no header line
 		}
+		d, err = data.ReadFile(path, format, data.CSVOptions{Target: c.target})
 		if err != nil {
 			return nil, inputError{err}
 		}
@@ -125,10 +123,15 @@ func readData(c *runConfig, path, flagName string, builtins bool) (*data.Dataset
 	if d.Len() == 0 {
 		return nil, inputErrorf("%s %s: no data rows", flagName, path)
 	}
-	if c.model == "logistic" || c.model == "probit" {
-		if err := checkLabels(d, headerLine, c.model); err != nil {
-			return nil, err
-		}
+	var le *model.LabelError
+	var ce *model.ClassLabelError
+	switch {
+	case (c.model == "logistic" || c.model == "probit") && errors.As(model.CheckLabels(d.Y), &le) && le.Other > 0:
+		return nil, inputErrorf("%s:%d: label %v in column %q: labels mix 0/1 with −1/+1", d.Source, le.Row+headerLine, le.Value, d.Target)
+	case le != nil:
+		return nil, inputErrorf("%s:%d: label %v in column %q: %s regression expects labels 0/1 or −1/+1", d.Source, le.Row+headerLine, le.Value, d.Target, c.model)
+	case c.model == "softmax" && errors.As(func() error { _, err := model.CheckClassLabels(d.Y, 0); return err }(), &ce):
+		return nil, inputErrorf("%s:%d: label %v in column %q: softmax regression expects integer class labels 0, 1, …, K−1", d.Source, ce.Row+headerLine, ce.Value, d.Target)
 	}
 	if c.model == "poisson" || c.model == "negbin" {
 		for i, y := range d.Y {
@@ -137,75 +140,7 @@ func readData(c *runConfig, path, flagName string, builtins bool) (*data.Dataset
 			}
 		}
 	}
-	if c.model == "softmax" {
-		for i, y := range d.Y {
-			if _, err := model.CheckClassLabels([]float64{y}, 0); err != nil {
-				return nil, inputErrorf("%s:%d: label %v in column %q: softmax regression expects integer class labels 0, 1, …, K−1", d.Source, i+1+headerLine, y, d.Target)
-			}
-		}
-	}
 	return d, nil
-}
-
-// sniffFormat guesses LIBSVM when the first line's fields after the first
-// are all index:value pairs.
-func sniffFormat(path string) string {
-	if strings.HasSuffix(path, ".libsvm") || strings.HasSuffix(path, ".svm") {
-		return "libsvm"
-	}
-	fh, err := os.Open(path)
-	if err != nil {
-		return "csv"
-	}
-	defer fh.Close()
-	var r io.Reader = fh
-	br := bufio.NewReader(fh)
-	r = br
-	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
-		zr, err := gzip.NewReader(br)
-		if err != nil {
-			return "csv" // the reader reports the error
-		}
-		r = zr
-	}
-	buf := make([]byte, 4096)
-	n, _ := io.ReadFull(r, buf)
-	line := string(buf[:n])
-	if i := strings.IndexByte(line, '\n'); i >= 0 {
-		line = line[:i]
-	}
-	fields := strings.Fields(line)
-	if len(fields) < 2 {
-		return "csv"
-	}
-	for _, fl := range fields[1:] {
-		if !strings.Contains(fl, ":") {
-			return "csv"
-		}
-	}
-	return "libsvm"
-}
-
-// checkLabels reports the first label that is not 0/1 or −1/+1, naming the
-// file and line.
-func checkLabels(d *data.Dataset, headerLines int, model string) error {
-	seen01, seenPM := false, false
-	for i, y := range d.Y {
-		where := fmt.Sprintf("%s:%d", d.Source, i+1+headerLines)
-		switch y {
-		case 0:
-			seen01 = true
-		case -1:
-			seenPM = true
-		case 1:
-		default:
-			return inputErrorf("%s: label %v in column %q: %s regression expects labels 0/1 or −1/+1", where, y, d.Target, model)
-		}
-		if seen01 && seenPM {
-			return inputErrorf("%s: label %v in column %q: labels mix 0/1 with −1/+1", where, y, d.Target)
-		}
-	}
-	return nil
 }
 
 // offsetColumn returns the --offset or --exposure column and its flag ("" if

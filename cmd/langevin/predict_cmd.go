@@ -109,9 +109,7 @@ func cmdPredict(args []string, stdout, _ io.Writer) error {
 	if err != nil {
 		return inputErrorf("--data %s: %v", f.data, err)
 	}
-	h, _ := meanWhere(res.Entropy, nil)
-	e, _ := meanWhere(res.Expected, nil)
-	mi, _ := meanWhere(res.MutualInfo, nil)
+	h, e, mi := meanOf(res.Entropy), meanOf(res.Expected), meanOf(res.MutualInfo)
 	fmt.Fprintf(stdout, "accuracy %.4f   NLL %.4f   Brier %.4f   ECE %.4f (%d bins)\n", met.Accuracy, met.NLL, met.Brier, met.ECE, bins)
 	fmt.Fprintf(stdout, "mean predictive entropy %.4f = expected entropy %.4f + mutual information %.4f (nats)\n\n", h, e, mi)
 	fmt.Fprintln(stdout, "confusion matrix (rows: true class, columns: predicted)")
@@ -166,4 +164,13 @@ func writeRegression(path string, reg *predict.Regression, y []float64) error {
 		fmt.Fprintf(fh, "%g,%.6g,%.6g,%.6g,%.6g,%.6g\n", v, reg.Mean[i], reg.Lower[i], reg.Upper[i], reg.ObsLower[i], reg.ObsUpper[i])
 	}
 	return fh.Close()
+}
+
+// meanOf returns the mean of v.
+func meanOf(v []float64) float64 {
+	var s float64
+	for _, x := range v {
+		s += x
+	}
+	return s / float64(len(v))
 }

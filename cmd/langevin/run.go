@@ -17,6 +17,7 @@ import (
 	"github.com/langevin-go/langevin/data"
 	"github.com/langevin-go/langevin/diag"
 	"github.com/langevin-go/langevin/model"
+	"github.com/langevin-go/langevin/sampler"
 )
 
 // job is one langevin run: its configuration and what the run made of it.
@@ -233,7 +234,10 @@ func newRunLaplace(c *runConfig, m langevin.Model) *approx.RunLaplace {
 			if c.init != "map" {
 				return nil, nil
 			}
-			return fitMAP(ctx, mlp, mapSettings{iters: c.mlp.mapIters, batch: c.mlp.mapBatch, lr: c.mlp.mapLR}, c.seed, 1000)
+			theta := make([]float64, mlp.Dim())
+			rng := langevin.ChainRNG(c.seed, 1000)
+			mlp.GlorotInit(theta, rng)
+			return sampler.FitAdam(ctx, mlp, theta, sampler.AdamFit{Iters: c.mlp.mapIters, Batch: c.mlp.mapBatch, LR: c.mlp.mapLR}, rng)
 		}
 	}
 	return lap

@@ -1,0 +1,59 @@
+package data
+
+import (
+	"bytes"
+	"compress/gzip"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// TestReadFilePipe: a FIFO is read once, whatever its format; the format is
+// told from the content.
+func TestReadFilePipe(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name, content string
+		gz            bool
+		n, d          int
+	}{
+		{"csv", "a,b,y\n1,2,0\n3,4,1\n", false, 2, 2},
+		{"headerless", "1,2,0\n3,4,1\n", false, 2, 2},
+		{"libsvm", "1 1:0.5 3:2\n-1 2:1\n", false, 2, 3},
+		{"libsvm.gz", "# comment\n\n1 1:0.5 3:2\n-1 2:1\n", true, 2, 3},
+	} {
+		fifo := filepath.Join(dir, tc.name)
+		if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+			t.Skip("no FIFOs here:", err)
+		}
+		content := []byte(tc.content)
+		if tc.gz {
+			var b bytes.Buffer
+			zw := gzip.NewWriter(&b)
+			zw.Write(content)
+			zw.Close()
+			content = b.Bytes()
+		}
+		go func() {
+			f, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+			if err != nil {
+				return
+			}
+			f.Write(content)
+			f.Close()
+		}()
+		d, err := ReadFile(fifo, "auto", CSVOptions{})
+		if err != nil {
+			t.Errorf("%s: %v", tc.name, err)
+			continue
+		}
+		if d.Len() != tc.n || d.Dim() != tc.d {
+			t.Errorf("%s: %d×%d, want %d×%d", tc.name, d.Len(), d.Dim(), tc.n, tc.d)
+		}
+	}
+	if _, err := ReadFile(filepath.Join(dir, "csv"), "parquet", CSVOptions{}); err == nil || !strings.Contains(err.Error(), `unknown format "parquet"`) {
+		t.Errorf("unknown format: %v", err)
+	}
+}
