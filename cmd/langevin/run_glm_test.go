@@ -159,3 +159,20 @@ func TestRunGLMInputErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestPredictGLMWithExposure: a run with --exposure records the column, and
+// predict takes it out of new data and scores the predictive mean.
+func TestPredictGLMWithExposure(t *testing.T) {
+	dir := t.TempDir()
+	train, _, _, _ := glmCSV(t, dir, "c.csv", "poisson", 100, 1)
+	out := filepath.Join(dir, "run")
+	code, _, errOut := runMain("run", "--quiet", "--data", train, "--model", "poisson", "--exposure", "u", "--sampler", "nuts",
+		"--chains", "2", "--iters", "300", "--burnin", "150", "--out", out)
+	if code != 0 {
+		t.Fatalf("run: exit %d: %s", code, errOut)
+	}
+	code, stdout, errOut := runMain("predict", "--samples", out, "--data", train)
+	if code != 0 || !strings.Contains(stdout, "RMSE of the predictive mean") || !strings.Contains(stdout, "mean log predictive density") {
+		t.Errorf("predict: exit %d, stdout %q, stderr %q", code, stdout, errOut)
+	}
+}
