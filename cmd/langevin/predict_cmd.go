@@ -9,8 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"gonum.org/v1/gonum/mat"
-
 	"github.com/langevin-go/langevin/data"
 	"github.com/langevin-go/langevin/model"
 	"github.com/langevin-go/langevin/predict"
@@ -106,7 +104,7 @@ func cmdPredict(args []string, stdout, _ io.Writer) error {
 		}
 		printRegression(stdout, reg, d.Y)
 		if out != "" {
-			return writeRegression(out, reg, d.Y)
+			return writeCSV(out, func(w io.Writer) error { return reg.WriteCSV(w, d.Y) })
 		}
 		return nil
 	}
@@ -134,47 +132,20 @@ func cmdPredict(args []string, stdout, _ io.Writer) error {
 		fmt.Fprintln(stdout)
 	}
 	if out != "" {
-		return writeClassification(out, res, d.Y)
+		return writeCSV(out, func(w io.Writer) error { return res.WriteCSV(w, d.Y) })
 	}
 	return nil
 }
 
-func writeClassification(path string, res *predict.Classification, y []float64) error {
+// writeCSV writes the per-row predictions of --out FILE.
+func writeCSV(path string, write func(io.Writer) error) error {
 	fh, err := os.Create(path)
 	if err != nil {
 		return inputErrorf("--out %s: %v", path, err)
 	}
-	_, k := res.Probs.Dims()
-	fmt.Fprint(fh, "y")
-	for c := 0; c < k; c++ {
-		fmt.Fprintf(fh, ",p.%d,p.%d.lower,p.%d.upper", c, c, c)
-	}
-	fmt.Fprintln(fh, ",entropy,expected_entropy,mutual_info")
-	for i, v := range y {
-		fmt.Fprintf(fh, "%g", v)
-		for c := 0; c < k; c++ {
-			fmt.Fprintf(fh, ",%.6g,%.6g,%.6g", res.Probs.At(i, c), at(res.Lower, i, c), at(res.Upper, i, c))
-		}
-		fmt.Fprintf(fh, ",%.6g,%.6g,%.6g\n", res.Entropy[i], res.Expected[i], res.MutualInfo[i])
-	}
-	return fh.Close()
-}
-
-func at(m *mat.Dense, i, j int) float64 {
-	if m == nil {
-		return 0
-	}
-	return m.At(i, j)
-}
-
-func writeRegression(path string, reg *predict.Regression, y []float64) error {
-	fh, err := os.Create(path)
-	if err != nil {
-		return inputErrorf("--out %s: %v", path, err)
-	}
-	fmt.Fprintln(fh, "y,mean,f_lower,f_upper,y_lower,y_upper")
-	for i, v := range y {
-		fmt.Fprintf(fh, "%g,%.6g,%.6g,%.6g,%.6g,%.6g\n", v, reg.Mean[i], reg.Lower[i], reg.Upper[i], reg.ObsLower[i], reg.ObsUpper[i])
+	if err := write(fh); err != nil {
+		fh.Close()
+		return err
 	}
 	return fh.Close()
 }

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/langevin-go/langevin/diag"
 	"github.com/langevin-go/langevin/stancsv"
@@ -34,7 +35,7 @@ func cmdSummary(args []string, stdout, stderr io.Writer) error {
 		if names == nil {
 			names, first = pn, path
 			params = make([][][]float64, len(names))
-		} else if !equal(names, pn) {
+		} else if !slices.Equal(names, pn) {
 			return inputErrorf("%s: parameters differ from %s's", path, first)
 		}
 		if ndraws >= 0 && len(f.Draws) != ndraws {
@@ -55,16 +56,4 @@ func cmdSummary(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "%d chains × %d draws\n\n", len(fs.Args()), ndraws)
 	return table.Format(stdout)
-}
-
-func equal(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
