@@ -35,6 +35,7 @@ type runConfig struct {
 	sampler                     string
 	def                         *samplerDef
 	chains, iters, burnin, thin int
+	chainID                     int // run only this chain (1-based) of the chains; 0: all
 	seed                        uint64
 	init, precond, out          string
 	quiet, report               bool
@@ -70,7 +71,7 @@ type mlpConfig struct {
 var commonGroups = []struct{ title, flags string }{
 	{"data", "data test test-frac target format standardize n noise k"},
 	{"model", "model intercept prior-scale offset exposure nu hidden activation likelihood classes noise-var learn-noise map-iters map-batch map-lr grad-noise rho"},
-	{"run", "sampler chains iters burnin thin seed init precond out report quiet"},
+	{"run", "sampler chains chain-id iters burnin thin seed init precond out report quiet"},
 	{"step size", "step schedule step-b decay cycles explore temperature temperature-start"},
 	{"stochastic gradients", "batch replace cv clip clip-value noise-every"},
 }
@@ -108,6 +109,7 @@ func newRunFlagSet(c *runConfig) *flag.FlagSet {
 
 	fs.StringVar(&c.sampler, "sampler", "sgld", "algorithm `NAME`: "+strings.Join(samplerNames(), "|")+" (see the list above)")
 	fs.IntVar(&c.chains, "chains", 4, "number of chains `K`")
+	fs.IntVar(&c.chainID, "chain-id", 0, "run only chain `C` (1 ≤ C ≤ --chains) of the analysis, for one process (a Slurm array task) per chain: its --out DIR/chain-C.csv is the file that the run of all --chains writes, and langevin summary|report|predict combine the directories (0: all chains)")
 	fs.IntVar(&c.iters, "iters", 500000, "iterations `N` per chain, burn-in included")
 	fs.IntVar(&c.burnin, "burnin", 50000, "burn-in iterations `N` discarded per chain")
 	fs.IntVar(&c.thin, "thin", 450, "keep every `N`-th draw after burn-in")
@@ -318,6 +320,8 @@ func (c *runConfig) validate() error {
 		return inputErrorf("--nu %v: expected a positive number", c.nu)
 	case c.chains < 1:
 		return inputErrorf("--chains %d: expected at least 1", c.chains)
+	case c.chainID < 0 || c.chainID > c.chains:
+		return inputErrorf("--chain-id %d: expected a chain number from 1 to --chains (%d), or 0 for all", c.chainID, c.chains)
 	case c.iters < 1:
 		return inputErrorf("--iters %d: expected at least 1", c.iters)
 	case c.burnin < 0 || c.burnin >= c.iters:
