@@ -79,6 +79,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if strings.HasPrefix(j.env.stepNote, "warning") {
 		fmt.Fprintln(stderr, "langevin run: "+j.env.stepNote) // also before a run that diverges
 	}
+	if j.env.schedNote != "" {
+		fmt.Fprintln(stderr, "langevin run: "+j.env.schedNote)
+	}
 	var init langevin.Initializer
 	switch c.init {
 	case "zero":
@@ -157,6 +160,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	printWhere(stdout, c, tr, table, elapsed, mapTheta)
 	if j.env.stepNote != "" {
 		fmt.Fprintln(stdout, j.env.stepNote)
+	}
+	if j.env.schedNote != "" {
+		fmt.Fprintln(stdout, j.env.schedNote)
 	}
 
 	if rd != nil {
