@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/langevin-go/langevin/predict"
 )
@@ -20,7 +21,7 @@ func cmdPredict(args []string, stdout, _ io.Writer) error {
 	var level float64
 	var bins int
 	fs := flag.NewFlagSet("predict", flag.ContinueOnError)
-	fs.StringVar(&samples, "samples", "", "`DIR` written by langevin run --out (chain-*.csv and model.json)")
+	fs.StringVar(&samples, "samples", "", "`DIR` written by langevin run --out (chain-*.csv and model.json), or DIR1,DIR2,… of runs of single chains (--chain-id), combined")
 	fs.StringVar(&f.data, "data", "", "data to predict: a CSV or LIBSVM `FILE` with the training features and target, or moons|spirals|gap1d|fashion-mnist (its test set)")
 	fs.StringVar(&f.target, "target", "", "target `COL`umn (default: the last column)")
 	fs.StringVar(&f.format, "format", "auto", "data format: auto|csv|libsvm")
@@ -45,10 +46,13 @@ func cmdPredict(args []string, stdout, _ io.Writer) error {
 	case bins < 1:
 		return inputErrorf("--bins %d: expected at least 1", bins)
 	}
-	if _, err := os.Stat(filepath.Join(samples, "model.json")); err != nil {
-		return inputErrorf("--samples %s: %v (written by langevin run --out)", samples, err)
+	dirs := strings.Split(samples, ",")
+	for _, dir := range dirs {
+		if _, err := os.Stat(filepath.Join(dir, "model.json")); err != nil {
+			return inputErrorf("--samples %s: %v (written by langevin run --out)", dir, err)
+		}
 	}
-	r, err := readRun(samples)
+	r, err := readRuns(dirs)
 	if err != nil {
 		return err
 	}

@@ -76,6 +76,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if strings.HasPrefix(j.env.stepNote, "warning") {
 		fmt.Fprintln(stderr, "langevin run: "+j.env.stepNote) // also before a run that diverges
 	}
+	if j.env.schedNote != "" {
+		fmt.Fprintln(stderr, "langevin run: "+j.env.schedNote)
+	}
 	var init langevin.Initializer
 	switch c.init {
 	case "zero":
@@ -87,11 +90,15 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	case "laplace":
 		init = laplaceInit{mean: mapTheta, variance: laplace}
 	}
-	prog := newProgress(stderr, c.quiet, c.chains, c.iters)
 	opts := langevin.Options{
 		Chains: c.chains, Iters: c.iters, BurnIn: c.burnin, Thin: c.thin, Seed: c.seed,
-		Init: init, SaveWarmup: true, Progress: prog.update,
+		Init: init, SaveWarmup: true,
 	}
+	if c.chainID > 0 { // one chain of the analysis: the same draws as in the run of all
+		opts.Chains, opts.FirstChain = 1, c.chainID-1
+	}
+	prog := newProgress(stderr, c.quiet, opts.Chains, c.iters)
+	opts.Progress = prog.update
 	out := c.out
 	if c.report && out == "" {
 		out = defaultReportDir
@@ -99,7 +106,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	var rd *runDir // the draws stream into DIR as they come
 	if out != "" {
 		names := append(langevin.ParamNames(m), derivedNames(m)...)
-		if rd, err = openRunDir(out, j.chainConfig(), c.chains, s.StatNames(), names); err != nil {
+		if rd, err = openRunDir(out, j.chainConfig(), opts.FirstChain+1, opts.Chains, s.StatNames(), names); err != nil {
 			return err
 		}
 		opts.Sink = rd.sink
@@ -122,11 +129,11 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	params, note := commonLength(tr)
 	table := diag.Summarize(tr.Names, params)
 	if c.toy() {
-		fmt.Fprintf(stdout, "toy target %s (d = %d, no data, gradient noise sd %g), %s, %d chains\n\n",
-			c.model, m.Dim(), c.gradNoise, c.describe(), c.chains)
+		fmt.Fprintf(stdout, "toy target %s (d = %d, no data, gradient noise sd %g), %s, %s\n\n",
+			c.model, m.Dim(), c.gradNoise, c.describe(), c.chainsText())
 	} else {
-		fmt.Fprintf(stdout, "%s regression on %s (N = %d train, %d test, d = %d), %s, %d chains\n\n",
-			c.model, j.train.Source, j.train.Len(), testLen(j.test), m.Dim(), c.describe(), c.chains)
+		fmt.Fprintf(stdout, "%s regression on %s (N = %d train, %d test, d = %d), %s, %s\n\n",
+			c.model, j.train.Source, j.train.Len(), testLen(j.test), m.Dim(), c.describe(), c.chainsText())
 	}
 	if err := table.Format(stdout); err != nil {
 		return err
@@ -148,6 +155,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	printWhere(stdout, c, tr, table, elapsed, mapTheta)
 	if j.env.stepNote != "" {
 		fmt.Fprintln(stdout, j.env.stepNote)
+	}
+	if j.env.schedNote != "" {
+		fmt.Fprintln(stdout, j.env.schedNote)
 	}
 
 	if rd != nil {
@@ -277,4 +287,12 @@ func derivedNames(m langevin.Model) []string {
 		return d.DerivedNames()
 	}
 	return nil
+}
+
+// chainsText says which chains ran: "4 chains", or "chain 2 of 4".
+func (c *runConfig) chainsText() string {
+	if c.chainID > 0 {
+		return fmt.Sprintf("chain %d of %d", c.chainID, c.chains)
+	}
+	return fmt.Sprintf("%d chains", c.chains)
 }
