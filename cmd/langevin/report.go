@@ -12,6 +12,7 @@ import (
 	"github.com/langevin-go/langevin"
 	"github.com/langevin-go/langevin/data"
 	"github.com/langevin-go/langevin/diag"
+	"github.com/langevin-go/langevin/model"
 	"github.com/langevin-go/langevin/plot"
 	"github.com/langevin-go/langevin/predict"
 )
@@ -260,4 +261,67 @@ func joinInts(v []int) string {
 		s[i] = strconv.Itoa(x)
 	}
 	return strings.Join(s, ", ")
+}
+
+// logOffsets returns the offsets of the column values v: log v for an
+// exposure column, v itself otherwise (nil for none).
+func logOffsets(s model.Spec, v []float64) []float64 {
+	if v == nil || !s.Exposure {
+		return v
+	}
+	out := make([]float64, len(v))
+	for i, u := range v {
+		out[i] = math.Log(u)
+	}
+	return out
+}
+
+// printGLMPredictive prints the test-set scores of a GLM: accuracy (probit)
+// or the RMSE of the posterior predictive mean, and the mean log predictive
+// density, for the posterior and the MAP.
+func printGLMPredictive(w io.Writer, g *model.GLM, tr *langevin.Trace, mapTheta []float64, test *data.Dataset, offset []float64) {
+	d := g.Dim()
+	rows := tr.Rows()
+	for i := range rows {
+		rows[i] = rows[i][:d]
+	}
+	name := "RMSE of predictive mean"
+	if g.Kind() == model.Probit {
+		name = "accuracy"
+	}
+	score := func(draws [][]float64) (float64, float64) {
+		mean := g.PredictMean(draws, test.X, offset, nil)
+		var first float64
+		for i, m := range mean {
+			if g.Kind() == model.Probit {
+				if (m >= 0.5) == (test.Y[i] == 1) {
+					first++
+				}
+			} else {
+				first += (m - test.Y[i]) * (m - test.Y[i])
+			}
+		}
+		first /= float64(len(mean))
+		if g.Kind() != model.Probit {
+			first = math.Sqrt(first)
+		}
+		return first, g.LogPredictiveDensity(draws, test.X, offset, test.Y)
+	}
+	p1, p2 := score(rows)
+	fmt.Fprintf(w, "test set (%d rows)        posterior predictive   MAP (optimisation)\n", test.Len())
+	var m1, m2 float64
+	if mapTheta != nil {
+		m1, m2 = score([][]float64{mapTheta})
+	}
+	for _, row := range []struct {
+		name       string
+		post, mapv float64
+	}{{name, p1, m1}, {"mean log pred. density", p2, m2}} {
+		fmt.Fprintf(w, "  %-24s %-22s", row.name, fmtMetric(row.post))
+		if mapTheta != nil {
+			fmt.Fprintf(w, " %s", fmtMetric(row.mapv))
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintln(w)
 }
