@@ -65,7 +65,7 @@ func TestSpecRoundTrip(t *testing.T) {
 	if s.Likelihood != "categorical" || s.Classes != 3 || !s.Classifies() {
 		t.Errorf("resolved %+v, want a categorical MLP with 3 classes", s)
 	}
-	for _, bad := range []model.Spec{{Kind: "probit"}, {Kind: "mlp", Activation: "cosh"}, {Kind: "logistic", PriorScale: -1}} {
+	for _, bad := range []model.Spec{{Kind: "weibull"}, {Kind: "probit", Offset: "u"}, {Kind: "poisson", Offset: "u"}, {Kind: "mlp", Activation: "cosh"}, {Kind: "logistic", PriorScale: -1}} {
 		if _, err := bad.Build(X, labels); err == nil {
 			t.Errorf("%+v: no error", bad)
 		}

@@ -29,10 +29,14 @@ type runConfig struct {
 	mlp        mlpConfig
 	gradNoise  float64 // toy targets
 	rho        float64 // gauss2
+	offset     string  // poisson, negbin: offset column
+	exposure   string  // poisson, negbin: exposure column (offset = log exposure)
+	nu         float64 // robust: fixed degrees of freedom (0: estimated)
 	// run
 	sampler                     string
 	def                         *samplerDef
 	chains, iters, burnin, thin int
+	chainID                     int // run only this chain (1-based) of the chains; 0: all
 	seed                        uint64
 	init, precond, out          string
 	quiet, report               bool
@@ -43,6 +47,7 @@ type runConfig struct {
 	stepSet             bool
 	schedule            string
 	stepB, decay        float64
+	stepFloor           float64 // --step-floor: schedule.Floored on the polynomial schedule; 0: none
 	cycles              int
 	explore             float64
 	temperature, tStart float64
@@ -69,9 +74,9 @@ type mlpConfig struct {
 // The groups of the common flags, in the order of run -h.
 var commonGroups = []struct{ title, flags string }{
 	{"data", "data test test-frac target format standardize n noise k"},
-	{"model", "model intercept prior-scale hidden activation likelihood classes noise-var learn-noise map-iters map-batch map-lr grad-noise rho"},
-	{"run", "sampler target-ess max-time chains iters burnin thin seed init precond out report quiet"},
-	{"step size", "step schedule step-b decay cycles explore temperature temperature-start"},
+	{"model", "model intercept prior-scale offset exposure nu hidden activation likelihood classes noise-var learn-noise map-iters map-batch map-lr grad-noise rho"},
+	{"run", "sampler target-ess max-time chains chain-id iters burnin thin seed init precond out report quiet"},
+	{"step size", "step schedule step-b decay step-floor cycles explore temperature temperature-start"},
 	{"stochastic gradients", "batch replace cv clip clip-value noise-every"},
 }
 
@@ -87,9 +92,12 @@ func newRunFlagSet(c *runConfig) *flag.FlagSet {
 	fs.Float64Var(&c.noise, "noise", 0.1, "generated data: noise sd (moons: of the points, spirals: of the angle, gap1d: of y)")
 	fs.IntVar(&c.k, "k", 3, "--data spirals: number of arms (classes)")
 
-	fs.StringVar(&c.model, "model", "logistic", "model: linear|logistic|mlp|softmax (integer class labels 0…K−1; --prior-scale σ₀ is precision λ = 1/σ₀²), or a toy target that needs no --data: gauss2|mixture25")
+	fs.StringVar(&c.model, "model", "logistic", "model: linear|logistic|mlp|softmax (integer class labels 0…K−1; --prior-scale σ₀ is precision λ = 1/σ₀²)|poisson|negbin (counts, log link; --offset/--exposure)|probit (0/1 labels)|robust (Student-t regression), or a toy target that needs no --data: gauss2|mixture25")
 	fs.BoolVar(&c.intercept, "intercept", true, "add an intercept")
 	fs.Float64Var(&c.priorScale, "prior-scale", 0, "prior scale `S`: σ₀ of the N(0, σ₀²I) prior (logistic, default 1), or √v of the N(μ, σ²vI) prior (linear, default 10)")
+	fs.StringVar(&c.offset, "offset", "", "poisson, negbin: `COL`umn (name or 1-based number) of offsets oᵢ added to the linear predictor, taken out of the features")
+	fs.StringVar(&c.exposure, "exposure", "", "poisson, negbin: `COL`umn of exposures uᵢ > 0 (offset log uᵢ: E[yᵢ] = uᵢ·exp(α + xᵢᵀβ)), taken out of the features")
+	fs.Float64Var(&c.nu, "nu", 0, "robust: fix the Student-t degrees of freedom `ν` (default: estimated, ν ~ Gamma(2, 0.1) on ν > 1)")
 	m := &c.mlp
 	fs.StringVar(&m.hidden, "hidden", "100,10", "MLP hidden layer widths, comma-separated (\"\" or 0: no hidden layer)")
 	fs.StringVar(&m.activation, "activation", "relu", "MLP activation: relu|tanh|sigmoid|identity")
@@ -107,6 +115,7 @@ func newRunFlagSet(c *runConfig) *flag.FlagSet {
 	fs.Float64Var(&c.targetESS, "target-ess", 400, "--sampler auto: run until the smallest bulk-ESS over the parameters and chains reaches `E` (or --max-time, or --iters)")
 	fs.DurationVar(&c.maxTime, "max-time", 0, "--sampler auto: stop the sampling after `T` (for example 10m) even if --target-ess is not reached (0: no limit; not reproducible)")
 	fs.IntVar(&c.chains, "chains", 4, "number of chains `K`")
+	fs.IntVar(&c.chainID, "chain-id", 0, "run only chain `C` (1 ≤ C ≤ --chains) of the analysis, for one process (a Slurm array task) per chain: its --out DIR/chain-C.csv is the file that the run of all --chains writes, and langevin summary|report|predict combine the directories (0: all chains)")
 	fs.IntVar(&c.iters, "iters", 500000, "iterations `N` per chain, burn-in included")
 	fs.IntVar(&c.burnin, "burnin", 50000, "burn-in iterations `N` discarded per chain")
 	fs.IntVar(&c.thin, "thin", 450, "keep every `N`-th draw after burn-in")
@@ -121,6 +130,7 @@ func newRunFlagSet(c *runConfig) *flag.FlagSet {
 	fs.StringVar(&c.schedule, "schedule", "const", "step-size schedule: const|poly (a(b+t)^-γ)|cyclic")
 	fs.Float64Var(&c.stepB, "step-b", 1, "offset `B` of the polynomial schedule a(b+t)^-γ")
 	fs.Float64Var(&c.decay, "decay", 0.55, "decay `G` (γ) of the polynomial schedule; Robbins–Monro needs 0.5 < γ ≤ 1")
+	fs.Float64Var(&c.stepFloor, "step-floor", 0, "hold the polynomial schedule's step at `F` once it falls below (the lecture notes' floored schedule); 0: no floor")
 	fs.IntVar(&c.cycles, "cycles", 1, "number of cycles `M` of the cyclic schedule")
 	fs.Float64Var(&c.explore, "explore", 0, "fraction `F` of each cycle of the cyclic schedule spent exploring (no injected noise, draws not kept); csgld/csghmc default 0.5")
 	fs.Float64Var(&c.temperature, "temperature", 1, "temperature `T`: the chain targets p(θ|D)^(1/T)")
@@ -281,6 +291,9 @@ func (c *runConfig) resolve() error {
 	}
 	if c.sampler == "auto" {
 		// --iters is a maximum; burn-in and thinning are chosen by rule.
+		if c.set["chain-id"] && !c.set["iters"] {
+			return inputErrorf("--chain-id with --sampler auto: give --iters (the --target-ess rule needs all chains, so a chain run alone runs to --iters)")
+		}
 		if !c.set["iters"] {
 			c.iters = 10_000_000
 		}
@@ -349,9 +362,20 @@ func (c *runConfig) validate() error {
 			}
 		}
 	}
+	glmOffset := c.model == "poisson" || c.model == "negbin"
 	switch {
+	case c.offset != "" && c.exposure != "":
+		return inputErrorf("--offset %s and --exposure %s: give one (the offset is the log of the exposure)", c.offset, c.exposure)
+	case (c.set["offset"] || c.set["exposure"]) && !glmOffset:
+		return inputErrorf("--offset/--exposure: only for --model poisson|negbin, not %s", c.model)
+	case c.set["nu"] && c.model != "robust":
+		return inputErrorf("--nu: only for --model robust, not %s", c.model)
+	case c.set["nu"] && (!(c.nu > 0) || math.IsInf(c.nu, 0)):
+		return inputErrorf("--nu %v: expected a positive number", c.nu)
 	case c.chains < 1:
 		return inputErrorf("--chains %d: expected at least 1", c.chains)
+	case c.chainID < 0 || c.chainID > c.chains:
+		return inputErrorf("--chain-id %d: expected a chain number from 1 to --chains (%d), or 0 for all", c.chainID, c.chains)
 	case c.iters < 1:
 		return inputErrorf("--iters %d: expected at least 1", c.iters)
 	case c.burnin < 0 || c.burnin >= c.iters:
@@ -364,6 +388,10 @@ func (c *runConfig) validate() error {
 		return inputErrorf("--cycles %d: expected 1 ≤ cycles ≤ --iters (%d)", c.cycles, c.iters)
 	case !(c.decay >= 0) || math.IsInf(c.decay, 0):
 		return inputErrorf("--decay %v: expected γ ≥ 0", c.decay)
+	case !(c.stepFloor >= 0) || math.IsInf(c.stepFloor, 0):
+		return inputErrorf("--step-floor %v: expected a step ≥ 0 (0: no floor)", c.stepFloor)
+	case c.stepFloor > 0 && c.schedule != "poly":
+		return inputErrorf("--step-floor %v: floors the polynomial schedule; expected --schedule poly, got %s", c.stepFloor, c.schedule)
 	case !(c.stepB > -1) || math.IsInf(c.stepB, 0):
 		return inputErrorf("--step-b %v: expected b > −1", c.stepB)
 	case !(c.clip >= 0) || math.IsInf(c.clip, 0):
@@ -448,6 +476,13 @@ func (c *runConfig) spec() model.Spec {
 		s.NoiseVar, s.LearnNoise = c.mlp.noiseVar, c.mlp.learnNoise
 	case "gauss2":
 		s.Rho = c.rho
+	case "poisson", "negbin":
+		s.Offset = c.offset
+		if c.exposure != "" {
+			s.Offset, s.Exposure = c.exposure, true
+		}
+	case "robust":
+		s.Nu = c.nu
 	}
 	if c.toy() && c.gradNoise > 0 {
 		s.GradNoise, s.Seed = c.gradNoise, c.seed

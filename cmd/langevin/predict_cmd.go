@@ -4,9 +4,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
+	"strings"
 
+	"github.com/langevin-go/langevin/data"
+	"github.com/langevin-go/langevin/model"
 	"github.com/langevin-go/langevin/predict"
 )
 
@@ -20,7 +24,7 @@ func cmdPredict(args []string, stdout, _ io.Writer) error {
 	var level float64
 	var bins int
 	fs := flag.NewFlagSet("predict", flag.ContinueOnError)
-	fs.StringVar(&samples, "samples", "", "`DIR` written by langevin run --out (chain-*.csv and model.json)")
+	fs.StringVar(&samples, "samples", "", "`DIR` written by langevin run --out (chain-*.csv and model.json), or DIR1,DIR2,… of runs of single chains (--chain-id), combined")
 	fs.StringVar(&f.data, "data", "", "data to predict: a CSV or LIBSVM `FILE` with the training features and target, or moons|spirals|gap1d|fashion-mnist (its test set)")
 	fs.StringVar(&f.target, "target", "", "target `COL`umn (default: the last column)")
 	fs.StringVar(&f.format, "format", "auto", "data format: auto|csv|libsvm")
@@ -45,10 +49,13 @@ func cmdPredict(args []string, stdout, _ io.Writer) error {
 	case bins < 1:
 		return inputErrorf("--bins %d: expected at least 1", bins)
 	}
-	if _, err := os.Stat(filepath.Join(samples, "model.json")); err != nil {
-		return inputErrorf("--samples %s: %v (written by langevin run --out)", samples, err)
+	dirs := strings.Split(samples, ",")
+	for _, dir := range dirs {
+		if _, err := os.Stat(filepath.Join(dir, "model.json")); err != nil {
+			return inputErrorf("--samples %s: %v (written by langevin run --out)", dir, err)
+		}
 	}
-	r, err := readRun(samples)
+	r, err := readRuns(dirs)
 	if err != nil {
 		return err
 	}
@@ -69,13 +76,19 @@ func cmdPredict(args []string, stdout, _ io.Writer) error {
 			return err
 		}
 	}
+	var offVals []float64
+	if mf.Spec.Offset != "" {
+		if offVals, err = takeColumn(d, mf.Spec.Offset, "the run's offset column"); err != nil {
+			return err
+		}
+	}
 	if d.Dim() != len(mf.Features) {
 		return inputErrorf("--data %s: %d features, the run was trained on %d", f.data, d.Dim(), len(mf.Features))
 	}
 	if sc != nil {
 		sc.Transform(d.X)
 	}
-	m, err := mf.Spec.Build(d.X, d.Y)
+	m, err := mf.Spec.BuildOffset(d.X, d.Y, offVals)
 	if err != nil {
 		return inputErrorf("--data %s: %v", f.data, err)
 	}
@@ -84,6 +97,9 @@ func cmdPredict(args []string, stdout, _ io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(stdout, "%s (%s) on %s: %d rows, %d draws from %s\n\n", mf.Kind, mf.Data, d.Source, d.Len(), len(draws), samples)
+	if g, ok := m.(*model.GLM); ok {
+		return predictGLM(stdout, g, draws, d, logOffsets(mf.Spec, offVals), out)
+	}
 	if r, ok := m.(predict.Regressor); ok && !mf.Classifies() {
 		reg, err := predict.Regress(r, draws, d.X, level)
 		if err != nil {
@@ -144,4 +160,39 @@ func meanOf(v []float64) float64 {
 		s += x
 	}
 	return s / float64(len(v))
+}
+
+// predictGLM prints a GLM's posterior predictive scores on d (accuracy for
+// probit, the RMSE of the predictive mean otherwise, and the mean log
+// predictive density) and writes y and the predictive mean to out.
+func predictGLM(w io.Writer, g *model.GLM, draws [][]float64, d *data.Dataset, offset []float64, out string) error {
+	mean := g.PredictMean(draws, d.X, offset, nil)
+	var score float64
+	for i, m := range mean {
+		if g.Kind() == model.Probit {
+			if (m >= 0.5) == (d.Y[i] == 1) {
+				score++
+			}
+		} else {
+			score += (m - d.Y[i]) * (m - d.Y[i])
+		}
+	}
+	score /= float64(len(mean))
+	name := "accuracy"
+	if g.Kind() != model.Probit {
+		name, score = "RMSE of the predictive mean", math.Sqrt(score)
+	}
+	fmt.Fprintf(w, "%s %.4f   mean log predictive density %.4f\n", name, score, g.LogPredictiveDensity(draws, d.X, offset, d.Y))
+	if out == "" {
+		return nil
+	}
+	var sb strings.Builder
+	sb.WriteString("y,mean\n")
+	for i, m := range mean {
+		fmt.Fprintf(&sb, "%g,%g\n", d.Y[i], m)
+	}
+	if err := os.WriteFile(out, []byte(sb.String()), 0o644); err != nil {
+		return inputErrorf("--out %s: %v", out, err)
+	}
+	return nil
 }

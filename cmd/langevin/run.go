@@ -27,7 +27,10 @@ type job struct {
 	scaler      *data.Scaler // the standardisation applied, if any
 	spec        model.Spec   // resolved against the training labels
 	m           langevin.Model
-	env         *buildEnv // the sampler's build: its schedule and step
+	// offTrain and offTest are the --offset/--exposure column's values, as
+	// read (nil without one).
+	offTrain, offTest []float64
+	env               *buildEnv // the sampler's build: its schedule and step
 }
 
 func cmdRun(args []string, stdout, stderr io.Writer) error {
@@ -79,6 +82,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if strings.HasPrefix(j.env.stepNote, "warning") {
 		fmt.Fprintln(stderr, "langevin run: "+j.env.stepNote) // also before a run that diverges
 	}
+	if j.env.schedNote != "" {
+		fmt.Fprintln(stderr, "langevin run: "+j.env.schedNote)
+	}
 	var init langevin.Initializer
 	switch c.init {
 	case "zero":
@@ -90,11 +96,15 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	case "laplace":
 		init = laplaceInit{mean: mapTheta, variance: laplace}
 	}
-	prog := newProgress(stderr, c.quiet, c.chains, c.iters)
 	opts := langevin.Options{
 		Chains: c.chains, Iters: c.iters, BurnIn: c.burnin, Thin: c.thin, Seed: c.seed,
-		Init: init, SaveWarmup: true, Progress: prog.update,
+		Init: init, SaveWarmup: true,
 	}
+	if c.chainID > 0 { // one chain of the analysis: the same draws as in the run of all
+		opts.Chains, opts.FirstChain = 1, c.chainID-1
+	}
+	prog := newProgress(stderr, c.quiet, opts.Chains, c.iters)
+	opts.Progress = prog.update
 	auto := j.env.auto
 	if auto != nil {
 		auto.adjust(c, m, &opts, time.Now())
@@ -106,7 +116,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	var rd *runDir // the draws stream into DIR as they come
 	if out != "" {
 		names := append(langevin.ParamNames(m), derivedNames(m)...)
-		if rd, err = openRunDir(out, j.chainConfig(), c.chains, s.StatNames(), names); err != nil {
+		if rd, err = openRunDir(out, j.chainConfig(), opts.FirstChain+1, opts.Chains, s.StatNames(), names); err != nil {
 			return err
 		}
 		opts.Sink = rd.sink
@@ -134,11 +144,11 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	params, note := commonLength(tr)
 	table := diag.Summarize(tr.Names, params)
 	if c.toy() {
-		fmt.Fprintf(stdout, "toy target %s (d = %d, no data, gradient noise sd %g), %s, %d chains\n\n",
-			c.model, m.Dim(), c.gradNoise, pc.describe(), c.chains)
+		fmt.Fprintf(stdout, "toy target %s (d = %d, no data, gradient noise sd %g), %s, %s\n\n",
+			c.model, m.Dim(), c.gradNoise, pc.describe(), c.chainsText())
 	} else {
-		fmt.Fprintf(stdout, "%s regression on %s (N = %d train, %d test, d = %d), %s, %d chains\n\n",
-			c.model, j.train.Source, j.train.Len(), testLen(j.test), m.Dim(), pc.describe(), c.chains)
+		fmt.Fprintf(stdout, "%s regression on %s (N = %d train, %d test, d = %d), %s, %s\n\n",
+			c.model, j.train.Source, j.train.Len(), testLen(j.test), m.Dim(), pc.describe(), c.chainsText())
 	}
 	if err := table.Format(stdout); err != nil {
 		return err
@@ -154,6 +164,8 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	test := j.test
 	if mlp, ok := m.(*model.MLP); ok && test != nil && test.Len() > 0 {
 		printMLPPredictive(stdout, mlp, tr, mapTheta, test)
+	} else if g, ok := m.(*model.GLM); ok && test != nil && test.Len() > 0 {
+		printGLMPredictive(stdout, g, tr, mapTheta, test, logOffsets(j.spec, j.offTest))
 	} else if test != nil && test.Len() > 0 {
 		printPredictive(stdout, m, tr, mapTheta, test)
 	}
@@ -164,6 +176,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	printWhere(stdout, pc, tr, table, elapsed, mapTheta)
 	if j.env.stepNote != "" {
 		fmt.Fprintln(stdout, j.env.stepNote)
+	}
+	if j.env.schedNote != "" {
+		fmt.Fprintln(stdout, j.env.schedNote)
 	}
 	printKSD(ctx, stdout, pc, m, lap, tr)
 	ph.done("KSD", "")
@@ -219,7 +234,7 @@ func (j *job) buildModel() error {
 		return nil
 	}
 	s.Resolve(j.train.Y)
-	m, err := s.Build(j.train.X, j.train.Y)
+	m, err := s.BuildOffset(j.train.X, j.train.Y, j.offTrain)
 	if err != nil {
 		if c.model == "mlp" {
 			return inputErrorf("--data %s: %v", c.data, err)
@@ -296,4 +311,12 @@ func derivedNames(m langevin.Model) []string {
 		return d.DerivedNames()
 	}
 	return nil
+}
+
+// chainsText says which chains ran: "4 chains", or "chain 2 of 4".
+func (c *runConfig) chainsText() string {
+	if c.chainID > 0 {
+		return fmt.Sprintf("chain %d of %d", c.chainID, c.chains)
+	}
+	return fmt.Sprintf("%d chains", c.chains)
 }

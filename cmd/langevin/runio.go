@@ -6,11 +6,14 @@ package main
 // model's spec and the data's columns) and DIR/scaler.json.
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/langevin-go/langevin"
 	"github.com/langevin-go/langevin/data"
@@ -71,15 +74,18 @@ func (j *job) settings() [][2]string {
 	return out
 }
 
-// openRunDir creates (and locks) dir before the run and opens one chain file
-// per chain, for the run's draws to stream into.
-func openRunDir(dir string, cfg stancsv.Config, chains int, statNames, names []string) (*runDir, error) {
-	w, err := rundir.Create(dir, rundir.Options{})
+// openRunDir creates (and locks) dir before the run and opens the files of
+// chains first, …, first+chains−1 (1-based), for the run's draws to stream
+// into. The run's identifier is derived from cfg, so that the chains of one
+// analysis run in separate processes (--chain-id) share it and their files
+// are those of the run of all chains.
+func openRunDir(dir string, cfg stancsv.Config, first, chains int, statNames, names []string) (*runDir, error) {
+	w, err := rundir.Create(dir, rundir.Options{RunID: runID(cfg, statNames, names)})
 	if err != nil {
 		return nil, inputErrorf("--out %v", err)
 	}
 	rd := &runDir{w: w}
-	for k := 1; k <= chains; k++ {
+	for k := first; k < first+chains; k++ {
 		cw, err := w.Chain(k, cfg, statNames, names)
 		if err != nil {
 			w.Close(err)
@@ -110,9 +116,9 @@ func (rd *runDir) finish(runErr error, table diag.Table, mf *modelFile, sc *data
 	if err != nil {
 		return "", err
 	}
-	files := filepath.Join(dir, rundir.ChainFile(1))
+	files := filepath.Join(dir, rundir.ChainFile(rd.chains[0].Chain()))
 	if len(rd.chains) > 1 {
-		files += " … " + rundir.ChainFile(len(rd.chains))
+		files += " … " + rundir.ChainFile(rd.chains[len(rd.chains)-1].Chain())
 	}
 	files += ", " + filepath.Join(dir, rundir.SummaryFile)
 	if mf != nil {
@@ -144,31 +150,6 @@ func (j *job) modelFile() *modelFile {
 	return &modelFile{Spec: j.spec, Data: j.c.data, Target: j.train.Target, Features: j.train.Names}
 }
 
-// writeTrace writes a finished trace (kept and warm-up draws) to dir: for
-// the experiments, which run first and write after.
-func writeTrace(dir string, cfg stancsv.Config, tr *langevin.Trace, table diag.Table) (string, error) {
-	rd, err := openRunDir(dir, cfg, tr.NumChains(), tr.StatNames, tr.Names)
-	if err != nil {
-		return "", err
-	}
-	for c, cw := range rd.chains {
-		if c < len(tr.Warmup) {
-			w := tr.Warmup[c]
-			for i, th := range w.Theta {
-				if err := cw.Draw(true, w.Iters[i], th, w.Stats[i]); err != nil {
-					return "", err
-				}
-			}
-		}
-		for i, th := range tr.Draws[c] {
-			if err := cw.Draw(false, tr.Iters[c][i], th, tr.Stats[c][i]); err != nil {
-				return "", err
-			}
-		}
-	}
-	return rd.finish(nil, table, nil, nil)
-}
-
 // readRun reads a run directory (langevin report, predict).
 func readRun(dir string) (*rundir.Run, error) {
 	r, err := rundir.Read(dir)
@@ -178,9 +159,31 @@ func readRun(dir string) (*rundir.Run, error) {
 	return r, nil
 }
 
+// readRuns reads one run directory, or several holding chains of one
+// analysis run in separate processes (langevin run --chain-id), combined in
+// chain order; it refuses directories of different analyses.
+func readRuns(dirs []string) (*rundir.Run, error) {
+	if len(dirs) == 1 {
+		return readRun(dirs[0])
+	}
+	runs := make([]*rundir.Run, len(dirs))
+	for i, dir := range dirs {
+		r, err := readRun(dir)
+		if err != nil {
+			return nil, err
+		}
+		runs[i] = r
+	}
+	r, err := rundir.Combine(runs...)
+	if err != nil {
+		return nil, inputError{err}
+	}
+	return r, nil
+}
+
 // readModelFile returns the model spec and the scaler of a run directory.
 func readModelFile(r *rundir.Run) (*modelFile, *data.Scaler, error) {
-	path := filepath.Join(r.Dir, rundir.SpecFile)
+	path := filepath.Join(strings.Split(r.Dir, ", ")[0], rundir.SpecFile)
 	if r.Spec == nil {
 		return nil, nil, inputErrorf("--samples %s: no %s (written by langevin run --out)", r.Dir, rundir.SpecFile)
 	}
@@ -219,6 +222,12 @@ func drawsOf(r *rundir.Run, d int) ([][]float64, error) {
 	return draws, nil
 }
 
-func fmtF(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+// runID is the identifier of a run: a hash of its configuration and
+// columns, the same for every process of one analysis.
+func runID(cfg stancsv.Config, statNames, names []string) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%#v\n%q\n%q\n", cfg, statNames, names)
+	return hex.EncodeToString(h.Sum(nil)[:8])
+}
 
-var _ = fmt.Sprint
+func fmtF(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }

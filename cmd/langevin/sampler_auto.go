@@ -99,11 +99,14 @@ func (a *autoRun) adjust(c *runConfig, m langevin.Model, o *langevin.Options, st
 	if a.plan.Cov != nil && !c.set["init"] {
 		o.Init = sampler.InitGaussian{Mean: a.plan.MAP, Cov: a.plan.Cov}
 	}
-	o.Until = sampler.UntilESS(m.Dim(), c.targetESS, start, c.maxTime, &a.stopWhy)
-	o.CheckEvery = 100
+	o.CheckEvery = 100 // also the rounds of MaxKeep
 	if a.plan.Kind == "sgld" {
 		o.CheckEvery = max(100, int(10*a.plan.Step.AutocorrSteps(a.plan.Step.Eta)))
 	}
+	if c.chainID > 0 {
+		return // one chain of an analysis: no rule across chains, it runs to --iters
+	}
+	o.Until = sampler.UntilESS(m.Dim(), c.targetESS, start, c.maxTime, &a.stopWhy)
 }
 
 // config returns the configuration the run amounts to, for the output: the

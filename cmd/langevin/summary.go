@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 
 	"github.com/langevin-go/langevin/diag"
@@ -20,7 +21,20 @@ func cmdSummary(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if fs.NArg() == 0 {
-		return inputErrorf("no files: usage: langevin summary [--csv] FILE...")
+		return inputErrorf("no files: usage: langevin summary [--csv] FILE... or DIR... (run directories; several are chains of one analysis, --chain-id, combined)")
+	}
+	if st, err := os.Stat(fs.Arg(0)); err == nil && st.IsDir() {
+		r, err := readRuns(fs.Args())
+		if err != nil {
+			return err
+		}
+		tr := r.Trace
+		table := diag.Summarize(tr.Names, tr.Params())
+		if *asCSV {
+			return table.WriteCSV(stdout)
+		}
+		fmt.Fprintf(stdout, "%d chains × %d draws from %s\n\n", tr.NumChains(), tr.NumDraws()/max(1, tr.NumChains()), r.Dir)
+		return table.Format(stdout)
 	}
 	var names []string
 	var params [][][]float64

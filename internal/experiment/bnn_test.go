@@ -2,7 +2,10 @@ package experiment
 
 import (
 	"context"
+	"io"
 	"math"
+	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -90,6 +93,29 @@ func TestSpirals(t *testing.T) {
 	}
 	if r.bnnFar < 3*r.bnnTrain {
 		t.Errorf("far entropy %.4f < 3 × training-point entropy %.4f", r.bnnFar, r.bnnTrain)
+	}
+	// Figures 9 and 10: the maps and the confusion matrices, whose diagonal
+	// holds the accuracy.
+	dir := t.TempDir()
+	if err := writeSpiralsFigures(dir, r, "", io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"spirals.png", "spirals.svg", "confusion.png", "confusion.svg", "index.md"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Error(err)
+		}
+	}
+	var diag, all int
+	for i, row := range r.bnnTest.Confusion {
+		for j, v := range row {
+			all += v
+			if i == j {
+				diag += v
+			}
+		}
+	}
+	if all != r.test.Len() || math.Abs(float64(diag)/float64(all)-r.bnnTest.Accuracy) > 1e-12 {
+		t.Errorf("confusion matrix: %d of %d on the diagonal, %d test points, accuracy %.4f", diag, all, r.test.Len(), r.bnnTest.Accuracy)
 	}
 }
 

@@ -13,10 +13,13 @@ import (
 	"strings"
 
 	"gonum.org/v1/gonum/mat"
+	gplot "gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
 
 	"github.com/langevin-go/langevin"
 	"github.com/langevin-go/langevin/data"
 	"github.com/langevin-go/langevin/model"
+	"github.com/langevin-go/langevin/plot"
 	"github.com/langevin-go/langevin/predict"
 	"github.com/langevin-go/langevin/sampler"
 )
@@ -53,6 +56,8 @@ type gapResult struct {
 	malaGap, malaData, malaAccept           float64 // MALA: function-interval widths, mean acceptance
 	grid                                    *mat.Dense
 	reg                                     *predict.Regression
+	malaReg, csgdReg                        *predict.Regression // nil when not run
+	train                                   *data.Dataset
 }
 
 func parseInts(name, s string) ([]int, error) {
@@ -83,7 +88,7 @@ func runGap1D(args []string, stdout, _ io.Writer) error {
 	fs.BoolVar(&f.csgd, "csgd", true, "also run constant SGD as a sampler (Mandt et al.)")
 	fs.BoolVar(&f.mala, "mala", true, "also run MALA (exact, full data; step tuned by dual averaging in the first 20%)")
 	fs.IntVar(&f.malaIters, "mala-iters", 10000, "MALA iterations, warm-up included")
-	fs.StringVar(&f.out, "out", "", "write DIR/gap1d-N.csv (x, true mean, predictive mean, intervals)")
+	fs.StringVar(&f.out, "out", "", "write DIR/gap1d-N.csv (x, true mean, predictive mean, intervals), the bands figure DIR/bands.png (and .svg) and DIR/index.md")
 	if err := ParseFlags(fs, args, stdout); err != nil {
 		return err
 	}
@@ -111,11 +116,13 @@ func runGap1D(args []string, stdout, _ io.Writer) error {
 	fmt.Fprintf(stdout, "cyclical SGLD from the Adam MAP: %d cycles × %d updates, batch %d, ε₀ = %g (η₀ = ε₀/N)\n\n", f.cycles, f.cycleLen, f.batch, f.eps0)
 	fmt.Fprintf(stdout, "%5s %9s %10s %5s %11s %12s %5s %6s | %8s %8s %11s %12s %5s | %11s %12s %5s %6s\n", "N", "width gap", "width data", "ratio", "f-width gap", "f-width data", "ratio", "RMSE",
 		"cSGD η*", "η used", "f-width gap", "f-width data", "ratio", "MALA f-gap", "f-width data", "ratio", "accept")
+	var results []*gapResult
 	for _, n := range f.ns {
 		r, err := gapRun(ctx, &f, n)
 		if err != nil {
 			return err
 		}
+		results = append(results, r)
 		fmt.Fprintf(stdout, "%5d %9.4f %10.4f %5.2f %11.4f %12.4f %5.2f %6.4f | %8.2g %8.2g %11.4f %12.4f %5.2f | %11.4f %12.4f %5.2f %6.3f\n", n, r.widthGap, r.widthData, r.widthGap/r.widthData,
 			r.fwidthGap, r.fwidthData, r.fwidthGap/r.fwidthData, r.rmse, r.csgdEtaStar, r.csgdEta, r.csgdGap, r.csgdData, r.csgdGap/r.csgdData,
 			r.malaGap, r.malaData, r.malaGap/r.malaData, r.malaAccept)
@@ -130,7 +137,57 @@ func runGap1D(args []string, stdout, _ io.Writer) error {
 	fmt.Fprintf(stdout, "cSGD: constant SGD as a sampler (Mandt et al. 2017) from the MAP at η* = 2SD/(N² Tr V), V the per-observation\n")
 	fmt.Fprintf(stdout, "gradient covariance at the MAP, halved until the iterates stay finite; %d iterations, every 100th kept after 10%%.\n", f.cycles*f.cycleLen)
 	fmt.Fprintf(stdout, "MALA: exact (Metropolis-adjusted, full data) from the MAP, %d iterations, 20%% warm-up, every 100th kept.\n", f.malaIters)
+	if f.out != "" {
+		return writeGapBands(f.out, results, stdout)
+	}
 	return nil
+}
+
+// writeGapBands draws, for every N, the 95% bands of f(x) of cyclical SGLD,
+// MALA and constant SGD (those that ran) with the data, into dir/bands.png
+// (and .svg), and a page dir/index.md.
+func writeGapBands(dir string, results []*gapResult, stdout io.Writer) error {
+	pg, err := NewPage(dir, "gap1d: predictive bands of a tanh network on 1-D regression with a gap")
+	if err != nil {
+		return err
+	}
+	var tiles [][]*gplot.Plot
+	var row []*gplot.Plot
+	for _, r := range results {
+		x := mat.Col(nil, 0, r.grid)
+		names := []string{"cyclical SGLD"}
+		regs := []*predict.Regression{r.reg}
+		if r.malaReg != nil {
+			names, regs = append(names, "MALA"), append(regs, r.malaReg)
+		}
+		if r.csgdReg != nil {
+			names, regs = append(names, "constant SGD"), append(regs, r.csgdReg)
+		}
+		var means, los, his [][]float64
+		for _, g := range regs {
+			means, los, his = append(means, g.Mean), append(los, g.Lower), append(his, g.Upper)
+		}
+		p, err := plot.Bands(fmt.Sprintf("N = %d", r.n), x, names, means, los, his, mat.Col(nil, 0, r.train.X), r.train.Y, data.Gap1DMean)
+		if err != nil {
+			return err
+		}
+		p.Y.Min, p.Y.Max = -3, 4
+		row = append(row, p)
+		if len(row) == 2 {
+			tiles, row = append(tiles, row), nil
+		}
+	}
+	if len(row) > 0 {
+		for len(row) < 2 && len(tiles) > 0 {
+			row = append(row, nil)
+		}
+		tiles = append(tiles, row)
+	}
+	if err := pg.Tiles("bands", "Posterior predictive mean and 95% band of the function f(x) (without the observation noise) by cyclical SGLD, MALA and constant SGD for each N; the data and the true mean (dashed). No data fall in (−0.5, 0.5).", tiles, 32*vg.Centimeter, vg.Length(len(tiles))*11*vg.Centimeter); err != nil {
+		return err
+	}
+	pg.Printf("\nCommand: `langevin experiment gap1d --out DIR`. The table the command prints gives the mean widths in the gap and over the data; the bands of every N are also in `gap1d-N.csv`.\n")
+	return pg.Write(stdout)
 }
 
 func gapRun(ctx context.Context, f *gapFlags, n int) (*gapResult, error) {
@@ -163,7 +220,7 @@ func gapRun(ctx context.Context, f *gapFlags, n int) (*gapResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &gapResult{n: n, grid: G, reg: reg}
+	r := &gapResult{n: n, grid: G, reg: reg, train: train}
 	mreg := reg // without MALA its columns repeat SGLD's
 	if f.mala {
 		warm := f.malaIters / 5
@@ -182,6 +239,7 @@ func gapRun(ctx context.Context, f *gapFlags, n int) (*gapResult, error) {
 		if mreg, err = predict.Regress(m, run.Draws[0], G, 0.95); err != nil {
 			return nil, err
 		}
+		r.malaReg = mreg
 	}
 	creg := reg // without constant SGD its columns repeat SGLD's
 	if f.csgd {
@@ -193,6 +251,7 @@ func gapRun(ctx context.Context, f *gapFlags, n int) (*gapResult, error) {
 		if creg, err = predict.Regress(m, csgd.draws, G, 0.95); err != nil {
 			return nil, err
 		}
+		r.csgdReg = creg
 	}
 	var nGap, nData int
 	var se float64
