@@ -2,23 +2,24 @@ package ad
 
 // axpyCols adds Σⱼ b[j]·X[j][lo:lo+len(y)] into y, where X's columns are the
 // rows of cols (column j at cols[j*n:]), four columns per pass over y so that
-// y is loaded and stored once per four columns.
+// y is loaded and stored once per four columns. (The reslicing to len(y)
+// lets the compiler drop the bounds checks of the inner loops.)
 func axpyCols(y, b, cols []float64, n, lo int) {
 	m := len(y)
 	j := 0
 	for ; j+4 <= len(b); j += 4 {
 		b0, b1, b2, b3 := b[j], b[j+1], b[j+2], b[j+3]
-		c0 := cols[j*n+lo : j*n+lo+m]
-		c1 := cols[(j+1)*n+lo : (j+1)*n+lo+m]
-		c2 := cols[(j+2)*n+lo : (j+2)*n+lo+m]
-		c3 := cols[(j+3)*n+lo : (j+3)*n+lo+m]
+		c0 := cols[j*n+lo:][:m]
+		c1 := cols[(j+1)*n+lo:][:m]
+		c2 := cols[(j+2)*n+lo:][:m]
+		c3 := cols[(j+3)*n+lo:][:m]
 		for k := range y {
 			y[k] += b0*c0[k] + b1*c1[k] + b2*c2[k] + b3*c3[k]
 		}
 	}
 	for ; j < len(b); j++ {
 		bj := b[j]
-		c := cols[j*n+lo : j*n+lo+m]
+		c := cols[j*n+lo:][:m]
 		for k := range y {
 			y[k] += bj * c[k]
 		}
@@ -31,10 +32,10 @@ func dotCols(g, d, cols []float64, n, lo int) {
 	m := len(d)
 	j := 0
 	for ; j+4 <= len(g); j += 4 {
-		c0 := cols[j*n+lo : j*n+lo+m]
-		c1 := cols[(j+1)*n+lo : (j+1)*n+lo+m]
-		c2 := cols[(j+2)*n+lo : (j+2)*n+lo+m]
-		c3 := cols[(j+3)*n+lo : (j+3)*n+lo+m]
+		c0 := cols[j*n+lo:][:m]
+		c1 := cols[(j+1)*n+lo:][:m]
+		c2 := cols[(j+2)*n+lo:][:m]
+		c3 := cols[(j+3)*n+lo:][:m]
 		var s0, s1, s2, s3 float64
 		for k, v := range d {
 			s0 += v * c0[k]
@@ -48,7 +49,7 @@ func dotCols(g, d, cols []float64, n, lo int) {
 		g[j+3] += s3
 	}
 	for ; j < len(g); j++ {
-		c := cols[j*n+lo : j*n+lo+m]
+		c := cols[j*n+lo:][:m]
 		var s float64
 		for k, v := range d {
 			s += v * c[k]
