@@ -13,7 +13,12 @@ func axpyCols(y, b, cols []float64, n, lo int) {
 		c1 := cols[(j+1)*n+lo:][:m]
 		c2 := cols[(j+2)*n+lo:][:m]
 		c3 := cols[(j+3)*n+lo:][:m]
-		for k := range y {
+		k := 0
+		if useAVX && m >= 4 {
+			k = m &^ 3
+			axpy4AVX(&y[0], &c0[0], &c1[0], &c2[0], &c3[0], k, b0, b1, b2, b3)
+		}
+		for ; k < m; k++ {
 			y[k] += b0*c0[k] + b1*c1[k] + b2*c2[k] + b3*c3[k]
 		}
 	}
@@ -37,7 +42,13 @@ func dotCols(g, d, cols []float64, n, lo int) {
 		c2 := cols[(j+2)*n+lo:][:m]
 		c3 := cols[(j+3)*n+lo:][:m]
 		var s0, s1, s2, s3 float64
-		for k, v := range d {
+		k := 0
+		if useAVX && m >= 4 {
+			k = m &^ 3
+			s0, s1, s2, s3 = dot4AVX(&d[0], &c0[0], &c1[0], &c2[0], &c3[0], k)
+		}
+		for ; k < m; k++ {
+			v := d[k]
 			s0 += v * c0[k]
 			s1 += v * c1[k]
 			s2 += v * c2[k]
