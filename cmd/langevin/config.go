@@ -10,6 +10,9 @@ import (
 	"github.com/langevin-go/langevin/model"
 )
 
+// maxChains bounds --chains: each chain holds its own buffers and file.
+const maxChains = 1024
+
 // runConfig is the configuration of langevin run: parsed once from the
 // command line by parseRun, with every default resolved, and only read
 // afterwards. Scripts call the flags: extend them, do not rename.
@@ -33,7 +36,7 @@ type runConfig struct {
 	chains, iters, burnin, thin int
 	seed                        uint64
 	init, precond, out          string
-	quiet, report               bool
+	quiet, report, overwrite    bool
 	// step size
 	step                float64
 	stepSet             bool
@@ -66,7 +69,7 @@ type mlpConfig struct {
 var commonGroups = []struct{ title, flags string }{
 	{"data", "data test test-frac target format standardize n noise k"},
 	{"model", "model intercept prior-scale hidden activation likelihood classes noise-var learn-noise map-iters map-batch map-lr grad-noise rho"},
-	{"run", "sampler chains iters burnin thin seed init precond out report quiet"},
+	{"run", "sampler chains iters burnin thin seed init precond out overwrite report quiet"},
 	{"step size", "step schedule step-b decay cycles explore temperature temperature-start"},
 	{"stochastic gradients", "batch replace cv clip clip-value noise-every"},
 }
@@ -75,7 +78,7 @@ func newRunFlagSet(c *runConfig) *flag.FlagSet {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.StringVar(&c.data, "data", "australian", "training data: a CSV or LIBSVM `FILE` (.gz read transparently), an embedded data set's NAME (see langevin datasets) or a generated one: moons|spirals|gap1d|fashion-mnist")
 	fs.StringVar(&c.test, "test", "", "test data `FILE`; without it a seeded split of --data is held out (--test-frac)")
-	fs.Float64Var(&c.testFrac, "test-frac", 0.2, "fraction of --data held out as test set when --test is not given")
+	fs.Float64Var(&c.testFrac, "test-frac", 0.2, "fraction of --data held out as test set when --test is not given (0: fit on all the data)")
 	fs.StringVar(&c.target, "target", "", "target `COL`umn: a name, or a 1-based column number (-1 = last); default the last column")
 	fs.StringVar(&c.format, "format", "auto", "data format: auto|csv|libsvm")
 	fs.BoolVar(&c.standardize, "standardize", true, "standardise features with the training set's mean and sd")
@@ -100,7 +103,7 @@ func newRunFlagSet(c *runConfig) *flag.FlagSet {
 	fs.Float64Var(&c.rho, "rho", 0.9, "gauss2: correlation `ρ` of the two coordinates")
 
 	fs.StringVar(&c.sampler, "sampler", "sgld", "algorithm `NAME`: "+strings.Join(samplerNames(), "|")+" (see the list above)")
-	fs.IntVar(&c.chains, "chains", 4, "number of chains `K`")
+	fs.IntVar(&c.chains, "chains", 4, fmt.Sprintf("number of chains `K` (at most %d)", maxChains))
 	fs.IntVar(&c.iters, "iters", 500000, "iterations `N` per chain, burn-in included")
 	fs.IntVar(&c.burnin, "burnin", 50000, "burn-in iterations `N` discarded per chain")
 	fs.IntVar(&c.thin, "thin", 450, "keep every `N`-th draw after burn-in")
@@ -108,6 +111,7 @@ func newRunFlagSet(c *runConfig) *flag.FlagSet {
 	fs.StringVar(&c.init, "init", "laplace", "initial points: zero|map|prior|laplace (the MAP plus a draw from the diagonal Laplace approximation, so chains start dispersed on the posterior's scale)")
 	fs.StringVar(&c.precond, "precond", "laplace", "constant diagonal preconditioner M of sgld, csgld, sghmc, csghmc, rwm, mala, nuts: laplace (diag of the inverse Hessian at the MAP) or none")
 	fs.StringVar(&c.out, "out", "", "write DIR/chain-1.csv … DIR/chain-K.csv (CmdStan format), DIR/summary.csv and DIR/model.json")
+	fs.BoolVar(&c.overwrite, "overwrite", false, "let --out DIR hold another run's files: they are removed first (without it such a DIR is refused)")
 	fs.BoolVar(&c.report, "report", false, "also write DIR/report.html (settings, summary, warnings, plots) into --out DIR (default "+defaultReportDir+")")
 	fs.BoolVar(&c.quiet, "quiet", false, "print no progress")
 
@@ -300,14 +304,16 @@ func (c *runConfig) validate() error {
 		}
 	}
 	switch {
-	case c.chains < 1:
-		return inputErrorf("--chains %d: expected at least 1", c.chains)
+	case c.chains < 1 || c.chains > maxChains:
+		return inputErrorf("--chains %d: expected 1 to %d", c.chains, maxChains)
 	case c.iters < 1:
 		return inputErrorf("--iters %d: expected at least 1", c.iters)
 	case c.burnin < 0 || c.burnin >= c.iters:
 		return inputErrorf("--burnin %d: expected 0 ≤ burn-in < --iters (%d)", c.burnin, c.iters)
 	case c.thin < 1:
 		return inputErrorf("--thin %d: expected at least 1", c.thin)
+	case c.thin > c.iters-c.burnin:
+		return inputErrorf("--thin %d: more than the %d sampling iterations (--iters %d − --burnin %d): each chain would keep one draw, too few for any diagnostic", c.thin, c.iters-c.burnin, c.iters, c.burnin)
 	case c.batch < 0:
 		return inputErrorf("--batch %d: expected 0 (full batch) or a positive size", c.batch)
 	case c.cycles < 1 || c.cycles > c.iters:
@@ -320,8 +326,8 @@ func (c *runConfig) validate() error {
 		return inputErrorf("--clip %v: expected c ≥ 0 (0: off)", c.clip)
 	case !(c.clipValue >= 0) || math.IsInf(c.clipValue, 0):
 		return inputErrorf("--clip-value %v: expected c ≥ 0 (0: off)", c.clipValue)
-	case !(c.testFrac > 0 && c.testFrac < 1):
-		return inputErrorf("--test-frac %v: expected a fraction in (0, 1)", c.testFrac)
+	case !(c.testFrac >= 0 && c.testFrac < 1):
+		return inputErrorf("--test-frac %v: expected a fraction in [0, 1) (0: fit on all the data, no test set)", c.testFrac)
 	case c.noiseEvery < 0:
 		return inputErrorf("--noise-every %d: expected ≥ 0", c.noiseEvery)
 	case c.def.kind.needsBurnin && c.burnin < 1:
