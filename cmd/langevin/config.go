@@ -209,6 +209,9 @@ func parseRun(args []string, stdout io.Writer) (*runConfig, error) {
 			return nil, inputErrorf("--%s: only for --sampler %s", bad, strings.Join(readers(g.name), "|"))
 		}
 	}
+	if err := c.checkApplies(); err != nil {
+		return nil, err
+	}
 	if err := c.resolve(); err != nil {
 		return nil, err
 	}
@@ -221,6 +224,41 @@ func parseRun(args []string, stdout io.Writer) (*runConfig, error) {
 		}
 	}
 	return c, nil
+}
+
+// checkApplies refuses a common flag that the chosen sampler, model or data
+// would ignore: a flag given is a flag used, or an error naming it.
+func (c *runConfig) checkApplies() error {
+	k := c.def.kind
+	generated := map[string]bool{"moons": true, "spirals": true, "gap1d": true, "fashion-mnist": true}
+	toy := c.toy()
+	for _, r := range []struct {
+		flags   string
+		applies bool
+		why     string
+	}{
+		{"batch replace cv clip clip-value noise-every", !k.exact, "--sampler " + c.sampler + " uses all the data at every step (exact MCMC)"},
+		{"schedule step-b decay cycles explore temperature temperature-start", !k.exact, "--sampler " + c.sampler + " tunes its own step and samples the posterior itself (τ = 1)"},
+		{"batch replace", k.minibatch || k.exact || toy, "--sampler " + c.sampler + " uses all the data at every step"},
+		{"temperature temperature-start", !k.optimiser, "--sampler " + c.sampler + " is an optimiser: it injects no noise to temper"},
+		{"hidden activation likelihood classes noise-var learn-noise map-iters map-batch map-lr", c.model == "mlp", "only for --model mlp"},
+		{"data test test-frac target format standardize n noise k prior-scale intercept", !toy, "the toy target --model " + c.model + " has no data and a fixed density"},
+		{"rho", c.model == "gauss2", "only for --model gauss2"},
+		{"n", generated[c.data] || toy, "only for generated data (--data moons|spirals|gap1d|fashion-mnist)"},
+		{"noise", c.data == "moons" || c.data == "spirals" || c.data == "gap1d" || toy, "only for generated data (--data moons|spirals|gap1d)"},
+		{"k", c.data == "spirals" || toy, "only for --data spirals"},
+		{"test-frac", c.test == "", "--test gives the test set"},
+	} {
+		if r.applies {
+			continue
+		}
+		for _, f := range strings.Fields(r.flags) {
+			if c.set[f] {
+				return inputErrorf("--%s: not used here: %s", f, r.why)
+			}
+		}
+	}
+	return nil
 }
 
 func (d *samplerDef) reads(group string) bool {
@@ -273,6 +311,11 @@ func oneOf(flagName, v string, allowed ...string) error {
 }
 
 func (c *runConfig) validate() error {
+	if !c.set["thin"] && c.iters > c.burnin && c.thin > c.iters-c.burnin {
+		// The default thin suits the default run length; a short run
+		// keeps about 1000 draws per chain instead of one.
+		c.thin = max(1, (c.iters-c.burnin)/1000)
+	}
 	for _, o := range []struct {
 		name, v string
 		allowed []string
