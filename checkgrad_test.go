@@ -142,3 +142,21 @@ func TestCheckGradientNearBadInput(t *testing.T) {
 		}
 	}
 }
+
+// A gradient 1% too large in one component passes at the MLE, where the
+// gradient is zero, and fails a few posterior sds away from it.
+func ExampleCheckGradientNear() {
+	m := newNormalMean(100000, 2, 5) // yᵢ ~ N(θ, I₂), posterior sd 1/√N
+	m.slip = 0.01
+	mle := m.mean()
+	fmt.Println("at the MLE:", langevin.CheckGradient(m, mle, nil, 1e-6))
+	sd := 1 / math.Sqrt(100000)
+	err := langevin.CheckGradientNear(m, mle, []float64{sd, sd}, 3, langevin.ChainRNG(1, 0), nil, 1e-6)
+	var ge *langevin.GradientError
+	if errors.As(err, &ge) {
+		fmt.Println("near it, the slip in", ge.Name, "is caught")
+	}
+	// Output:
+	// at the MLE: <nil>
+	// near it, the slip in theta.2 is caught
+}

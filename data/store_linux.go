@@ -13,6 +13,8 @@ func (s *Store) mmap(size int64) error {
 	if err != nil {
 		return err
 	}
+	// One page per random read, not its neighbours (fault-around) as well.
+	syscall.Madvise(b, syscall.MADV_RANDOM)
 	s.mapping, s.data = b, b[s.off:]
 	return nil
 }

@@ -58,18 +58,24 @@ func TestStoreFromCSV(t *testing.T) {
 	want := data.Australian()
 	path := writeCSV(t, want)
 	n, p := want.Len(), want.Dim()
-	for _, f32 := range []bool{false, true} {
+	for _, tc := range []struct{ f32, mapped bool }{{false, false}, {true, false}, {false, true}, {true, true}} {
+		f32 := tc.f32
 		c, err := data.OpenCSV(path, data.CSVOptions{Target: "class"})
 		if err != nil {
 			t.Fatal(err)
 		}
 		s := storeFrom(t, c, f32)
 		c.Close()
+		if tc.mapped {
+			if err := s.Map(); err != nil {
+				t.Fatal(err)
+			}
+		}
 		if s.Len() != n || s.Dim() != p || s.Target() != "class" || s.Float32() != f32 || strings.Join(s.Names(), ",") != strings.Join(want.Names, ",") {
 			t.Fatalf("store %d×%d %v %q float32=%v", s.Len(), s.Dim(), s.Names(), s.Target(), s.Float32())
 		}
-		if !s.Mapped() && runtime.GOOS == "linux" {
-			t.Error("not mapped on Linux")
+		if s.Mapped() != (tc.mapped && runtime.GOOS == "linux") {
+			t.Errorf("Mapped() = %v after Map: %v on %s", s.Mapped(), tc.mapped, runtime.GOOS)
 		}
 		round := func(v float64) float64 {
 			if f32 {
@@ -81,7 +87,7 @@ func TestStoreFromCSV(t *testing.T) {
 		for i := 0; i < n; i++ {
 			for j := 0; j < p; j++ {
 				if g, w := got.X.At(i, j), round(want.X.At(i, j)); g != w {
-					t.Fatalf("float32=%v row %d col %d: %v, want %v", f32, i+1, j+1, g, w)
+					t.Fatalf("%+v row %d col %d: %v, want %v", tc, i+1, j+1, g, w)
 				}
 			}
 			if got.Y[i] != want.Y[i] {

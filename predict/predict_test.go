@@ -209,3 +209,31 @@ func TestCompare(t *testing.T) {
 		t.Error("shape mismatch: no error")
 	}
 }
+
+func TestWriteCSV(t *testing.T) {
+	t.Parallel()
+	c := table{[][]float64{{0.25, 0.75}}}
+	X := mat.NewDense(2, 1, nil)
+	res, err := predict.Classify(c, [][]float64{{0}}, X, predict.ClassifyOptions{Level: 0.5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sb strings.Builder
+	if err := res.WriteCSV(&sb, []float64{1, 0}); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := strings.Split(sb.String(), "\n")[1], "1,0.25,0.25,0.25,0.75,0.75,0.75,0.562335,0.562335,0"; got != want {
+		t.Errorf("row %q, want %q", got, want)
+	}
+	reg, err := predict.Regress(shift{}, [][]float64{{2, 0}}, X, 0.9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sb.Reset()
+	if err := reg.WriteCSV(&sb, []float64{1, 3}); err != nil {
+		t.Fatal(err)
+	}
+	if got := sb.String(); got != "y,mean,f_lower,f_upper,y_lower,y_upper\n1,2,2,2,2,2\n3,2,2,2,2,2\n" {
+		t.Errorf("regression CSV:\n%s", got)
+	}
+}

@@ -149,8 +149,15 @@ func Read(dir string) (*Run, error) {
 	if maxK == 0 {
 		return nil, fmt.Errorf("%s: no chain-1.csv, chain-2.csv, …: expected the output directory of a run", dir)
 	}
+	// A directory may hold chains K, K+1, … of an analysis whose other
+	// chains ran elsewhere (langevin run --chain-id): the first file then
+	// records id = K. Otherwise the chains start at 1.
+	minK := maxK
+	for k := range byNum {
+		minK = min(minK, k)
+	}
 	var paths []string
-	for k := 1; k <= maxK; k++ {
+	for k := minK; k <= maxK; k++ {
 		name, ok := byNum[k]
 		if !ok {
 			return nil, fmt.Errorf("%s: %s is missing but %s is there: chains of different runs?", dir, ChainFile(k), byNum[maxK])
@@ -168,6 +175,12 @@ func Read(dir string) (*Run, error) {
 	})
 	if err != nil {
 		return nil, err
+	}
+	if minK > 1 {
+		if r.Config["id"] != strconv.Itoa(minK) {
+			return nil, fmt.Errorf("%s: %s is missing but %s is there: chains of different runs?", dir, ChainFile(1), byNum[maxK])
+		}
+		r.Trace.FirstChain = minK - 1
 	}
 	r.Dir = dir
 	if b, err := readMaybeGz(filepath.Join(dir, SpecFile)); err == nil {

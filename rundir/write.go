@@ -65,6 +65,12 @@ type Options struct {
 	// FlushEvery bounds how long a draw waits in memory before it is
 	// written to its file. Zero means one second.
 	FlushEvery time.Duration
+
+	// RunID, if not empty, is the run's identifier recorded in the chain
+	// files instead of a random one: the chains of one analysis run in
+	// several processes (langevin run --chain-id) share it, derived from
+	// their common settings.
+	RunID string
 }
 
 // flushBytes is the amount of pending output that is written at once,
@@ -141,7 +147,11 @@ func Create(dir string, opt Options) (*Writer, error) {
 	}
 	var id [8]byte
 	rand.Read(id[:])
-	w := &Writer{dir: dir, lock: lf, runID: hex.EncodeToString(id[:]), stop: make(chan struct{}), done: make(chan struct{})}
+	runID := hex.EncodeToString(id[:])
+	if opt.RunID != "" {
+		runID = opt.RunID
+	}
+	w := &Writer{dir: dir, lock: lf, runID: runID, stop: make(chan struct{}), done: make(chan struct{})}
 	every := opt.FlushEvery
 	if every <= 0 {
 		every = time.Second
@@ -179,6 +189,20 @@ func listFiles(names []string) string {
 		return strings.Join(names[:3], ", ") + fmt.Sprintf(", … (%d files)", len(names))
 	}
 	return strings.Join(names, ", ")
+}
+
+// SetRunID sets the run's identifier recorded in the chain files, as
+// Options.RunID does, for a Writer created before the run's settings are
+// known. It must be called before the first Chain.
+func (w *Writer) SetRunID(id string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(w.chains) > 0 {
+		panic("rundir: SetRunID after Chain")
+	}
+	if id != "" {
+		w.runID = id
+	}
 }
 
 // Dir returns the directory.
@@ -407,6 +431,9 @@ func (c *ChainWriter) Draw(warmup bool, iter int, row, stats []float64) error {
 	}
 	return nil
 }
+
+// Chain returns the chain's number (1-based).
+func (c *ChainWriter) Chain() int { return c.k }
 
 // Flush writes the pending draws to the files.
 func (c *ChainWriter) Flush() error {

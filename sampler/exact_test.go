@@ -148,6 +148,9 @@ func runExact(tb testing.TB, m langevin.Model, s langevin.Sampler, warm, draws i
 // MCSE, covariance entries within 4.5 MCSE (up to 1,275 entries at d = 50),
 // and the tuned mean acceptance in the band.
 func TestExactSamplersGaussian(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long statistical test: skipped with -short")
+	}
 	diagM := sampler.Adapt{Metric: sampler.MetricDiag}
 	dense := func(w int) sampler.Adapt { return sampler.Adapt{Metric: sampler.MetricDense, Warmup: w} }
 	cases := []struct {
@@ -222,6 +225,9 @@ func TestMALAWithoutCorrectionFails(t *testing.T) {
 // ESS ≥ 2,000 per sampler the Monte Carlo error of a difference of means is
 // below 0.032 sd, so 0.1 sd is more than 3 standard errors.
 func TestExactSamplersLogisticAgree(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long statistical test: skipped with -short")
+	}
 	m := australianLogistic(t)
 	type run struct {
 		name        string

@@ -52,6 +52,9 @@ func runFamily(t *testing.T, m langevin.Model, s langevin.Sampler, iters int, in
 // relative variance (as for SGLD), so η is set to make max ηGⱼ/σⱼ² = 1e-3
 // (5% at N/B = 100). Injected noise √(ηG) instead of √(2ηG) (τ = 1/2) fails.
 func TestPSGLDLinearRegressionExactPosterior(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long statistical test: skipped with -short")
+	}
 	m := lectureLinear(t)
 	exact := m.Posterior()
 	mean, sd := exact.Mean(), exact.SD()
@@ -85,6 +88,9 @@ func TestPSGLDLinearRegressionExactPosterior(t *testing.T) {
 // variance, so η = 0.1·αB/N (5%). Injected noise with the friction/noise
 // balance off by 2 (τ = 2) fails.
 func TestSGHMCLinearRegressionExactPosterior(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long statistical test: skipped with -short")
+	}
 	m := lectureLinear(t)
 	exact := m.Posterior()
 	mean, sd := exact.Mean(), exact.SD()

@@ -139,6 +139,9 @@ func covCheck(ch langevin.Chain, want *mat.SymDense, n int) (string, error) {
 }
 
 func TestStationaryCovarianceLyapunov(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long statistical test: skipped with -short")
+	}
 	const n = 2000000
 	type tc struct {
 		name  string
@@ -207,6 +210,9 @@ func TestStationaryCovarianceLyapunov(t *testing.T) {
 // with the fixed friction A (no thermostat) is 22% too wide, and an SGNHT
 // thermostat aiming at τ = 2 is about twice too wide: both fail the check.
 func TestSGNHTAbsorbsGradientNoise(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long statistical test: skipped with -short")
+	}
 	const eta, a, sigma = 0.005, 0.1, 3.0
 	m, prec := gauss2Noisy(t, sigma)
 	xi := 1 - math.Sqrt(1-2*a-eta*sigma*sigma)

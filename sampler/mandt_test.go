@@ -191,6 +191,9 @@ func (ms *mandtSetup) lyapunov(t testing.TB, eta float64) *mat.SymDense {
 // Acceptance: constant SGD's iterate covariance matches the Lyapunov
 // prediction (eq. 13) within 10% on the diagonal, at the optimal rate ε*.
 func TestConstSGDMatchesLyapunov(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long statistical test: skipped with -short")
+	}
 	ms := newMandtSetup(t, 1000, 2, 10, 0.6, 1)
 	eta := sampler.OptimalStep(ms.V, ms.n, ms.s)
 	want := ms.lyapunov(t, eta)
@@ -211,6 +214,9 @@ func TestConstSGDMatchesLyapunov(t *testing.T) {
 // Momentum: only η/μ matters (eq. 25): with μ = 0.25 and step μη* the
 // stationary covariance is the Lyapunov prediction at η*.
 func TestConstSGDMomentumMatchesLyapunov(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long statistical test: skipped with -short")
+	}
 	ms := newMandtSetup(t, 1000, 2, 10, 0.6, 1)
 	eta := sampler.OptimalStep(ms.V, ms.n, ms.s)
 	want := ms.lyapunov(t, eta)
@@ -226,6 +232,9 @@ func TestConstSGDMomentumMatchesLyapunov(t *testing.T) {
 // Acceptance (Corollary 4): the full preconditioner M = 2 Cov(ĝ)⁻¹ makes
 // constant SGD's stationary covariance the exact posterior's, within 15%.
 func TestConstSGDFullRecoversPosterior(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long statistical test: skipped with -short")
+	}
 	ms := newMandtSetup(t, 1000, 2, 10, 0.6, 4)
 	full, err := sampler.OptimalFull(ms.V, ms.n, ms.s)
 	if err != nil {
@@ -250,6 +259,9 @@ func TestConstSGDFullRecoversPosterior(t *testing.T) {
 // of the noise injected) has the posterior's stationary covariance within
 // 15%.
 func TestSGFSFullRecoversPosterior(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long statistical test: skipped with -short")
+	}
 	ms := newMandtSetup(t, 1000, 2, 10, 0.6, 6)
 	mb := sampler.Minibatch{Size: ms.s, Replace: true}
 	s := sampler.SGFS{Batch: mb, GradCov: ms.V, Eps: 2}
@@ -270,6 +282,9 @@ func TestSGFSFullRecoversPosterior(t *testing.T) {
 // N = 10,000, D = 10, N(0, I) covariates, prior precision 1 and weights from
 // the prior lie within 15% of the exact posterior's.
 func TestIASGMarginalVariances(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long statistical test: skipped with -short")
+	}
 	ms := newMandtSetup(t, 10_000, 9, 10, 0, 8)
 	var eig mat.EigenSym
 	eig.Factorize(ms.lap.Prec, false)

@@ -96,6 +96,9 @@ func checkBoundary(sd, se []float64, z float64) error {
 // 5,000 draws). Under -short the dense metric, which takes the same path
 // through transition, is skipped.
 func TestNUTSCorrelatedGaussianBoundary(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long statistical test: skipped with -short")
+	}
 	eye := mat.NewSymDense(4, nil)
 	for j := 0; j < 4; j++ {
 		eye.SetSym(j, j, 1)

@@ -59,6 +59,9 @@ func linearRun(tb testing.TB, m langevin.Model, exact *model.LinearPosterior, b 
 // batch sizes 10, 100 and 1000: means within 0.2 sd, sds within 10%, with
 // bulk-ESS ≥ 400.
 func TestSGLDLinearRegressionExactPosterior(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long statistical test: skipped with -short")
+	}
 	m := lectureLinear(t)
 	exact := m.Posterior()
 	mean, sd := exact.Mean(), exact.SD()
@@ -76,6 +79,9 @@ func TestSGLDLinearRegressionExactPosterior(t *testing.T) {
 // (which is SGLD at τ = 1/2), and when the likelihood gradient is scaled by 1
 // instead of N/B.
 func TestSGLDLinearRegressionCatchesSlips(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long statistical test: skipped with -short")
+	}
 	m := lectureLinear(t)
 	exact := m.Posterior()
 	mean, sd := exact.Mean(), exact.SD()
@@ -100,6 +106,9 @@ func TestSGLDLinearRegressionCatchesSlips(t *testing.T) {
 // SGD with a decaying schedule reaches the closed-form MAP of the linear model
 // within 1e-3 relative, and the MLE under a flat prior.
 func TestSGDLinearRegressionMAPAndMLE(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long statistical test: skipped with -short")
+	}
 	d := data.CorrelatedNormal(10000, 0.9, 42)
 	for _, flat := range []bool{false, true} {
 		m, err := model.NewLinear(d.X, d.Y, model.LinearOptions{V: 100, Phi: 1, Psi: 1, Flat: flat})
@@ -151,6 +160,9 @@ func TestSGDLinearRegressionMAPAndMLE(t *testing.T) {
 // SGLD (batch 10) on the Australian logistic regression agrees with a long
 // full-batch small-step Langevin run, within 0.2 reference sd on every mean.
 func TestSGLDLogisticAgreesWithFullBatch(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long statistical test: skipped with -short")
+	}
 	m := australianLogistic(t)
 	mapTheta, err := sampler.FindMAP(context.Background(), m, nil)
 	if err != nil {

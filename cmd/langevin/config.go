@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/langevin-go/langevin/model"
@@ -34,6 +35,7 @@ type runConfig struct {
 	sampler                     string
 	def                         *samplerDef
 	chains, iters, burnin, thin int
+	chainID                     int // run only this chain (1-based) of the chains; 0: all
 	seed                        uint64
 	init, precond, out          string
 	quiet, report, overwrite    bool
@@ -42,6 +44,7 @@ type runConfig struct {
 	stepSet             bool
 	schedule            string
 	stepB, decay        float64
+	stepFloor           float64 // --step-floor: schedule.Floored on the polynomial schedule; 0: none
 	cycles              int
 	explore             float64
 	temperature, tStart float64
@@ -69,8 +72,8 @@ type mlpConfig struct {
 var commonGroups = []struct{ title, flags string }{
 	{"data", "data test test-frac target format standardize n noise k"},
 	{"model", "model intercept prior-scale hidden activation likelihood classes noise-var learn-noise map-iters map-batch map-lr grad-noise rho"},
-	{"run", "sampler chains iters burnin thin seed init precond out overwrite report quiet"},
-	{"step size", "step schedule step-b decay cycles explore temperature temperature-start"},
+	{"run", "sampler chains chain-id iters burnin thin seed init precond out overwrite report quiet"},
+	{"step size", "step schedule step-b decay step-floor cycles explore temperature temperature-start"},
 	{"stochastic gradients", "batch replace cv clip clip-value noise-every"},
 }
 
@@ -104,6 +107,7 @@ func newRunFlagSet(c *runConfig) *flag.FlagSet {
 
 	fs.StringVar(&c.sampler, "sampler", "sgld", "algorithm `NAME`: "+strings.Join(samplerNames(), "|")+" (see the list above)")
 	fs.IntVar(&c.chains, "chains", 4, fmt.Sprintf("number of chains `K` (at most %d)", maxChains))
+	fs.IntVar(&c.chainID, "chain-id", 0, "run only chain `C` (1 ≤ C ≤ --chains) of the analysis, for one process (a Slurm array task) per chain: its --out DIR/chain-C.csv is the file that the run of all --chains writes, and langevin summary|report|predict combine the directories (0: all chains)")
 	fs.IntVar(&c.iters, "iters", 500000, "iterations `N` per chain, burn-in included")
 	fs.IntVar(&c.burnin, "burnin", 50000, "burn-in iterations `N` discarded per chain")
 	fs.IntVar(&c.thin, "thin", 450, "keep every `N`-th draw after burn-in")
@@ -119,6 +123,7 @@ func newRunFlagSet(c *runConfig) *flag.FlagSet {
 	fs.StringVar(&c.schedule, "schedule", "const", "step-size schedule: const|poly (a(b+t)^-γ)|cyclic")
 	fs.Float64Var(&c.stepB, "step-b", 1, "offset `B` of the polynomial schedule a(b+t)^-γ")
 	fs.Float64Var(&c.decay, "decay", 0.55, "decay `G` (γ) of the polynomial schedule; Robbins–Monro needs 0.5 < γ ≤ 1")
+	fs.Float64Var(&c.stepFloor, "step-floor", 0, "hold the polynomial schedule's step at `F` once it falls below (the lecture notes' floored schedule); 0: no floor")
 	fs.IntVar(&c.cycles, "cycles", 1, "number of cycles `M` of the cyclic schedule")
 	fs.Float64Var(&c.explore, "explore", 0, "fraction `F` of each cycle of the cyclic schedule spent exploring (no injected noise, draws not kept); csgld/csghmc default 0.5")
 	fs.Float64Var(&c.temperature, "temperature", 1, "temperature `T`: the chain targets p(θ|D)^(1/T)")
@@ -349,6 +354,8 @@ func (c *runConfig) validate() error {
 	switch {
 	case c.chains < 1 || c.chains > maxChains:
 		return inputErrorf("--chains %d: expected 1 to %d", c.chains, maxChains)
+	case c.chainID < 0 || c.chainID > c.chains:
+		return inputErrorf("--chain-id %d: expected a chain number from 1 to --chains (%d), or 0 for all", c.chainID, c.chains)
 	case c.iters < 1:
 		return inputErrorf("--iters %d: expected at least 1", c.iters)
 	case c.burnin < 0 || c.burnin >= c.iters:
@@ -363,6 +370,10 @@ func (c *runConfig) validate() error {
 		return inputErrorf("--cycles %d: expected 1 ≤ cycles ≤ --iters (%d)", c.cycles, c.iters)
 	case !(c.decay >= 0) || math.IsInf(c.decay, 0):
 		return inputErrorf("--decay %v: expected γ ≥ 0", c.decay)
+	case !(c.stepFloor >= 0) || math.IsInf(c.stepFloor, 0):
+		return inputErrorf("--step-floor %v: expected a step ≥ 0 (0: no floor)", c.stepFloor)
+	case c.stepFloor > 0 && c.schedule != "poly":
+		return inputErrorf("--step-floor %v: floors the polynomial schedule; expected --schedule poly, got %s", c.stepFloor, c.schedule)
 	case !(c.stepB > -1) || math.IsInf(c.stepB, 0):
 		return inputErrorf("--step-b %v: expected b > −1", c.stepB)
 	case !(c.clip >= 0) || math.IsInf(c.clip, 0):
@@ -471,4 +482,18 @@ func (c *runConfig) describe() string {
 		fmt.Fprintf(&sb, " (batch %d)", c.batch)
 	}
 	return sb.String()
+}
+
+// parseInts parses a comma-separated list of positive integers given to the
+// flag --name.
+func parseInts(name, s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			return nil, inputErrorf("--%s %q: expected comma-separated positive integers", name, s)
+		}
+		out = append(out, n)
+	}
+	return out, nil
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"fmt"
 	"math"
 	"os"
 	"slices"
@@ -98,11 +97,11 @@ func readData(c *runConfig, path, flagName string, builtins bool) (*data.Dataset
 		// One open and one read, so that a pipe or /dev/stdin ("-") works;
 		// the format is told from the content.
 		d, err = data.ReadFile(path, c.format, data.CSVOptions{Target: c.target})
+		if err == nil && headerless(d) {
+			headerLine = 0
+		}
 		if err != nil {
 			return nil, inputError{err}
-		}
-		if headerless(d) {
-			headerLine = 0
 		}
 	} else {
 		headerLine = 0
@@ -113,17 +112,15 @@ func readData(c *runConfig, path, flagName string, builtins bool) (*data.Dataset
 	if d.Len() == 0 {
 		return nil, inputErrorf("%s %s: no data rows", flagName, path)
 	}
-	if c.model == "logistic" {
-		if err := checkLabels(d, headerLine); err != nil {
-			return nil, err
-		}
-	}
-	if c.model == "softmax" {
-		for i, y := range d.Y {
-			if _, err := model.CheckClassLabels([]float64{y}, 0); err != nil {
-				return nil, inputErrorf("%s:%d: label %v in column %q: softmax regression expects integer class labels 0, 1, …, K−1", d.Source, i+1+headerLine, y, d.Target)
-			}
-		}
+	var le *model.LabelError
+	var ce *model.ClassLabelError
+	switch {
+	case c.model == "logistic" && errors.As(model.CheckLabels(d.Y), &le) && le.Other > 0:
+		return nil, inputErrorf("%s:%d: label %v in column %q: labels mix 0/1 with −1/+1", d.Source, le.Row+headerLine, le.Value, d.Target)
+	case le != nil:
+		return nil, inputErrorf("%s:%d: label %v in column %q: logistic regression expects labels 0/1 or −1/+1", d.Source, le.Row+headerLine, le.Value, d.Target)
+	case c.model == "softmax" && errors.As(func() error { _, err := model.CheckClassLabels(d.Y, 0); return err }(), &ce):
+		return nil, inputErrorf("%s:%d: label %v in column %q: softmax regression expects integer class labels 0, 1, …, K−1", d.Source, ce.Row+headerLine, ce.Value, d.Target)
 	}
 	return d, nil
 }
@@ -204,28 +201,6 @@ func checkSoftmaxLabels(train, test *data.Dataset) error {
 	}
 	if lo >= 1 {
 		return inputErrorf("--model softmax: the labels of column %q start at %v, not 0: softmax expects the classes 0, 1, …, K−1 (with labels 1…K, subtract 1: class 0 would be empty)", train.Target, lo)
-	}
-	return nil
-}
-
-// checkLabels reports the first label that is not 0/1 or −1/+1, naming the
-// file and line.
-func checkLabels(d *data.Dataset, headerLines int) error {
-	seen01, seenPM := false, false
-	for i, y := range d.Y {
-		where := fmt.Sprintf("%s:%d", d.Source, i+1+headerLines)
-		switch y {
-		case 0:
-			seen01 = true
-		case -1:
-			seenPM = true
-		case 1:
-		default:
-			return inputErrorf("%s: label %v in column %q: logistic regression expects labels 0/1 or −1/+1", where, y, d.Target)
-		}
-		if seen01 && seenPM {
-			return inputErrorf("%s: label %v in column %q: labels mix 0/1 with −1/+1", where, y, d.Target)
-		}
 	}
 	return nil
 }

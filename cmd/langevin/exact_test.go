@@ -89,25 +89,6 @@ func TestRunExactBadFlags(t *testing.T) {
 	}
 }
 
-func TestExperimentCredit(t *testing.T) {
-	dir := t.TempDir()
-	code, out, errOut := runMain("experiment", "credit", "--draws", "300", "--out", dir)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
-	for _, w := range []string{"MALA  ε = 0.02 (η = 0.01)", "RWM   σ = 0.1", "SGLD", "NUTS", "0.8696", "627.0", "min ESS/s"} {
-		if !strings.Contains(out, w) {
-			t.Errorf("output lacks %q:\n%s", w, out)
-		}
-	}
-	if _, err := os.Stat(filepath.Join(dir, "NUTS", "chain-1.csv")); err != nil {
-		t.Error(err)
-	}
-	if code, _, errOut := runMain("experiment", "credit", "--draws", "1"); code != 2 || !strings.Contains(errOut, "--draws 1: expected at least 10") {
-		t.Errorf("--draws 1: exit %d, stderr %q", code, errOut)
-	}
-}
-
 // Same seed ⇒ byte-identical chain CSVs with GOMAXPROCS=1 and 2, for the
 // adaptive exact samplers too.
 func TestRunExactReproducibleAcrossGOMAXPROCS(t *testing.T) {

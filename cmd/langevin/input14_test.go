@@ -91,9 +91,9 @@ func TestRunFlagThatDoesNotApply(t *testing.T) {
 	}
 }
 
-// writeCSV writes d with its column names, the target last, the feature
+// writeDatasetCSV writes d with its column names, the target last, the feature
 // columns in the order perm.
-func writeCSV(t *testing.T, path string, d *data.Dataset, perm []int, header bool) {
+func writeDatasetCSV(t *testing.T, path string, d *data.Dataset, perm []int, header bool) {
 	t.Helper()
 	var sb strings.Builder
 	if header {
@@ -127,10 +127,10 @@ func TestColumnsMatchedByName(t *testing.T) {
 	}
 	swapped := append([]int(nil), id...)
 	swapped[1], swapped[2] = swapped[2], swapped[1]
-	writeCSV(t, filepath.Join(dir, "train.csv"), train, id, true)
-	writeCSV(t, filepath.Join(dir, "test.csv"), test, id, true)
-	writeCSV(t, filepath.Join(dir, "swapped.csv"), test, swapped, true)
-	writeCSV(t, filepath.Join(dir, "missing.csv"), test, id[1:], true)
+	writeDatasetCSV(t, filepath.Join(dir, "train.csv"), train, id, true)
+	writeDatasetCSV(t, filepath.Join(dir, "test.csv"), test, id, true)
+	writeDatasetCSV(t, filepath.Join(dir, "swapped.csv"), test, swapped, true)
+	writeDatasetCSV(t, filepath.Join(dir, "missing.csv"), test, id[1:], true)
 	var acc []string
 	for i, f := range []string{"test.csv", "swapped.csv"} {
 		out := filepath.Join(dir, fmt.Sprint("out", i))
@@ -164,7 +164,7 @@ func TestRunInputShapes(t *testing.T) {
 		id[j] = j
 	}
 	p := filepath.Join(dir, "noheader.csv")
-	writeCSV(t, p, all, id, false)
+	writeDatasetCSV(t, p, all, id, false)
 	code, out, errOut := runMain(append([]string{"run", "--data", p, "--test-frac", "0"}, fast...)...)
 	if code != 0 || !strings.Contains(out, "N = 690 train") {
 		t.Errorf("headerless: exit %d: %s%s", code, out, errOut)

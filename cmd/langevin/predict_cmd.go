@@ -6,8 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-
-	"gonum.org/v1/gonum/mat"
+	"strings"
 
 	"github.com/langevin-go/langevin/data"
 	"github.com/langevin-go/langevin/predict"
@@ -23,7 +22,7 @@ func cmdPredict(args []string, stdout, _ io.Writer) error {
 	var level float64
 	var bins int
 	fs := flag.NewFlagSet("predict", flag.ContinueOnError)
-	fs.StringVar(&samples, "samples", "", "`DIR` written by langevin run --out (chain-*.csv and model.json)")
+	fs.StringVar(&samples, "samples", "", "`DIR` written by langevin run --out (chain-*.csv and model.json), or DIR1,DIR2,… of runs of single chains (--chain-id), combined")
 	fs.StringVar(&f.data, "data", "", "data to predict: a CSV or LIBSVM `FILE` with the training features and target, or moons|spirals|gap1d|fashion-mnist (its test set)")
 	fs.StringVar(&f.target, "target", "", "target `COL`umn (default: the last column)")
 	fs.StringVar(&f.format, "format", "auto", "data format: auto|csv|libsvm")
@@ -48,10 +47,13 @@ func cmdPredict(args []string, stdout, _ io.Writer) error {
 	case bins < 1:
 		return inputErrorf("--bins %d: expected at least 1", bins)
 	}
-	if _, err := os.Stat(filepath.Join(samples, "model.json")); err != nil {
-		return inputErrorf("--samples %s: %v (written by langevin run --out)", samples, err)
+	dirs := strings.Split(samples, ",")
+	for _, dir := range dirs {
+		if _, err := os.Stat(filepath.Join(dir, "model.json")); err != nil {
+			return inputErrorf("--samples %s: %v (written by langevin run --out)", dir, err)
+		}
 	}
-	r, err := readRun(samples)
+	r, err := readRuns(dirs)
 	if err != nil {
 		return err
 	}
@@ -95,7 +97,7 @@ func cmdPredict(args []string, stdout, _ io.Writer) error {
 		}
 		printRegression(stdout, reg, d.Y)
 		if out != "" {
-			return writeRegression(out, reg, d.Y)
+			return writeCSV(out, func(w io.Writer) error { return reg.WriteCSV(w, d.Y) })
 		}
 		return nil
 	}
@@ -111,9 +113,7 @@ func cmdPredict(args []string, stdout, _ io.Writer) error {
 	if err != nil {
 		return inputErrorf("--data %s: %v", f.data, err)
 	}
-	h, _ := meanWhere(res.Entropy, nil)
-	e, _ := meanWhere(res.Expected, nil)
-	mi, _ := meanWhere(res.MutualInfo, nil)
+	h, e, mi := meanOf(res.Entropy), meanOf(res.Expected), meanOf(res.MutualInfo)
 	fmt.Fprintf(stdout, "accuracy %.4f   NLL %.4f   Brier %.4f   ECE %.4f (%d bins)\n", met.Accuracy, met.NLL, met.Brier, met.ECE, bins)
 	fmt.Fprintf(stdout, "mean predictive entropy %.4f = expected entropy %.4f + mutual information %.4f (nats)\n\n", h, e, mi)
 	fmt.Fprintln(stdout, "confusion matrix (rows: true class, columns: predicted)")
@@ -125,47 +125,29 @@ func cmdPredict(args []string, stdout, _ io.Writer) error {
 		fmt.Fprintln(stdout)
 	}
 	if out != "" {
-		return writeClassification(out, res, d.Y)
+		return writeCSV(out, func(w io.Writer) error { return res.WriteCSV(w, d.Y) })
 	}
 	return nil
 }
 
-func writeClassification(path string, res *predict.Classification, y []float64) error {
+// writeCSV writes the per-row predictions of --out FILE.
+func writeCSV(path string, write func(io.Writer) error) error {
 	fh, err := os.Create(path)
 	if err != nil {
 		return inputErrorf("--out %s: %v", path, err)
 	}
-	_, k := res.Probs.Dims()
-	fmt.Fprint(fh, "y")
-	for c := 0; c < k; c++ {
-		fmt.Fprintf(fh, ",p.%d,p.%d.lower,p.%d.upper", c, c, c)
-	}
-	fmt.Fprintln(fh, ",entropy,expected_entropy,mutual_info")
-	for i, v := range y {
-		fmt.Fprintf(fh, "%g", v)
-		for c := 0; c < k; c++ {
-			fmt.Fprintf(fh, ",%.6g,%.6g,%.6g", res.Probs.At(i, c), at(res.Lower, i, c), at(res.Upper, i, c))
-		}
-		fmt.Fprintf(fh, ",%.6g,%.6g,%.6g\n", res.Entropy[i], res.Expected[i], res.MutualInfo[i])
+	if err := write(fh); err != nil {
+		fh.Close()
+		return err
 	}
 	return fh.Close()
 }
 
-func at(m *mat.Dense, i, j int) float64 {
-	if m == nil {
-		return 0
+// meanOf returns the mean of v.
+func meanOf(v []float64) float64 {
+	var s float64
+	for _, x := range v {
+		s += x
 	}
-	return m.At(i, j)
-}
-
-func writeRegression(path string, reg *predict.Regression, y []float64) error {
-	fh, err := os.Create(path)
-	if err != nil {
-		return inputErrorf("--out %s: %v", path, err)
-	}
-	fmt.Fprintln(fh, "y,mean,f_lower,f_upper,y_lower,y_upper")
-	for i, v := range y {
-		fmt.Fprintf(fh, "%g,%.6g,%.6g,%.6g,%.6g,%.6g\n", v, reg.Mean[i], reg.Lower[i], reg.Upper[i], reg.ObsLower[i], reg.ObsUpper[i])
-	}
-	return fh.Close()
+	return s / float64(len(v))
 }

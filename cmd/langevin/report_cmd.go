@@ -31,17 +31,21 @@ func cmdReport(args []string, stdout, stderr io.Writer) error {
 	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
 	}
-	if fs.NArg() != 1 {
-		return inputErrorf("expected one directory: usage: langevin report [-o FILE] [--params N] DIR (the --out DIR of langevin run)")
+	if fs.NArg() == 0 {
+		return inputErrorf("expected a directory: usage: langevin report [-o FILE] [--params N] DIR... (the --out DIR of langevin run, or several holding single chains of one analysis, --chain-id)")
+	}
+	if fs.NArg() > 1 && *out == "" {
+		return inputErrorf("-o: with %d directories (their chains combined), say where the report goes: -o FILE", fs.NArg())
 	}
 	if *maxParams < 1 {
 		return inputErrorf("--params %d: expected at least 1", *maxParams)
 	}
 	dir := fs.Arg(0)
-	r, err := readRun(dir)
+	r, err := readRuns(fs.Args())
 	if err != nil {
 		return err
 	}
+	dir = r.Dir
 	tr, settings := r.Trace, r.Settings
 	path := *out
 	if path == "" {

@@ -79,7 +79,8 @@ func TestReportBadInput(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"report"}, "expected one directory"},
+		{[]string{"report"}, "expected a directory"},
+		{[]string{"report", dir, dir}, "-o: with 2 directories"},
 		{[]string{"report", filepath.Join(dir, "nope")}, "nope"},
 		{[]string{"report", dir}, "no chain-1.csv"},
 		{[]string{"report", "--params", "0", dir}, "--params 0"},

@@ -15,6 +15,7 @@ import (
 	"github.com/langevin-go/langevin/data"
 	"github.com/langevin-go/langevin/diag"
 	"github.com/langevin-go/langevin/model"
+	"github.com/langevin-go/langevin/sampler"
 )
 
 // job is one langevin run: its configuration and what the run made of it.
@@ -103,6 +104,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if strings.HasPrefix(j.env.stepNote, "warning") {
 		fmt.Fprintln(stderr, "langevin run: "+j.env.stepNote) // also before a run that diverges
 	}
+	if j.env.schedNote != "" {
+		fmt.Fprintln(stderr, "langevin run: "+j.env.schedNote)
+	}
 	var init langevin.Initializer
 	switch c.init {
 	case "zero":
@@ -114,14 +118,18 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	case "laplace":
 		init = laplaceInit{mean: mapTheta, variance: laplace}
 	}
-	prog := newProgress(stderr, c.quiet, c.chains, c.iters)
 	opts := langevin.Options{
 		Chains: c.chains, Iters: c.iters, BurnIn: c.burnin, Thin: c.thin, Seed: c.seed,
-		Init: init, SaveWarmup: true, Progress: prog.update,
+		Init: init, SaveWarmup: true,
 	}
+	if c.chainID > 0 { // one chain of the analysis: the same draws as in the run of all
+		opts.Chains, opts.FirstChain = 1, c.chainID-1
+	}
+	prog := newProgress(stderr, c.quiet, opts.Chains, c.iters)
+	opts.Progress = prog.update
 	if rd != nil {
 		names := append(langevin.ParamNames(m), derivedNames(m)...)
-		if err := rd.openChains(j.chainConfig(), c.chains, s.StatNames(), names); err != nil {
+		if err := rd.openChains(j.chainConfig(), opts.FirstChain+1, opts.Chains, s.StatNames(), names); err != nil {
 			return err
 		}
 		opts.Sink = rd.sink
@@ -150,11 +158,11 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	params, note := commonLength(tr)
 	table := diag.Summarize(tr.Names, params)
 	if c.toy() {
-		fmt.Fprintf(stdout, "toy target %s (d = %d, no data, gradient noise sd %g), %s, %d chains\n\n",
-			c.model, m.Dim(), c.gradNoise, c.describe(), c.chains)
+		fmt.Fprintf(stdout, "toy target %s (d = %d, no data, gradient noise sd %g), %s, %s\n\n",
+			c.model, m.Dim(), c.gradNoise, c.describe(), c.chainsText())
 	} else {
-		fmt.Fprintf(stdout, "%s regression on %s (N = %d train, %d test, d = %d), %s, %d chains\n\n",
-			c.model, j.train.Source, j.train.Len(), testLen(j.test), m.Dim(), c.describe(), c.chains)
+		fmt.Fprintf(stdout, "%s regression on %s (N = %d train, %d test, d = %d), %s, %s\n\n",
+			c.model, j.train.Source, j.train.Len(), testLen(j.test), m.Dim(), c.describe(), c.chainsText())
 	}
 	if err := table.Format(stdout); err != nil {
 		return err
@@ -194,6 +202,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	printWhere(stdout, c, tr, table, elapsed, mapTheta)
 	if j.env.stepNote != "" {
 		fmt.Fprintln(stdout, j.env.stepNote)
+	}
+	if j.env.schedNote != "" {
+		fmt.Fprintln(stdout, j.env.schedNote)
 	}
 	if files != "" {
 		fmt.Fprintf(stdout, "written:  %s\n", files)
@@ -273,7 +284,10 @@ func newRunLaplace(c *runConfig, m langevin.Model) *approx.RunLaplace {
 			if c.init != "map" {
 				return nil, nil
 			}
-			return fitMAP(ctx, mlp, mapSettings{iters: c.mlp.mapIters, batch: c.mlp.mapBatch, lr: c.mlp.mapLR}, c.seed, 1000)
+			theta := make([]float64, mlp.Dim())
+			rng := langevin.ChainRNG(c.seed, 1000)
+			mlp.GlorotInit(theta, rng)
+			return sampler.FitAdam(ctx, mlp, theta, sampler.AdamFit{Iters: c.mlp.mapIters, Batch: c.mlp.mapBatch, LR: c.mlp.mapLR}, rng)
 		}
 	}
 	return lap
@@ -336,4 +350,12 @@ func derivedNames(m langevin.Model) []string {
 		return d.DerivedNames()
 	}
 	return nil
+}
+
+// chainsText says which chains ran: "4 chains", or "chain 2 of 4".
+func (c *runConfig) chainsText() string {
+	if c.chainID > 0 {
+		return fmt.Sprintf("chain %d of %d", c.chainID, c.chains)
+	}
+	return fmt.Sprintf("%d chains", c.chains)
 }

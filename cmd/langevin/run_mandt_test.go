@@ -46,27 +46,6 @@ func TestRunMandtBadFlags(t *testing.T) {
 	}
 }
 
-func TestExperimentMandt(t *testing.T) {
-	code, out, errOut := runMain("experiment", "mandt-iasg", "--passes", "4")
-	if code != 0 || !strings.Contains(out, "IASG min") || !strings.Contains(out, "       4 ") {
-		t.Errorf("mandt-iasg: exit %d, stderr %q, output:\n%s", code, errOut, out)
-	}
-	// Without the data the table names the flag and the file.
-	code, _, errOut = runMain("experiment", "mandt-table1", "--data-dir", t.TempDir(), "--datasets", "Wine")
-	if code != 2 || !strings.Contains(errOut, "--data-dir") || !strings.Contains(errOut, "winequality-white.csv") {
-		t.Errorf("missing data: exit %d, stderr %q", code, errOut)
-	}
-	for _, args := range [][]string{
-		{"mandt-table1", "--datasets", "Iris"},
-		{"mandt-table1", "--scale", "0"},
-		{"mandt-iasg", "--passes", "1"},
-	} {
-		if code, _, errOut := runMain(append([]string{"experiment"}, args...)...); code != 2 {
-			t.Errorf("%v: exit %d (%s), want 2", args, code, errOut)
-		}
-	}
-}
-
 // Same seed ⇒ byte-identical chains for the new samplers, whatever
 // GOMAXPROCS (the gradient covariance is estimated from minibatches here, so
 // its seeded stream is covered too).

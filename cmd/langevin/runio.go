@@ -6,6 +6,8 @@ package main
 // model's spec and the data's columns) and DIR/scaler.json.
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -92,9 +94,13 @@ func createRunDir(dir string, overwrite bool) (*runDir, error) {
 	return &runDir{w: w}, nil
 }
 
-// openChains opens one chain file per chain, for the draws to stream into.
-func (rd *runDir) openChains(cfg stancsv.Config, chains int, statNames, names []string) error {
-	for k := 1; k <= chains; k++ {
+// openChains opens the files of chains first, …, first+chains−1 (1-based),
+// for the run's draws to stream into. The run's identifier is derived from
+// cfg, so that the chains of one analysis run in separate processes
+// (--chain-id) share it and their files are those of the run of all chains.
+func (rd *runDir) openChains(cfg stancsv.Config, first, chains int, statNames, names []string) error {
+	rd.w.SetRunID(runID(cfg, statNames, names))
+	for k := first; k < first+chains; k++ {
 		cw, err := rd.w.Chain(k, cfg, statNames, names)
 		if err != nil {
 			rd.w.Close(err)
@@ -105,13 +111,14 @@ func (rd *runDir) openChains(cfg stancsv.Config, chains int, statNames, names []
 	return nil
 }
 
-// openRunDir creates (and locks) dir and opens one chain file per chain.
-func openRunDir(dir string, cfg stancsv.Config, chains int, statNames, names []string) (*runDir, error) {
+// openRunDir creates (and locks) dir and opens the files of chains first,
+// …, first+chains−1.
+func openRunDir(dir string, cfg stancsv.Config, first, chains int, statNames, names []string) (*runDir, error) {
 	rd, err := createRunDir(dir, false)
 	if err != nil {
 		return nil, err
 	}
-	if err := rd.openChains(cfg, chains, statNames, names); err != nil {
+	if err := rd.openChains(cfg, first, chains, statNames, names); err != nil {
 		return nil, err
 	}
 	return rd, nil
@@ -137,9 +144,9 @@ func (rd *runDir) finish(runErr error, table diag.Table, mf *modelFile, sc *data
 	if err != nil {
 		return "", err
 	}
-	files := filepath.Join(dir, rundir.ChainFile(1))
+	files := filepath.Join(dir, rundir.ChainFile(rd.chains[0].Chain()))
 	if len(rd.chains) > 1 {
-		files += " … " + rundir.ChainFile(len(rd.chains))
+		files += " … " + rundir.ChainFile(rd.chains[len(rd.chains)-1].Chain())
 	}
 	files += ", " + filepath.Join(dir, rundir.SummaryFile)
 	if mf != nil {
@@ -174,7 +181,7 @@ func (j *job) modelFile() *modelFile {
 // writeTrace writes a finished trace (kept and warm-up draws) to dir: for
 // the experiments, which run first and write after.
 func writeTrace(dir string, cfg stancsv.Config, tr *langevin.Trace, table diag.Table) (string, error) {
-	rd, err := openRunDir(dir, cfg, tr.NumChains(), tr.StatNames, tr.Names)
+	rd, err := openRunDir(dir, cfg, 1, tr.NumChains(), tr.StatNames, tr.Names)
 	if err != nil {
 		return "", err
 	}
@@ -205,9 +212,31 @@ func readRun(dir string) (*rundir.Run, error) {
 	return r, nil
 }
 
+// readRuns reads one run directory, or several holding chains of one
+// analysis run in separate processes (langevin run --chain-id), combined in
+// chain order; it refuses directories of different analyses.
+func readRuns(dirs []string) (*rundir.Run, error) {
+	if len(dirs) == 1 {
+		return readRun(dirs[0])
+	}
+	runs := make([]*rundir.Run, len(dirs))
+	for i, dir := range dirs {
+		r, err := readRun(dir)
+		if err != nil {
+			return nil, err
+		}
+		runs[i] = r
+	}
+	r, err := rundir.Combine(runs...)
+	if err != nil {
+		return nil, inputError{err}
+	}
+	return r, nil
+}
+
 // readModelFile returns the model spec and the scaler of a run directory.
 func readModelFile(r *rundir.Run) (*modelFile, *data.Scaler, error) {
-	path := filepath.Join(r.Dir, rundir.SpecFile)
+	path := filepath.Join(strings.Split(r.Dir, ", ")[0], rundir.SpecFile)
 	if r.Spec == nil {
 		return nil, nil, inputErrorf("--samples %s: no %s (written by langevin run --out)", r.Dir, rundir.SpecFile)
 	}
@@ -244,6 +273,14 @@ func drawsOf(r *rundir.Run, d int) ([][]float64, error) {
 		return nil, inputError{errors.New("--samples " + r.Dir + ": no draws")}
 	}
 	return draws, nil
+}
+
+// runID is the identifier of a run: a hash of its configuration and
+// columns, the same for every process of one analysis.
+func runID(cfg stancsv.Config, statNames, names []string) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%#v\n%q\n%q\n", cfg, statNames, names)
+	return hex.EncodeToString(h.Sum(nil)[:8])
 }
 
 func fmtF(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }

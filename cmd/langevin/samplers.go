@@ -128,6 +128,10 @@ type buildEnv struct {
 	// stepNote, set by SGLD's build, says how the step stands against the
 	// stability cap (see stabilityCap); printed with the summary.
 	stepNote string
+	// schedNote warns of a polynomial decay outside 0.5 < γ ≤ 1
+	// (schedule.Polynomial.Warning); printed before the run and with the
+	// summary.
+	schedNote string
 }
 
 // recordStep records a sampler's own constant step (one not from --schedule).
@@ -147,7 +151,14 @@ func (b *buildEnv) schedule(a float64) (schedule.Schedule, error) {
 	case "cyclic":
 		s = schedule.Cyclical{Eta0: a, Iters: c.iters, Cycles: c.cycles, Explore: c.explore}
 	default:
-		s = schedule.Polynomial{A: a, B: c.stepB, Gamma: c.decay}
+		poly := schedule.Polynomial{A: a, B: c.stepB, Gamma: c.decay}
+		s = poly
+		if c.stepFloor > 0 {
+			s = schedule.Floored{S: poly, Floor: c.stepFloor}
+		}
+		if w := poly.Warning(); w != "" {
+			b.schedNote = "warning: --decay: " + w
+		}
 	}
 	if err := s.Validate(); err != nil {
 		return nil, inputErrorf("--step/--schedule: %v", err)

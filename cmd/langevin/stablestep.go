@@ -19,6 +19,12 @@ func (b *buildEnv) stabilityCap(ctx context.Context, rule float64) float64 {
 	if c.toy() || b.mapTh == nil {
 		return rule
 	}
+	if d := b.m.Dim(); b.precond == nil && d > maxHessianDim {
+		// No Laplace preconditioner: the Hessian would be built only for
+		// the check (2d full-data gradients, d² numbers).
+		b.stepNote = fmt.Sprintf("stability: not checked (d = %d > %d without the Laplace preconditioner's Hessian)", d, maxHessianDim)
+		return rule
+	}
 	la, err := b.lap.Approx(ctx)
 	if err != nil {
 		b.stepNote = fmt.Sprintf("stability: not checked (%v)", err)
@@ -52,3 +58,8 @@ func (b *buildEnv) stabilityCap(ctx context.Context, rule float64) float64 {
 	}
 	return eta
 }
+
+// maxHessianDim is the largest dimension for which stabilityCap builds the
+// Hessian when the preconditioner has not already built it (an MLP's is
+// large and seldom positive definite).
+const maxHessianDim = 200

@@ -23,20 +23,18 @@ func cmdSummary(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if fs.NArg() == 0 {
-		return inputErrorf("no files: usage: langevin summary [--csv] DIR | FILE...")
+		return inputErrorf("no files: usage: langevin summary [--csv] FILE... or DIR... (run directories; several are chains of one analysis, --chain-id, combined)")
 	}
 	var r *rundir.Run
 	var err error
 	if st, serr := os.Stat(fs.Arg(0)); serr == nil && st.IsDir() {
-		if fs.NArg() > 1 {
-			return inputErrorf("%s is a directory: give one run directory, or chain files", fs.Arg(0))
+		if r, err = readRuns(fs.Args()); err != nil {
+			return err
 		}
-		r, err = rundir.Read(fs.Arg(0))
 	} else {
-		r, err = rundir.ReadFiles(fs.Args()...)
-	}
-	if err != nil {
-		return inputError{err}
+		if r, err = rundir.ReadFiles(fs.Args()...); err != nil {
+			return inputError{err}
+		}
 	}
 	tr := r.Trace
 	if tr.NumDraws() == 0 {
@@ -82,16 +80,4 @@ func cmdSummary(args []string, stdout, stderr io.Writer) error {
 func isLangevinRun(r *rundir.Run) bool {
 	_, ok := r.Config["run_id"]
 	return ok
-}
-
-func equal(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

@@ -1,0 +1,101 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// timing matches CmdStan's timing comment lines, the only lines of a chain
+// file that differ between two runs of the same analysis.
+var timing = regexp.MustCompile(`(?m)^#\s+(Elapsed Time: )?[0-9.e+-]+ seconds \((Warm-up|Sampling|Total)\)\n`)
+
+// sameButTiming reports whether two chain files are byte for byte equal once
+// their timing lines are removed.
+func sameButTiming(t *testing.T, a, b string) bool {
+	t.Helper()
+	x, err := os.ReadFile(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	y, err := os.ReadFile(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bytes.Equal(timing.ReplaceAll(x, nil), timing.ReplaceAll(y, nil))
+}
+
+// TestChainIDGivesTheChainsOfOneRun: three processes with --chain-id 1, 2, 3
+// write the chain and warm-up files of one --chains 3 run (byte for byte but
+// for the timing lines), and summary, predict and report combine their
+// directories into the same results; a directory of another analysis is
+// refused.
+func TestChainIDGivesTheChainsOfOneRun(t *testing.T) {
+	tmp := t.TempDir()
+	args := []string{"run", "--iters", "300", "--burnin", "100", "--thin", "5", "--chains", "3", "--seed", "7", "--quiet"}
+	whole := filepath.Join(tmp, "whole")
+	if code, _, errs := runMain(append(args, "--out", whole)...); code != 0 {
+		t.Fatal(errs)
+	}
+	var dirs []string
+	for k := 3; k >= 1; k-- {
+		dir := filepath.Join(tmp, "chain"+strconv.Itoa(k))
+		code, out, errs := runMain(append(args, "--chain-id", strconv.Itoa(k), "--out", dir)...)
+		if code != 0 {
+			t.Fatal(errs)
+		}
+		if !strings.Contains(out, "chain "+strconv.Itoa(k)+" of 3") {
+			t.Errorf("output does not say which chain ran:\n%s", out)
+		}
+		for _, f := range []string{"chain-", "warmup-"} {
+			name := f + strconv.Itoa(k) + ".csv"
+			if !sameButTiming(t, filepath.Join(whole, name), filepath.Join(dir, name)) {
+				t.Errorf("%s of --chain-id %d differs from the 3-chain run's", name, k)
+			}
+		}
+		dirs = append([]string{dir}, dirs...)
+	}
+	// The check can fail: chain 2 is not chain 1.
+	if sameButTiming(t, filepath.Join(whole, "chain-1.csv"), filepath.Join(dirs[1], "chain-2.csv")) {
+		t.Fatal("chains 1 and 2 are equal")
+	}
+	same := func(what string, a, b []string, skip int) {
+		t.Helper()
+		ca, oa, ea := runMain(a...)
+		cb, ob, eb := runMain(b...)
+		if ca != 0 || cb != 0 {
+			t.Fatalf("%s: %s %s", what, ea, eb)
+		}
+		la, lb := strings.SplitN(oa, "\n", skip+1), strings.SplitN(ob, "\n", skip+1)
+		if la[len(la)-1] != lb[len(lb)-1] {
+			t.Errorf("%s differs:\n%s\n%s", what, oa, ob)
+		}
+	}
+	same("summary", []string{"summary", whole}, append([]string{"summary"}, dirs[2], dirs[0], dirs[1]), 1)
+	same("predict", []string{"predict", "--samples", whole, "--data", "australian"},
+		[]string{"predict", "--samples", strings.Join(dirs, ","), "--data", "australian"}, 1)
+	if code, _, errs := runMain(append([]string{"report", "-o", filepath.Join(tmp, "r.html")}, dirs...)...); code != 0 {
+		t.Errorf("report: %s", errs)
+	}
+
+	other := filepath.Join(tmp, "other")
+	if code, _, errs := runMain("run", "--iters", "300", "--burnin", "100", "--thin", "5", "--chains", "3", "--seed", "8", "--quiet",
+		"--chain-id", "3", "--out", other); code != 0 {
+		t.Fatal(errs)
+	}
+	code, _, errs := runMain("summary", dirs[0], dirs[1], other)
+	if code != 2 || !strings.Contains(errs, "not chains of one analysis: setting seed differs") {
+		t.Errorf("mixed analyses: exit %d, %s", code, errs)
+	}
+	code, _, errs = runMain("summary", dirs[0], dirs[0])
+	if code != 2 || !strings.Contains(errs, "chain 1 appears twice") {
+		t.Errorf("a chain twice: exit %d, %s", code, errs)
+	}
+	if code, _, errs := runMain(append(args, "--chain-id", "4")...); code != 2 || !strings.Contains(errs, "--chain-id 4: expected a chain number from 1 to --chains (3)") {
+		t.Errorf("--chain-id 4: exit %d, %s", code, errs)
+	}
+}
