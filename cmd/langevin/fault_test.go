@@ -200,10 +200,28 @@ func TestFaultSignals(t *testing.T) {
 	phases := []phase{
 		{"loading", func(dir string) []string {
 			return []string{"run", "--data", fifo, "--out", dir, "--quiet"} // blocks: nobody writes the FIFO
-		}, func(string) bool { time.Sleep(300 * time.Millisecond); return true }, false},
+		}, func(dir string) bool {
+			// The FIFO is open for reading: opening it to write succeeds.
+			// The writer stays open, silent, until the process ends.
+			if !exists(dir, ".lock") {
+				return false
+			}
+			w, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0)
+			if err != nil {
+				return false
+			}
+			t.Cleanup(func() { w.Close() })
+			return true
+		}, false},
 		{"the MAP", func(dir string) []string {
 			return []string{"run", "--data", "moons", "--model", "mlp", "--init", "map", "--map-iters", "100000000", "--out", dir, "--quiet"}
-		}, func(string) bool { time.Sleep(500 * time.Millisecond); return true }, false},
+		}, func(dir string) bool {
+			if !exists(dir, ".lock") { // the signal handler is in place
+				return false
+			}
+			time.Sleep(300 * time.Millisecond) // the data and the model take milliseconds
+			return true
+		}, false},
 		{"burn-in", func(dir string) []string {
 			return []string{"run", "--model", "gauss2", "--iters", "50000000", "--burnin", "40000000", "--thin", "10", "--chains", "2", "--out", dir, "--quiet"}
 		}, func(dir string) bool { return hasRows(dir, "warmup-1.csv") }, false},
@@ -264,6 +282,11 @@ func TestFaultSignals(t *testing.T) {
 		}
 		_ = i
 	}
+}
+
+func exists(dir, name string) bool {
+	_, err := os.Stat(filepath.Join(dir, name))
+	return err == nil
 }
 
 func allSame(s []string) bool {
