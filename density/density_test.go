@@ -239,3 +239,31 @@ func TestBernoulliProbit(t *testing.T) {
 		}
 	}
 }
+
+// TestNegBin2LogPoissonLimit checks that the negative binomial tends to the
+// Poisson as φ → ∞, with finite partials, where log-gamma differences would
+// lose every digit, and that the large-count branch agrees with the sums.
+func TestNegBin2LogPoissonLimit(t *testing.T) {
+	for _, k := range []int{0, 3, 17} {
+		want, wd := PoissonLog(k, 1.3)
+		lp, d, dphi := NegBin2Log(k, 1.3, 1e30)
+		if !close(lp, want, 1e-12) || !close(d, wd, 1e-12) || math.IsNaN(dphi) || math.Abs(dphi) > 1e-20 {
+			t.Errorf("NegBin2Log(%d, 1.3, 1e30) = %g, %g, %g; Poisson %g, %g, and ∂φ → 0", k, lp, d, dphi, want, wd)
+		}
+	}
+	// Near the branch point: k = 1000 (sums) against the log-gamma form.
+	lp, _, dphi := NegBin2Log(1000, 6.5, 40)
+	a, _ := math.Lgamma(1000 + 40.0)
+	b, _ := math.Lgamma(1001)
+	c, _ := math.Lgamma(40)
+	mu := math.Exp(6.5)
+	want := a - b - c + 1000*6.5 + 40*math.Log(40) - 1040*math.Log(mu+40)
+	if !close(lp, want, 1e-10) {
+		t.Errorf("NegBin2Log(1000, 6.5, 40) = %.12g, log-gamma form %.12g", lp, want)
+	}
+	num := fd(func(v []float64) float64 { l, _, _ := NegBin2Log(1001, 6.5, v[0]); return l }, []float64{40}, 0)
+	if _, _, g := NegBin2Log(1001, 6.5, 40); !close(g, num, 1e-6) {
+		t.Errorf("NegBin2Log(1001, ·): ∂φ = %g, finite difference %g", g, num)
+	}
+	_ = dphi
+}

@@ -237,6 +237,12 @@ func logAddExp(a, b float64) float64 {
 // for k ≥ 0, with ∂/∂η = k − (k + φ) μ/(μ + φ) and
 // ∂/∂φ = ψ(k + φ) − ψ(φ) + log φ + 1 − log(μ + φ) − (k + φ)/(μ + φ);
 // −Inf for k < 0.
+//
+// It is evaluated as Σ_{j<k} log((φ + j)/(μ + φ)) − log k! + kη
+// − φ log(1 + μ/φ), and ∂/∂φ as Σ_{j<k} 1/(φ + j) − log(1 + μ/φ)
+// + (μ − k)/(μ + φ), which stay accurate as φ → ∞ (the Poisson limit),
+// where the differences of log-gammas lose every digit; for k > 1000 the
+// sums are replaced by log-gamma and digamma differences.
 func NegBin2Log(k int, eta, phi float64) (lp, deta, dphi float64) {
 	if !(phi > 0) {
 		return math.NaN(), math.NaN(), math.NaN()
@@ -246,14 +252,25 @@ func NegBin2Log(k int, eta, phi float64) (lp, deta, dphi float64) {
 	}
 	fk := float64(k)
 	lphi := math.Log(phi)
-	lmp := logAddExp(eta, lphi) // log(μ + φ)
-	a, _ := math.Lgamma(fk + phi)
+	r := math.Exp(eta - lphi)   // μ/φ
+	lmp := lphi + math.Log1p(r) // log(μ + φ)
+	w := math.Exp(eta - lmp)    // μ/(μ + φ)
 	b, _ := math.Lgamma(fk + 1)
-	c, _ := math.Lgamma(phi)
-	lp = a - b - c + fk*eta + phi*lphi - (fk+phi)*lmp
-	w := math.Exp(eta - lmp) // μ/(μ + φ)
+	var s, ds float64
+	if k <= 1000 {
+		for j := 0; j < k; j++ {
+			s += math.Log(phi+float64(j)) - lmp
+			ds += 1 / (phi + float64(j))
+		}
+	} else {
+		a, _ := math.Lgamma(fk + phi)
+		c, _ := math.Lgamma(phi)
+		s = a - c - fk*lmp
+		ds = mathext.Digamma(fk+phi) - mathext.Digamma(phi)
+	}
+	lp = s - b + fk*eta - phi*math.Log1p(r)
 	deta = fk - (fk+phi)*w
-	dphi = mathext.Digamma(fk+phi) - mathext.Digamma(phi) + lphi + 1 - lmp - (fk+phi)*math.Exp(-lmp)
+	dphi = ds - math.Log1p(r) + (math.Exp(eta)-fk)*math.Exp(-lmp)
 	return lp, deta, dphi
 }
 

@@ -424,9 +424,6 @@ func logMeanExpOf(v []float64) float64 {
 	return mx + math.Log(s/float64(len(v)))
 }
 
-// NumClasses returns 2 (Probit; predict.Classifier).
-func (m *GLM) NumClasses() int { return 2 }
-
 // ClassProbs writes (1 − Φ(ηᵢ), Φ(ηᵢ)) for the rows of X into dst (n×2);
 // it panics unless the model is Probit.
 func (m *GLM) ClassProbs(theta []float64, X *mat.Dense, dst *mat.Dense) {
@@ -440,14 +437,12 @@ func (m *GLM) ClassProbs(theta []float64, X *mat.Dense, dst *mat.Dense) {
 	}
 }
 
-// RegressionMean writes ηᵢ for the rows of X (Robust; predict.Regressor).
-func (m *GLM) RegressionMean(theta []float64, X *mat.Dense, dst []float64) {
-	m.Mean(theta, X, nil, dst)
-}
-
 // NoiseVar returns the variance σ²ν/(ν − 2) of Robust's Student-t noise at
-// θ (+Inf for ν ≤ 2).
+// θ (+Inf for ν ≤ 2); it panics unless the model is Robust.
 func (m *GLM) NoiseVar(theta []float64) float64 {
+	if m.kind != Robust {
+		panic(fmt.Sprintf("model: %v has no additive noise", m.kind))
+	}
 	s, nu := m.auxAt(theta)
 	if nu <= 2 {
 		return math.Inf(1)

@@ -1,7 +1,9 @@
 package model
 
 import (
+	"errors"
 	"fmt"
+	"math"
 	"strings"
 
 	"gonum.org/v1/gonum/mat"
@@ -21,6 +23,10 @@ import (
 //	softmax    NoIntercept, PriorScale (σ₀; precision λ = 1/σ₀²; 0: λ = 1), Classes (0: from the labels)
 //	mlp        Hidden, Activation, Likelihood ("" : from the labels), Classes, NoiseVar, LearnNoise,
 //	           PriorScale (s of every layer; 0: 1)
+//	poisson    NoIntercept, PriorScale (s₀ of the slopes; 0: 2.5), Offset, Exposure (see GLM)
+//	negbin     as poisson
+//	probit     NoIntercept, PriorScale
+//	robust     NoIntercept, PriorScale, Nu (0: ν estimated)
 //	gauss2     Rho (a toy target that needs no data)
 //	mixture25  (a toy target that needs no data)
 //
@@ -40,13 +46,20 @@ type Spec struct {
 	NoiseVar   float64 `json:"noise_var,omitempty"`
 	LearnNoise bool    `json:"learn_noise,omitempty"`
 
+	// Offset names the data column holding the count models' offsets oᵢ,
+	// taken out of the features; with Exposure the column holds exposures
+	// uᵢ > 0 and oᵢ = log uᵢ. BuildOffset takes the column's values.
+	Offset   string  `json:"offset,omitempty"`
+	Exposure bool    `json:"exposure,omitempty"`
+	Nu       float64 `json:"nu,omitempty"`
+
 	Rho       float64 `json:"rho,omitempty"`
 	GradNoise float64 `json:"grad_noise,omitempty"`
 	Seed      uint64  `json:"seed,omitempty"`
 }
 
 // Kinds lists the model kinds a Spec builds.
-var Kinds = []string{"linear", "logistic", "softmax", "mlp", "gauss2", "mixture25"}
+var Kinds = []string{"linear", "logistic", "softmax", "mlp", "poisson", "negbin", "probit", "robust", "gauss2", "mixture25"}
 
 // NeedsData reports whether the kind is fitted to data (false for the toy
 // targets).
@@ -55,7 +68,7 @@ func (s Spec) NeedsData() bool { return s.Kind != "gauss2" && s.Kind != "mixture
 // Classifies reports whether the model's response is a class label.
 func (s Spec) Classifies() bool {
 	switch s.Kind {
-	case "logistic", "softmax":
+	case "logistic", "softmax", "probit":
 		return true
 	case "mlp":
 		return s.Likelihood != LikGaussian.String()
@@ -95,6 +108,13 @@ func largestLabel(y []float64) int {
 func (s Spec) Validate() error {
 	switch s.Kind {
 	case "linear", "logistic", "softmax", "gauss2", "mixture25":
+	case "poisson", "negbin", "probit", "robust":
+		if s.Offset != "" && s.Kind != "poisson" && s.Kind != "negbin" {
+			return fmt.Errorf("model: %s: an offset or exposure column applies to poisson and negbin only", s.Kind)
+		}
+		if s.Nu < 0 || math.IsNaN(s.Nu) {
+			return fmt.Errorf("model: %s: nu %v: expected a positive number (0 to estimate it)", s.Kind, s.Nu)
+		}
 	case "mlp":
 		if _, err := ParseActivation(s.Activation); err != nil {
 			return err
@@ -119,10 +139,22 @@ func (s Spec) Validate() error {
 }
 
 // Build returns the model of s over the rows of X with responses y (the toy
-// targets ignore both).
+// targets ignore both). A spec with an Offset column needs BuildOffset.
 func (s Spec) Build(X *mat.Dense, y []float64) (langevin.Model, error) {
+	return s.BuildOffset(X, y, nil)
+}
+
+// BuildOffset is Build with the values of the Offset column (as read: the
+// exposures uᵢ with Exposure, taken as log uᵢ); nil without an Offset.
+func (s Spec) BuildOffset(X *mat.Dense, y, offset []float64) (langevin.Model, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
+	}
+	if (s.Offset != "") != (offset != nil) {
+		if offset == nil {
+			return nil, fmt.Errorf("model: %s: no values for the offset column %q", s.Kind, s.Offset)
+		}
+		return nil, fmt.Errorf("model: %s: offsets given without an offset column", s.Kind)
 	}
 	var m langevin.Model
 	switch s.Kind {
@@ -167,6 +199,26 @@ func (s Spec) Build(X *mat.Dense, y []float64) (langevin.Model, error) {
 			return nil, err
 		}
 		m = mm
+	case "poisson", "negbin", "probit", "robust":
+		kind, _ := ParseGLMKind(s.Kind)
+		opt := GLMOptions{NoIntercept: s.NoIntercept, PriorScale: s.PriorScale, Nu: s.Nu}
+		if offset != nil {
+			opt.Offset = make([]float64, len(offset))
+			for i, v := range offset {
+				if s.Exposure {
+					if !(v > 0) || math.IsInf(v, 1) {
+						return nil, fmt.Errorf("model: %s: row %d: exposure %v in column %q: expected a positive finite number", s.Kind, i+1, v, s.Offset)
+					}
+					v = math.Log(v)
+				}
+				opt.Offset[i] = v
+			}
+		}
+		g, err := NewGLM(kind, X, y, opt)
+		if err != nil {
+			return nil, err
+		}
+		m = g
 	case "gauss2":
 		g, err := NewGauss2(s.Rho)
 		if err != nil {
@@ -180,6 +232,52 @@ func (s Spec) Build(X *mat.Dense, y []float64) (langevin.Model, error) {
 		m = NoisyGradient{Model: m, SD: s.GradNoise, Seed: s.Seed}
 	}
 	return m, nil
+}
+
+// ResponseError reports a response (label) that a model kind cannot take.
+type ResponseError struct {
+	Row   int     // 1-based row
+	Value float64 // the response
+	Label bool    // a class label (rather than a numeric response)
+	What  string  // what was expected, e.g. "logistic regression expects labels 0/1 or −1/+1"
+}
+
+func (e *ResponseError) Error() string {
+	noun := "response"
+	if e.Label {
+		noun = "label"
+	}
+	return fmt.Sprintf("row %d: %s %v: %s", e.Row, noun, e.Value, e.What)
+}
+
+// CheckResponses returns a *ResponseError for the first response of y that
+// the kind cannot model: binary labels (0/1 or −1/+1, not mixed) for logistic
+// and probit regression, class labels 0 … K−1 for softmax regression,
+// non-negative integer counts for Poisson and negative binomial regression.
+func (s Spec) CheckResponses(y []float64) error {
+	switch s.Kind {
+	case "logistic", "probit":
+		var le *LabelError
+		if errors.As(CheckLabels(y), &le) {
+			what := s.Kind + " regression expects labels 0/1 or −1/+1"
+			if le.Other > 0 {
+				what = "labels mix 0/1 with −1/+1"
+			}
+			return &ResponseError{Row: le.Row, Value: le.Value, Label: true, What: what}
+		}
+	case "softmax":
+		var ce *ClassLabelError
+		if _, err := CheckClassLabels(y, 0); errors.As(err, &ce) {
+			return &ResponseError{Row: ce.Row, Value: ce.Value, Label: true, What: "softmax regression expects integer class labels 0, 1, …, K−1"}
+		}
+	case "poisson", "negbin":
+		for i, v := range y {
+			if !(v >= 0) || v != math.Trunc(v) || v > 1<<40 {
+				return &ResponseError{Row: i + 1, Value: v, What: s.Kind + " regression expects non-negative integer counts"}
+			}
+		}
+	}
+	return nil
 }
 
 // GuessLikelihood is the MLP likelihood that labels y suggest: Bernoulli for

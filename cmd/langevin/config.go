@@ -31,6 +31,9 @@ type runConfig struct {
 	mlp        mlpConfig
 	gradNoise  float64 // toy targets
 	rho        float64 // gauss2
+	offset     string  // poisson, negbin: offset column
+	exposure   string  // poisson, negbin: exposure column (offset = log exposure)
+	nu         float64 // robust: fixed degrees of freedom (0: estimated)
 	// run
 	sampler                     string
 	def                         *samplerDef
@@ -71,7 +74,7 @@ type mlpConfig struct {
 // The groups of the common flags, in the order of run -h.
 var commonGroups = []struct{ title, flags string }{
 	{"data", "data test test-frac target format standardize n noise k"},
-	{"model", "model intercept prior-scale hidden activation likelihood classes noise-var learn-noise map-iters map-batch map-lr grad-noise rho"},
+	{"model", "model intercept prior-scale offset exposure nu hidden activation likelihood classes noise-var learn-noise map-iters map-batch map-lr grad-noise rho"},
 	{"run", "sampler chains chain-id iters burnin thin seed init precond out overwrite report quiet"},
 	{"step size", "step schedule step-b decay step-floor cycles explore temperature temperature-start"},
 	{"stochastic gradients", "batch replace cv clip clip-value noise-every"},
@@ -89,9 +92,12 @@ func newRunFlagSet(c *runConfig) *flag.FlagSet {
 	fs.Float64Var(&c.noise, "noise", 0.1, "generated data: noise sd (moons: of the points, spirals: of the angle, gap1d: of y)")
 	fs.IntVar(&c.k, "k", 3, "--data spirals: number of arms (classes)")
 
-	fs.StringVar(&c.model, "model", "logistic", "model: linear|logistic|mlp|softmax (integer class labels 0…K−1; --prior-scale σ₀ is precision λ = 1/σ₀²), or a toy target that needs no --data: gauss2|mixture25")
+	fs.StringVar(&c.model, "model", "logistic", "model: linear|logistic|mlp|softmax (integer class labels 0…K−1; --prior-scale σ₀ is precision λ = 1/σ₀²)|poisson|negbin (counts, log link; --offset/--exposure)|probit (0/1 labels)|robust (Student-t regression), or a toy target that needs no --data: gauss2|mixture25")
 	fs.BoolVar(&c.intercept, "intercept", true, "add an intercept")
 	fs.Float64Var(&c.priorScale, "prior-scale", 0, "prior scale `S`: σ₀ of the N(0, σ₀²I) prior (logistic, default 1), or √v of the N(μ, σ²vI) prior (linear, default 10)")
+	fs.StringVar(&c.offset, "offset", "", "poisson, negbin: `COL`umn (name or 1-based number) of offsets oᵢ added to the linear predictor, taken out of the features")
+	fs.StringVar(&c.exposure, "exposure", "", "poisson, negbin: `COL`umn of exposures uᵢ > 0 (offset log uᵢ: E[yᵢ] = uᵢ·exp(α + xᵢᵀβ)), taken out of the features")
+	fs.Float64Var(&c.nu, "nu", 0, "robust: fix the Student-t degrees of freedom `ν` (default: estimated, ν ~ Gamma(2, 0.1) on ν > 1)")
 	m := &c.mlp
 	fs.StringVar(&m.hidden, "hidden", "100,10", "MLP hidden layer widths, comma-separated (\"\" or 0: no hidden layer)")
 	fs.StringVar(&m.activation, "activation", "relu", "MLP activation: relu|tanh|sigmoid|identity")
@@ -351,7 +357,16 @@ func (c *runConfig) validate() error {
 			}
 		}
 	}
+	glmOffset := c.model == "poisson" || c.model == "negbin"
 	switch {
+	case c.offset != "" && c.exposure != "":
+		return inputErrorf("--offset %s and --exposure %s: give one (the offset is the log of the exposure)", c.offset, c.exposure)
+	case (c.set["offset"] || c.set["exposure"]) && !glmOffset:
+		return inputErrorf("--offset/--exposure: only for --model poisson|negbin, not %s", c.model)
+	case c.set["nu"] && c.model != "robust":
+		return inputErrorf("--nu: only for --model robust, not %s", c.model)
+	case c.set["nu"] && (!(c.nu > 0) || math.IsInf(c.nu, 0)):
+		return inputErrorf("--nu %v: expected a positive number", c.nu)
 	case c.chains < 1 || c.chains > maxChains:
 		return inputErrorf("--chains %d: expected 1 to %d", c.chains, maxChains)
 	case c.chainID < 0 || c.chainID > c.chains:
@@ -458,6 +473,13 @@ func (c *runConfig) spec() model.Spec {
 		s.NoiseVar, s.LearnNoise = c.mlp.noiseVar, c.mlp.learnNoise
 	case "gauss2":
 		s.Rho = c.rho
+	case "poisson", "negbin":
+		s.Offset = c.offset
+		if c.exposure != "" {
+			s.Offset, s.Exposure = c.exposure, true
+		}
+	case "robust":
+		s.Nu = c.nu
 	}
 	if c.toy() && c.gradNoise > 0 {
 		s.GradNoise, s.Seed = c.gradNoise, c.seed

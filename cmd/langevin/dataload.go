@@ -50,6 +50,17 @@ func (j *job) loadData() error {
 	if c.batch > train.Len() {
 		return inputErrorf("--batch %d: expected at most N = %d training rows (0: full batch)", c.batch, train.Len())
 	}
+	if col, flagName := c.offsetColumn(); col != "" {
+		// Out of the features before standardising: the offsets are used as read.
+		if j.offTrain, err = takeColumn(train, col, flagName); err != nil {
+			return err
+		}
+		if test != nil && test.Len() > 0 {
+			if j.offTest, err = takeColumn(test, col, flagName); err != nil {
+				return err
+			}
+		}
+	}
 	if c.standardize {
 		j.scaler = data.FitScaler(train.X)
 		j.scaler.Transform(train.X)
@@ -112,15 +123,12 @@ func readData(c *runConfig, path, flagName string, builtins bool) (*data.Dataset
 	if d.Len() == 0 {
 		return nil, inputErrorf("%s %s: no data rows", flagName, path)
 	}
-	var le *model.LabelError
-	var ce *model.ClassLabelError
-	switch {
-	case c.model == "logistic" && errors.As(model.CheckLabels(d.Y), &le) && le.Other > 0:
-		return nil, inputErrorf("%s:%d: label %v in column %q: labels mix 0/1 with −1/+1", d.Source, le.Row+headerLine, le.Value, d.Target)
-	case le != nil:
-		return nil, inputErrorf("%s:%d: label %v in column %q: logistic regression expects labels 0/1 or −1/+1", d.Source, le.Row+headerLine, le.Value, d.Target)
-	case c.model == "softmax" && errors.As(func() error { _, err := model.CheckClassLabels(d.Y, 0); return err }(), &ce):
-		return nil, inputErrorf("%s:%d: label %v in column %q: softmax regression expects integer class labels 0, 1, …, K−1", d.Source, ce.Row+headerLine, ce.Value, d.Target)
+	if re := (*model.ResponseError)(nil); errors.As((model.Spec{Kind: c.model}).CheckResponses(d.Y), &re) {
+		noun := "response"
+		if re.Label {
+			noun = "label"
+		}
+		return nil, inputErrorf("%s:%d: %s %v in column %q: %s", d.Source, re.Row+headerLine, noun, re.Value, d.Target, re.What)
 	}
 	return d, nil
 }
@@ -203,4 +211,50 @@ func checkSoftmaxLabels(train, test *data.Dataset) error {
 		return inputErrorf("--model softmax: the labels of column %q start at %v, not 0: softmax expects the classes 0, 1, …, K−1 (with labels 1…K, subtract 1: class 0 would be empty)", train.Target, lo)
 	}
 	return nil
+}
+
+// offsetColumn returns the --offset or --exposure column and its flag ("" if
+// neither).
+func (c *runConfig) offsetColumn() (col, flagName string) {
+	if c.exposure != "" {
+		return c.exposure, "--exposure"
+	}
+	if c.offset != "" {
+		return c.offset, "--offset"
+	}
+	return "", ""
+}
+
+// takeColumn removes the feature column col (a name, or a 1-based number
+// among the features) from d and returns its values.
+func takeColumn(d *data.Dataset, col, flagName string) ([]float64, error) {
+	n, p := d.Len(), d.Dim()
+	k := -1
+	for j, name := range d.Names {
+		if name == col {
+			k = j
+		}
+	}
+	if k < 0 {
+		if v, err := strconv.Atoi(col); err == nil && v >= 1 && v <= p {
+			k = v - 1
+		}
+	}
+	if k < 0 {
+		return nil, inputErrorf("%s %s: %s has no feature column of that name or number (features: %s)", flagName, col, d.Source, strings.Join(d.Names, ", "))
+	}
+	if p == 1 {
+		return nil, inputErrorf("%s %s: the column is %s's only feature: nothing left to regress on", flagName, col, d.Source)
+	}
+	vals := make([]float64, n)
+	X := mat.NewDense(n, p-1, nil)
+	row := make([]float64, p)
+	for i := 0; i < n; i++ {
+		mat.Row(row, i, d.X)
+		vals[i] = row[k]
+		X.SetRow(i, append(append([]float64(nil), row[:k]...), row[k+1:]...))
+	}
+	d.X = X
+	d.Names = append(append([]string(nil), d.Names[:k]...), d.Names[k+1:]...)
+	return vals, nil
 }

@@ -92,8 +92,8 @@ func (p *proc) wait(t *testing.T, d time.Duration) int {
 	return 0
 }
 
-// waitFor polls cond every 10 ms, at most d.
-func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
+// waitUntil polls cond every 10 ms, at most d.
+func waitUntil(t *testing.T, d time.Duration, what string, cond func() bool) {
 	t.Helper()
 	end := time.Now().Add(d)
 	for !cond() {
@@ -159,7 +159,7 @@ func TestFaultKill9(t *testing.T) {
 	for i := range n {
 		dir := filepath.Join(t.TempDir(), "out")
 		p := start(t, append(longRun, "--seed", strconv.Itoa(i+1), "--out", dir)...)
-		waitFor(t, 20*time.Second, "the first draws on disk", func() bool { return hasRows(dir, "chain-1.csv") })
+		waitUntil(t, 20*time.Second, "the first draws on disk", func() bool { return hasRows(dir, "chain-1.csv") })
 		time.Sleep(time.Duration(rng.IntN(400)) * time.Millisecond)
 		p.cmd.Process.Signal(syscall.SIGKILL)
 		if code := p.wait(t, 5*time.Second); code != -int(syscall.SIGKILL) {
@@ -233,7 +233,7 @@ func TestFaultSignals(t *testing.T) {
 			name := ph.name + "/" + sig.String()
 			dir := filepath.Join(t.TempDir(), "out")
 			p := start(t, ph.args(dir)...)
-			waitFor(t, 20*time.Second, name+": the phase", func() bool { return ph.ready(dir) })
+			waitUntil(t, 20*time.Second, name+": the phase", func() bool { return ph.ready(dir) })
 			sent := time.Now()
 			p.cmd.Process.Signal(sig)
 			code := p.wait(t, 5*time.Second)
@@ -330,7 +330,7 @@ func TestFaultRunDirs(t *testing.T) {
 	// Two runs on one directory at once.
 	busy := filepath.Join(t.TempDir(), "busy")
 	p = start(t, append(longRun, "--out", busy)...)
-	waitFor(t, 20*time.Second, "the first run's draws", func() bool { return hasRows(busy, "chain-1.csv") })
+	waitUntil(t, 20*time.Second, "the first run's draws", func() bool { return hasRows(busy, "chain-1.csv") })
 	q := start(t, append(longRun, "--out", busy, "--overwrite")...)
 	if code := q.wait(t, 10*time.Second); code != 2 || !strings.Contains(q.stderr.String(), "another process") {
 		t.Errorf("second concurrent run: exit %d, %s", code, q.stderr.String())

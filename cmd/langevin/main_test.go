@@ -122,7 +122,7 @@ func TestRunBadInput(t *testing.T) {
 		{"negative step", []string{"--step", "-0.1"}, "--step -0.1: expected a positive number"},
 		{"bad number", []string{"--batch", "ten"}, `invalid value "ten" for flag --batch`},
 		{"unknown flag", []string{"--bogus"}, "flag provided but not defined: -bogus"},
-		{"bad model", []string{"--model", "probit"}, `--model "probit": expected one of linear, logistic`},
+		{"bad model", []string{"--model", "weibull"}, `--model "weibull": expected one of linear, logistic`},
 		{"missing file", []string{"--data", filepath.Join(dir, "nope.csv")}, "nope.csv: no such file"},
 		{"test dims", []string{"--data", writeFile(t, dir, "g2.csv", good), "--test", writeFile(t, dir, "t.csv", "a,y\n1,0\n")}, "--test"},
 	} {

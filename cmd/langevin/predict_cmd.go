@@ -4,11 +4,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/langevin-go/langevin/data"
+	"github.com/langevin-go/langevin/model"
 	"github.com/langevin-go/langevin/predict"
 )
 
@@ -74,6 +76,12 @@ func cmdPredict(args []string, stdout, _ io.Writer) error {
 			return err
 		}
 	}
+	var offVals []float64
+	if mf.Spec.Offset != "" {
+		if offVals, err = takeColumn(d, mf.Spec.Offset, "the run's offset column"); err != nil {
+			return err
+		}
+	}
 	// Columns are matched by name with the training data's.
 	if err := alignColumns(&data.Dataset{Names: mf.Features, Source: mf.Data}, d, "--data"); err != nil {
 		return err
@@ -81,7 +89,7 @@ func cmdPredict(args []string, stdout, _ io.Writer) error {
 	if sc != nil {
 		sc.Transform(d.X)
 	}
-	m, err := mf.Spec.Build(d.X, d.Y)
+	m, err := mf.Spec.BuildOffset(d.X, d.Y, offVals)
 	if err != nil {
 		return inputErrorf("--data %s: %v", f.data, err)
 	}
@@ -90,6 +98,9 @@ func cmdPredict(args []string, stdout, _ io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(stdout, "%s (%s) on %s: %d rows, %d draws from %s\n\n", mf.Kind, mf.Data, d.Source, d.Len(), len(draws), samples)
+	if g, ok := m.(*model.GLM); ok {
+		return predictGLM(stdout, g, draws, d, logOffsets(mf.Spec, offVals), out)
+	}
 	if r, ok := m.(predict.Regressor); ok && !mf.Classifies() {
 		reg, err := predict.Regress(r, draws, d.X, level)
 		if err != nil {
@@ -150,4 +161,39 @@ func meanOf(v []float64) float64 {
 		s += x
 	}
 	return s / float64(len(v))
+}
+
+// predictGLM prints a GLM's posterior predictive scores on d (accuracy for
+// probit, the RMSE of the predictive mean otherwise, and the mean log
+// predictive density) and writes y and the predictive mean to out.
+func predictGLM(w io.Writer, g *model.GLM, draws [][]float64, d *data.Dataset, offset []float64, out string) error {
+	mean := g.PredictMean(draws, d.X, offset, nil)
+	var score float64
+	for i, m := range mean {
+		if g.Kind() == model.Probit {
+			if (m >= 0.5) == (d.Y[i] == 1) {
+				score++
+			}
+		} else {
+			score += (m - d.Y[i]) * (m - d.Y[i])
+		}
+	}
+	score /= float64(len(mean))
+	name := "accuracy"
+	if g.Kind() != model.Probit {
+		name, score = "RMSE of the predictive mean", math.Sqrt(score)
+	}
+	fmt.Fprintf(w, "%s %.4f   mean log predictive density %.4f\n", name, score, g.LogPredictiveDensity(draws, d.X, offset, d.Y))
+	if out == "" {
+		return nil
+	}
+	var sb strings.Builder
+	sb.WriteString("y,mean\n")
+	for i, m := range mean {
+		fmt.Fprintf(&sb, "%g,%g\n", d.Y[i], m)
+	}
+	if err := os.WriteFile(out, []byte(sb.String()), 0o644); err != nil {
+		return inputErrorf("--out %s: %v", out, err)
+	}
+	return nil
 }

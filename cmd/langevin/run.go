@@ -25,7 +25,10 @@ type job struct {
 	scaler      *data.Scaler // the standardisation applied, if any
 	spec        model.Spec   // resolved against the training labels
 	m           langevin.Model
-	env         *buildEnv // the sampler's build: its schedule and step
+	// offTrain and offTest are the --offset/--exposure column's values, as
+	// read (nil without one).
+	offTrain, offTest []float64
+	env               *buildEnv // the sampler's build: its schedule and step
 }
 
 func cmdRun(args []string, stdout, stderr io.Writer) error {
@@ -196,6 +199,8 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		// Interrupted: no predictions.
 	} else if mlp, ok := m.(*model.MLP); ok && test != nil && test.Len() > 0 {
 		printMLPPredictive(stdout, mlp, tr, mapTheta, test)
+	} else if g, ok := m.(*model.GLM); ok && test != nil && test.Len() > 0 {
+		printGLMPredictive(stdout, g, tr, mapTheta, test, logOffsets(j.spec, j.offTest))
 	} else if test != nil && test.Len() > 0 {
 		printPredictive(stdout, m, tr, mapTheta, test)
 	}
@@ -255,7 +260,7 @@ func (j *job) buildModel() error {
 		return nil
 	}
 	s.Resolve(j.train.Y)
-	m, err := s.Build(j.train.X, j.train.Y)
+	m, err := s.BuildOffset(j.train.X, j.train.Y, j.offTrain)
 	if err != nil {
 		if c.model == "mlp" {
 			return inputErrorf("--data %s: %v", c.data, err)
