@@ -8,8 +8,10 @@
 // Matrix); operations are element-wise arithmetic and functions with scalar
 // broadcasting, sums, dot and matrix–vector products, indexing by group, the
 // log densities of package density, and fused GLM nodes (NormalIDGLM,
-// BernoulliLogitGLM, PoissonLogGLM, NegBin2LogGLM) that handle a whole
-// regression likelihood in one pass over the design matrix.
+// BernoulliLogitGLM, BernoulliProbitGLM, PoissonLogGLM, NegBin2LogGLM) that
+// handle a whole regression likelihood in one pass over the design matrix;
+// NormalRegression does the normal linear model's full-data pass from
+// sufficient statistics in O(p²).
 //
 // # Design
 //

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"math/rand/v2"
 	"strings"
 	"time"
 
@@ -119,7 +118,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	case "map":
 		init = langevin.InitAt{Points: [][]float64{mapTheta}}
 	case "laplace":
-		init = laplaceInit{mean: mapTheta, variance: laplace}
+		init = approx.InitLaplace{Mean: mapTheta, Var: laplace}
 	}
 	opts := langevin.Options{
 		Chains: c.chains, Iters: c.iters, BurnIn: c.burnin, Thin: c.thin, Seed: c.seed,
@@ -296,17 +295,6 @@ func newRunLaplace(c *runConfig, m langevin.Model) *approx.RunLaplace {
 		}
 	}
 	return lap
-}
-
-// laplaceInit starts each chain at an independent draw from the diagonal
-// Laplace approximation N(MAP, diag(H⁻¹)).
-type laplaceInit struct{ mean, variance []float64 }
-
-func (in laplaceInit) Init(_ context.Context, _ langevin.Model, _ int, rng *rand.Rand, dst []float64) error {
-	for j := range dst {
-		dst[j] = in.mean[j] + math.Sqrt(in.variance[j])*rng.NormFloat64()
-	}
-	return nil
 }
 
 // commonLength returns the trace's draws per parameter, cut to the shortest
