@@ -252,7 +252,6 @@ func newRunLaplace(c *runConfig, m langevin.Model) *approx.RunLaplace {
 	return lap
 }
 
-
 // commonLength returns the trace's draws per parameter, cut to the shortest
 // chain when a chain stopped early (the diagnostics need equal lengths), and
 // a note saying so.
