@@ -64,3 +64,35 @@ func TestDiagnosticPlots(t *testing.T) {
 		t.Error("PPC accepted one replication")
 	}
 }
+
+// TestMarginals: the density estimate of N(0, 1) quantiles integrates to
+// 1 over ±5 and peaks at 0 at about 1/√(2π); Marginals draws two runs and
+// rejects mismatched labels.
+func TestMarginals(t *testing.T) {
+	a := make([]float64, 4000)
+	for i := range a {
+		u := (float64(i) + 0.5) / float64(len(a))
+		a[i] = math.Sqrt2 * math.Erfinv(2*u-1) // normal quantiles, sorted
+	}
+	g := kdeCurve(a, -5, 5, 401)
+	var area, peak, at float64
+	for i := 1; i < len(g); i++ {
+		area += (g[i].X - g[i-1].X) * (g[i].Y + g[i-1].Y) / 2
+		if g[i].Y > peak {
+			peak, at = g[i].Y, g[i].X
+		}
+	}
+	if math.Abs(area-1) > 0.005 || math.Abs(at) > 0.05 || math.Abs(peak-0.3989) > 0.01 {
+		t.Errorf("area %.4f, peak %.4f at %.3f; want 1, 0.399 at 0", area, peak, at)
+	}
+	b := make([]float64, len(a))
+	for i, v := range a {
+		b[i] = v + 1
+	}
+	if _, err := Marginals("x", []string{"a", "b"}, [][][]float64{{a}, {b[:2000], b[2000:]}}, true); err != nil {
+		t.Error(err)
+	}
+	if _, err := Marginals("x", []string{"a"}, nil, false); err == nil {
+		t.Error("Marginals accepted 1 label for 0 runs")
+	}
+}

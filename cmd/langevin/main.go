@@ -35,6 +35,9 @@ Usage:
                               of the CSV files of langevin run --out DIR
   langevin predict --samples DIR --data FILE
                               posterior predictive metrics of a run --out DIR on new data
+  langevin compare DIR... [--data FILE] [--out DIR]
+                              runs side by side: marginals overlaid, ESS, ESS/s, test
+                              accuracy with the optimisation (MAP) baseline
   langevin help [COMMAND]     this text, or a command's flags
 
 Exit codes: 0 success, 2 usage or input error, 1 run failure.
@@ -69,6 +72,8 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		err = cmdExperiment(args[1:], stdout, stderr)
 	case "report":
 		err = cmdReport(args[1:], stdout, stderr)
+	case "compare":
+		err = cmdCompare(args[1:], stdout, stderr)
 	case "predict":
 		err = cmdPredict(args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
@@ -78,7 +83,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stdout, usage)
 		return 0
 	default:
-		fmt.Fprintf(stderr, "langevin: unknown command %q: expected run, summary, datasets, experiment, report, predict or help\n", args[0])
+		fmt.Fprintf(stderr, "langevin: unknown command %q: expected run, summary, datasets, experiment, report, predict, compare or help\n", args[0])
 		return 2
 	}
 	switch {

@@ -1,0 +1,380 @@
+package main
+
+import (
+	"bufio"
+	"compress/gzip"
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	gplot "gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
+
+	"github.com/langevin-go/langevin"
+	"github.com/langevin-go/langevin/data"
+	"github.com/langevin-go/langevin/diag"
+	"github.com/langevin-go/langevin/plot"
+	"github.com/langevin-go/langevin/predict"
+	"github.com/langevin-go/langevin/rundir"
+	"github.com/langevin-go/langevin/sampler"
+)
+
+// cmdCompare compares several runs (langevin run --out DIR) of the same
+// model: their marginal posteriors overlaid, and a table of ESS, sampling
+// time, ESS per second and — with --data — the test accuracy (classifiers)
+// or RMSE (regression) of each run's posterior predictive mean beside the
+// optimisation baseline, the MAP found on the run's training data (the seed
+// report's Fig. 4 and Tables 1–2 for any data).
+func cmdCompare(args []string, stdout, stderr io.Writer) error {
+	f := runConfig{set: map[string]bool{}}
+	var names, params, out string
+	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
+	fs.StringVar(&names, "names", "", "comma-separated `LABELS` of the runs (default: the directories' names)")
+	fs.StringVar(&params, "params", "", "comma-separated `NAMES` of the parameters whose marginals are drawn (default: the first three)")
+	fs.StringVar(&out, "out", "", "write DIR/marginals.png (and .svg) and DIR/index.md")
+	fs.StringVar(&f.data, "data", "", "test data (as for predict --data): adds each run's test accuracy or RMSE and the optimisation baseline (the MAP on the training data of the first run's model.json)")
+	fs.StringVar(&f.target, "target", "", "target `COL`umn of --data (default: the last column)")
+	fs.StringVar(&f.format, "format", "auto", "data format: auto|csv|libsvm")
+	fs.Uint64Var(&f.seed, "seed", 2, "generated test data: random seed")
+	fs.IntVar(&f.n, "n", 1000, "generated test data: number of points")
+	fs.Float64Var(&f.noise, "noise", 0.1, "generated test data: noise sd")
+	fs.IntVar(&f.k, "k", 3, "--data spirals: number of arms")
+	// Flags may come before or after the directories.
+	var dirs []string
+	for {
+		if err := parseFlags(fs, args, stdout); err != nil {
+			return err
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		dirs = append(dirs, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	fs.Visit(func(fl *flag.Flag) { f.set[fl.Name] = true })
+	if len(dirs) == 0 {
+		return inputErrorf("no run directories: expected langevin compare [flags] DIR... (the --out DIRs of langevin run)")
+	}
+	labels := make([]string, len(dirs))
+	for i, d := range dirs {
+		labels[i] = filepath.Base(filepath.Clean(d))
+	}
+	if names != "" {
+		l := strings.Split(names, ",")
+		if len(l) != len(dirs) {
+			return inputErrorf("--names %q: %d labels for %d run directories", names, len(l), len(dirs))
+		}
+		labels = l
+	}
+	runs := make([]*rundir.Run, len(dirs))
+	for i, d := range dirs {
+		r, err := readRun(d)
+		if err != nil {
+			return err
+		}
+		if r.Trace.NumDraws() < 2 {
+			return inputErrorf("%s: %d draws: expected at least 2", d, r.Trace.NumDraws())
+		}
+		runs[i] = r
+	}
+	// The parameters drawn: --params, or the first three of the first run;
+	// every run must have them.
+	var show []string
+	if params != "" {
+		show = strings.Split(params, ",")
+	} else {
+		show = runs[0].Trace.Names[:min(3, len(runs[0].Trace.Names))]
+	}
+	cols := make([][]int, len(runs))
+	for i, r := range runs {
+		for _, p := range show {
+			j := indexOfName(r.Trace.Names, p)
+			if j < 0 {
+				return inputErrorf("--params: %s has no parameter %q (it has %s)", dirs[i], p, strings.Join(r.Trace.Names, ", "))
+			}
+			cols[i] = append(cols[i], j)
+		}
+	}
+
+	score, baseline, scoreName, baseNote, err := compareScores(&f, runs, dirs)
+	if err != nil {
+		return err
+	}
+	var tab strings.Builder
+	tw := tabwriter.NewWriter(&tab, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "run\tchains\tdraws\tmin ESS\tmedian ESS\tsampling s\tmin ESS/s\t%s\t\n", scoreName)
+	for i, r := range runs {
+		tr := r.Trace
+		table := diag.Summarize(tr.Names, tr.Params())
+		ess := make([]float64, 0, len(table))
+		for _, s := range table {
+			if !math.IsNaN(s.ESSBulk) {
+				ess = append(ess, s.ESSBulk)
+			}
+		}
+		sort.Float64s(ess)
+		minESS, medESS := math.NaN(), math.NaN()
+		if len(ess) > 0 {
+			minESS, medESS = ess[0], (ess[(len(ess)-1)/2]+ess[len(ess)/2])/2
+		}
+		secs := samplingSeconds(r)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t\n", labels[i], tr.NumChains(), tr.NumDraws(), fmtOr(minESS, "%.0f"), fmtOr(medESS, "%.0f"),
+			fmtOr(secs, "%.3f"), fmtOr(minESS/secs, "%.0f"), fmtOr(score[i], "%.4f"))
+	}
+	if f.data != "" {
+		fmt.Fprintf(tw, "optimisation (MAP)\t–\t–\t–\t–\t–\t–\t%s\t\n", fmtOr(baseline, "%.4f"))
+	}
+	tw.Flush()
+	fmt.Fprint(stdout, tab.String())
+	fmt.Fprintln(stdout, "\nESS: bulk-ESS over every column (diag.Summarize); sampling s: the chain files' \"Elapsed Time ... (Sampling)\", summed over chains.")
+	if baseNote != "" {
+		fmt.Fprintln(stdout, baseNote)
+	}
+	if out == "" {
+		return nil
+	}
+	var row []*gplot.Plot
+	for k, p := range show {
+		chains := make([][][]float64, len(runs))
+		for i, r := range runs {
+			chains[i] = r.Trace.Param(cols[i][k])
+		}
+		pl, err := plot.Marginals(p, labels, chains, false)
+		if err != nil {
+			return err
+		}
+		row = append(row, pl)
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return inputErrorf("--out %s: %v", out, err)
+	}
+	w := vg.Length(len(row)) * 12 * vg.Centimeter
+	for _, format := range []string{"png", "svg"} {
+		b, err := plot.EncodeTiles([][]*gplot.Plot{row}, w, 10*vg.Centimeter, format)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(out, "marginals."+format), b, 0o644); err != nil {
+			return err
+		}
+	}
+	page := "# compare: " + strings.Join(labels, ", ") + "\n\n![marginals](marginals.png)\n\n```\n" + tab.String() + "```\n"
+	if baseNote != "" {
+		page += "\n" + baseNote + "\n"
+	}
+	if err := os.WriteFile(filepath.Join(out, "index.md"), []byte(page), 0o644); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "wrote %s (and .svg), %s\n", filepath.Join(out, "marginals.png"), filepath.Join(out, "index.md"))
+	return nil
+}
+
+func indexOfName(names []string, name string) int {
+	for i, n := range names {
+		if n == name {
+			return i
+		}
+	}
+	return -1
+}
+
+func fmtOr(v float64, format string) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return "–"
+	}
+	return fmt.Sprintf(format, v)
+}
+
+// samplingSeconds sums the "Elapsed Time: ... seconds (Sampling)" lines of
+// the run's chain files (NaN when a file has none, as for an unfinished
+// run).
+func samplingSeconds(r *rundir.Run) float64 {
+	var total float64
+	for _, ch := range r.Chains {
+		s, ok := fileSamplingSeconds(ch.Path)
+		if !ok {
+			return math.NaN()
+		}
+		total += s
+	}
+	return total
+}
+
+func fileSamplingSeconds(path string) (float64, bool) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return 0, false
+	}
+	defer fh.Close()
+	var rd io.Reader = fh
+	if strings.HasSuffix(path, ".gz") {
+		gz, err := gzip.NewReader(fh)
+		if err != nil {
+			return 0, false
+		}
+		rd = gz
+	}
+	sc := bufio.NewScanner(rd)
+	sc.Buffer(make([]byte, 1<<20), 1<<26)
+	for sc.Scan() {
+		line := sc.Text()
+		if !strings.HasPrefix(line, "#") || !strings.Contains(line, "seconds (Sampling)") {
+			continue
+		}
+		fields := strings.Fields(strings.TrimPrefix(line, "#"))
+		for i, fl := range fields {
+			if fl == "seconds" && i > 0 {
+				if v, err := strconv.ParseFloat(fields[i-1], 64); err == nil {
+					return v, true
+				}
+			}
+		}
+	}
+	return 0, false
+}
+
+// compareScores returns, with --data, each run's test score (accuracy for a
+// classifier, RMSE for a regression) and that of the MAP on the training
+// data named in the first run's model.json; NaN where there is none.
+func compareScores(f *runConfig, runs []*rundir.Run, dirs []string) (score []float64, baseline float64, name, note string, err error) {
+	score = make([]float64, len(runs))
+	for i := range score {
+		score[i] = math.NaN()
+	}
+	baseline = math.NaN()
+	if f.data == "" {
+		return score, baseline, "accuracy", "", nil
+	}
+	var mf0 *modelFile
+	var sc0 *data.Scaler
+	for i, r := range runs {
+		mf, sc, err := readModelFile(r)
+		if err != nil {
+			return nil, 0, "", "", err
+		}
+		if i == 0 {
+			mf0, sc0 = mf, sc
+		}
+		test, err := compareTestData(f, mf, sc)
+		if err != nil {
+			return nil, 0, "", "", err
+		}
+		m, err := mf.Spec.Build(test.X, test.Y)
+		if err != nil {
+			return nil, 0, "", "", inputErrorf("--data %s: %v", f.data, err)
+		}
+		draws, err := drawsOf(r, m.Dim())
+		if err != nil {
+			return nil, 0, "", "", err
+		}
+		if score[i], name, err = testScore(m, mf.Classifies(), draws, test); err != nil {
+			return nil, 0, "", "", err
+		}
+	}
+	// The optimisation baseline: the MAP on the training data of the first
+	// run (a file or an embedded data set; generated data are not rebuilt).
+	fc := *f
+	fc.model, fc.target = mf0.Kind, mf0.Target
+	train, err := readData(&fc, mf0.Data, "model.json data", true)
+	if err != nil {
+		return score, baseline, name, fmt.Sprintf("optimisation baseline: not computed (%s's training data %q: %v)", dirs[0], mf0.Data, err), nil
+	}
+	if sc0 != nil {
+		sc0.Transform(train.X)
+	}
+	m, err := mf0.Spec.Build(train.X, train.Y)
+	if err != nil {
+		return score, baseline, name, fmt.Sprintf("optimisation baseline: not computed (%v)", err), nil
+	}
+	start := time.Now()
+	mp, err := sampler.FindMAP(context.Background(), m, nil)
+	if err != nil {
+		return score, baseline, name, fmt.Sprintf("optimisation baseline: not computed (MAP: %v)", err), nil
+	}
+	test, err := compareTestData(f, mf0, sc0)
+	if err != nil {
+		return nil, 0, "", "", err
+	}
+	tm, err := mf0.Spec.Build(test.X, test.Y)
+	if err != nil {
+		return nil, 0, "", "", err
+	}
+	if baseline, _, err = testScore(tm, mf0.Classifies(), [][]float64{mp}, test); err != nil {
+		return nil, 0, "", "", err
+	}
+	note = fmt.Sprintf("optimisation baseline: the MAP (L-BFGS, %.3g s) on %s's training data %s, as a point estimate.", time.Since(start).Seconds(), dirs[0], mf0.Data)
+	return score, baseline, name, note, nil
+}
+
+// compareTestData reads --data for a run's model: a generated test set, a
+// file or an embedded data set, standardised with the run's scaler.
+func compareTestData(f *runConfig, mf *modelFile, sc *data.Scaler) (*data.Dataset, error) {
+	fc := *f
+	fc.model = mf.Kind
+	d, test, generated, err := generatedData(&fc, fc.data)
+	if err != nil {
+		return nil, err
+	}
+	if test != nil {
+		d = test
+	}
+	if !generated {
+		if d, err = readData(&fc, fc.data, "--data", true); err != nil {
+			return nil, err
+		}
+	}
+	if d.Dim() != len(mf.Features) {
+		return nil, inputErrorf("--data %s: %d features, the run was trained on %d", fc.data, d.Dim(), len(mf.Features))
+	}
+	d = d.Subset(allRows(d.Len())) // a copy: the scaler transforms in place
+	if sc != nil {
+		sc.Transform(d.X)
+	}
+	return d, nil
+}
+
+func allRows(n int) []int {
+	idx := make([]int, n)
+	for i := range idx {
+		idx[i] = i
+	}
+	return idx
+}
+
+// testScore is the accuracy of the posterior predictive mean of a
+// classifier, or the RMSE of the predictive mean of a regression.
+func testScore(m langevin.Model, classifies bool, draws [][]float64, test *data.Dataset) (float64, string, error) {
+	if r, ok := m.(predict.Regressor); ok && !classifies {
+		reg, err := predict.Regress(r, draws, test.X, 0.9)
+		if err != nil {
+			return 0, "", err
+		}
+		var se float64
+		for i, v := range test.Y {
+			se += (reg.Mean[i] - v) * (reg.Mean[i] - v)
+		}
+		return math.Sqrt(se / float64(len(test.Y))), "RMSE", nil
+	}
+	c, ok := m.(predict.Classifier)
+	if !ok {
+		return 0, "", inputErrorf("the model has neither class probabilities nor a regression mean")
+	}
+	res, err := predict.Classify(c, draws, test.X, predict.ClassifyOptions{})
+	if err != nil {
+		return 0, "", err
+	}
+	met, err := predict.Evaluate(res.Probs, test.Y, 0)
+	if err != nil {
+		return 0, "", inputErrorf("--data: %v", err)
+	}
+	return met.Accuracy, "accuracy", nil
+}
