@@ -181,3 +181,22 @@ func equalRows(a, b []float64) bool {
 	}
 	return true
 }
+
+func TestGenerated(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name string
+		rows int
+	}{{"moons", 100}, {"Spirals", 99}, {"gap1d", 100}} {
+		d, test, ok, err := data.Generated(c.name, data.GenOptions{N: 100, Noise: 0.1, K: 3, Seed: 1})
+		if err != nil || !ok || test != nil || d.Len() != c.rows {
+			t.Errorf("%s: %v rows, ok %v, err %v; want %d", c.name, d, ok, err, c.rows)
+		}
+	}
+	if _, _, ok, err := data.Generated("australian", data.GenOptions{}); ok || err != nil {
+		t.Errorf("australian: ok %v, err %v; want not generated", ok, err)
+	}
+	if _, _, ok, err := data.Generated("spirals", data.GenOptions{N: 10, K: 1}); !ok || err == nil {
+		t.Errorf("one arm: ok %v, err %v; want an error", ok, err)
+	}
+}

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -231,6 +232,52 @@ func (s Spec) BuildOffset(X *mat.Dense, y, offset []float64) (langevin.Model, er
 		m = NoisyGradient{Model: m, SD: s.GradNoise, Seed: s.Seed}
 	}
 	return m, nil
+}
+
+// ResponseError reports a response (label) that a model kind cannot take.
+type ResponseError struct {
+	Row   int     // 1-based row
+	Value float64 // the response
+	Label bool    // a class label (rather than a numeric response)
+	What  string  // what was expected, e.g. "logistic regression expects labels 0/1 or −1/+1"
+}
+
+func (e *ResponseError) Error() string {
+	noun := "response"
+	if e.Label {
+		noun = "label"
+	}
+	return fmt.Sprintf("row %d: %s %v: %s", e.Row, noun, e.Value, e.What)
+}
+
+// CheckResponses returns a *ResponseError for the first response of y that
+// the kind cannot model: binary labels (0/1 or −1/+1, not mixed) for logistic
+// and probit regression, class labels 0 … K−1 for softmax regression,
+// non-negative integer counts for Poisson and negative binomial regression.
+func (s Spec) CheckResponses(y []float64) error {
+	switch s.Kind {
+	case "logistic", "probit":
+		var le *LabelError
+		if errors.As(CheckLabels(y), &le) {
+			what := s.Kind + " regression expects labels 0/1 or −1/+1"
+			if le.Other > 0 {
+				what = "labels mix 0/1 with −1/+1"
+			}
+			return &ResponseError{Row: le.Row, Value: le.Value, Label: true, What: what}
+		}
+	case "softmax":
+		var ce *ClassLabelError
+		if _, err := CheckClassLabels(y, 0); errors.As(err, &ce) {
+			return &ResponseError{Row: ce.Row, Value: ce.Value, Label: true, What: "softmax regression expects integer class labels 0, 1, …, K−1"}
+		}
+	case "poisson", "negbin":
+		for i, v := range y {
+			if !(v >= 0) || v != math.Trunc(v) || v > 1<<40 {
+				return &ResponseError{Row: i + 1, Value: v, What: s.Kind + " regression expects non-negative integer counts"}
+			}
+		}
+	}
+	return nil
 }
 
 // GuessLikelihood is the MLP likelihood that labels y suggest: Bernoulli for

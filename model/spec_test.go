@@ -2,6 +2,7 @@ package model_test
 
 import (
 	"encoding/json"
+	"errors"
 	"math"
 	"testing"
 
@@ -68,6 +69,33 @@ func TestSpecRoundTrip(t *testing.T) {
 	for _, bad := range []model.Spec{{Kind: "weibull"}, {Kind: "probit", Offset: "u"}, {Kind: "poisson", Offset: "u"}, {Kind: "mlp", Activation: "cosh"}, {Kind: "logistic", PriorScale: -1}} {
 		if _, err := bad.Build(X, labels); err == nil {
 			t.Errorf("%+v: no error", bad)
+		}
+	}
+}
+
+func TestSpecCheckResponses(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		kind string
+		y    []float64
+		row  int // 0: no error
+	}{
+		{"logistic", []float64{0, 1, 1, 0}, 0},
+		{"logistic", []float64{0, 1, 2}, 3},
+		{"probit", []float64{0, 1, -1}, 3}, // mixed codings
+		{"softmax", []float64{0, 2, 1.5}, 3},
+		{"softmax", []float64{0, 2, 1}, 0},
+		{"poisson", []float64{0, 3, -1}, 3},
+		{"negbin", []float64{0, 2.5}, 2},
+		{"linear", []float64{-1.5, 2.5}, 0},
+	} {
+		err := model.Spec{Kind: c.kind}.CheckResponses(c.y)
+		var re *model.ResponseError
+		switch {
+		case c.row == 0 && err != nil:
+			t.Errorf("%s %v: %v", c.kind, c.y, err)
+		case c.row > 0 && (!errors.As(err, &re) || re.Row != c.row):
+			t.Errorf("%s %v: %v, want a *ResponseError at row %d", c.kind, c.y, err, c.row)
 		}
 	}
 }

@@ -422,3 +422,28 @@ func fmtNum(v float64) string {
 		return fmt.Sprintf("%.3g", v)
 	}
 }
+
+// PredictiveSection is the section of a binary classifier's posterior
+// predictive on a test set (the report's Figure 5): probs[s][i] is
+// P(y = 1 | xᵢ, θₛ) under draw s; the points are sorted by the posterior
+// mean, drawn with the central 90% interval over the draws, and the observed
+// labels y are marked.
+func PredictiveSection(probs [][]float64, y []float64) (Section, error) {
+	b, err := plot.PredictiveBand(probs, 0.9)
+	if err != nil {
+		return Section{}, err
+	}
+	p, err := plot.SortedPredictive(fmt.Sprintf("posterior predictive on the test set (%d points)", len(y)), b, 0.9, y)
+	if err != nil {
+		return Section{}, err
+	}
+	png, err := plot.Encode(p, plot.Width, plot.Height, "png")
+	if err != nil {
+		return Section{}, err
+	}
+	return Section{
+		Title:   "Posterior predictive",
+		Text:    "P(y = 1 | x, data) for every test point, sorted by its posterior mean, with the central 90% interval over the draws; squares mark the observed labels (report Figure 5). Wide bands are the points the model is unsure about.",
+		Figures: []Figure{{Title: "sorted predictive probabilities", PNG: png}},
+	}, nil
+}

@@ -184,3 +184,17 @@ func TestTrajectory(t *testing.T) {
 		t.Errorf("trajectory: warnings %q", r.Warnings)
 	}
 }
+
+func TestPredictiveSection(t *testing.T) {
+	probs := [][]float64{{0.1, 0.8, 0.5}, {0.2, 0.9, 0.4}, {0.15, 0.7, 0.6}}
+	sec, err := PredictiveSection(probs, []float64{0, 1, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sec.Figures) != 1 || len(sec.Figures[0].PNG) == 0 || sec.Title == "" {
+		t.Errorf("section %q with %d figures", sec.Title, len(sec.Figures))
+	}
+	if _, err := PredictiveSection(nil, nil); err == nil {
+		t.Error("no draws: no error")
+	}
+}

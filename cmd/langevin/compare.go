@@ -20,12 +20,12 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/langevin-go/langevin"
+	"github.com/langevin-go/langevin/approx"
 	"github.com/langevin-go/langevin/data"
 	"github.com/langevin-go/langevin/diag"
 	"github.com/langevin-go/langevin/plot"
 	"github.com/langevin-go/langevin/predict"
 	"github.com/langevin-go/langevin/rundir"
-	"github.com/langevin-go/langevin/sampler"
 )
 
 // cmdCompare compares several runs (langevin run --out DIR) of the same
@@ -296,7 +296,7 @@ func compareScores(f *runConfig, runs []*rundir.Run, dirs []string) (score []flo
 		return score, baseline, name, fmt.Sprintf("optimisation baseline: not computed (%v)", err), nil
 	}
 	start := time.Now()
-	mp, err := sampler.FindMAP(context.Background(), m, nil)
+	mp, err := (&approx.RunLaplace{Model: m}).MAP(context.Background())
 	if err != nil {
 		return score, baseline, name, fmt.Sprintf("optimisation baseline: not computed (MAP: %v)", err), nil
 	}

@@ -362,7 +362,7 @@ func (c *runConfig) validate() error {
 		return inputErrorf("--grad-noise %v: expected an sd ≥ 0", c.gradNoise)
 	case !(math.Abs(c.rho) < 1):
 		return inputErrorf("--rho %v: expected −1 < ρ < 1", c.rho)
-	case c.cv && (c.sampler == "gd" || c.batch == 0):
+	case c.cv && (!c.def.kind.minibatch || c.batch == 0):
 		return inputErrorf("--cv: needs a minibatch sampler (--batch > 0, not gd)")
 	case c.explore > 0 && c.schedule != "cyclic":
 		return inputErrorf("--explore %v: only the cyclic schedule has an exploration phase (--schedule cyclic or --sampler csgld|csghmc)", c.explore)
@@ -448,7 +448,7 @@ func (c *runConfig) describe() string {
 	switch {
 	case c.def.kind.exact:
 		sb.WriteString(" (full data)")
-	case c.sampler == "gd":
+	case !c.def.kind.minibatch:
 	case c.batch == 0:
 		sb.WriteString(" (full batch)")
 	default:

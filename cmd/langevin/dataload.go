@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"errors"
-	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -123,22 +122,12 @@ func readData(c *runConfig, path, flagName string, builtins bool) (*data.Dataset
 	if d.Len() == 0 {
 		return nil, inputErrorf("%s %s: no data rows", flagName, path)
 	}
-	var le *model.LabelError
-	var ce *model.ClassLabelError
-	switch {
-	case (c.model == "logistic" || c.model == "probit") && errors.As(model.CheckLabels(d.Y), &le) && le.Other > 0:
-		return nil, inputErrorf("%s:%d: label %v in column %q: labels mix 0/1 with −1/+1", d.Source, le.Row+headerLine, le.Value, d.Target)
-	case le != nil:
-		return nil, inputErrorf("%s:%d: label %v in column %q: %s regression expects labels 0/1 or −1/+1", d.Source, le.Row+headerLine, le.Value, d.Target, c.model)
-	case c.model == "softmax" && errors.As(func() error { _, err := model.CheckClassLabels(d.Y, 0); return err }(), &ce):
-		return nil, inputErrorf("%s:%d: label %v in column %q: softmax regression expects integer class labels 0, 1, …, K−1", d.Source, ce.Row+headerLine, ce.Value, d.Target)
-	}
-	if c.model == "poisson" || c.model == "negbin" {
-		for i, y := range d.Y {
-			if !(y >= 0) || y != math.Trunc(y) || y > 1<<40 {
-				return nil, inputErrorf("%s:%d: response %v in column %q: %s regression expects non-negative integer counts", d.Source, i+1+headerLine, y, d.Target, c.model)
-			}
+	if re := (*model.ResponseError)(nil); errors.As((model.Spec{Kind: c.model}).CheckResponses(d.Y), &re) {
+		noun := "response"
+		if re.Label {
+			noun = "label"
 		}
+		return nil, inputErrorf("%s:%d: %s %v in column %q: %s", d.Source, re.Row+headerLine, noun, re.Value, d.Target, re.What)
 	}
 	return d, nil
 }

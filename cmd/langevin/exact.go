@@ -4,10 +4,11 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"math"
 	"strings"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/stat"
 
 	"flag"
 	"github.com/langevin-go/langevin"
@@ -166,12 +167,12 @@ func printExact(w io.Writer, c *runConfig, tr *langevin.Trace) {
 			continue
 		}
 		var sb strings.Builder
-		fmt.Fprintf(&sb, "chain %d:  %s = %.3g, mean accept_stat %.3f", k+1, name, step[k][0], statMean(acc[k]))
+		fmt.Fprintf(&sb, "chain %d:  %s = %.3g, mean accept_stat %.3f", k+1, name, step[k][0], stat.Mean(acc[k], nil))
 		if hasDiv {
-			n := statSum(div[k])
+			n := floats.Sum(div[k])
 			totalDiv += n
-			fmt.Fprintf(&sb, ", %.0f divergences, mean tree depth %.2f, mean n_leapfrog %.1f", n, statMean(depth[k]), statMean(leap[k]))
-			if mx := statMax(depth[k]); o.maxDepth > 0 && mx >= float64(o.maxDepth) {
+			fmt.Fprintf(&sb, ", %.0f divergences, mean tree depth %.2f, mean n_leapfrog %.1f", n, stat.Mean(depth[k], nil), stat.Mean(leap[k], nil))
+			if mx := floats.Max(depth[k]); o.maxDepth > 0 && mx >= float64(o.maxDepth) {
 				fmt.Fprintf(&sb, " (max depth %d reached)", o.maxDepth)
 			}
 		}
@@ -180,22 +181,4 @@ func printExact(w io.Writer, c *runConfig, tr *langevin.Trace) {
 	if totalDiv > 0 {
 		fmt.Fprintf(w, "warning:  %.0f divergent transitions after warm-up: the draws may be biased (raise --target-accept)\n", totalDiv)
 	}
-}
-
-func statMean(x []float64) float64 { return statSum(x) / float64(len(x)) }
-
-func statSum(x []float64) float64 {
-	var s float64
-	for _, v := range x {
-		s += v
-	}
-	return s
-}
-
-func statMax(x []float64) float64 {
-	m := math.Inf(-1)
-	for _, v := range x {
-		m = math.Max(m, v)
-	}
-	return m
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/langevin-go/langevin/data"
 	"github.com/langevin-go/langevin/diag"
 	"github.com/langevin-go/langevin/model"
+	"github.com/langevin-go/langevin/plot"
 	"github.com/langevin-go/langevin/predict"
 )
 
@@ -176,10 +177,9 @@ func printWhere(w io.Writer, c *runConfig, tr *langevin.Trace, table diag.Table,
 
 // printCrossover reports the iteration from which the injected noise
 // dominates the stochastic-gradient noise (Welling & Teh §4: where sampling
-// takes over from optimisation), as the median over chains. Single estimates
-// of the gradient noise are noisy, so both are averaged over windows of 1/50
-// of a chain's saved draws; the crossover is the start of the window after
-// the last one in which the gradient noise exceeds the injected noise.
+// takes over from optimisation), as the median over chains of plot.Crossover
+// (windows of 1/50 of a chain's saved draws), and both noises over the last
+// window.
 func printCrossover(w io.Writer, c *runConfig, tr *langevin.Trace) {
 	ki, kg := tr.StatIndex("noise_inj__"), tr.StatIndex("noise_grad__")
 	if ki < 0 || kg < 0 || c.noiseEvery == 0 || c.batch == 0 {
@@ -188,42 +188,35 @@ func printCrossover(w io.Writer, c *runConfig, tr *langevin.Trace) {
 	var cross []int
 	var lastInj, lastGrad float64
 	for k := range tr.Draws {
-		stats := append(append([][]float64(nil), tr.Warmup[k].Stats...), tr.Stats[k]...)
-		iters := append(append([]int(nil), tr.Warmup[k].Iters...), tr.Iters[k]...)
-		n := len(stats)
-		if n == 0 {
+		var iters, inj, grad []float64
+		for _, d := range []langevin.Draws{tr.Warmup[k], {Stats: tr.Stats[k], Iters: tr.Iters[k]}} {
+			for t, st := range d.Stats {
+				iters, inj, grad = append(iters, float64(d.Iters[t])), append(inj, st[ki]), append(grad, st[kg])
+			}
+		}
+		if len(iters) == 0 {
 			continue
 		}
+		if at, ok := plot.Crossover(iters, inj, grad); ok {
+			cross = append(cross, int(at))
+		}
+		// The last window (of 1/50 of the draws) with a gradient-noise estimate.
+		n := len(iters)
 		win := max(1, n/50)
-		at := iters[0]
-		var inj, grad float64
-		for lo := 0; lo < n; lo += win {
-			hi := min(n, lo+win)
+		for lo := (n - 1) / win * win; lo >= 0; lo -= win {
 			var si, sg float64
 			cnt := 0
-			for _, st := range stats[lo:hi] {
-				if !math.IsNaN(st[kg]) { // not estimated yet
-					si += st[ki]
-					sg += st[kg]
-					cnt++
+			for t := lo; t < min(n, lo+win); t++ {
+				if !math.IsNaN(grad[t]) {
+					si, sg, cnt = si+inj[t], sg+grad[t], cnt+1
 				}
 			}
-			if cnt == 0 {
-				continue
-			}
-			inj, grad = si/float64(cnt), sg/float64(cnt)
-			if grad > inj {
-				at = -1
-				if hi < n {
-					at = iters[hi]
-				}
+			if cnt > 0 {
+				lastInj += si / float64(cnt) / float64(len(tr.Draws))
+				lastGrad += sg / float64(cnt) / float64(len(tr.Draws))
+				break
 			}
 		}
-		if at > 0 {
-			cross = append(cross, at)
-		}
-		lastInj += inj / float64(len(tr.Draws))
-		lastGrad += grad / float64(len(tr.Draws))
 	}
 	fmt.Fprintf(w, "noise:    over the last draws, injected noise variance %.3g vs stochastic-gradient noise %.3g per coordinate\n", lastInj, lastGrad)
 	if len(cross) < len(tr.Draws) {

@@ -9,9 +9,7 @@ import (
 	"strings"
 
 	"github.com/langevin-go/langevin"
-	"github.com/langevin-go/langevin/data"
 	"github.com/langevin-go/langevin/model"
-	"github.com/langevin-go/langevin/plot"
 	"github.com/langevin-go/langevin/report"
 	"github.com/langevin-go/langevin/rundir"
 )
@@ -93,7 +91,12 @@ func (j *job) runReport(dir string, tr *langevin.Trace) (string, error) {
 	trajectory := c.def.kind.optimiser
 	opt := report.Options{Settings: j.settings(), Trajectory: trajectory}
 	if lm, ok := m.(*model.Logistic); ok && test != nil && test.Len() > 0 && !trajectory {
-		sec, err := predictiveSection(lm, tr, test)
+		rows := tr.Rows()
+		probs := make([][]float64, len(rows))
+		for k, th := range rows {
+			probs[k] = lm.Predict(th[:lm.Dim()], test.X, nil)
+		}
+		sec, err := report.PredictiveSection(probs, test.Y)
 		if err != nil {
 			return "", err
 		}
@@ -113,32 +116,4 @@ func (j *job) runReport(dir string, tr *langevin.Trace) (string, error) {
 	title := fmt.Sprintf("langevin run: %s regression, %s", c.model, c.describe())
 	path := filepath.Join(dir, "report.html")
 	return path, writeReport(path, title, tr, opt)
-}
-
-// predictiveSection draws P(y = 1 | x, θ) of every test point under every
-// kept draw, sorted by the posterior mean, with the 90% credible band and the
-// observed labels.
-func predictiveSection(m *model.Logistic, tr *langevin.Trace, test *data.Dataset) (report.Section, error) {
-	rows := tr.Rows()
-	probs := make([][]float64, len(rows))
-	for s, th := range rows {
-		probs[s] = m.Predict(th[:m.Dim()], test.X, nil)
-	}
-	b, err := plot.PredictiveBand(probs, 0.9)
-	if err != nil {
-		return report.Section{}, err
-	}
-	p, err := plot.SortedPredictive(fmt.Sprintf("posterior predictive on the test set (%d points)", test.Len()), b, 0.9, test.Y)
-	if err != nil {
-		return report.Section{}, err
-	}
-	png, err := plot.Encode(p, plot.Width, plot.Height, "png")
-	if err != nil {
-		return report.Section{}, err
-	}
-	return report.Section{
-		Title:   "Posterior predictive",
-		Text:    "P(y = 1 | x, data) for every test point, sorted by its posterior mean, with the central 90% interval over the draws; squares mark the observed labels (report Figure 5). Wide bands are the points the model is unsure about.",
-		Figures: []report.Figure{{Title: "sorted predictive probabilities", PNG: png}},
-	}, nil
 }

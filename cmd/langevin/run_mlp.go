@@ -12,42 +12,18 @@ import (
 	"github.com/langevin-go/langevin/predict"
 )
 
-// generatedData returns the generated or installed data sets named by
-// --data (moons, spirals, gap1d, fashion-mnist) and reports whether name is
-// one of them. fashion-mnist also returns its test set.
+// generatedData returns the generated or installed data set named by --data
+// (data.Generated) and reports whether name is one of them.
 func generatedData(c *runConfig, name string) (train, test *data.Dataset, ok bool, err error) {
-	switch strings.ToLower(name) {
-	case "moons":
-		train, err = data.Moons(c.n, c.noise, c.seed)
-	case "spirals":
-		if c.k < 2 {
-			return nil, nil, true, inputErrorf("--k %d: expected at least 2 arms", c.k)
-		}
-		train, err = data.Spirals(c.k, c.n/c.k, c.noise, c.seed)
-	case "gap1d":
-		train, err = data.Gap1D(c.n, c.noise, c.seed)
-	case "fashion-mnist":
-		if train, err = data.FashionMNIST(data.FashionMNISTDir, true); err != nil {
-			return nil, nil, true, inputErrorf("--data fashion-mnist: %v (install the Debian package dataset-fashion-mnist)", err)
-		}
-		if c.set["n"] {
-			if c.n < 1 || c.n > train.Len() {
-				return nil, nil, true, inputErrorf("--n %d: expected 1 ≤ N ≤ %d training images", c.n, train.Len())
-			}
-			idx := make([]int, c.n)
-			for i := range idx {
-				idx[i] = i
-			}
-			train = train.Subset(idx)
-		}
-		test, err = data.FashionMNIST(data.FashionMNISTDir, false)
-	default:
-		return nil, nil, false, nil
+	n := c.n
+	if strings.EqualFold(name, "fashion-mnist") && !c.set["n"] {
+		n = 0 // all images
 	}
+	train, test, ok, err = data.Generated(name, data.GenOptions{N: n, Noise: c.noise, K: c.k, Seed: c.seed})
 	if err != nil {
 		return nil, nil, true, inputErrorf("--data %s: %v", name, err)
 	}
-	return train, test, true, nil
+	return train, test, ok, nil
 }
 
 // printMLPPredictive prints the predict package's metrics of the posterior

@@ -150,31 +150,6 @@ func (j *job) modelFile() *modelFile {
 	return &modelFile{Spec: j.spec, Data: j.c.data, Target: j.train.Target, Features: j.train.Names}
 }
 
-// writeTrace writes a finished trace (kept and warm-up draws) to dir: for
-// the experiments, which run first and write after.
-func writeTrace(dir string, cfg stancsv.Config, tr *langevin.Trace, table diag.Table) (string, error) {
-	rd, err := openRunDir(dir, cfg, 1, tr.NumChains(), tr.StatNames, tr.Names)
-	if err != nil {
-		return "", err
-	}
-	for c, cw := range rd.chains {
-		if c < len(tr.Warmup) {
-			w := tr.Warmup[c]
-			for i, th := range w.Theta {
-				if err := cw.Draw(true, w.Iters[i], th, w.Stats[i]); err != nil {
-					return "", err
-				}
-			}
-		}
-		for i, th := range tr.Draws[c] {
-			if err := cw.Draw(false, tr.Iters[c][i], th, tr.Stats[c][i]); err != nil {
-				return "", err
-			}
-		}
-	}
-	return rd.finish(nil, table, nil, nil)
-}
-
 // readRun reads a run directory (langevin report, predict).
 func readRun(dir string) (*rundir.Run, error) {
 	r, err := rundir.Read(dir)
@@ -256,5 +231,3 @@ func runID(cfg stancsv.Config, statNames, names []string) string {
 }
 
 func fmtF(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
-
-var _ = fmt.Sprint

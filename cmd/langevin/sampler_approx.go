@@ -12,7 +12,7 @@ import (
 // from their Gaussian: SWAG and mean-field VI.
 
 func init() {
-	registerSampler(&samplerDef{name: "swag", family: "approximations", kind: samplerKind{minibatch: true, noStepRule: true, needsBurnin: true},
+	registerSampler(&samplerDef{name: "swag", family: "approximations", kind: samplerKind{minibatch: true, needsBurnin: true},
 		build: buildSWAG, summary: "SWAG (Maddox et al. 2019): constant SGD at Mandt's η*, a snapshot per epoch, Gaussian fit",
 		check: func(c *runConfig) error {
 			switch {
@@ -23,7 +23,7 @@ func init() {
 			}
 			return nil
 		}})
-	registerSampler(&samplerDef{name: "vi", family: "approximations", kind: samplerKind{minibatch: true, noStepRule: true, needsBurnin: true},
+	registerSampler(&samplerDef{name: "vi", family: "approximations", kind: samplerKind{minibatch: true, needsBurnin: true},
 		build: buildVI, summary: "mean-field Gaussian VI by natural-gradient BBVI, averaged over the burn-in's second half"})
 }
 

@@ -20,7 +20,7 @@ import (
 // (package sampler's Mandt recipes); --step, when given, overrides η.
 
 func init() {
-	k := samplerKind{minibatch: true, noStepRule: true}
+	k := samplerKind{minibatch: true}
 	for _, e := range []struct{ name, summary string }{
 		{"csgd", "constant SGD at the KL-optimal step η* = 2D/Tr Cov(ĝ) (Theorem 1)"},
 		{"csgd-diag", "constant SGD, optimal diagonal preconditioner (Corollary 3)"},

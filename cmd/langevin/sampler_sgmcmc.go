@@ -13,7 +13,7 @@ import (
 // forms, GD and SGD. Their default steps are package sampler's rules.
 
 func init() {
-	sgmcmc := samplerKind{minibatch: true, scheduled: true}
+	sgmcmc := samplerKind{minibatch: true}
 	withM := sgmcmc
 	withM.laplace = true
 	registerSampler(&samplerDef{name: "sgld", family: "SG-MCMC", kind: withM, build: buildSGLD,
@@ -26,7 +26,7 @@ func init() {
 		summary: "stochastic-gradient HMC (Chen et al. 2014), friction α; --thermostat: SGNHT"})
 	registerSampler(&samplerDef{name: "csghmc", family: "SG-MCMC", kind: withM, flags: []string{"sghmc"}, build: buildSGHMC,
 		summary: "cyclical SGHMC (Zhang et al. 2020)"})
-	optim := samplerKind{optimiser: true, scheduled: true}
+	optim := samplerKind{optimiser: true}
 	registerSampler(&samplerDef{name: "gd", family: "optimisers", kind: optim, build: buildSGD,
 		summary: "gradient descent on all data (a trajectory, not posterior draws)"})
 	optim.minibatch = true

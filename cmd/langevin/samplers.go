@@ -38,8 +38,6 @@ type samplerKind struct {
 	exact       bool // full-data MCMC with warm-up (own iteration defaults)
 	laplace     bool // takes the Laplace diagonal as preconditioner (--precond laplace)
 	minibatch   bool // reads --batch and takes --cv
-	scheduled   bool // runs on --step/--schedule (a default step rule applies)
-	noStepRule  bool // its own step (Mandt's recipes, SWAG's η*): no schedule default
 	needsBurnin bool // fits during burn-in (SWAG, VI)
 }
 

@@ -232,7 +232,7 @@ func runReportMarginals(ctx context.Context, args []string, stdout, stderr io.Wr
 		return err
 	}
 	pg.Printf("Command: `langevin experiment report-marginals --out DIR` (%.0f s on 2 cores).\n\n", time.Since(start).Seconds())
-	pg.Printf("Logistic regression with an intercept and a N(0, I) prior on the standardised Australian credit data (embedded; 80/20 split with seed 1, 552 training and 138 test rows), every method started at the MAP, %d chains × %d post-burn-in draws (the report ran one chain). The report's split is not known, so the accuracies differ from its Table 1 by a test point or two (1/138 = 0.7%%).\n\n", r.chains, r.draws)
+	pg.Printf("Logistic regression with an intercept and a N(0, I) prior on the standardised Australian credit data (embedded; 80/20 split with seed 1, 552 training and 138 test rows), every method started at the MAP, %d chains × %d post-burn-in draws (the report ran one chain). The report's split is not known and ours is `credit`'s seeded one: the report's Table 1 has test accuracies 0.870 (MALA), 0.862 (RWM, SGLD); MALA's %.3f here is %.0f test points (of 138) lower, which is how much a different split moves it.\n\n", r.chains, r.draws, r.runs[0].acc, math.Round((0.8696-r.runs[0].acc)*138))
 	pg.Printf("| method | setting | burn-in | test accuracy | min ESS | median ESS | seconds | min ESS/s |\n|---|---|---|---|---|---|---|---|\n")
 	fmt.Fprintf(stdout, "%-13s %-36s %8s %9s %8s %8s %8s %10s\n", "method", "setting", "burn-in", "accuracy", "minESS", "medESS", "seconds", "minESS/s")
 	for _, run := range r.runs {
