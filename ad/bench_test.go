@@ -63,4 +63,5 @@ func BenchmarkRegression26x5000(b *testing.B) {
 	b.Run("hand", func(b *testing.B) { benchGrad(b, hand, nil) })
 	b.Run("ad", func(b *testing.B) { benchGrad(b, adLinear(X, y, false), nil) })
 	b.Run("adGLM", func(b *testing.B) { benchGrad(b, adLinear(X, y, true), nil) })
+	b.Run("adSuff", func(b *testing.B) { benchGrad(b, adLinearKind(X, y, "suff"), nil) })
 }

@@ -8,8 +8,10 @@
 // Matrix); operations are element-wise arithmetic and functions with scalar
 // broadcasting, sums, dot and matrix–vector products, indexing by group, the
 // log densities of package density, and fused GLM nodes (NormalIDGLM,
-// BernoulliLogitGLM, PoissonLogGLM, NegBin2LogGLM) that handle a whole
-// regression likelihood in one pass over the design matrix.
+// BernoulliLogitGLM, BernoulliProbitGLM, PoissonLogGLM, NegBin2LogGLM) that
+// handle a whole regression likelihood in one pass over the design matrix;
+// NormalRegression does the normal linear model's full-data pass from
+// sufficient statistics in O(p²).
 //
 // # Design
 //
@@ -24,6 +26,10 @@
 // needs a build step, restricts the Go the user may write and still costs a
 // scalar operation per number; a tape keeps the model an ordinary Go
 // closure.
+//
+// The GLM nodes run on blocks of rows down the columns of the design matrix
+// with four-column kernels, in Go assembly (AVX2 + FMA, no cgo) on amd64 CPUs
+// that have them and in plain Go otherwise (or with -tags purego).
 //
 // The tape's storage (values, adjoints, nodes) is reused from call to call;
 // Model keeps tapes in a sync.Pool, so concurrent chains each get their own

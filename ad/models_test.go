@@ -63,8 +63,16 @@ func adLogistic(X *mat.Dense, labels []float64, glm bool) *ad.Model {
 // adLinear is model.Linear with its default prior (β | σ² ~ N(0, 100σ²I),
 // σ² ~ IG(1, 1)) on a layout with a positive σ².
 func adLinear(X *mat.Dense, y []float64, glm bool) *ad.Model {
+	return adLinearKind(X, y, map[bool]string{true: "glm", false: "matvec"}[glm])
+}
+
+// adLinearKind is adLinear with the likelihood as MatVec + Normal
+// ("matvec"), the NormalIDGLM node ("glm") or NormalRegression ("suff").
+func adLinearKind(X *mat.Dense, y []float64, kind string) *ad.Model {
 	n, p := X.Dims()
 	Xm := ad.NewMatrix(X)
+	reg := ad.NewRegression(Xm, y)
+	glm := kind == "glm"
 	var l transform.Layout
 	icpt := l.Add("intercept", transform.Identity(1))
 	beta := l.Add("beta", transform.Identity(p))
@@ -80,6 +88,9 @@ func adLinear(X *mat.Dense, y []float64, glm bool) *ad.Model {
 		},
 		func(t *ad.Tape, batch []int) ad.Vec {
 			sigma := t.Sqrt(t.Param(s2))
+			if kind == "suff" {
+				return t.NormalRegression(reg, batch, t.Param(icpt), t.Param(beta), sigma)
+			}
 			if glm {
 				return t.NormalIDGLM(y, Xm, batch, t.Param(icpt), t.Param(beta), sigma)
 			}
@@ -160,6 +171,7 @@ func TestAgreesWithHandWritten(t *testing.T) {
 	sameModel(t, "logistic (GLM)", lg, adLogistic(X, labels, true), tol)
 	sameModel(t, "linear (MatVec)", lin, adLinear(X, y, false), tol)
 	sameModel(t, "linear (GLM)", lin, adLinear(X, y, true), tol)
+	sameModel(t, "linear (sufficient statistics)", lin, adLinearKind(X, y, "suff"), tol)
 	sameModel(t, "softmax", sm, adSoftmax(X, classes, 4), tol)
 	// The layout names the parameters as the hand-written model does.
 	hn, an := lin.ParamNames(), adLinear(X, y, true).ParamNames()
@@ -183,4 +195,15 @@ func TestCatchesSlip(t *testing.T) {
 	if !ft.Failed() {
 		t.Error("a prior scale of 1.0001 instead of 1 went unnoticed")
 	}
+}
+
+// TestNormalRegressionLarge: on the benchmark's 5000×26 regression the
+// sufficient-statistics node equals the hand-written O(np) model to 1e-10.
+func TestNormalRegressionLarge(t *testing.T) {
+	X, y, _, _ := regData(5, 5000, 25, 2)
+	lin, err := model.NewLinear(X, y, model.LinearOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameModel(t, "linear 5000×26 (sufficient statistics)", lin, adLinearKind(X, y, "suff"), 1e-10)
 }

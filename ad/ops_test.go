@@ -25,6 +25,7 @@ func TestFiniteDifferences(t *testing.T) {
 	})
 	Xm := ad.NewMatrix(X)
 	yf := []float64{0.3, -1.2, 2, 0.1, 0.8}
+	reg := ad.NewRegression(Xm, yf)
 	yk := []int{0, 3, 1, 7, 2}
 	yb := []int{1, 0, 0, 1, 1}
 	trials := []int{3, 5, 1, 9, 2}
@@ -106,6 +107,9 @@ func TestFiniteDifferences(t *testing.T) {
 		}},
 		{"NormalIDGLM", func(t *ad.Tape, batch []int) ad.Vec {
 			return t.NormalIDGLM(yf, Xm, batch, t.Param(a), t.Param(v), t.Param(s))
+		}},
+		{"NormalRegression", func(t *ad.Tape, batch []int) ad.Vec {
+			return t.NormalRegression(reg, batch, t.Param(a), t.Param(v), t.Param(s))
 		}},
 		{"BernoulliLogitGLM", func(t *ad.Tape, batch []int) ad.Vec {
 			return t.BernoulliLogitGLM(yb, Xm, batch, t.Param(a), t.Param(v))

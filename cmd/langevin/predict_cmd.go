@@ -82,8 +82,9 @@ func cmdPredict(args []string, stdout, _ io.Writer) error {
 			return err
 		}
 	}
-	if d.Dim() != len(mf.Features) {
-		return inputErrorf("--data %s: %d features, the run was trained on %d", f.data, d.Dim(), len(mf.Features))
+	// Columns are matched by name with the training data's.
+	if err := alignColumns(&data.Dataset{Names: mf.Features, Source: mf.Data}, d, "--data"); err != nil {
+		return err
 	}
 	if sc != nil {
 		sc.Transform(d.X)

@@ -6,9 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"math/rand/v2"
-	"os"
-	"os/signal"
 	"strings"
 	"time"
 
@@ -38,7 +35,24 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	st := newStopper(stderr)
+	defer st.stop()
+	ctx := st.ctx
+	// The output directory is checked, and locked, before any work.
+	out := c.out
+	if c.report && out == "" {
+		out = defaultReportDir
+	}
+	var rd *runDir // the draws stream into DIR as they come
+	if out != "" {
+		if rd, err = createRunDir(out, c.overwrite); err != nil {
+			return err
+		}
+		st.setRunDir(rd)
+		defer rd.w.Close(errors.New("the run failed before sampling"))
+	}
 	j := &job{c: c}
+	st.enter("loading", true)
 	if c.toy() {
 		j.train = &data.Dataset{Source: "no data (toy target " + c.model + ")"}
 	} else if err := j.loadData(); err != nil {
@@ -48,8 +62,10 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	m := j.m
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
+	if err := checkRunSize(c, m); err != nil {
+		return err
+	}
+	st.enter("the MAP", false)
 	// The MAP is the baseline, and the start or the preconditioner's centre;
 	// lap computes it, and the Hessian, at most once for the whole run.
 	lap := newRunLaplace(c, m)
@@ -57,6 +73,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		defer laplaceHook(lap)
 	}
 	mapTheta, mapErr := lap.MAP(ctx)
+	if e := st.interrupted(); e != nil {
+		return e
+	}
 	usePrecond := c.usesLaplacePrecond()
 	needMAP := c.init == "map" || c.init == "laplace" || usePrecond || c.cv
 	if mapErr != nil && needMAP {
@@ -65,14 +84,22 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	j.env = &buildEnv{c: c, m: m, lap: lap, mapTh: mapTheta}
 	var laplace []float64
 	if c.init == "laplace" || usePrecond {
+		st.enter("the Laplace approximation", false)
 		if laplace, err = lap.Diag(ctx); err != nil {
+			if e := st.interrupted(); e != nil {
+				return e
+			}
 			return err
 		}
 	}
 	if usePrecond {
 		j.env.precond = laplace
 	}
+	st.enter("the sampler's set-up", false)
 	s, err := c.def.build(ctx, j.env)
+	if e := st.interrupted(); e != nil {
+		return e
+	}
 	if err != nil {
 		return err
 	}
@@ -91,7 +118,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	case "map":
 		init = langevin.InitAt{Points: [][]float64{mapTheta}}
 	case "laplace":
-		init = laplaceInit{mean: mapTheta, variance: laplace}
+		init = approx.InitLaplace{Mean: mapTheta, Var: laplace}
 	}
 	opts := langevin.Options{
 		Chains: c.chains, Iters: c.iters, BurnIn: c.burnin, Thin: c.thin, Seed: c.seed,
@@ -102,23 +129,23 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	}
 	prog := newProgress(stderr, c.quiet, opts.Chains, c.iters)
 	opts.Progress = prog.update
-	out := c.out
-	if c.report && out == "" {
-		out = defaultReportDir
-	}
-	var rd *runDir // the draws stream into DIR as they come
-	if out != "" {
+	if rd != nil {
 		names := append(langevin.ParamNames(m), derivedNames(m)...)
-		if rd, err = openRunDir(out, j.chainConfig(), opts.FirstChain+1, opts.Chains, s.StatNames(), names); err != nil {
+		if err := rd.openChains(j.chainConfig(), opts.FirstChain+1, opts.Chains, s.StatNames(), names); err != nil {
 			return err
 		}
 		opts.Sink = rd.sink
 	}
+	st.enter("sampling", false)
 	start := time.Now()
 	prog.start()
 	tr, runErr := langevin.Run(ctx, m, s, opts)
 	prog.stop()
 	elapsed := time.Since(start)
+	intr := st.interrupted()
+	if intr != nil {
+		runErr = intr
+	}
 	if tr == nil || (runErr != nil && tr.NumDraws() == 0) {
 		if rd != nil {
 			rd.w.Close(runErr)
@@ -129,6 +156,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		return runErr
 	}
 
+	st.enter("writing", false)
 	params, note := commonLength(tr)
 	table := diag.Summarize(tr.Names, params)
 	if c.toy() {
@@ -145,12 +173,30 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stdout, note)
 	}
 	fmt.Fprintln(stdout)
+	// The run directory is complete before the predictions, which a
+	// signal may cut short.
+	var files string
+	if rd != nil {
+		var sc *data.Scaler
+		if j.scaler != nil {
+			sc = j.scaler
+		}
+		if files, err = rd.finish(runErr, table, j.modelFile(), sc); err != nil {
+			return err
+		}
+	}
+	if intr == nil {
+		intr = st.interrupted() // during the writing
+	}
 
 	if mapErr != nil {
 		fmt.Fprintf(stdout, "MAP baseline: %v\n", mapErr)
 	}
+	st.enter("the test-set predictions", true)
 	test := j.test
-	if mlp, ok := m.(*model.MLP); ok && test != nil && test.Len() > 0 {
+	if intr != nil {
+		// Interrupted: no predictions.
+	} else if mlp, ok := m.(*model.MLP); ok && test != nil && test.Len() > 0 {
 		printMLPPredictive(stdout, mlp, tr, mapTheta, test)
 	} else if g, ok := m.(*model.GLM); ok && test != nil && test.Len() > 0 {
 		printGLMPredictive(stdout, g, tr, mapTheta, test, logOffsets(j.spec, j.offTest))
@@ -164,24 +210,22 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if j.env.schedNote != "" {
 		fmt.Fprintln(stdout, j.env.schedNote)
 	}
-
-	if rd != nil {
-		var sc *data.Scaler
-		if j.scaler != nil {
-			sc = j.scaler
-		}
-		files, err := rd.finish(runErr, table, j.modelFile(), sc)
-		if err != nil {
-			return err
-		}
+	if files != "" {
 		fmt.Fprintf(stdout, "written:  %s\n", files)
 	}
-	if c.report {
+	if c.report && intr == nil {
+		st.enter("the report", true)
 		path, err := j.runReport(out, tr)
 		if err != nil {
 			return fmt.Errorf("report: %w", err)
 		}
 		fmt.Fprintf(stdout, "report:   %s\n", path)
+	}
+	if intr != nil {
+		return intr
+	}
+	if e := st.interrupted(); e != nil {
+		return e
 	}
 	if runErr != nil {
 		var de *langevin.DivergenceError
@@ -253,36 +297,43 @@ func newRunLaplace(c *runConfig, m langevin.Model) *approx.RunLaplace {
 	return lap
 }
 
-// laplaceInit starts each chain at an independent draw from the diagonal
-// Laplace approximation N(MAP, diag(H⁻¹)).
-type laplaceInit struct{ mean, variance []float64 }
-
-func (in laplaceInit) Init(_ context.Context, _ langevin.Model, _ int, rng *rand.Rand, dst []float64) error {
-	for j := range dst {
-		dst[j] = in.mean[j] + math.Sqrt(in.variance[j])*rng.NormFloat64()
-	}
-	return nil
-}
-
 // commonLength returns the trace's draws per parameter, cut to the shortest
 // chain when a chain stopped early (the diagnostics need equal lengths), and
-// a note saying so.
+// without the chains that hold no draw (a run stopped before they started),
+// and a note saying what was left out.
 func commonLength(tr *langevin.Trace) ([][][]float64, string) {
-	params := tr.Params()
+	var chains []int
 	n, longest := math.MaxInt, 0
-	for _, c := range tr.Draws {
-		n = min(n, len(c))
-		longest = max(longest, len(c))
+	for c, d := range tr.Draws {
+		if len(d) == 0 {
+			continue
+		}
+		chains = append(chains, c)
+		n = min(n, len(d))
+		longest = max(longest, len(d))
 	}
-	if n == longest {
-		return params, ""
-	}
+	params := make([][][]float64, len(tr.Names))
 	for j := range params {
-		for c := range params[j] {
-			params[j][c] = params[j][c][:n]
+		params[j] = make([][]float64, len(chains))
+		for i, c := range chains {
+			col := make([]float64, n)
+			for t := range col {
+				col[t] = tr.Draws[c][t][j]
+			}
+			params[j][i] = col
 		}
 	}
-	return params, fmt.Sprintf("(a chain stopped early: the table uses the first %d draws of each chain)", n)
+	var notes []string
+	if empty := tr.NumChains() - len(chains); empty > 0 {
+		notes = append(notes, fmt.Sprintf("%d of %d chains hold no draw and are left out", empty, tr.NumChains()))
+	}
+	if n < longest {
+		notes = append(notes, fmt.Sprintf("a chain stopped early: the table uses the first %d draws of each chain", n))
+	}
+	if len(notes) == 0 {
+		return params, ""
+	}
+	return params, "(" + strings.Join(notes, "; ") + ")"
 }
 
 // derivedNames are the names of the model's derived quantities (σ² of the
