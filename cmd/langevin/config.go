@@ -82,11 +82,11 @@ var commonGroups = []struct{ title, flags string }{
 
 func newRunFlagSet(c *runConfig) *flag.FlagSet {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	fs.StringVar(&c.data, "data", "australian", "training data: a CSV or LIBSVM `FILE` (.gz read transparently), an embedded data set's NAME (see langevin datasets) or a generated one: moons|spirals|gap1d|fashion-mnist")
+	fs.StringVar(&c.data, "data", "australian", "training data: a CSV, LIBSVM or Parquet `FILE` (.gz read transparently), a data.Store file, an embedded data set's NAME (see langevin datasets) or a generated one: moons|spirals|gap1d|fashion-mnist")
 	fs.StringVar(&c.test, "test", "", "test data `FILE`; without it a seeded split of --data is held out (--test-frac)")
 	fs.Float64Var(&c.testFrac, "test-frac", 0.2, "fraction of --data held out as test set when --test is not given (0: fit on all the data)")
 	fs.StringVar(&c.target, "target", "", "target `COL`umn: a name, or a 1-based column number (-1 = last); default the last column")
-	fs.StringVar(&c.format, "format", "auto", "data format: auto|csv|libsvm")
+	fs.StringVar(&c.format, "format", "auto", "data format: auto|csv|libsvm|parquet|store (a data.Store file; auto tells them by content)")
 	fs.BoolVar(&c.standardize, "standardize", true, "standardise features with the training set's mean and sd")
 	fs.IntVar(&c.n, "n", 1000, "generated data (--data moons|spirals|gap1d): number of points `N`; fashion-mnist: use the first N training images (default all)")
 	fs.Float64Var(&c.noise, "noise", 0.1, "generated data: noise sd (moons: of the points, spirals: of the angle, gap1d: of y)")
@@ -334,7 +334,7 @@ func (c *runConfig) validate() error {
 		{"schedule", c.schedule, []string{"const", "poly", "cyclic"}},
 		{"init", c.init, []string{"zero", "map", "prior", "laplace"}},
 		{"precond", c.precond, []string{"laplace", "none"}},
-		{"format", c.format, []string{"auto", "csv", "libsvm"}},
+		{"format", c.format, []string{"auto", "csv", "libsvm", "parquet", "store"}},
 	} {
 		if err := oneOf(o.name, o.v, o.allowed...); err != nil {
 			return err
