@@ -62,8 +62,8 @@ func tickLabel(v float64) string {
 }
 
 // logTicks labels a log axis at 1, 2, 5 × powers of ten when it spans at
-// most 3 decades, and at the powers of ten only (2 and 5 unlabelled) when
-// it spans more.
+// most 3 decades, at the powers of ten only (2 and 5 unlabelled) when it
+// spans more, and linearly when fewer than two of those fall in the range.
 type logTicks struct{}
 
 func (logTicks) Ticks(lo, hi float64) []gplot.Tick {
@@ -82,8 +82,17 @@ func (logTicks) Ticks(lo, hi float64) []gplot.Tick {
 			ts = append(ts, gplot.Tick{Value: v, Label: lab})
 		}
 	}
-	if len(ts) < 2 {
-		return gplot.LogTicks{}.Ticks(lo, hi)
+	labelled := 0
+	for _, t := range ts {
+		if t.Label != "" {
+			labelled++
+		}
+	}
+	if labelled < 2 {
+		// Less than a decade with fewer than two of 1, 2, 5 × 10ᵏ
+		// inside: linear ticks label the axis (gonum's LogTicks would
+		// leave it bare).
+		return cleanTicks{gplot.DefaultTicks{}}.Ticks(lo, hi)
 	}
 	return ts
 }

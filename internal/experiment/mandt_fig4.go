@@ -227,7 +227,7 @@ func runMandtFig4(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	kp.Add(so, sp)
 	kp.Legend.Add("ours", so)
 	kp.Legend.Add("paper", sp)
-	kp.Legend.Top, kp.Legend.Left = false, false
+	kp.Legend.Top, kp.Legend.Left = true, false
 	kp.NominalX(labels...)
 	kp.X.Tick.Label.Rotation = math.Pi / 4
 	kp.X.Tick.Label.XAlign, kp.X.Tick.Label.YAlign = -0.9, -0.3
@@ -236,7 +236,7 @@ func runMandtFig4(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	for i := range ours {
 		lo, hi = math.Min(lo, math.Min(ours[i], paper[i])), math.Max(hi, math.Max(ours[i], paper[i]))
 	}
-	kp.Y.Min, kp.Y.Max = lo/2, hi*2
+	kp.Y.Min, kp.Y.Max = lo/2, hi*12 // room above the points for the legend
 	setLog(&kp.Y)
 	panels = append(panels, kp)
 	rows := [][]*gplot.Plot{panels[:4], panels[4:]}

@@ -58,6 +58,7 @@ type hyperResult struct {
 	diagLambda, diagLoss    float64 // VEM with per-coordinate rates (Corollary 3)
 	diagAcc                 float64
 	vemTrace                []float64 // λ along VEM
+	vemTraceIters           []int     // at these iterations
 	vemStep, vemOpt, vemMax float64   // η used, η* (eq. 15), 1/a_max
 	times                   map[string]time.Duration
 }
@@ -270,7 +271,7 @@ func hyperExperiment(ctx context.Context, train, valid *data.Dataset, o hyperOpt
 	if err != nil {
 		return nil, fmt.Errorf("variational EM: %w", err)
 	}
-	res.vemLambda, res.vemTrace, res.vemStep, res.vemOpt, res.vemMax = vr.Lambda, vr.TraceLambda, vr.Step, vr.OptimalStep, vr.MaxStep
+	res.vemLambda, res.vemTrace, res.vemTraceIters, res.vemStep, res.vemOpt, res.vemMax = vr.Lambda, vr.TraceLambda, vr.TraceIters, vr.Step, vr.OptimalStep, vr.MaxStep
 	th, err := softmaxMAP(ctx, base.WithPrecision(vr.Lambda), nearest(vr.Lambda))
 	if err != nil {
 		return nil, fmt.Errorf("MAP at VEM's λ = %g: %w", vr.Lambda, err)
