@@ -254,7 +254,7 @@ func num(v float64) string {
 
 // matrixMap draws the d×d matrix a as a heat map on the colour range
 // [−zmax, zmax] (blue to red), entry (1, 1) at the top left, axes numbered
-// 1…d.
+// 1…d (every index up to d = 15, else 1 and the multiples of 5).
 func matrixMap(title string, a mat.Symmetric, zmax float64) *gplot.Plot {
 	d := a.SymmetricDim()
 	g := plot.Grid{Xs: make([]float64, d), Ys: make([]float64, d), Values: make([][]float64, d)}
@@ -283,7 +283,7 @@ func matrixMap(title string, a mat.Symmetric, zmax float64) *gplot.Plot {
 	var xt, yt []gplot.Tick
 	for i := 1; i <= d; i++ {
 		lab := ""
-		if i == 1 || i%2 == 0 {
+		if d <= 15 || i == 1 || i%5 == 0 {
 			lab = strconv.Itoa(i)
 		}
 		xt = append(xt, gplot.Tick{Value: float64(i), Label: lab})
@@ -292,6 +292,20 @@ func matrixMap(title string, a mat.Symmetric, zmax float64) *gplot.Plot {
 	p.X.Tick.Marker = gplot.ConstantTicks(xt)
 	p.Y.Tick.Marker = gplot.ConstantTicks(yt)
 	return p
+}
+
+// indexTicks labels an axis of indices 1…d at every integer (d ≤ 15) or
+// at 1 and the multiples of 5.
+func indexTicks(d int) gplot.ConstantTicks {
+	var ts []gplot.Tick
+	for i := 1; i <= d; i++ {
+		lab := ""
+		if d <= 15 || i == 1 || i%5 == 0 {
+			lab = strconv.Itoa(i)
+		}
+		ts = append(ts, gplot.Tick{Value: float64(i), Label: lab})
+	}
+	return ts
 }
 
 var (
