@@ -12,7 +12,7 @@ import (
 // predictors and their partials stay in the L1 cache between the forward
 // pass (axpys down the columns of X) and the gradient (dots down the same
 // columns), so X is read once from memory per gradient.
-const glmBlock = 256
+const glmBlock = 128
 
 type family uint8
 

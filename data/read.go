@@ -12,15 +12,17 @@ import (
 
 // ReadFile reads a data file of the given format: "csv" (see ParseCSV, with
 // opt), "libsvm" (see ParseLIBSVM, with the dimension taken from the data),
+// "parquet" (see ReadParquet: every column, the target named by opt.Target or
+// the last), "store" (a Store written by WriteStore, read whole into memory),
 // or "" or "auto" to tell them apart from the content (see SniffFormat).
 // The path "-" reads standard input. The file is opened and read once, so
 // that a pipe, a FIFO or /dev/stdin works as well as a regular file;
 // gzip-compressed input is decompressed. All errors are of type *ParseError.
 func ReadFile(path, format string, opt CSVOptions) (*Dataset, error) {
 	switch format {
-	case "", "auto", "csv", "libsvm":
+	case "", "auto", "csv", "libsvm", "parquet", "store":
 	default:
-		return nil, &ParseError{File: path, Msg: fmt.Sprintf("unknown format %q: expected csv, libsvm or auto", format)}
+		return nil, &ParseError{File: path, Msg: fmt.Sprintf("unknown format %q: expected csv, libsvm, parquet, store or auto", format)}
 	}
 	var r io.Reader
 	name := path
@@ -38,17 +40,40 @@ func ReadFile(path, format string, opt CSVOptions) (*Dataset, error) {
 	if format == "" || format == "auto" {
 		format = SniffFormat(br, path)
 	}
-	if format == "libsvm" {
+	switch format {
+	case "libsvm":
 		return ParseLIBSVM(br, name, 0)
+	case "parquet", "store":
+		if path == "-" {
+			return nil, &ParseError{File: name, Msg: format + " data must be a file, not a stream"}
+		}
+		if format == "parquet" {
+			return ReadParquet(path, ParquetOptions{Target: opt.Target})
+		}
+		st, err := OpenStore(path)
+		if err != nil {
+			return nil, err
+		}
+		defer st.Close()
+		if opt.Target != "" && opt.Target != st.Target() && opt.Target != "-1" {
+			return nil, &ParseError{File: path, Msg: fmt.Sprintf("target %q: the store's target column is %q (chosen when it was written)", opt.Target, st.Target())}
+		}
+		return st.Dataset(), nil
 	}
 	return ParseCSV(br, name, opt)
 }
 
-// SniffFormat tells "libsvm" from "csv" by the name (.libsvm, .svm, also
+// SniffFormat tells "parquet" and "store" by their magic bytes ("PAR1",
+// "LVSTORE"), and "libsvm" from "csv" by the name (.libsvm, .svm, also
 // before .gz) or else by the first non-blank line within the first 64 KiB of
 // br, peeked at without consuming it: LIBSVM when every item after the first
 // is index:value.
 func SniffFormat(br *bufio.Reader, name string) string {
+	if magic, _ := br.Peek(8); bytes.HasPrefix(magic, []byte("PAR1")) {
+		return "parquet"
+	} else if string(magic) == storeMagic {
+		return "store"
+	}
 	base := strings.TrimSuffix(name, ".gz")
 	if strings.HasSuffix(base, ".libsvm") || strings.HasSuffix(base, ".svm") {
 		return "libsvm"

@@ -191,6 +191,20 @@ func listFiles(names []string) string {
 	return strings.Join(names, ", ")
 }
 
+// SetRunID sets the run's identifier recorded in the chain files, as
+// Options.RunID does, for a Writer created before the run's settings are
+// known. It must be called before the first Chain.
+func (w *Writer) SetRunID(id string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(w.chains) > 0 {
+		panic("rundir: SetRunID after Chain")
+	}
+	if id != "" {
+		w.runID = id
+	}
+}
+
 // Dir returns the directory.
 func (w *Writer) Dir() string { return w.dir }
 

@@ -7,9 +7,13 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/langevin-go/langevin/model"
 )
+
+// maxChains bounds --chains: each chain holds its own buffers and file.
+const maxChains = 1024
 
 // runConfig is the configuration of langevin run: parsed once from the
 // command line by parseRun, with every default resolved, and only read
@@ -38,7 +42,9 @@ type runConfig struct {
 	chainID                     int // run only this chain (1-based) of the chains; 0: all
 	seed                        uint64
 	init, precond, out          string
-	quiet, report               bool
+	quiet, report, overwrite    bool
+	targetESS                   float64       // --sampler auto: stop at this min bulk-ESS
+	maxTime                     time.Duration // --sampler auto: time budget of the sampling (0: none)
 	// step size
 	step                float64
 	stepSet             bool
@@ -72,18 +78,18 @@ type mlpConfig struct {
 var commonGroups = []struct{ title, flags string }{
 	{"data", "data test test-frac target format standardize n noise k"},
 	{"model", "model intercept prior-scale offset exposure nu hidden activation likelihood classes noise-var learn-noise map-iters map-batch map-lr grad-noise rho"},
-	{"run", "sampler chains chain-id iters burnin thin seed init precond out report quiet"},
+	{"run", "sampler target-ess max-time chains chain-id iters burnin thin seed init precond out overwrite report quiet"},
 	{"step size", "step schedule step-b decay step-floor cycles explore temperature temperature-start"},
 	{"stochastic gradients", "batch replace cv clip clip-value noise-every"},
 }
 
 func newRunFlagSet(c *runConfig) *flag.FlagSet {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	fs.StringVar(&c.data, "data", "australian", "training data: a CSV or LIBSVM `FILE` (.gz read transparently), an embedded data set's NAME (see langevin datasets) or a generated one: moons|spirals|gap1d|fashion-mnist")
+	fs.StringVar(&c.data, "data", "australian", "training data: a CSV, LIBSVM or Parquet `FILE` (.gz read transparently), a data.Store file, an embedded data set's NAME (see langevin datasets) or a generated one: moons|spirals|gap1d|fashion-mnist")
 	fs.StringVar(&c.test, "test", "", "test data `FILE`; without it a seeded split of --data is held out (--test-frac)")
-	fs.Float64Var(&c.testFrac, "test-frac", 0.2, "fraction of --data held out as test set when --test is not given")
+	fs.Float64Var(&c.testFrac, "test-frac", 0.2, "fraction of --data held out as test set when --test is not given (0: fit on all the data)")
 	fs.StringVar(&c.target, "target", "", "target `COL`umn: a name, or a 1-based column number (-1 = last); default the last column")
-	fs.StringVar(&c.format, "format", "auto", "data format: auto|csv|libsvm")
+	fs.StringVar(&c.format, "format", "auto", "data format: auto|csv|libsvm|parquet|store (a data.Store file; auto tells them by content)")
 	fs.BoolVar(&c.standardize, "standardize", true, "standardise features with the training set's mean and sd")
 	fs.IntVar(&c.n, "n", 1000, "generated data (--data moons|spirals|gap1d): number of points `N`; fashion-mnist: use the first N training images (default all)")
 	fs.Float64Var(&c.noise, "noise", 0.1, "generated data: noise sd (moons: of the points, spirals: of the angle, gap1d: of y)")
@@ -108,8 +114,10 @@ func newRunFlagSet(c *runConfig) *flag.FlagSet {
 	fs.Float64Var(&c.gradNoise, "grad-noise", 0, "toy targets: sd `S` of the N(0, S²I) noise injected into the gradient")
 	fs.Float64Var(&c.rho, "rho", 0.9, "gauss2: correlation `ρ` of the two coordinates")
 
-	fs.StringVar(&c.sampler, "sampler", "sgld", "algorithm `NAME`: "+strings.Join(samplerNames(), "|")+" (see the list above)")
-	fs.IntVar(&c.chains, "chains", 4, "number of chains `K`")
+	fs.StringVar(&c.sampler, "sampler", "auto", "algorithm `NAME`: "+strings.Join(samplerNames(), "|")+" (see the list above)")
+	fs.Float64Var(&c.targetESS, "target-ess", 400, "--sampler auto: run until the smallest bulk-ESS over the parameters and chains reaches `E` (or --max-time, or --iters)")
+	fs.DurationVar(&c.maxTime, "max-time", 0, "--sampler auto: stop the sampling after `T` (for example 10m) even if --target-ess is not reached (0: no limit; not reproducible)")
+	fs.IntVar(&c.chains, "chains", 4, fmt.Sprintf("number of chains `K` (at most %d)", maxChains))
 	fs.IntVar(&c.chainID, "chain-id", 0, "run only chain `C` (1 ≤ C ≤ --chains) of the analysis, for one process (a Slurm array task) per chain: its --out DIR/chain-C.csv is the file that the run of all --chains writes, and langevin summary|report|predict combine the directories (0: all chains)")
 	fs.IntVar(&c.iters, "iters", 500000, "iterations `N` per chain, burn-in included")
 	fs.IntVar(&c.burnin, "burnin", 50000, "burn-in iterations `N` discarded per chain")
@@ -118,6 +126,7 @@ func newRunFlagSet(c *runConfig) *flag.FlagSet {
 	fs.StringVar(&c.init, "init", "laplace", "initial points: zero|map|prior|laplace (the MAP plus a draw from the diagonal Laplace approximation, so chains start dispersed on the posterior's scale)")
 	fs.StringVar(&c.precond, "precond", "laplace", "constant diagonal preconditioner M of sgld, csgld, sghmc, csghmc, rwm, mala, nuts: laplace (diag of the inverse Hessian at the MAP) or none")
 	fs.StringVar(&c.out, "out", "", "write DIR/chain-1.csv … DIR/chain-K.csv (CmdStan format), DIR/summary.csv and DIR/model.json")
+	fs.BoolVar(&c.overwrite, "overwrite", false, "let --out DIR hold another run's files: they are removed first (without it such a DIR is refused)")
 	fs.BoolVar(&c.report, "report", false, "also write DIR/report.html (settings, summary, warnings, plots) into --out DIR (default "+defaultReportDir+")")
 	fs.BoolVar(&c.quiet, "quiet", false, "print no progress")
 
@@ -216,6 +225,9 @@ func parseRun(args []string, stdout io.Writer) (*runConfig, error) {
 			return nil, inputErrorf("--%s: only for --sampler %s", bad, strings.Join(readers(g.name), "|"))
 		}
 	}
+	if err := c.checkApplies(); err != nil {
+		return nil, err
+	}
 	if err := c.resolve(); err != nil {
 		return nil, err
 	}
@@ -228,6 +240,41 @@ func parseRun(args []string, stdout io.Writer) (*runConfig, error) {
 		}
 	}
 	return c, nil
+}
+
+// checkApplies refuses a common flag that the chosen sampler, model or data
+// would ignore: a flag given is a flag used, or an error naming it.
+func (c *runConfig) checkApplies() error {
+	k := c.def.kind
+	generated := map[string]bool{"moons": true, "spirals": true, "gap1d": true, "fashion-mnist": true}
+	toy := c.toy()
+	for _, r := range []struct {
+		flags   string
+		applies bool
+		why     string
+	}{
+		{"batch replace cv clip clip-value noise-every", !k.exact, "--sampler " + c.sampler + " uses all the data at every step (exact MCMC)"},
+		{"schedule step-b decay cycles explore temperature temperature-start", !k.exact, "--sampler " + c.sampler + " tunes its own step and samples the posterior itself (τ = 1)"},
+		{"batch replace", k.minibatch || k.exact || toy, "--sampler " + c.sampler + " uses all the data at every step"},
+		{"temperature temperature-start", !k.optimiser, "--sampler " + c.sampler + " is an optimiser: it injects no noise to temper"},
+		{"hidden activation likelihood classes noise-var learn-noise map-iters map-batch map-lr", c.model == "mlp", "only for --model mlp"},
+		{"data test test-frac target format standardize n noise k prior-scale intercept", !toy, "the toy target --model " + c.model + " has no data and a fixed density"},
+		{"rho", c.model == "gauss2", "only for --model gauss2"},
+		{"n", generated[c.data] || toy, "only for generated data (--data moons|spirals|gap1d|fashion-mnist)"},
+		{"noise", c.data == "moons" || c.data == "spirals" || c.data == "gap1d" || toy, "only for generated data (--data moons|spirals|gap1d)"},
+		{"k", c.data == "spirals" || toy, "only for --data spirals"},
+		{"test-frac", c.test == "", "--test gives the test set"},
+	} {
+		if r.applies {
+			continue
+		}
+		for _, f := range strings.Fields(r.flags) {
+			if c.set[f] {
+				return inputErrorf("--%s: not used here: %s", f, r.why)
+			}
+		}
+	}
+	return nil
 }
 
 func (d *samplerDef) reads(group string) bool {
@@ -247,7 +294,17 @@ func (c *runConfig) resolve() error {
 	if c.toy() && !c.set["batch"] {
 		c.batch = 0 // one observation: full batch
 	}
+	if c.sampler == "auto" && !c.set["sampler"] && (c.set["step"] || c.set["schedule"]) {
+		// A step or schedule given without a sampler tunes SGLD, the
+		// default before --sampler auto.
+		c.sampler, c.def = "sgld", samplerTable["sgld"]
+	}
 	if c.model == "mlp" {
+		if !c.set["sampler"] {
+			// --sampler auto's plan is for models whose Laplace approximation
+			// is the reference; networks keep SGLD's defaults.
+			c.sampler, c.def = "sgld", samplerTable["sgld"]
+		}
 		if !c.set["init"] {
 			c.init = "map"
 		}
@@ -264,8 +321,45 @@ func (c *runConfig) resolve() error {
 			c.explore = 0.5
 		}
 	}
+	if c.sampler != "auto" {
+		for _, f := range []string{"target-ess", "max-time"} {
+			if c.set[f] {
+				return inputErrorf("--%s: only for --sampler auto (the default)", f)
+			}
+		}
+	}
 	if c.def.kind.exact {
 		return c.resolveExact()
+	}
+	if c.sampler == "auto" {
+		// --iters is a maximum; burn-in and thinning are chosen by rule.
+		if c.set["chain-id"] && !c.set["iters"] {
+			return inputErrorf("--chain-id with --sampler auto: give --iters (the --target-ess rule needs all chains, so a chain run alone runs to --iters)")
+		}
+		if !c.set["iters"] {
+			c.iters = 10_000_000
+		}
+		if !c.set["burnin"] {
+			c.burnin = 0
+		}
+		if !c.set["thin"] {
+			c.thin = 1
+		}
+		if !(c.targetESS > 0) {
+			return inputErrorf("--target-ess %v: expected a positive number", c.targetESS)
+		}
+		if c.maxTime < 0 {
+			return inputErrorf("--max-time %v: expected a duration ≥ 0", c.maxTime)
+		}
+		return nil
+	}
+	if c.set["iters"] && !c.set["burnin"] {
+		// Proportional to the defaults (50,000 of 500,000, thin 450): an
+		// explicit --iters alone never makes the burn-in too long.
+		c.burnin = c.iters / 10
+		if !c.set["thin"] {
+			c.thin = max(1, int(float64(c.iters)*450/500000+0.5))
+		}
 	}
 	return nil
 }
@@ -280,6 +374,11 @@ func oneOf(flagName, v string, allowed ...string) error {
 }
 
 func (c *runConfig) validate() error {
+	if !c.set["thin"] && c.iters > c.burnin && c.thin > c.iters-c.burnin {
+		// The default thin suits the default run length; a short run
+		// keeps about 1000 draws per chain instead of one.
+		c.thin = max(1, (c.iters-c.burnin)/1000)
+	}
 	for _, o := range []struct {
 		name, v string
 		allowed []string
@@ -287,7 +386,7 @@ func (c *runConfig) validate() error {
 		{"schedule", c.schedule, []string{"const", "poly", "cyclic"}},
 		{"init", c.init, []string{"zero", "map", "prior", "laplace"}},
 		{"precond", c.precond, []string{"laplace", "none"}},
-		{"format", c.format, []string{"auto", "csv", "libsvm"}},
+		{"format", c.format, []string{"auto", "csv", "libsvm", "parquet", "store"}},
 	} {
 		if err := oneOf(o.name, o.v, o.allowed...); err != nil {
 			return err
@@ -320,8 +419,8 @@ func (c *runConfig) validate() error {
 		return inputErrorf("--nu: only for --model robust, not %s", c.model)
 	case c.set["nu"] && (!(c.nu > 0) || math.IsInf(c.nu, 0)):
 		return inputErrorf("--nu %v: expected a positive number", c.nu)
-	case c.chains < 1:
-		return inputErrorf("--chains %d: expected at least 1", c.chains)
+	case c.chains < 1 || c.chains > maxChains:
+		return inputErrorf("--chains %d: expected 1 to %d", c.chains, maxChains)
 	case c.chainID < 0 || c.chainID > c.chains:
 		return inputErrorf("--chain-id %d: expected a chain number from 1 to --chains (%d), or 0 for all", c.chainID, c.chains)
 	case c.iters < 1:
@@ -330,6 +429,8 @@ func (c *runConfig) validate() error {
 		return inputErrorf("--burnin %d: expected 0 ≤ burn-in < --iters (%d)", c.burnin, c.iters)
 	case c.thin < 1:
 		return inputErrorf("--thin %d: expected at least 1", c.thin)
+	case c.thin > c.iters-c.burnin:
+		return inputErrorf("--thin %d: more than the %d sampling iterations (--iters %d − --burnin %d): each chain would keep one draw, too few for any diagnostic", c.thin, c.iters-c.burnin, c.iters, c.burnin)
 	case c.batch < 0:
 		return inputErrorf("--batch %d: expected 0 (full batch) or a positive size", c.batch)
 	case c.cycles < 1 || c.cycles > c.iters:
@@ -346,8 +447,8 @@ func (c *runConfig) validate() error {
 		return inputErrorf("--clip %v: expected c ≥ 0 (0: off)", c.clip)
 	case !(c.clipValue >= 0) || math.IsInf(c.clipValue, 0):
 		return inputErrorf("--clip-value %v: expected c ≥ 0 (0: off)", c.clipValue)
-	case !(c.testFrac > 0 && c.testFrac < 1):
-		return inputErrorf("--test-frac %v: expected a fraction in (0, 1)", c.testFrac)
+	case !(c.testFrac >= 0 && c.testFrac < 1):
+		return inputErrorf("--test-frac %v: expected a fraction in [0, 1) (0: fit on all the data, no test set)", c.testFrac)
 	case c.noiseEvery < 0:
 		return inputErrorf("--noise-every %d: expected ≥ 0", c.noiseEvery)
 	case c.def.kind.needsBurnin && c.burnin < 1:

@@ -1,9 +1,10 @@
 package main
 
 import (
-	"bufio"
 	"errors"
+	"math"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -35,11 +36,16 @@ func (j *job) loadData() error {
 		if test, err = readData(c, c.test, "--test", false); err != nil {
 			return err
 		}
-		if test.Dim() != train.Dim() {
-			return inputErrorf("--test %s: %d features, --data has %d", c.test, test.Dim(), train.Dim())
+		if err := alignColumns(train, test, "--test"); err != nil {
+			return err
 		}
 	} else {
 		train, test = data.TrainTest(full, c.testFrac, c.seed)
+	}
+	if c.model == "softmax" {
+		if err := checkSoftmaxLabels(train, test); err != nil {
+			return err
+		}
 	}
 	if c.batch > train.Len() {
 		return inputErrorf("--batch %d: expected at most N = %d training rows (0: full batch)", c.batch, train.Len())
@@ -90,7 +96,7 @@ func readData(c *runConfig, path, flagName string, builtins bool) (*data.Dataset
 	var d *data.Dataset
 	var err error
 	isFile := true
-	if _, statErr := os.Stat(path); statErr != nil && builtins {
+	if _, statErr := os.Stat(path); statErr != nil && builtins && path != "-" {
 		if b, berr := data.Builtin(path); berr == nil {
 			d, isFile = b, false
 		} else if errors.Is(statErr, os.ErrNotExist) {
@@ -99,17 +105,12 @@ func readData(c *runConfig, path, flagName string, builtins bool) (*data.Dataset
 	}
 	headerLine := 1
 	if isFile {
-		format := c.format
-		if fh, err := os.Open(path); err == nil {
-			if format == "auto" {
-				format = data.SniffFormat(bufio.NewReaderSize(fh, 64<<10), path)
-			}
-			fh.Close()
+		// One open and one read, so that a pipe or /dev/stdin ("-") works;
+		// the format is told from the content.
+		d, err = data.ReadFile(path, c.format, data.CSVOptions{Target: c.target})
+		if err == nil && headerless(d) {
+			headerLine = 0
 		}
-		if format == "libsvm" {
-			headerLine = 0 // no header line
-		}
-		d, err = data.ReadFile(path, format, data.CSVOptions{Target: c.target})
 		if err != nil {
 			return nil, inputError{err}
 		}
@@ -130,6 +131,86 @@ func readData(c *runConfig, path, flagName string, builtins bool) (*data.Dataset
 		return nil, inputErrorf("%s:%d: %s %v in column %q: %s", d.Source, re.Row+headerLine, noun, re.Value, d.Target, re.What)
 	}
 	return d, nil
+}
+
+// headerless reports whether d was read from a file without a header row
+// (a LIBSVM file, or a CSV file whose first row is numbers): its columns are
+// V1, V2, ….
+func headerless(d *data.Dataset) bool {
+	for j, n := range d.Names {
+		if n != "V"+strconv.Itoa(j+1) && n != "V"+strconv.Itoa(j+2) {
+			return false
+		}
+	}
+	return d.Target == "label" || strings.HasPrefix(d.Target, "V")
+}
+
+// alignColumns puts the feature columns of test in the order of train's,
+// matching them by name, so that a test file whose columns are in another
+// order is read as the training data were; a column of train missing from
+// test is an error naming it.
+func alignColumns(train, test *data.Dataset, flagName string) error {
+	if slices.Equal(train.Names, test.Names) {
+		return nil
+	}
+	if headerless(train) || headerless(test) {
+		if train.Dim() != test.Dim() {
+			return inputErrorf("%s %s: %d features, --data has %d", flagName, test.Source, test.Dim(), train.Dim())
+		}
+		return nil // no names to match: by position
+	}
+	idx := make(map[string]int, len(test.Names))
+	for j, n := range test.Names {
+		idx[n] = j
+	}
+	perm := make([]int, len(train.Names))
+	var missing []string
+	for j, n := range train.Names {
+		k, ok := idx[n]
+		if !ok {
+			missing = append(missing, n)
+		}
+		perm[j] = k
+	}
+	if len(missing) > 0 {
+		return inputErrorf("%s %s: no column %s, which the training data have (columns are matched by name; the file has %s)",
+			flagName, test.Source, strings.Join(quoteAll(missing), ", "), strings.Join(quoteAll(test.Names), ", "))
+	}
+	n := test.Len()
+	x := mat.NewDense(n, len(perm), nil)
+	for i := range n {
+		for j, k := range perm {
+			x.Set(i, j, test.X.At(i, k))
+		}
+	}
+	test.X, test.Names = x, slices.Clone(train.Names)
+	return nil
+}
+
+func quoteAll(s []string) []string {
+	out := make([]string, len(s))
+	for i, v := range s {
+		out[i] = strconv.Quote(v)
+	}
+	return out
+}
+
+// checkSoftmaxLabels refuses class labels 1…K: softmax regression numbers
+// the classes 0…K−1, and with labels 1…K class 0 would be an empty class
+// that silently takes part in the fit.
+func checkSoftmaxLabels(train, test *data.Dataset) error {
+	lo := math.Inf(1)
+	for _, d := range []*data.Dataset{train, test} {
+		if d != nil {
+			for _, y := range d.Y {
+				lo = min(lo, y)
+			}
+		}
+	}
+	if lo >= 1 {
+		return inputErrorf("--model softmax: the labels of column %q start at %v, not 0: softmax expects the classes 0, 1, …, K−1 (with labels 1…K, subtract 1: class 0 would be empty)", train.Target, lo)
+	}
+	return nil
 }
 
 // offsetColumn returns the --offset or --exposure column and its flag ("" if

@@ -8,7 +8,9 @@
 //	langevin experiment NAME      reproduce a figure or table of the source documents
 //	langevin report DIR           one self-contained HTML report of a run's output
 //
-// Exit codes: 0 success, 2 usage or input error, 1 run failure.
+// Exit codes: 0 success, 2 usage or input error, 1 run failure, 128 + the
+// signal's number for a run stopped by a signal (130 SIGINT, 143 SIGTERM;
+// the draws so far are kept).
 package main
 
 import (
@@ -16,6 +18,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
+	"runtime/debug"
 	"strings"
 )
 
@@ -39,8 +43,11 @@ Usage:
                               runs side by side: marginals overlaid, ESS, ESS/s, test
                               accuracy with the optimisation (MAP) baseline
   langevin help [COMMAND]     this text, or a command's flags
+  langevin version            the version and the source revision of this binary
 
-Exit codes: 0 success, 2 usage or input error, 1 run failure.
+Exit codes: 0 success, 2 usage or input error, 1 run failure; a run stopped by
+SIGINT or SIGTERM keeps its draws and exits with 128 + the signal's number
+(130, 143).
 `
 
 // inputError is a usage or input error: exit code 2.
@@ -77,18 +84,26 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	case "predict":
 		err = cmdPredict(args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
-		if len(args) > 1 {
+		// help COMMAND is COMMAND -h; help help, help -h and -h -h are help.
+		if len(args) > 1 && !isHelp(args[1]) {
 			return Main([]string{args[1], "-h"}, stdout, stderr)
 		}
 		fmt.Fprint(stdout, usage)
+		return 0
+	case "version", "-version", "--version":
+		fmt.Fprintln(stdout, version())
 		return 0
 	default:
 		fmt.Fprintf(stderr, "langevin: unknown command %q: expected run, summary, datasets, experiment, report, predict, compare or help\n", args[0])
 		return 2
 	}
+	var intr *interrupted
 	switch {
 	case err == nil || errors.Is(err, errHelp):
 		return 0
+	case errors.As(err, &intr):
+		fmt.Fprintf(stderr, "langevin %s: %s\n", args[0], oneLine(err))
+		return intr.exitCode()
 	case errors.As(err, new(inputError)):
 		fmt.Fprintf(stderr, "langevin %s: %s\n", args[0], oneLine(err))
 		return 2
@@ -96,6 +111,42 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "langevin %s: %s\n", args[0], oneLine(err))
 		return 1
 	}
+}
+
+func isHelp(s string) bool {
+	switch s {
+	case "help", "-h", "-help", "--help":
+		return true
+	}
+	return false
+}
+
+// version returns the module's version and the source revision the binary
+// was built from, as the Go toolchain records them.
+func version() string {
+	v, rev, dirty := "(devel)", "", false
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		if bi.Main.Version != "" {
+			v = bi.Main.Version
+		}
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				rev = s.Value
+			case "vcs.modified":
+				dirty = s.Value == "true"
+			}
+		}
+	}
+	out := "langevin " + v
+	if rev != "" {
+		out += " (revision " + rev[:min(12, len(rev))]
+		if dirty {
+			out += ", modified"
+		}
+		out += ")"
+	}
+	return out + ", " + runtime.Version()
 }
 
 // oneLine joins the lines of an error (errors.Join of several chains) with

@@ -27,7 +27,7 @@ func cmdPredict(args []string, stdout, _ io.Writer) error {
 	fs.StringVar(&samples, "samples", "", "`DIR` written by langevin run --out (chain-*.csv and model.json), or DIR1,DIR2,… of runs of single chains (--chain-id), combined")
 	fs.StringVar(&f.data, "data", "", "data to predict: a CSV or LIBSVM `FILE` with the training features and target, or moons|spirals|gap1d|fashion-mnist (its test set)")
 	fs.StringVar(&f.target, "target", "", "target `COL`umn (default: the last column)")
-	fs.StringVar(&f.format, "format", "auto", "data format: auto|csv|libsvm")
+	fs.StringVar(&f.format, "format", "auto", "data format: auto|csv|libsvm|parquet|store")
 	fs.Float64Var(&level, "level", 0.9, "level of the credible intervals")
 	fs.IntVar(&bins, "bins", 15, "confidence bins of the expected calibration error")
 	fs.StringVar(&out, "out", "", "write per-row predictions to `FILE` (CSV)")
@@ -82,8 +82,9 @@ func cmdPredict(args []string, stdout, _ io.Writer) error {
 			return err
 		}
 	}
-	if d.Dim() != len(mf.Features) {
-		return inputErrorf("--data %s: %d features, the run was trained on %d", f.data, d.Dim(), len(mf.Features))
+	// Columns are matched by name with the training data's.
+	if err := alignColumns(&data.Dataset{Names: mf.Features, Source: mf.Data}, d, "--data"); err != nil {
+		return err
 	}
 	if sc != nil {
 		sc.Transform(d.X)

@@ -103,8 +103,16 @@ func printWhere(w io.Writer, c *runConfig, tr *langevin.Trace, table diag.Table,
 		}
 	}
 	secs := elapsed.Seconds()
-	fmt.Fprintf(w, "time:     %.2f s for %d iterations (%.0f ns/iteration, %d workers); min bulk-ESS %.0f, %.0f per second\n",
-		secs, total, secs*1e9/float64(total), min(c.chains, runtimeWorkers()), minESS, minESS/secs)
+	ess := "min bulk-ESS n/a (too few draws)"
+	if !math.IsInf(minESS, 1) {
+		ess = fmt.Sprintf("min bulk-ESS %.0f, %.0f per second", minESS, minESS/secs)
+	}
+	perIter := "no iteration"
+	if total > 0 {
+		perIter = fmt.Sprintf("%.0f ns/iteration", secs*1e9/float64(total))
+	}
+	fmt.Fprintf(w, "sampling: %.2f s for %d iterations (%s, %d workers); %s\n",
+		secs, total, perIter, min(c.chains, runtimeWorkers()), ess)
 
 	if c.def.kind.exact {
 		printExact(w, c, tr)

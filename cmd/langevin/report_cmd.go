@@ -24,6 +24,7 @@ const defaultReportDir = "langevin-out"
 func cmdReport(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)
 	out := fs.String("o", "", "write the report to `FILE` (default DIR/report.html)")
+	force := fs.Bool("force", false, "replace an existing DIR/report.html (langevin run --report's page is richer)")
 	maxParams := fs.Int("params", 8, "draw the first `N` columns (the table lists all)")
 	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
@@ -46,7 +47,10 @@ func cmdReport(args []string, stdout, stderr io.Writer) error {
 	tr, settings := r.Trace, r.Settings
 	path := *out
 	if path == "" {
-		path = filepath.Join(dir, "report.html")
+		path = filepath.Join(dir, rundir.ReportFile)
+		if _, err := os.Stat(path); err == nil && !*force {
+			return inputErrorf("%s exists, perhaps the page of langevin run --report, with sections this command cannot rebuild from the CSV files: give -o FILE to write elsewhere, or --force to replace it", path)
+		}
 	}
 	title := "langevin run"
 	optimiser := false

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
-	"os/signal"
 	"strings"
 	"time"
 
@@ -37,7 +35,25 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	st := newStopper(stderr)
+	defer st.stop()
+	ctx := st.ctx
+	// The output directory is checked, and locked, before any work.
+	out := c.out
+	if c.report && out == "" {
+		out = defaultReportDir
+	}
+	var rd *runDir // the draws stream into DIR as they come
+	if out != "" {
+		if rd, err = createRunDir(out, c.overwrite); err != nil {
+			return err
+		}
+		st.setRunDir(rd)
+		defer rd.w.Close(errors.New("the run failed before sampling"))
+	}
 	j := &job{c: c}
+	ph := newPhases(stderr, true) // the time line; st reports the phases as they come
+	st.enter("loading", true)
 	if c.toy() {
 		j.train = &data.Dataset{Source: "no data (toy target " + c.model + ")"}
 	} else if err := j.loadData(); err != nil {
@@ -46,9 +62,12 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if err := j.buildModel(); err != nil {
 		return err
 	}
+	ph.done("load", "")
 	m := j.m
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
+	if err := checkRunSize(c, m); err != nil {
+		return err
+	}
+	st.enter("the MAP", false)
 	// The MAP is the baseline, and the start or the preconditioner's centre;
 	// lap computes it, and the Hessian, at most once for the whole run.
 	lap := newRunLaplace(c, m)
@@ -56,6 +75,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		defer laplaceHook(lap)
 	}
 	mapTheta, mapErr := lap.MAP(ctx)
+	if e := st.interrupted(); e != nil {
+		return e
+	}
 	usePrecond := c.usesLaplacePrecond()
 	needMAP := c.init == "map" || c.init == "laplace" || usePrecond || c.cv
 	if mapErr != nil && needMAP {
@@ -64,17 +86,26 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	j.env = &buildEnv{c: c, m: m, lap: lap, mapTh: mapTheta}
 	var laplace []float64
 	if c.init == "laplace" || usePrecond {
+		st.enter("the Laplace approximation", false)
 		if laplace, err = lap.Diag(ctx); err != nil {
+			if e := st.interrupted(); e != nil {
+				return e
+			}
 			return err
 		}
 	}
 	if usePrecond {
 		j.env.precond = laplace
 	}
+	st.enter("the sampler's set-up", false)
 	s, err := c.def.build(ctx, j.env)
+	if e := st.interrupted(); e != nil {
+		return e
+	}
 	if err != nil {
 		return err
 	}
+	ph.done("MAP and setup", "")
 	if strings.HasPrefix(j.env.stepNote, "warning") {
 		fmt.Fprintln(stderr, "langevin run: "+j.env.stepNote) // also before a run that diverges
 	}
@@ -101,23 +132,28 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	}
 	prog := newProgress(stderr, c.quiet, opts.Chains, c.iters)
 	opts.Progress = prog.update
-	out := c.out
-	if c.report && out == "" {
-		out = defaultReportDir
+	auto := j.env.auto
+	if auto != nil {
+		auto.adjust(c, m, &opts, time.Now())
 	}
-	var rd *runDir // the draws stream into DIR as they come
-	if out != "" {
+	if rd != nil {
 		names := append(langevin.ParamNames(m), derivedNames(m)...)
-		if rd, err = openRunDir(out, j.chainConfig(), opts.FirstChain+1, opts.Chains, s.StatNames(), names); err != nil {
+		if err := rd.openChains(j.chainConfig(), opts.FirstChain+1, opts.Chains, s.StatNames(), names); err != nil {
 			return err
 		}
 		opts.Sink = rd.sink
 	}
+	st.enter("sampling", false)
 	start := time.Now()
 	prog.start()
 	tr, runErr := langevin.Run(ctx, m, s, opts)
 	prog.stop()
 	elapsed := time.Since(start)
+	ph.done("sampling", "")
+	intr := st.interrupted()
+	if intr != nil {
+		runErr = intr
+	}
 	if tr == nil || (runErr != nil && tr.NumDraws() == 0) {
 		if rd != nil {
 			rd.w.Close(runErr)
@@ -128,14 +164,19 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		return runErr
 	}
 
+	st.enter("writing", false)
+	pc := c // the configuration as run (--sampler auto: the sampler it chose)
+	if auto != nil {
+		pc = auto.config(c, tr)
+	}
 	params, note := commonLength(tr)
 	table := diag.Summarize(tr.Names, params)
 	if c.toy() {
 		fmt.Fprintf(stdout, "toy target %s (d = %d, no data, gradient noise sd %g), %s, %s\n\n",
-			c.model, m.Dim(), c.gradNoise, c.describe(), c.chainsText())
+			c.model, m.Dim(), c.gradNoise, pc.describe(), c.chainsText())
 	} else {
 		fmt.Fprintf(stdout, "%s regression on %s (N = %d train, %d test, d = %d), %s, %s\n\n",
-			c.model, j.train.Source, j.train.Len(), testLen(j.test), m.Dim(), c.describe(), c.chainsText())
+			c.model, j.train.Source, j.train.Len(), testLen(j.test), m.Dim(), pc.describe(), c.chainsText())
 	}
 	if err := table.Format(stdout); err != nil {
 		return err
@@ -144,43 +185,68 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stdout, note)
 	}
 	fmt.Fprintln(stdout)
+	// The run directory is complete before the predictions, which a
+	// signal may cut short.
+	var files string
+	if rd != nil {
+		var sc *data.Scaler
+		if j.scaler != nil {
+			sc = j.scaler
+		}
+		if files, err = rd.finish(runErr, table, j.modelFile(), sc); err != nil {
+			return err
+		}
+	}
+	if intr == nil {
+		intr = st.interrupted() // during the writing
+	}
 
 	if mapErr != nil {
 		fmt.Fprintf(stdout, "MAP baseline: %v\n", mapErr)
 	}
+	st.enter("the test-set predictions", true)
 	test := j.test
-	if mlp, ok := m.(*model.MLP); ok && test != nil && test.Len() > 0 {
+	if intr != nil {
+		// Interrupted: no predictions.
+	} else if mlp, ok := m.(*model.MLP); ok && test != nil && test.Len() > 0 {
 		printMLPPredictive(stdout, mlp, tr, mapTheta, test)
 	} else if g, ok := m.(*model.GLM); ok && test != nil && test.Len() > 0 {
 		printGLMPredictive(stdout, g, tr, mapTheta, test, logOffsets(j.spec, j.offTest))
 	} else if test != nil && test.Len() > 0 {
 		printPredictive(stdout, m, tr, mapTheta, test)
 	}
-	printWhere(stdout, c, tr, table, elapsed, mapTheta)
+	ph.done("prediction", "")
+	if auto != nil {
+		auto.print(stdout, c)
+	}
+	printWhere(stdout, pc, tr, table, elapsed, mapTheta)
 	if j.env.stepNote != "" {
 		fmt.Fprintln(stdout, j.env.stepNote)
 	}
 	if j.env.schedNote != "" {
 		fmt.Fprintln(stdout, j.env.schedNote)
 	}
-
-	if rd != nil {
-		var sc *data.Scaler
-		if j.scaler != nil {
-			sc = j.scaler
-		}
-		files, err := rd.finish(runErr, table, j.modelFile(), sc)
-		if err != nil {
-			return err
-		}
+	if intr == nil {
+		printKSD(ctx, stdout, pc, m, lap, tr)
+		ph.done("KSD", "")
+	}
+	ph.print(stdout)
+	if files != "" {
 		fmt.Fprintf(stdout, "written:  %s\n", files)
 	}
-	if c.report {
+	if c.report && intr == nil {
+		st.enter("the report", true)
 		path, err := j.runReport(out, tr)
 		if err != nil {
 			return fmt.Errorf("report: %w", err)
 		}
 		fmt.Fprintf(stdout, "report:   %s\n", path)
+	}
+	if intr != nil {
+		return intr
+	}
+	if e := st.interrupted(); e != nil {
+		return e
 	}
 	if runErr != nil {
 		var de *langevin.DivergenceError
@@ -254,23 +320,41 @@ func newRunLaplace(c *runConfig, m langevin.Model) *approx.RunLaplace {
 
 // commonLength returns the trace's draws per parameter, cut to the shortest
 // chain when a chain stopped early (the diagnostics need equal lengths), and
-// a note saying so.
+// without the chains that hold no draw (a run stopped before they started),
+// and a note saying what was left out.
 func commonLength(tr *langevin.Trace) ([][][]float64, string) {
-	params := tr.Params()
+	var chains []int
 	n, longest := math.MaxInt, 0
-	for _, c := range tr.Draws {
-		n = min(n, len(c))
-		longest = max(longest, len(c))
+	for c, d := range tr.Draws {
+		if len(d) == 0 {
+			continue
+		}
+		chains = append(chains, c)
+		n = min(n, len(d))
+		longest = max(longest, len(d))
 	}
-	if n == longest {
-		return params, ""
-	}
+	params := make([][][]float64, len(tr.Names))
 	for j := range params {
-		for c := range params[j] {
-			params[j][c] = params[j][c][:n]
+		params[j] = make([][]float64, len(chains))
+		for i, c := range chains {
+			col := make([]float64, n)
+			for t := range col {
+				col[t] = tr.Draws[c][t][j]
+			}
+			params[j][i] = col
 		}
 	}
-	return params, fmt.Sprintf("(a chain stopped early: the table uses the first %d draws of each chain)", n)
+	var notes []string
+	if empty := tr.NumChains() - len(chains); empty > 0 {
+		notes = append(notes, fmt.Sprintf("%d of %d chains hold no draw and are left out", empty, tr.NumChains()))
+	}
+	if n < longest {
+		notes = append(notes, fmt.Sprintf("a chain stopped early: the table uses the first %d draws of each chain", n))
+	}
+	if len(notes) == 0 {
+		return params, ""
+	}
+	return params, "(" + strings.Join(notes, "; ") + ")"
 }
 
 // derivedNames are the names of the model's derived quantities (σ² of the

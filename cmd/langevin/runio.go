@@ -11,9 +11,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/langevin-go/langevin"
 	"github.com/langevin-go/langevin/data"
@@ -74,24 +76,50 @@ func (j *job) settings() [][2]string {
 	return out
 }
 
-// openRunDir creates (and locks) dir before the run and opens the files of
-// chains first, …, first+chains−1 (1-based), for the run's draws to stream
-// into. The run's identifier is derived from cfg, so that the chains of one
-// analysis run in separate processes (--chain-id) share it and their files
-// are those of the run of all chains.
-func openRunDir(dir string, cfg stancsv.Config, first, chains int, statNames, names []string) (*runDir, error) {
-	w, err := rundir.Create(dir, rundir.Options{RunID: runID(cfg, statNames, names)})
+// flushEvery bounds how long a draw waits in memory before it reaches its
+// chain file: what a crash can lose.
+const flushEvery = 250 * time.Millisecond
+
+// createRunDir checks and locks dir before any work: a file, an unwritable
+// directory, a directory holding another run (unless overwrite) or one that
+// another process writes are input errors, found at once.
+func createRunDir(dir string, overwrite bool) (*runDir, error) {
+	w, err := rundir.Create(dir, rundir.Options{Overwrite: overwrite, FlushEvery: flushEvery})
 	if err != nil {
+		if errors.Is(err, rundir.ErrExists) {
+			return nil, inputErrorf("--out %v: use --overwrite to replace it, or another directory", err)
+		}
 		return nil, inputErrorf("--out %v", err)
 	}
-	rd := &runDir{w: w}
+	return &runDir{w: w}, nil
+}
+
+// openChains opens the files of chains first, …, first+chains−1 (1-based),
+// for the run's draws to stream into. The run's identifier is derived from
+// cfg, so that the chains of one analysis run in separate processes
+// (--chain-id) share it and their files are those of the run of all chains.
+func (rd *runDir) openChains(cfg stancsv.Config, first, chains int, statNames, names []string) error {
+	rd.w.SetRunID(runID(cfg, statNames, names))
 	for k := first; k < first+chains; k++ {
-		cw, err := w.Chain(k, cfg, statNames, names)
+		cw, err := rd.w.Chain(k, cfg, statNames, names)
 		if err != nil {
-			w.Close(err)
-			return nil, err
+			rd.w.Close(err)
+			return err
 		}
 		rd.chains = append(rd.chains, cw)
+	}
+	return nil
+}
+
+// openRunDir creates (and locks) dir and opens the files of chains first,
+// …, first+chains−1.
+func openRunDir(dir string, cfg stancsv.Config, first, chains int, statNames, names []string) (*runDir, error) {
+	rd, err := createRunDir(dir, false)
+	if err != nil {
+		return nil, err
+	}
+	if err := rd.openChains(cfg, first, chains, statNames, names); err != nil {
+		return nil, err
 	}
 	return rd, nil
 }
@@ -231,3 +259,49 @@ func runID(cfg stancsv.Config, statNames, names []string) string {
 }
 
 func fmtF(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+
+// memoryBudget is the memory the kept draws of a run may take: half the
+// machine's memory (from /proc/meminfo), or 8 GiB where that is unknown.
+func memoryBudget() int64 {
+	if b, err := os.ReadFile("/proc/meminfo"); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if f := strings.Fields(line); len(f) >= 2 && f[0] == "MemTotal:" {
+				if kb, err := strconv.ParseInt(f[1], 10, 64); err == nil {
+					return kb << 10 / 2
+				}
+			}
+		}
+	}
+	return 8 << 30
+}
+
+// budgetHook, when set (by tests), replaces memoryBudget.
+var budgetHook func() int64
+
+// checkRunSize refuses, before any work, a run whose kept draws (warm-up
+// included: run keeps them for the report) would not fit in memory.
+func checkRunSize(c *runConfig, m langevin.Model) error {
+	keep := int64(c.iters-c.burnin+c.thin-1)/int64(c.thin) + int64(c.burnin+c.thin-1)/int64(c.thin)
+	cols := int64(m.Dim()+len(derivedNames(m))) + 8 // + the sampler's statistics, about 8
+	perRow := cols*8 + 56                           // values, two slice headers and the iteration
+	need := int64(c.chains) * keep * perRow
+	budget := memoryBudget()
+	if budgetHook != nil {
+		budget = budgetHook()
+	}
+	if need <= budget {
+		return nil
+	}
+	return inputErrorf("--chains %d --iters %d --burnin %d --thin %d: the %d × %d kept draws of %d columns would take %s in memory, more than %s (half this machine's memory): raise --thin, or lower --iters or --chains",
+		c.chains, c.iters, c.burnin, c.thin, c.chains, keep, cols, fmtBytes(need), fmtBytes(budget))
+}
+
+func fmtBytes(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	}
+	return fmt.Sprintf("%d bytes", n)
+}

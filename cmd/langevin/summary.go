@@ -5,15 +5,17 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
 
 	"github.com/langevin-go/langevin/diag"
-	"github.com/langevin-go/langevin/stancsv"
+	"github.com/langevin-go/langevin/rundir"
 )
 
 // cmdSummary prints the summary table of CmdStan-format CSV files, one file
-// per chain (langevin's, CmdStan's or cmdstanr's). Warm-up draws saved in the
-// files are left out.
+// per chain (langevin's, CmdStan's or cmdstanr's, gzip-compressed or not), or
+// of a run directory (the --out DIR of langevin run). Warm-up draws saved in
+// the files are left out. A run that did not finish is read as far as it
+// got (whole lines only) and said to be unfinished; chains of different
+// lengths are cut to the shortest, and chains without draws left out.
 func cmdSummary(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("summary", flag.ContinueOnError)
 	asCSV := fs.Bool("csv", false, "print the table as CSV")
@@ -23,51 +25,59 @@ func cmdSummary(args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() == 0 {
 		return inputErrorf("no files: usage: langevin summary [--csv] FILE... or DIR... (run directories; several are chains of one analysis, --chain-id, combined)")
 	}
-	if st, err := os.Stat(fs.Arg(0)); err == nil && st.IsDir() {
-		r, err := readRuns(fs.Args())
-		if err != nil {
+	var r *rundir.Run
+	var err error
+	if st, serr := os.Stat(fs.Arg(0)); serr == nil && st.IsDir() {
+		if r, err = readRuns(fs.Args()); err != nil {
 			return err
 		}
-		tr := r.Trace
-		table := diag.Summarize(tr.Names, tr.Params())
-		if *asCSV {
-			return table.WriteCSV(stdout)
-		}
-		fmt.Fprintf(stdout, "%d chains × %d draws from %s\n\n", tr.NumChains(), tr.NumDraws()/max(1, tr.NumChains()), r.Dir)
-		return table.Format(stdout)
-	}
-	var names []string
-	var params [][][]float64
-	var first string
-	ndraws := -1
-	for _, path := range fs.Args() {
-		f, err := stancsv.ReadFile(path)
-		if err != nil {
+	} else {
+		if r, err = rundir.ReadFiles(fs.Args()...); err != nil {
 			return inputError{err}
 		}
-		pn := f.ParamNames()
-		if names == nil {
-			names, first = pn, path
-			params = make([][][]float64, len(names))
-		} else if !slices.Equal(names, pn) {
-			return inputErrorf("%s: parameters differ from %s's", path, first)
-		}
-		if ndraws >= 0 && len(f.Draws) != ndraws {
-			return inputErrorf("%s: %d draws, %s has %d: chains must have equal lengths", path, len(f.Draws), first, ndraws)
-		}
-		ndraws = len(f.Draws)
-		if ndraws == 0 {
-			return inputErrorf("%s: no draws", path)
-		}
-		for j, name := range names {
-			col, _ := f.Column(name)
-			params[j] = append(params[j], col)
-		}
 	}
-	table := diag.Summarize(names, params)
+	tr := r.Trace
+	if tr.NumDraws() == 0 {
+		return inputErrorf("%s: no draws yet (%s)", fs.Arg(0), r.Status())
+	}
+	params, note := commonLength(tr)
+	table := diag.Summarize(tr.Names, params)
 	if *asCSV {
 		return table.WriteCSV(stdout)
 	}
-	fmt.Fprintf(stdout, "%d chains × %d draws\n\n", len(fs.Args()), ndraws)
-	return table.Format(stdout)
+	counts := make([]int, tr.NumChains())
+	same := true
+	for c, d := range tr.Draws {
+		counts[c] = len(d)
+		same = same && counts[c] == counts[0]
+	}
+	if same {
+		fmt.Fprintf(stdout, "%d chains × %d draws", tr.NumChains(), counts[0])
+	} else {
+		fmt.Fprintf(stdout, "%d chains × %s draws", tr.NumChains(), joinInts(counts))
+	}
+	if r.Finished() || !isLangevinRun(r) {
+		fmt.Fprint(stdout, "\n\n")
+	} else {
+		fmt.Fprintf(stdout, "; run %s\n\n", r.Status())
+	}
+	if err := table.Format(stdout); err != nil {
+		return err
+	}
+	if note != "" {
+		fmt.Fprintln(stdout, note)
+	}
+	for _, ch := range r.Chains {
+		if ch.Torn {
+			fmt.Fprintf(stdout, "%s: its last line was cut short (a crash while writing) and is left out\n", ch.Path)
+		}
+	}
+	return nil
+}
+
+// isLangevinRun reports whether the chain files were written by langevin
+// run, which records whether the run finished (CmdStan's do not).
+func isLangevinRun(r *rundir.Run) bool {
+	_, ok := r.Config["run_id"]
+	return ok
 }

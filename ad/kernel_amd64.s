@@ -1,0 +1,111 @@
+//go:build amd64 && !purego
+
+#include "textflag.h"
+
+// func cpuidAVX2FMA() bool
+// CPUID leaf 1: ECX bit 12 FMA, bit 27 OSXSAVE, bit 28 AVX; XGETBV: XMM and
+// YMM state enabled; leaf 7: EBX bit 5 AVX2.
+TEXT ·cpuidAVX2FMA(SB), NOSPLIT, $0-1
+	MOVL $1, AX
+	MOVL $0, CX
+	CPUID
+	MOVL CX, R8
+	ANDL $0x18001000, R8
+	CMPL R8, $0x18001000
+	JNE  no
+	MOVL $0, CX
+	XGETBV
+	ANDL $6, AX
+	CMPL AX, $6
+	JNE  no
+	MOVL $7, AX
+	MOVL $0, CX
+	CPUID
+	ANDL $0x20, BX
+	JZ   no
+	MOVB $1, ret+0(FP)
+	RET
+no:
+	MOVB $0, ret+0(FP)
+	RET
+
+// func axpy4AVX(y, c0, c1, c2, c3 *float64, n int, b0, b1, b2, b3 float64)
+// y[k] += b0 c0[k] + b1 c1[k] + b2 c2[k] + b3 c3[k], k < n, n a multiple of 4.
+TEXT ·axpy4AVX(SB), NOSPLIT, $0-80
+	MOVQ y+0(FP), DI
+	MOVQ c0+8(FP), R8
+	MOVQ c1+16(FP), R9
+	MOVQ c2+24(FP), R10
+	MOVQ c3+32(FP), R11
+	MOVQ n+40(FP), CX
+	VBROADCASTSD b0+48(FP), Y4
+	VBROADCASTSD b1+56(FP), Y5
+	VBROADCASTSD b2+64(FP), Y6
+	VBROADCASTSD b3+72(FP), Y7
+	XORQ AX, AX
+loop:
+	CMPQ AX, CX
+	JGE  done
+	VMOVUPD (DI)(AX*8), Y0
+	VMOVUPD (R8)(AX*8), Y1
+	VFMADD231PD Y4, Y1, Y0
+	VMOVUPD (R9)(AX*8), Y2
+	VFMADD231PD Y5, Y2, Y0
+	VMOVUPD (R10)(AX*8), Y1
+	VFMADD231PD Y6, Y1, Y0
+	VMOVUPD (R11)(AX*8), Y2
+	VFMADD231PD Y7, Y2, Y0
+	VMOVUPD Y0, (DI)(AX*8)
+	ADDQ $4, AX
+	JMP  loop
+done:
+	VZEROUPPER
+	RET
+
+// func dot4AVX(d, c0, c1, c2, c3 *float64, n int) (s0, s1, s2, s3 float64)
+// sⱼ = Σ_k d[k] cⱼ[k], k < n, n a multiple of 4.
+TEXT ·dot4AVX(SB), NOSPLIT, $0-80
+	MOVQ d+0(FP), DI
+	MOVQ c0+8(FP), R8
+	MOVQ c1+16(FP), R9
+	MOVQ c2+24(FP), R10
+	MOVQ c3+32(FP), R11
+	MOVQ n+40(FP), CX
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+	XORQ AX, AX
+loop:
+	CMPQ AX, CX
+	JGE  done
+	VMOVUPD (DI)(AX*8), Y0
+	VMOVUPD (R8)(AX*8), Y1
+	VFMADD231PD Y0, Y1, Y4
+	VMOVUPD (R9)(AX*8), Y2
+	VFMADD231PD Y0, Y2, Y5
+	VMOVUPD (R10)(AX*8), Y1
+	VFMADD231PD Y0, Y1, Y6
+	VMOVUPD (R11)(AX*8), Y2
+	VFMADD231PD Y0, Y2, Y7
+	ADDQ $4, AX
+	JMP  loop
+done:
+	VEXTRACTF128 $1, Y4, X0
+	VADDPD X0, X4, X4
+	VHADDPD X4, X4, X4
+	MOVSD X4, s0+48(FP)
+	VEXTRACTF128 $1, Y5, X0
+	VADDPD X0, X5, X5
+	VHADDPD X5, X5, X5
+	MOVSD X5, s1+56(FP)
+	VEXTRACTF128 $1, Y6, X0
+	VADDPD X0, X6, X6
+	VHADDPD X6, X6, X6
+	MOVSD X6, s2+64(FP)
+	VEXTRACTF128 $1, Y7, X0
+	VADDPD X0, X7, X7
+	VHADDPD X7, X7, X7
+	MOVSD X7, s3+72(FP)
+	VZEROUPPER
+	RET
