@@ -82,7 +82,7 @@ func OpenParquet(path string, opt ParquetOptions) (*ParquetFile, error) {
 		f.Close()
 		return nil, &ParseError{File: path, Msg: err.Error(), Err: err}
 	}
-	pf, err := parquet.OpenFile(f, st.Size(), parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+	pf, err := openParquet(f, st.Size())
 	if err != nil {
 		f.Close()
 		return nil, &ParseError{File: path, Msg: "not a Parquet file: " + err.Error(), Err: err}
@@ -93,6 +93,17 @@ func OpenParquet(path string, opt ParquetOptions) (*ParquetFile, error) {
 		return nil, err
 	}
 	return p, nil
+}
+
+// openParquet is parquet.OpenFile, with a panic on a malformed file turned
+// into an error.
+func openParquet(f *os.File, size int64) (pf *parquet.File, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			pf, err = nil, fmt.Errorf("corrupt metadata (%v)", r)
+		}
+	}()
+	return parquet.OpenFile(f, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
 }
 
 func (p *ParquetFile) errorf(msg string, args ...any) error {
@@ -303,7 +314,8 @@ func (p *ParquetFile) Next(x, y []float64) (int, error) {
 }
 
 // nextRowGroup opens the column chunks of the next row group.
-func (p *ParquetFile) nextRowGroup() error {
+func (p *ParquetFile) nextRowGroup() (err error) {
+	defer p.corrupt(&err, fmt.Sprintf("row group %d", p.rg+1))
 	groups := p.pf.RowGroups()
 	for k := range p.cols {
 		p.cols[k].close()
@@ -322,8 +334,17 @@ func (p *ParquetFile) nextRowGroup() error {
 	return nil
 }
 
+// corrupt turns a panic of the Parquet library on a malformed file (an index
+// out of range while decoding, say) into a *ParseError in *err.
+func (p *ParquetFile) corrupt(err *error, where string) {
+	if r := recover(); r != nil {
+		*err = &ParseError{File: p.name, Msg: fmt.Sprintf("%s: corrupt Parquet data (%v)", where, r)}
+	}
+}
+
 // readColumn decodes n values of column c into dst[0], dst[stride], ….
-func (p *ParquetFile) readColumn(c *parquetColumn, dst []float64, stride, n int) error {
+func (p *ParquetFile) readColumn(c *parquetColumn, dst []float64, stride, n int) (err error) {
+	defer p.corrupt(&err, fmt.Sprintf("column %q near row %d", c.name, p.row+1))
 	for i := 0; i < n; {
 		if c.values == nil {
 			pg, err := c.pages.ReadPage()

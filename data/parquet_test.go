@@ -6,6 +6,9 @@ import (
 	"io"
 	"io/fs"
 	"math"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -159,6 +162,45 @@ func TestParquetSamePosteriorAsCSV(t *testing.T) {
 					t.Fatalf("chain %d draw %d %s: %v from CSV, %v from Parquet", c+1, i+1, a.Names[j], v, b.Draws[c][i][j])
 				}
 			}
+		}
+	}
+}
+
+// TestParquetCorrupt: a malformed file gives an error, never a panic (the
+// byte at 21825 of groups.parquet set to 0xff made the library index out of
+// range), and so do truncated files.
+func TestParquetCorrupt(t *testing.T) {
+	b, err := os.ReadFile("testdata/parquet/groups.parquet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "x.parquet")
+	try := func(what string, c []byte) error {
+		t.Helper()
+		if err := os.WriteFile(path, c, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		defer func() {
+			if r := recover(); r != nil {
+				t.Errorf("%s: panic %v", what, r)
+			}
+		}()
+		_, err := data.ReadParquet(path, data.ParquetOptions{})
+		return err
+	}
+	c := append([]byte(nil), b...)
+	c[21825] = 0xff
+	if err := try("byte 21825", c); err == nil || !strings.Contains(err.Error(), "corrupt Parquet data") {
+		t.Errorf("byte 21825 = 0xff: error %v, want corrupt Parquet data", err)
+	}
+	for i := 0; i < len(b); i += 97 {
+		c := append([]byte(nil), b...)
+		c[i] ^= 0xff
+		try("byte "+strconv.Itoa(i), c)
+	}
+	for _, cut := range []int{4, 100, len(b) / 2, len(b) - 10} {
+		if err := try("cut", b[:cut]); err == nil {
+			t.Errorf("file cut at %d bytes: no error", cut)
 		}
 	}
 }

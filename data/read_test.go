@@ -53,7 +53,7 @@ func TestReadFilePipe(t *testing.T) {
 			t.Errorf("%s: %d×%d, want %d×%d", tc.name, d.Len(), d.Dim(), tc.n, tc.d)
 		}
 	}
-	if _, err := ReadFile(filepath.Join(dir, "csv"), "parquet", CSVOptions{}); err == nil || !strings.Contains(err.Error(), `unknown format "parquet"`) {
+	if _, err := ReadFile(filepath.Join(dir, "csv"), "xml", CSVOptions{}); err == nil || !strings.Contains(err.Error(), `unknown format "xml"`) {
 		t.Errorf("unknown format: %v", err)
 	}
 }

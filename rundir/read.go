@@ -164,7 +164,8 @@ func Read(dir string) (*Run, error) {
 		}
 		paths = append(paths, filepath.Join(dir, name))
 	}
-	r, err := readChains(paths, func(k int) string {
+	r, err := readChains(paths, func(i int) string {
+		k := minK + i - 1 // paths[i-1] holds chain k
 		for _, name := range []string{WarmupFile(k), WarmupFile(k) + ".gz"} {
 			p := filepath.Join(dir, name)
 			if _, err := os.Stat(p); err == nil {

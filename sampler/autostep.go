@@ -67,7 +67,7 @@ type StepRule struct {
 
 func (r StepRule) defaults(n int) (StepRule, error) {
 	if r.Stability == 0 {
-		r.Stability = 0.1
+		r.Stability = StabilityBudget
 	}
 	if r.NoiseRatio == 0 {
 		r.NoiseRatio = 0.05

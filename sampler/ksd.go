@@ -17,12 +17,13 @@ import (
 type KSDOptions struct {
 	// Draws is the number of draws whose KSD is computed (the run's, thinned
 	// evenly over the pooled chains, and as many reference draws); 0 means
-	// 500.
+	// 300.
 	Draws int
 	// Batch is the number of observations behind each score: 0 means all of
-	// them when N ≤ 100,000 and otherwise a fixed random batch of 100,000
+	// them when N ≤ 10,000 and otherwise a fixed random batch of 10,000
 	// used through the control-variate estimator around the reference mean
-	// θ̂ (see below).
+	// θ̂ ([Scores]; in Laplace-sd units its error is about √(λmax(CM)) of
+	// the step rule at that batch size, a few hundredths).
 	Batch int
 	// Scale is the scale of each coordinate in which the kernel is
 	// evaluated; nil means the reference's marginal sds.
@@ -33,12 +34,12 @@ type KSDOptions struct {
 
 func (o KSDOptions) defaults(n int) KSDOptions {
 	if o.Draws <= 0 {
-		o.Draws = 500
+		o.Draws = 300
 	}
 	if o.Batch <= 0 || o.Batch > n {
 		o.Batch = n
-		if n > 100000 {
-			o.Batch = 100000
+		if n > 10000 {
+			o.Batch = 10000
 		}
 	}
 	return o

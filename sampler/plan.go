@@ -36,6 +36,11 @@ type PlanOptions struct {
 	DenseMax int
 	// Seed seeds the noise measurements.
 	Seed uint64
+	// MAP and NegHess, when set, are the mode and −∇²log p(θ|D) there,
+	// computed already (for example by approx.RunLaplace); otherwise NewPlan
+	// finds them.
+	MAP     []float64
+	NegHess *mat.SymDense
 }
 
 // nutsGradsPerChain is the full-data gradients of a default NUTS chain:
@@ -106,19 +111,24 @@ func NewPlan(ctx context.Context, m langevin.Model, opt PlanOptions) (*Plan, err
 	if opt.Batch == 0 {
 		opt.Batch = min(n, 100)
 	}
-	mp, err := FindMAP(ctx, m, nil)
-	if err != nil {
-		return nil, err
+	mp := opt.MAP
+	if mp == nil {
+		var err error
+		if mp, err = FindMAP(ctx, m, nil); err != nil {
+			return nil, err
+		}
 	}
-	p := &Plan{MAP: mp}
-	h := make([]float64, d*d)
-	if err := langevin.HessianFDContext(ctx, m, mp, h); err != nil {
-		return nil, err
-	}
-	p.NegHess = mat.NewSymDense(d, nil)
-	for i := 0; i < d; i++ {
-		for j := i; j < d; j++ {
-			p.NegHess.SetSym(i, j, -h[i*d+j])
+	p := &Plan{MAP: mp, NegHess: opt.NegHess}
+	if p.NegHess == nil {
+		h := make([]float64, d*d)
+		if err := langevin.HessianFDContext(ctx, m, mp, h); err != nil {
+			return nil, err
+		}
+		p.NegHess = mat.NewSymDense(d, nil)
+		for i := 0; i < d; i++ {
+			for j := i; j < d; j++ {
+				p.NegHess.SetSym(i, j, -h[i*d+j])
+			}
 		}
 	}
 	var chol mat.Cholesky
@@ -188,8 +198,8 @@ func NewPlan(ctx context.Context, m langevin.Model, opt PlanOptions) (*Plan, err
 		if opt.CV == "on" {
 			mb.CV = append([]float64(nil), mp...)
 		}
-		p.Step, err = ChooseStep(m, mp, p.NegHess, M, mb, opt.Rule, rng)
-		if err != nil {
+		var err error
+		if p.Step, err = ChooseStep(m, mp, p.NegHess, M, mb, opt.Rule, rng); err != nil {
 			return nil, err
 		}
 	default:
@@ -268,8 +278,9 @@ func (in InitGaussian) Init(_ context.Context, m langevin.Model, _ int, rng *ran
 
 // UntilESS returns a langevin.Options.Until rule: stop when the smallest
 // bulk-ESS over the model's parameters (the first dim columns), over all
-// chains, reaches target, or when maxTime (0: none) has passed since start.
-// The ESS rule alone is reproducible; the time budget is not. The reason
+// chains, reaches target and the largest R̂ is at most 1.01 (Vehtari et al.
+// 2021's threshold), or when maxTime (0: none) has passed since start. The
+// ESS and R̂ rule alone is reproducible; the time budget is not. The reason
 // for stopping is written to *why when why is not nil.
 func UntilESS(dim int, target float64, start time.Time, maxTime time.Duration, why *string) func(tr *langevin.Trace) bool {
 	return func(tr *langevin.Trace) bool {
@@ -280,9 +291,13 @@ func UntilESS(dim int, target float64, start time.Time, maxTime time.Duration, w
 			return true
 		}
 		ess, _ := MinESSBulk(tr, dim)
-		if ess >= target {
+		if !(ess >= target) {
+			return false
+		}
+		rhat, _ := MaxRHat(tr, dim)
+		if rhat <= 1.01 {
 			if why != nil {
-				*why = fmt.Sprintf("min bulk-ESS %.0f ≥ target %.0f", ess, target)
+				*why = fmt.Sprintf("min bulk-ESS %.0f ≥ target %.0f and max R̂ %.3f ≤ 1.01", ess, target, rhat)
 			}
 			return true
 		}
@@ -290,17 +305,31 @@ func UntilESS(dim int, target float64, start time.Time, maxTime time.Duration, w
 	}
 }
 
-// MinESSBulk returns the smallest bulk-ESS over the first dim columns of tr
-// and its column (NaN, −1 when undefined, for example with too few draws).
-// Chains of different lengths are cut to the shortest.
-func MinESSBulk(tr *langevin.Trace, dim int) (float64, int) {
-	best, col := math.Inf(1), -1
+// MaxRHat returns the largest R̂ ([diag.RHat]) over the first dim columns
+// of tr and its column (NaN, −1 when undefined). Chains of different
+// lengths are cut to the shortest.
+func MaxRHat(tr *langevin.Trace, dim int) (float64, int) {
+	worst, col := math.Inf(-1), -1
+	forColumns(tr, dim, func(j int, chains [][]float64) {
+		if r := diag.RHat(chains); r > worst {
+			worst, col = r, j
+		}
+	})
+	if col < 0 {
+		return math.NaN(), -1
+	}
+	return worst, col
+}
+
+// forColumns calls f with the draws of each of the first dim columns, cut
+// to the shortest chain (at least 8 draws).
+func forColumns(tr *langevin.Trace, dim int, f func(j int, chains [][]float64)) {
 	short := math.MaxInt
 	for _, c := range tr.Draws {
 		short = min(short, len(c))
 	}
 	if short < 8 {
-		return math.NaN(), -1
+		return
 	}
 	chains := make([][]float64, len(tr.Draws))
 	for c := range chains {
@@ -312,14 +341,20 @@ func MinESSBulk(tr *langevin.Trace, dim int) (float64, int) {
 				chains[c][i] = rows[i][j]
 			}
 		}
-		e := diag.ESSBulk(chains)
-		if math.IsNaN(e) {
-			continue
-		}
-		if e < best {
+		f(j, chains)
+	}
+}
+
+// MinESSBulk returns the smallest bulk-ESS over the first dim columns of tr
+// and its column (NaN, −1 when undefined, for example with too few draws).
+// Chains of different lengths are cut to the shortest.
+func MinESSBulk(tr *langevin.Trace, dim int) (float64, int) {
+	best, col := math.Inf(1), -1
+	forColumns(tr, dim, func(j int, chains [][]float64) {
+		if e := diag.ESSBulk(chains); e < best {
 			best, col = e, j
 		}
-	}
+	})
 	if col < 0 {
 		return math.NaN(), -1
 	}

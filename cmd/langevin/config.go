@@ -7,6 +7,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/langevin-go/langevin/model"
 )
@@ -42,6 +43,8 @@ type runConfig struct {
 	seed                        uint64
 	init, precond, out          string
 	quiet, report, overwrite    bool
+	targetESS                   float64       // --sampler auto: stop at this min bulk-ESS
+	maxTime                     time.Duration // --sampler auto: time budget of the sampling (0: none)
 	// step size
 	step                float64
 	stepSet             bool
@@ -75,7 +78,7 @@ type mlpConfig struct {
 var commonGroups = []struct{ title, flags string }{
 	{"data", "data test test-frac target format standardize n noise k"},
 	{"model", "model intercept prior-scale offset exposure nu hidden activation likelihood classes noise-var learn-noise map-iters map-batch map-lr grad-noise rho"},
-	{"run", "sampler chains chain-id iters burnin thin seed init precond out overwrite report quiet"},
+	{"run", "sampler target-ess max-time chains chain-id iters burnin thin seed init precond out overwrite report quiet"},
 	{"step size", "step schedule step-b decay step-floor cycles explore temperature temperature-start"},
 	{"stochastic gradients", "batch replace cv clip clip-value noise-every"},
 }
@@ -111,7 +114,9 @@ func newRunFlagSet(c *runConfig) *flag.FlagSet {
 	fs.Float64Var(&c.gradNoise, "grad-noise", 0, "toy targets: sd `S` of the N(0, S²I) noise injected into the gradient")
 	fs.Float64Var(&c.rho, "rho", 0.9, "gauss2: correlation `ρ` of the two coordinates")
 
-	fs.StringVar(&c.sampler, "sampler", "sgld", "algorithm `NAME`: "+strings.Join(samplerNames(), "|")+" (see the list above)")
+	fs.StringVar(&c.sampler, "sampler", "auto", "algorithm `NAME`: "+strings.Join(samplerNames(), "|")+" (see the list above)")
+	fs.Float64Var(&c.targetESS, "target-ess", 400, "--sampler auto: run until the smallest bulk-ESS over the parameters and chains reaches `E` (or --max-time, or --iters)")
+	fs.DurationVar(&c.maxTime, "max-time", 0, "--sampler auto: stop the sampling after `T` (for example 10m) even if --target-ess is not reached (0: no limit; not reproducible)")
 	fs.IntVar(&c.chains, "chains", 4, fmt.Sprintf("number of chains `K` (at most %d)", maxChains))
 	fs.IntVar(&c.chainID, "chain-id", 0, "run only chain `C` (1 ≤ C ≤ --chains) of the analysis, for one process (a Slurm array task) per chain: its --out DIR/chain-C.csv is the file that the run of all --chains writes, and langevin summary|report|predict combine the directories (0: all chains)")
 	fs.IntVar(&c.iters, "iters", 500000, "iterations `N` per chain, burn-in included")
@@ -289,7 +294,17 @@ func (c *runConfig) resolve() error {
 	if c.toy() && !c.set["batch"] {
 		c.batch = 0 // one observation: full batch
 	}
+	if c.sampler == "auto" && !c.set["sampler"] && (c.set["step"] || c.set["schedule"]) {
+		// A step or schedule given without a sampler tunes SGLD, the
+		// default before --sampler auto.
+		c.sampler, c.def = "sgld", samplerTable["sgld"]
+	}
 	if c.model == "mlp" {
+		if !c.set["sampler"] {
+			// --sampler auto's plan is for models whose Laplace approximation
+			// is the reference; networks keep SGLD's defaults.
+			c.sampler, c.def = "sgld", samplerTable["sgld"]
+		}
 		if !c.set["init"] {
 			c.init = "map"
 		}
@@ -306,8 +321,45 @@ func (c *runConfig) resolve() error {
 			c.explore = 0.5
 		}
 	}
+	if c.sampler != "auto" {
+		for _, f := range []string{"target-ess", "max-time"} {
+			if c.set[f] {
+				return inputErrorf("--%s: only for --sampler auto (the default)", f)
+			}
+		}
+	}
 	if c.def.kind.exact {
 		return c.resolveExact()
+	}
+	if c.sampler == "auto" {
+		// --iters is a maximum; burn-in and thinning are chosen by rule.
+		if c.set["chain-id"] && !c.set["iters"] {
+			return inputErrorf("--chain-id with --sampler auto: give --iters (the --target-ess rule needs all chains, so a chain run alone runs to --iters)")
+		}
+		if !c.set["iters"] {
+			c.iters = 10_000_000
+		}
+		if !c.set["burnin"] {
+			c.burnin = 0
+		}
+		if !c.set["thin"] {
+			c.thin = 1
+		}
+		if !(c.targetESS > 0) {
+			return inputErrorf("--target-ess %v: expected a positive number", c.targetESS)
+		}
+		if c.maxTime < 0 {
+			return inputErrorf("--max-time %v: expected a duration ≥ 0", c.maxTime)
+		}
+		return nil
+	}
+	if c.set["iters"] && !c.set["burnin"] {
+		// Proportional to the defaults (50,000 of 500,000, thin 450): an
+		// explicit --iters alone never makes the burn-in too long.
+		c.burnin = c.iters / 10
+		if !c.set["thin"] {
+			c.thin = max(1, int(float64(c.iters)*450/500000+0.5))
+		}
 	}
 	return nil
 }

@@ -183,7 +183,7 @@ func TestFaultKill9(t *testing.T) {
 var drawsLine = regexp.MustCompile(`draws: +(\d+) chains × ([\d, ]+) kept`)
 
 // TestFaultSignals sends SIGTERM and SIGINT during loading, the MAP,
-// burn-in and sampling: the run stops promptly with exit code 128 + the
+// burn-in, sampling and the test-set predictions: the run stops promptly with exit code 128 + the
 // signal, the draws so far are readable by langevin summary, with the
 // counts the run printed, and the chain files say the run stopped.
 func TestFaultSignals(t *testing.T) {
@@ -227,6 +227,11 @@ func TestFaultSignals(t *testing.T) {
 		}, func(dir string) bool { return hasRows(dir, "warmup-1.csv") }, false},
 		{"sampling", func(dir string) []string { return append(longRun, "--out", dir) },
 			func(dir string) bool { return hasRows(dir, "chain-1.csv") && hasRows(dir, "chain-2.csv") }, true},
+		{"the test-set predictions", func(dir string) []string {
+			// 49,500 test rows × 4000 draws: tens of seconds of predictions.
+			return []string{"run", "--data", "spirals", "--k", "10", "--n", "55000", "--model", "softmax", "--test-frac", "0.9",
+				"--iters", "3000", "--burnin", "1000", "--thin", "1", "--chains", "2", "--quiet", "--out", dir}
+		}, func(dir string) bool { return exists(dir, rundir.SummaryFile) }, false},
 	}
 	for i, ph := range phases {
 		for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {

@@ -30,7 +30,7 @@ func TestRunDefaultJobShape(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	for _, want := range []string{"variable", "ess_bulk", "rhat", "beta.14", "intercept", "accuracy", "mean log pred. density", "MAP", "draws:", "noise:"} {
+	for _, want := range []string{"variable", "ess_bulk", "rhat", "beta.14", "intercept", "accuracy", "mean log pred. density", "MAP", "draws:", "auto:", "ksd:", "time:"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
@@ -44,7 +44,7 @@ func TestRunReproducibleAcrossGOMAXPROCS(t *testing.T) {
 	defer runtime.GOMAXPROCS(old)
 	for i, procs := range []int{1, 2} {
 		runtime.GOMAXPROCS(procs)
-		code, _, errOut := runMain(append([]string{"run", "--seed", "7", "--out", dirs[i]}, fast...)...)
+		code, _, errOut := runMain(append([]string{"run", "--sampler", "sgld", "--seed", "7", "--out", dirs[i]}, fast...)...)
 		if code != 0 {
 			t.Fatalf("GOMAXPROCS=%d: exit %d: %s", procs, code, errOut)
 		}

@@ -111,7 +111,7 @@ func printWhere(w io.Writer, c *runConfig, tr *langevin.Trace, table diag.Table,
 	if total > 0 {
 		perIter = fmt.Sprintf("%.0f ns/iteration", secs*1e9/float64(total))
 	}
-	fmt.Fprintf(w, "time:     %.2f s for %d iterations (%s, %d workers); %s\n",
+	fmt.Fprintf(w, "sampling: %.2f s for %d iterations (%s, %d workers); %s\n",
 		secs, total, perIter, min(c.chains, runtimeWorkers()), ess)
 
 	if c.def.kind.exact {

@@ -17,7 +17,7 @@ import (
 // the burn-in draws read back from the files.
 func TestRunReportAndReportDir(t *testing.T) {
 	t.Chdir(t.TempDir())
-	code, out, errOut := runMain(append([]string{"run", "--report"}, fast...)...)
+	code, out, errOut := runMain(append([]string{"run", "--sampler", "sgld", "--report"}, fast...)...)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}

@@ -52,6 +52,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		defer rd.w.Close(errors.New("the run failed before sampling"))
 	}
 	j := &job{c: c}
+	ph := newPhases(stderr, true) // the time line; st reports the phases as they come
 	st.enter("loading", true)
 	if c.toy() {
 		j.train = &data.Dataset{Source: "no data (toy target " + c.model + ")"}
@@ -61,6 +62,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if err := j.buildModel(); err != nil {
 		return err
 	}
+	ph.done("load", "")
 	m := j.m
 	if err := checkRunSize(c, m); err != nil {
 		return err
@@ -103,6 +105,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	ph.done("MAP and setup", "")
 	if strings.HasPrefix(j.env.stepNote, "warning") {
 		fmt.Fprintln(stderr, "langevin run: "+j.env.stepNote) // also before a run that diverges
 	}
@@ -129,6 +132,10 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	}
 	prog := newProgress(stderr, c.quiet, opts.Chains, c.iters)
 	opts.Progress = prog.update
+	auto := j.env.auto
+	if auto != nil {
+		auto.adjust(c, m, &opts, time.Now())
+	}
 	if rd != nil {
 		names := append(langevin.ParamNames(m), derivedNames(m)...)
 		if err := rd.openChains(j.chainConfig(), opts.FirstChain+1, opts.Chains, s.StatNames(), names); err != nil {
@@ -142,6 +149,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	tr, runErr := langevin.Run(ctx, m, s, opts)
 	prog.stop()
 	elapsed := time.Since(start)
+	ph.done("sampling", "")
 	intr := st.interrupted()
 	if intr != nil {
 		runErr = intr
@@ -157,14 +165,18 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	}
 
 	st.enter("writing", false)
+	pc := c // the configuration as run (--sampler auto: the sampler it chose)
+	if auto != nil {
+		pc = auto.config(c, tr)
+	}
 	params, note := commonLength(tr)
 	table := diag.Summarize(tr.Names, params)
 	if c.toy() {
 		fmt.Fprintf(stdout, "toy target %s (d = %d, no data, gradient noise sd %g), %s, %s\n\n",
-			c.model, m.Dim(), c.gradNoise, c.describe(), c.chainsText())
+			c.model, m.Dim(), c.gradNoise, pc.describe(), c.chainsText())
 	} else {
 		fmt.Fprintf(stdout, "%s regression on %s (N = %d train, %d test, d = %d), %s, %s\n\n",
-			c.model, j.train.Source, j.train.Len(), testLen(j.test), m.Dim(), c.describe(), c.chainsText())
+			c.model, j.train.Source, j.train.Len(), testLen(j.test), m.Dim(), pc.describe(), c.chainsText())
 	}
 	if err := table.Format(stdout); err != nil {
 		return err
@@ -203,13 +215,22 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	} else if test != nil && test.Len() > 0 {
 		printPredictive(stdout, m, tr, mapTheta, test)
 	}
-	printWhere(stdout, c, tr, table, elapsed, mapTheta)
+	ph.done("prediction", "")
+	if auto != nil {
+		auto.print(stdout, c)
+	}
+	printWhere(stdout, pc, tr, table, elapsed, mapTheta)
 	if j.env.stepNote != "" {
 		fmt.Fprintln(stdout, j.env.stepNote)
 	}
 	if j.env.schedNote != "" {
 		fmt.Fprintln(stdout, j.env.schedNote)
 	}
+	if intr == nil {
+		printKSD(ctx, stdout, pc, m, lap, tr)
+		ph.done("KSD", "")
+	}
+	ph.print(stdout)
 	if files != "" {
 		fmt.Fprintf(stdout, "written:  %s\n", files)
 	}

@@ -6,6 +6,8 @@ import (
 	"math"
 	"strings"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/langevin-go/langevin"
 	"github.com/langevin-go/langevin/data"
 	"github.com/langevin-go/langevin/model"
@@ -34,6 +36,7 @@ func printMLPPredictive(w io.Writer, m *model.MLP, tr *langevin.Trace, mapTheta 
 	for i, r := range rows {
 		draws[i] = r[:m.Dim()]
 	}
+	defer printFunctionSpace(w, m, tr, test)
 	if m.NumClasses() == 0 {
 		reg, err := predict.Regress(m, draws, test.X, 0.95)
 		if err != nil {
@@ -44,22 +47,65 @@ func printMLPPredictive(w io.Writer, m *model.MLP, tr *langevin.Trace, mapTheta 
 		return
 	}
 	fmt.Fprintf(w, "test set (%d rows)   %9s %9s %9s %9s\n", test.Len(), "accuracy", "NLL", "Brier", "ECE")
-	show := func(name string, th [][]float64) {
+	show := func(name string, th [][]float64) float64 {
 		c, err := predict.Classify(m, th, test.X, predict.ClassifyOptions{})
 		if err != nil {
 			fmt.Fprintf(w, "  %s: %v\n", name, err)
-			return
+			return math.NaN()
 		}
 		mt, err := predict.Evaluate(c.Probs, test.Y, 0)
 		if err != nil {
 			fmt.Fprintf(w, "  %s: %v\n", name, err)
-			return
+			return math.NaN()
 		}
 		fmt.Fprintf(w, "  %-18s %9.4f %9.4f %9.4f %9.4f\n", name, mt.Accuracy, mt.NLL, mt.Brier, mt.ECE)
+		return mt.Accuracy
 	}
-	show(fmt.Sprintf("BMA (%d draws)", len(draws)), draws)
+	bma := show(fmt.Sprintf("BMA (%d draws)", len(draws)), draws)
 	if mapTheta != nil {
-		show("MAP network", [][]float64{mapTheta})
+		if mp := show("MAP network", [][]float64{mapTheta}); bma < mp-0.1 {
+			// The safeguard against a silently wrong answer (constant SGD or
+			// SWAG with a step too large for the network's curvature).
+			fmt.Fprintf(w, "warning:  the posterior draws predict far worse than the MAP network (accuracy %.3f vs %.3f): the sampler did not stay near the posterior — a smaller --step (η·λmax(MH) well below 2), or --sampler sgld\n", bma, mp)
+		}
+	}
+	fmt.Fprintln(w)
+}
+
+// printFunctionSpace prints R̂ and bulk-ESS of the predictions at up to 200
+// held-out points (predict.ClassConvergence): the convergence of a
+// network judged in function space, where its weights are not identified.
+func printFunctionSpace(w io.Writer, m *model.MLP, tr *langevin.Trace, test *data.Dataset) {
+	short := math.MaxInt
+	for _, c := range tr.Draws {
+		short = min(short, len(c))
+	}
+	if len(tr.Draws) < 2 || short < 8 {
+		return
+	}
+	chains := make([][][]float64, len(tr.Draws))
+	for c, rows := range tr.Draws {
+		chains[c] = make([][]float64, short)
+		for i := range chains[c] {
+			chains[c][i] = rows[i][:m.Dim()]
+		}
+	}
+	n, p := test.X.Dims()
+	X := test.X.Slice(0, min(n, 200), 0, p).(*mat.Dense)
+	var conv *predict.Convergence
+	var err error
+	if m.NumClasses() == 0 {
+		conv, err = predict.RegressConvergence(m, chains, X)
+	} else {
+		conv, err = predict.ClassConvergence(m, chains, X)
+	}
+	if err != nil {
+		fmt.Fprintf(w, "function space: %v\n", err)
+		return
+	}
+	fmt.Fprintf(w, "%v\n", conv)
+	if conv.MaxRHat > 1.05 {
+		fmt.Fprintf(w, "warning:  function-space R̂ %.3f > 1.05: the chains disagree on predictions; run longer\n", conv.MaxRHat)
 	}
 	fmt.Fprintln(w)
 }

@@ -42,7 +42,7 @@ type samplerKind struct {
 }
 
 // The families, in the order of run -h.
-var families = []string{"optimisers", "SG-MCMC", "Mandt et al. (2017)", "approximations", "exact"}
+var families = []string{"optimisers", "SG-MCMC", "Mandt et al. (2017)", "approximations", "exact", "automatic"}
 
 var (
 	samplerTable = map[string]*samplerDef{}
@@ -123,6 +123,8 @@ type buildEnv struct {
 	// with the draws.
 	sched schedule.Schedule
 	stepA float64
+
+	auto *autoRun // set by --sampler auto's build
 	// stepNote, set by SGLD's build, says how the step stands against the
 	// stability cap (see stabilityCap); printed with the summary.
 	stepNote string

@@ -1,0 +1,218 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/langevin-go/langevin"
+	"github.com/langevin-go/langevin/approx"
+	"github.com/langevin-go/langevin/diag"
+	"github.com/langevin-go/langevin/model"
+	"github.com/langevin-go/langevin/sampler"
+	"github.com/langevin-go/langevin/schedule"
+)
+
+// --sampler auto (the default): sampler.NewPlan chooses NUTS or SGLD (with
+// control variates where they pay) by a cost rule, the preconditioner, the
+// step and the burn-in, and the run goes on until the smallest bulk-ESS
+// reaches --target-ess or --max-time has passed. Every choice is printed
+// with the rule that made it.
+
+func init() {
+	registerSampler(&samplerDef{name: "auto", family: "automatic",
+		kind:    samplerKind{minibatch: true, laplace: true},
+		build:   buildAuto,
+		summary: "NUTS where it is cheap, else SGLD (control variates where they pay), step/burn-in/length by rule; each choice printed"})
+}
+
+// autoMaxKeep is the kept draws per chain above which the thinning doubles.
+const autoMaxKeep = 250
+
+// autoRun is what buildAuto decided, for the run options and the output.
+type autoRun struct {
+	plan    *sampler.Plan
+	burnin  int
+	stopWhy string
+}
+
+func buildAuto(ctx context.Context, b *buildEnv) (langevin.Sampler, error) {
+	c := b.c
+	opts := sampler.PlanOptions{Seed: c.seed}
+	if _, isMLP := b.m.(*model.MLP); !isMLP {
+		if l, err := b.lap.Approx(ctx); err == nil {
+			opts.MAP, opts.NegHess = l.Mean, l.Prec
+		}
+	}
+	if opts.MAP == nil && b.mapTh != nil {
+		opts.MAP = b.mapTh
+	}
+	if c.set["batch"] {
+		opts.Batch = c.batch
+	}
+	if c.cv {
+		opts.CV = "on"
+	}
+	plan, err := sampler.NewPlan(ctx, b.m, opts)
+	if err != nil {
+		return nil, err
+	}
+	a := &autoRun{plan: plan}
+	b.auto = a
+	if plan.Kind == "nuts" {
+		a.burnin = min(1000, c.iters/2)
+		if c.set["burnin"] {
+			a.burnin = c.burnin
+		}
+		s := plan.Sampler.(sampler.NUTS)
+		s.Adapt.Warmup = a.burnin
+		if c.stepSet {
+			s.Step = c.step
+		}
+		return s, nil
+	}
+	a.burnin = min(plan.BurnIn, c.iters/2)
+	if c.set["burnin"] {
+		a.burnin = c.burnin
+	}
+	s := plan.Sampler.(sampler.SGLD)
+	eta := plan.Step.Eta
+	if c.stepSet {
+		eta = c.step
+		s.Step = schedule.Constant(eta)
+	}
+	s.NoiseEvery = c.noiseEvery
+	b.recordStep(eta)
+	return s, nil
+}
+
+// adjust sets the run options of --sampler auto: burn-in, initial points,
+// the ESS target and time budget, and the growing thinning.
+func (a *autoRun) adjust(c *runConfig, m langevin.Model, o *langevin.Options, start time.Time) {
+	o.BurnIn = a.burnin
+	if !c.set["thin"] {
+		o.Thin = 1
+		o.MaxKeep = autoMaxKeep
+	}
+	if a.plan.Cov != nil && !c.set["init"] {
+		o.Init = sampler.InitGaussian{Mean: a.plan.MAP, Cov: a.plan.Cov}
+	}
+	o.CheckEvery = 100 // also the rounds of MaxKeep
+	if a.plan.Kind == "sgld" {
+		o.CheckEvery = max(100, int(10*a.plan.Step.AutocorrSteps(a.plan.Step.Eta)))
+	}
+	if c.chainID > 0 {
+		return // one chain of an analysis: no rule across chains, it runs to --iters
+	}
+	o.Until = sampler.UntilESS(m.Dim(), c.targetESS, start, c.maxTime, &a.stopWhy)
+}
+
+// config returns the configuration the run amounts to, for the output: the
+// chosen sampler, its batch and the iterations actually run.
+func (a *autoRun) config(c *runConfig, tr *langevin.Trace) *runConfig {
+	cc := *c
+	cc.sampler = a.plan.Kind
+	cc.def = samplerTable[a.plan.Kind]
+	cc.burnin = a.burnin
+	cc.thin = tr.Thin
+	last := a.burnin
+	for _, it := range tr.Iters {
+		if len(it) > 0 {
+			last = max(last, it[len(it)-1])
+		}
+	}
+	cc.iters = last
+	cc.schedule = "const"
+	if a.plan.Kind == "sgld" {
+		cc.batch = a.plan.Batch.Size
+		cc.cv = a.plan.Batch.CV != nil
+	}
+	return &cc
+}
+
+// print writes the plan, one "auto:" line per rule, and why the run stopped.
+func (a *autoRun) print(w io.Writer, c *runConfig) {
+	for _, line := range strings.Split(strings.TrimSpace(a.plan.String()), "\n") {
+		fmt.Fprintf(w, "auto:     %s\n", line)
+	}
+	why := a.stopWhy
+	if why == "" {
+		why = fmt.Sprintf("--iters %d reached before min bulk-ESS %.0f", c.iters, c.targetESS)
+	}
+	fmt.Fprintf(w, "auto:     length: ran until %s (--target-ess %.0f, --max-time %v)\n", why, c.targetESS, c.maxTime)
+	if a.plan.Kind == "sgld" && c.stepSet {
+		for _, msg := range a.plan.Step.Check(c.step) {
+			fmt.Fprintf(w, "warning:  --step: %s\n", msg)
+		}
+	}
+}
+
+// phases times the phases of a job (load, MAP and setup, sampling,
+// prediction, KSD), reports each on stderr as it ends (unless quiet) and
+// prints the time line of the whole job.
+type phases struct {
+	w     io.Writer
+	quiet bool
+	begin time.Time
+	last  time.Time
+	names []string
+	secs  []float64
+}
+
+func newPhases(w io.Writer, quiet bool) *phases {
+	now := time.Now()
+	return &phases{w: w, quiet: quiet, begin: now, last: now}
+}
+
+// done ends the current phase.
+func (p *phases) done(name, note string) {
+	now := time.Now()
+	d := now.Sub(p.last).Seconds()
+	p.last = now
+	p.names = append(p.names, name)
+	p.secs = append(p.secs, d)
+	if !p.quiet {
+		if note != "" {
+			note = " (" + note + ")"
+		}
+		fmt.Fprintf(p.w, "%s: done in %.2f s%s\n", name, d, note)
+	}
+}
+
+// print writes "time: T s in all: load a, …".
+func (p *phases) print(w io.Writer) {
+	var parts []string
+	for i, n := range p.names {
+		parts = append(parts, fmt.Sprintf("%s %.2f", n, p.secs[i]))
+	}
+	fmt.Fprintf(w, "time:     %.2f s for the whole job: %s\n", time.Since(p.begin).Seconds(), strings.Join(parts, ", "))
+}
+
+// printKSD prints the kernel Stein discrepancy of the draws next to that of
+// as many draws from the Laplace approximation, and a warning when the run
+// is clearly worse (diag.KSDWorseFactor). Not for optimisers, MLPs, models
+// of more than 200 parameters, or without a Laplace approximation.
+func printKSD(ctx context.Context, w io.Writer, c *runConfig, m langevin.Model, lap *approx.RunLaplace, tr *langevin.Trace) {
+	if c.def.kind.optimiser || tr.NumDraws() < 10 {
+		return
+	}
+	if _, isMLP := m.(*model.MLP); isMLP || m.Dim() > 200 {
+		return
+	}
+	l, err := lap.Approx(ctx)
+	if err != nil {
+		fmt.Fprintf(w, "ksd:      not computed (no Laplace reference: %v)\n", err)
+		return
+	}
+	k, err := sampler.TraceKSD(lap.Model, tr, l.Mean, l.Cov, sampler.KSDOptions{Seed: c.seed})
+	if err != nil {
+		fmt.Fprintf(w, "ksd:      not computed (%v)\n", err)
+		return
+	}
+	fmt.Fprintf(w, "ksd:      %.3g (IMQ kernel in Laplace-sd units, %d draws); %d Laplace draws: %.3g; ratio %.2f\n", k.Run, k.N, k.N, k.Reference, k.Run/k.Reference)
+	if k.Worse {
+		fmt.Fprintf(w, "warning:  the kernel Stein discrepancy is %.1f× the Laplace reference's (> %g): the draws are further from the posterior than a Gaussian approximation's — the sampler is biased (a smaller --step) or has not mixed\n", k.Run/k.Reference, diag.KSDWorseFactor)
+	}
+}
