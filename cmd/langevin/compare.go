@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -229,31 +230,15 @@ func allRows(n int) []int {
 	return idx
 }
 
-// testScore is the accuracy of the posterior predictive mean of a
-// classifier, or the RMSE of the predictive mean of a regression.
+// testScore is predict.Score on the test set; its errors are input errors
+// (the labels of --data, or a model without predictions).
 func testScore(m langevin.Model, classifies bool, draws [][]float64, test *data.Dataset) (float64, string, error) {
-	if r, ok := m.(predict.Regressor); ok && !classifies {
-		reg, err := predict.Regress(r, draws, test.X, 0.9)
-		if err != nil {
-			return 0, "", err
-		}
-		var se float64
-		for i, v := range test.Y {
-			se += (reg.Mean[i] - v) * (reg.Mean[i] - v)
-		}
-		return math.Sqrt(se / float64(len(test.Y))), "RMSE", nil
-	}
-	c, ok := m.(predict.Classifier)
-	if !ok {
-		return 0, "", inputErrorf("the model has neither class probabilities nor a regression mean")
-	}
-	res, err := predict.Classify(c, draws, test.X, predict.ClassifyOptions{})
-	if err != nil {
-		return 0, "", err
-	}
-	met, err := predict.Evaluate(res.Probs, test.Y, 0)
-	if err != nil {
+	v, name, err := predict.Score(m, classifies, draws, test.X, test.Y)
+	switch {
+	case errors.Is(err, predict.ErrNoPrediction):
+		return 0, "", inputErrorf("%v", err)
+	case err != nil:
 		return 0, "", inputErrorf("--data: %v", err)
 	}
-	return met.Accuracy, "accuracy", nil
+	return v, name, nil
 }
