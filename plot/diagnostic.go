@@ -194,7 +194,9 @@ func PPCPValue(observed float64, replicated []float64) float64 {
 // PPC draws a posterior predictive check of one statistic: the histogram
 // of its values on data sets replicated from the posterior predictive
 // distribution, the observed value as a vertical line, and the p-value
-// P(T(y_rep) ≥ T(y)) in the title.
+// P(T(y_rep) ≥ T(y)) in the title ("p < 1/R" when none of the R
+// replications reaches T(y)). The legend sits on the side away from the
+// observed line.
 func PPC(stat string, observed float64, replicated []float64) (*gplot.Plot, error) {
 	if len(replicated) < 2 {
 		return nil, fmt.Errorf("plot: PPC: %d replications, need 2", len(replicated))
@@ -202,7 +204,16 @@ func PPC(stat string, observed float64, replicated []float64) (*gplot.Plot, erro
 	s := append([]float64(nil), replicated...)
 	sort.Float64s(s)
 	pv := PPCPValue(observed, replicated)
-	p := newPlot(fmt.Sprintf("%s: p = %.3f", stat, pv), stat, "density")
+	ptext := fmt.Sprintf("p = %.3f", pv)
+	if pv == 0 || pv == 1 {
+		// None (or all) of the replications reached the observed value:
+		// the p-value is below (above) the resolution 1/R.
+		ptext = fmt.Sprintf("p < %.2g", 1/float64(len(s)))
+		if pv == 1 {
+			ptext = fmt.Sprintf("p > %.4g", 1-1/float64(len(s)))
+		}
+	}
+	p := newPlot(stat+": "+ptext, stat, "density")
 	h, err := plotter.NewHist(plotter.Values(s), 30)
 	if err != nil {
 		return nil, err
@@ -224,5 +235,7 @@ func PPC(stat string, observed float64, replicated []float64) (*gplot.Plot, erro
 	p.Add(v)
 	p.Legend.Add("observed", v)
 	p.Legend.Top = true
+	// The legend on the side away from the observed line.
+	p.Legend.Left = observed > (lo+hi)/2
 	return p, nil
 }

@@ -57,8 +57,11 @@ func TestDiagnosticPlots(t *testing.T) {
 		t.Error("Bands accepted a short mean")
 	}
 	pp, err := PPC("sd", 1.5, []float64{1, 1.2, 1.1, 0.9, 1.3})
-	if err != nil || pp.Title.Text != "sd: p = 0.000" {
-		t.Errorf("PPC: %v, title %q", err, pp.Title.Text)
+	if err != nil || pp.Title.Text != "sd: p < 0.2" || !pp.Legend.Left {
+		t.Errorf("PPC: %v, title %q (want \"sd: p < 0.2\", no replication reaches 1.5 of 5), legend left %v (want true: the observed line is on the right)", err, pp.Title.Text, pp.Legend.Left)
+	}
+	if pp, err := PPC("sd", 1.1, []float64{1, 1.2, 1.1, 0.9, 1.3}); err != nil || pp.Title.Text != "sd: p = 0.500" {
+		t.Errorf("PPC: %v, title %q, want \"sd: p = 0.500\"", err, pp.Title.Text)
 	}
 	if _, err := PPC("sd", 1, []float64{1}); err == nil {
 		t.Error("PPC accepted one replication")

@@ -1,30 +1,22 @@
 package main
 
 import (
-	"bufio"
-	"compress/gzip"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"math"
 	"os"
 	"path/filepath"
-	"sort"
-	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
-
-	gplot "gonum.org/v1/plot"
-	"gonum.org/v1/plot/vg"
 
 	"github.com/langevin-go/langevin"
 	"github.com/langevin-go/langevin/approx"
 	"github.com/langevin-go/langevin/data"
-	"github.com/langevin-go/langevin/diag"
-	"github.com/langevin-go/langevin/plot"
 	"github.com/langevin-go/langevin/predict"
+	"github.com/langevin-go/langevin/report"
 	"github.com/langevin-go/langevin/rundir"
 )
 
@@ -94,152 +86,40 @@ func cmdCompare(args []string, stdout, stderr io.Writer) error {
 	} else {
 		show = runs[0].Trace.Names[:min(3, len(runs[0].Trace.Names))]
 	}
-	cols := make([][]int, len(runs))
+	cmp := report.Comparison{Runs: make([]report.Compared, len(runs))}
 	for i, r := range runs {
-		for _, p := range show {
-			j := indexOfName(r.Trace.Names, p)
-			if j < 0 {
-				return inputErrorf("--params: %s has no parameter %q (it has %s)", dirs[i], p, strings.Join(r.Trace.Names, ", "))
-			}
-			cols[i] = append(cols[i], j)
-		}
+		cmp.Runs[i] = report.Compared{Label: labels[i], Trace: r.Trace, Seconds: r.SamplingSeconds()}
+	}
+	if i, p := cmp.MissingParam(show); i >= 0 {
+		return inputErrorf("--params: %s has no parameter %q (it has %s)", dirs[i], p, strings.Join(runs[i].Trace.Names, ", "))
 	}
 
 	score, baseline, scoreName, baseNote, err := compareScores(&f, runs, dirs)
 	if err != nil {
 		return err
 	}
-	var tab strings.Builder
-	tw := tabwriter.NewWriter(&tab, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "run\tchains\tdraws\tmin ESS\tmedian ESS\tsampling s\tmin ESS/s\t%s\t\n", scoreName)
-	for i, r := range runs {
-		tr := r.Trace
-		table := diag.Summarize(tr.Names, tr.Params())
-		ess := make([]float64, 0, len(table))
-		for _, s := range table {
-			if !math.IsNaN(s.ESSBulk) {
-				ess = append(ess, s.ESSBulk)
-			}
-		}
-		sort.Float64s(ess)
-		minESS, medESS := math.NaN(), math.NaN()
-		if len(ess) > 0 {
-			minESS, medESS = ess[0], (ess[(len(ess)-1)/2]+ess[len(ess)/2])/2
-		}
-		secs := samplingSeconds(r)
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t\n", labels[i], tr.NumChains(), tr.NumDraws(), fmtOr(minESS, "%.0f"), fmtOr(medESS, "%.0f"),
-			fmtOr(secs, "%.3f"), fmtOr(minESS/secs, "%.0f"), fmtOr(score[i], "%.4f"))
+	cmp.ScoreName, cmp.Baseline, cmp.HasBaseline = scoreName, baseline, f.data != ""
+	for i := range cmp.Runs {
+		cmp.Runs[i].Score = score[i]
 	}
-	if f.data != "" {
-		fmt.Fprintf(tw, "optimisation (MAP)\t–\t–\t–\t–\t–\t–\t%s\t\n", fmtOr(baseline, "%.4f"))
+	if err := cmp.WriteTable(stdout); err != nil {
+		return err
 	}
-	tw.Flush()
-	fmt.Fprint(stdout, tab.String())
-	fmt.Fprintln(stdout, "\nESS: bulk-ESS over every column (diag.Summarize); sampling s: the chain files' \"Elapsed Time ... (Sampling)\", summed over chains.")
+	fmt.Fprintln(stdout, "\n"+report.CompareNote)
 	if baseNote != "" {
 		fmt.Fprintln(stdout, baseNote)
 	}
 	if out == "" {
 		return nil
 	}
-	var row []*gplot.Plot
-	for k, p := range show {
-		chains := make([][][]float64, len(runs))
-		for i, r := range runs {
-			chains[i] = r.Trace.Param(cols[i][k])
-		}
-		pl, err := plot.Marginals(p, labels, chains, false)
-		if err != nil {
-			return err
-		}
-		row = append(row, pl)
-	}
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return inputErrorf("--out %s: %v", out, err)
 	}
-	w := vg.Length(len(row)) * 12 * vg.Centimeter
-	for _, format := range []string{"png", "svg"} {
-		b, err := plot.EncodeTiles([][]*gplot.Plot{row}, w, 10*vg.Centimeter, format)
-		if err != nil {
-			return err
-		}
-		if err := os.WriteFile(filepath.Join(out, "marginals."+format), b, 0o644); err != nil {
-			return err
-		}
-	}
-	page := "# compare: " + strings.Join(labels, ", ") + "\n\n![marginals](marginals.png)\n\n```\n" + tab.String() + "```\n"
-	if baseNote != "" {
-		page += "\n" + baseNote + "\n"
-	}
-	if err := os.WriteFile(filepath.Join(out, "index.md"), []byte(page), 0o644); err != nil {
+	if err := cmp.WriteDir(out, show, baseNote); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "wrote %s (and .svg), %s\n", filepath.Join(out, "marginals.png"), filepath.Join(out, "index.md"))
 	return nil
-}
-
-func indexOfName(names []string, name string) int {
-	for i, n := range names {
-		if n == name {
-			return i
-		}
-	}
-	return -1
-}
-
-func fmtOr(v float64, format string) string {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return "–"
-	}
-	return fmt.Sprintf(format, v)
-}
-
-// samplingSeconds sums the "Elapsed Time: ... seconds (Sampling)" lines of
-// the run's chain files (NaN when a file has none, as for an unfinished
-// run).
-func samplingSeconds(r *rundir.Run) float64 {
-	var total float64
-	for _, ch := range r.Chains {
-		s, ok := fileSamplingSeconds(ch.Path)
-		if !ok {
-			return math.NaN()
-		}
-		total += s
-	}
-	return total
-}
-
-func fileSamplingSeconds(path string) (float64, bool) {
-	fh, err := os.Open(path)
-	if err != nil {
-		return 0, false
-	}
-	defer fh.Close()
-	var rd io.Reader = fh
-	if strings.HasSuffix(path, ".gz") {
-		gz, err := gzip.NewReader(fh)
-		if err != nil {
-			return 0, false
-		}
-		rd = gz
-	}
-	sc := bufio.NewScanner(rd)
-	sc.Buffer(make([]byte, 1<<20), 1<<26)
-	for sc.Scan() {
-		line := sc.Text()
-		if !strings.HasPrefix(line, "#") || !strings.Contains(line, "seconds (Sampling)") {
-			continue
-		}
-		fields := strings.Fields(strings.TrimPrefix(line, "#"))
-		for i, fl := range fields {
-			if fl == "seconds" && i > 0 {
-				if v, err := strconv.ParseFloat(fields[i-1], 64); err == nil {
-					return v, true
-				}
-			}
-		}
-	}
-	return 0, false
 }
 
 // compareScores returns, with --data, each run's test score (accuracy for a
@@ -350,31 +230,15 @@ func allRows(n int) []int {
 	return idx
 }
 
-// testScore is the accuracy of the posterior predictive mean of a
-// classifier, or the RMSE of the predictive mean of a regression.
+// testScore is predict.Score on the test set; its errors are input errors
+// (the labels of --data, or a model without predictions).
 func testScore(m langevin.Model, classifies bool, draws [][]float64, test *data.Dataset) (float64, string, error) {
-	if r, ok := m.(predict.Regressor); ok && !classifies {
-		reg, err := predict.Regress(r, draws, test.X, 0.9)
-		if err != nil {
-			return 0, "", err
-		}
-		var se float64
-		for i, v := range test.Y {
-			se += (reg.Mean[i] - v) * (reg.Mean[i] - v)
-		}
-		return math.Sqrt(se / float64(len(test.Y))), "RMSE", nil
-	}
-	c, ok := m.(predict.Classifier)
-	if !ok {
-		return 0, "", inputErrorf("the model has neither class probabilities nor a regression mean")
-	}
-	res, err := predict.Classify(c, draws, test.X, predict.ClassifyOptions{})
-	if err != nil {
-		return 0, "", err
-	}
-	met, err := predict.Evaluate(res.Probs, test.Y, 0)
-	if err != nil {
+	v, name, err := predict.Score(m, classifies, draws, test.X, test.Y)
+	switch {
+	case errors.Is(err, predict.ErrNoPrediction):
+		return 0, "", inputErrorf("%v", err)
+	case err != nil:
 		return 0, "", inputErrorf("--data: %v", err)
 	}
-	return met.Accuracy, "accuracy", nil
+	return v, name, nil
 }

@@ -2,18 +2,11 @@ package experiment
 
 import (
 	"context"
-	"fmt"
 	"io"
-	"math"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"gonum.org/v1/gonum/mat"
-
-	"github.com/langevin-go/langevin/data"
 )
 
 func TestExperimentCredit(t *testing.T) {
@@ -84,48 +77,4 @@ func TestHyperExperiment(t *testing.T) {
 	if res.loss[0] < 1.02*best && res.loss[len(res.loss)-1] < 1.02*best {
 		t.Errorf("validation curve is flat within 2%%: %v", res.loss)
 	}
-}
-
-// softmaxData draws n rows of p standard-normal features and labels from a
-// softmax regression with K classes and weights θ* ~ N(0, 1/λ*).
-func softmaxData(n, p, k int, lambda float64, seed uint64) *data.Dataset {
-	rng := rand.New(rand.NewPCG(seed, 5))
-	w := make([]float64, k*(p+1))
-	for j := range w {
-		w[j] = rng.NormFloat64() / math.Sqrt(lambda)
-	}
-	// The same θ* for every seed's rows: redraw it from a fixed stream.
-	wr := rand.New(rand.NewPCG(99, 5))
-	for j := range w {
-		w[j] = wr.NormFloat64() / math.Sqrt(lambda)
-	}
-	X := mat.NewDense(n, p, nil)
-	y := make([]float64, n)
-	z := make([]float64, k)
-	for i := 0; i < n; i++ {
-		for j := 0; j < p; j++ {
-			X.Set(i, j, rng.NormFloat64())
-		}
-		var s float64
-		for c := 0; c < k; c++ {
-			v := w[c*(p+1)]
-			for j := 0; j < p; j++ {
-				v += w[c*(p+1)+1+j] * X.At(i, j)
-			}
-			z[c] = math.Exp(v)
-			s += z[c]
-		}
-		u := rng.Float64() * s
-		for c := 0; c < k; c++ {
-			if u -= z[c]; u <= 0 || c == k-1 {
-				y[i] = float64(c)
-				break
-			}
-		}
-	}
-	names := make([]string, p)
-	for j := range names {
-		names[j] = fmt.Sprintf("x%d", j+1)
-	}
-	return &data.Dataset{X: X, Y: y, Names: names, Target: "y", Source: "synthetic"}
 }

@@ -62,8 +62,8 @@ func tickLabel(v float64) string {
 }
 
 // logTicks labels a log axis at 1, 2, 5 × powers of ten when it spans at
-// most 3 decades, and at the powers of ten only (2 and 5 unlabelled) when
-// it spans more.
+// most 3 decades, at the powers of ten only (2 and 5 unlabelled) when it
+// spans more, and linearly when fewer than two of those fall in the range.
 type logTicks struct{}
 
 func (logTicks) Ticks(lo, hi float64) []gplot.Tick {
@@ -82,8 +82,17 @@ func (logTicks) Ticks(lo, hi float64) []gplot.Tick {
 			ts = append(ts, gplot.Tick{Value: v, Label: lab})
 		}
 	}
-	if len(ts) < 2 {
-		return gplot.LogTicks{}.Ticks(lo, hi)
+	labelled := 0
+	for _, t := range ts {
+		if t.Label != "" {
+			labelled++
+		}
+	}
+	if labelled < 2 {
+		// Less than a decade with fewer than two of 1, 2, 5 × 10ᵏ
+		// inside: linear ticks label the axis (gonum's LogTicks would
+		// leave it bare).
+		return cleanTicks{gplot.DefaultTicks{}}.Ticks(lo, hi)
 	}
 	return ts
 }
@@ -245,7 +254,7 @@ func num(v float64) string {
 
 // matrixMap draws the d×d matrix a as a heat map on the colour range
 // [−zmax, zmax] (blue to red), entry (1, 1) at the top left, axes numbered
-// 1…d.
+// 1…d (every index up to d = 15, else 1 and the multiples of 5).
 func matrixMap(title string, a mat.Symmetric, zmax float64) *gplot.Plot {
 	d := a.SymmetricDim()
 	g := plot.Grid{Xs: make([]float64, d), Ys: make([]float64, d), Values: make([][]float64, d)}
@@ -274,7 +283,7 @@ func matrixMap(title string, a mat.Symmetric, zmax float64) *gplot.Plot {
 	var xt, yt []gplot.Tick
 	for i := 1; i <= d; i++ {
 		lab := ""
-		if i == 1 || i%2 == 0 {
+		if d <= 15 || i == 1 || i%5 == 0 {
 			lab = strconv.Itoa(i)
 		}
 		xt = append(xt, gplot.Tick{Value: float64(i), Label: lab})
@@ -283,6 +292,20 @@ func matrixMap(title string, a mat.Symmetric, zmax float64) *gplot.Plot {
 	p.X.Tick.Marker = gplot.ConstantTicks(xt)
 	p.Y.Tick.Marker = gplot.ConstantTicks(yt)
 	return p
+}
+
+// indexTicks labels an axis of indices 1…d at every integer (d ≤ 15) or
+// at 1 and the multiples of 5.
+func indexTicks(d int) gplot.ConstantTicks {
+	var ts []gplot.Tick
+	for i := 1; i <= d; i++ {
+		lab := ""
+		if d <= 15 || i == 1 || i%5 == 0 {
+			lab = strconv.Itoa(i)
+		}
+		ts = append(ts, gplot.Tick{Value: float64(i), Label: lab})
+	}
+	return ts
 }
 
 var (

@@ -58,6 +58,7 @@ type hyperResult struct {
 	diagLambda, diagLoss    float64 // VEM with per-coordinate rates (Corollary 3)
 	diagAcc                 float64
 	vemTrace                []float64 // λ along VEM
+	vemTraceIters           []int     // at these iterations
 	vemStep, vemOpt, vemMax float64   // η used, η* (eq. 15), 1/a_max
 	times                   map[string]time.Duration
 }
@@ -78,7 +79,7 @@ func runMandtHyper(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&o.pca, "pca", 0, "features: the first `Q` principal components, whitened (overrides --pca-var; 0: use --pca-var)")
 	fs.BoolVar(&o.flat, "flat", true, "variational EM integrates the softmax's class-shift subspace out exactly (approx.VEM.Flat); false: plain eq. 22")
 	fs.Uint64Var(&o.seed, "seed", 1, "random `seed` (subset, split, minibatches)")
-	out := fs.String("out", "", "write the validation curve to `DIR`/mandt-hyper.csv")
+	out := fs.String("out", "", "write the validation curve to `DIR`/mandt-hyper.csv and its figure (validation.png, .svg) with index.md")
 	if err := ParseFlags(fs, args, stdout); err != nil {
 		return err
 	}
@@ -160,6 +161,17 @@ func runMandtHyper(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		fmt.Fprintf(stdout, "written:  %s\n", path)
+		pg, err := NewPage(*out, "mandt-hyper: validation loss against the prior precision on Fashion-MNIST (Mandt et al. 2017, §7.3, Fig. 6)")
+		if err != nil {
+			return err
+		}
+		if err := hyperFigure(pg, res, fmt.Sprintf("Fashion-MNIST softmax regression, N = %d, %d validation rows", o.train, o.valid)); err != nil {
+			return err
+		}
+		pg.Printf("The numbers are in `mandt-hyper.csv`; variational EM's λ = %.4g (validation loss %+.2f%% from the grid's best), BBVI-EM's λ = %.4g (%+.2f%%).\n", res.vemLambda, 100*(res.vemLoss/res.loss[res.best]-1), res.viLambda, 100*(res.viLoss/res.loss[res.best]-1))
+		if err := pg.Write(stdout); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -270,7 +282,7 @@ func hyperExperiment(ctx context.Context, train, valid *data.Dataset, o hyperOpt
 	if err != nil {
 		return nil, fmt.Errorf("variational EM: %w", err)
 	}
-	res.vemLambda, res.vemTrace, res.vemStep, res.vemOpt, res.vemMax = vr.Lambda, vr.TraceLambda, vr.Step, vr.OptimalStep, vr.MaxStep
+	res.vemLambda, res.vemTrace, res.vemTraceIters, res.vemStep, res.vemOpt, res.vemMax = vr.Lambda, vr.TraceLambda, vr.TraceIters, vr.Step, vr.OptimalStep, vr.MaxStep
 	th, err := softmaxMAP(ctx, base.WithPrecision(vr.Lambda), nearest(vr.Lambda))
 	if err != nil {
 		return nil, fmt.Errorf("MAP at VEM's λ = %g: %w", vr.Lambda, err)

@@ -201,6 +201,7 @@ func runMandtFig3(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	p.Legend.Add("exact posterior", one)
 	p.Legend.Top = true
 	p.X.Min, p.X.Max = 0.5, float64(d)+0.5
+	p.X.Tick.Marker = indexTicks(d)
 	p.Y.Min, p.Y.Max = 0.6, 1.6
 	tiles[0][2] = p
 	if err := pg.Tiles("covariance", fmt.Sprintf("IASG on §7.2's regression (N = 10⁴, D = 10): the covariance of %d averaged draws (ε = 0.005, S = 1, window T = 10⁴; left), the exact posterior covariance (middle), and the marginal variances relative to the exact ones with ±2 MCSE (right).", r.draws), tiles, 40*vg.Centimeter, 12*vg.Centimeter); err != nil {
