@@ -19,10 +19,13 @@ func iidTrace(seed uint64, k, n int) *langevin.Trace {
 	tr := &langevin.Trace{Names: []string{"a", "b"}, Dim: 2}
 	for c := 0; c < k; c++ {
 		var ch [][]float64
+		var it []int
 		for t := 0; t < n; t++ {
 			ch = append(ch, []float64{rng.NormFloat64(), rng.NormFloat64()})
+			it = append(it, t+1)
 		}
 		tr.Draws = append(tr.Draws, ch)
+		tr.Iters = append(tr.Iters, it)
 	}
 	return tr
 }

@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/langevin-go/langevin"
 	"github.com/langevin-go/langevin/model"
@@ -52,37 +51,13 @@ func cmdReport(args []string, stdout, stderr io.Writer) error {
 			return inputErrorf("%s exists, perhaps the page of langevin run --report, with sections this command cannot rebuild from the CSV files: give -o FILE to write elsewhere, or --force to replace it", path)
 		}
 	}
-	title := "langevin run"
-	optimiser := false
-	for _, kv := range settings {
-		if kv[0] == "model" {
-			title += ": " + kv[1]
-		}
-		if kv[0] == "algorithm" {
-			title += ", " + strings.ToUpper(kv[1])
-			optimiser = kv[1] == "gd" || kv[1] == "sgd"
-		}
-	}
-	if err := writeReport(path, title, tr, report.Options{Settings: settings, MaxParams: *maxParams, Trajectory: optimiser,
+	title, optimiser := report.RunTitle(settings)
+	if err := report.WriteFile(path, title, tr, report.Options{Settings: settings, MaxParams: *maxParams, Trajectory: optimiser,
 		Intro: fmt.Sprintf("From the CmdStan CSV files in %s.", dir)}); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "report:   %s\n", path)
 	return nil
-}
-
-// writeReport builds the report of tr and writes it to path.
-func writeReport(path, title string, tr *langevin.Trace, opt report.Options) error {
-	r, err := report.FromTrace(title, tr, opt)
-	if err != nil {
-		return err
-	}
-	if dir := filepath.Dir(path); dir != "" {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return err
-		}
-	}
-	return rundir.WriteFileAtomic(path, r.WriteHTML)
 }
 
 // runReport writes f.out/report.html for langevin run --report, from the
@@ -119,5 +94,5 @@ func (j *job) runReport(dir string, tr *langevin.Trace) (string, error) {
 	}
 	title := fmt.Sprintf("langevin run: %s regression, %s", c.model, c.describe())
 	path := filepath.Join(dir, "report.html")
-	return path, writeReport(path, title, tr, opt)
+	return path, report.WriteFile(path, title, tr, opt)
 }

@@ -178,10 +178,13 @@ func TestReportInBrowser(t *testing.T) {
 	}
 	images, bad, table, rows := browserCheck(t, chromium, filepath.Join(dir, "check.html"), html)
 	t.Logf("images %d, not decoded %d, summary table %v with %d rows", images, bad, table, rows)
-	// 8 parameters × 3 figures + pair plot + step size + noise crossover +
-	// sorted predictive probabilities.
-	if images != 28 || bad != 0 || !table || rows != 15 {
-		t.Errorf("browser saw %d images (%d not decoded), table %v with %d rows; want 28, 0, true, 15", images, bad, table, rows)
+	// 8 parameters × 3 figures + pair plot + step size + sorted predictive
+	// probabilities (+ the noise crossover for stochastic-gradient samplers;
+	// the default job's auto rule picks NUTS here): every <img> of the page
+	// must reach the browser and decode.
+	want := strings.Count(string(html), "<img")
+	if want < 27 || images != want || bad != 0 || !table || rows != 15 {
+		t.Errorf("browser saw %d images (%d not decoded), table %v with %d rows; want %d (≥ 27), 0, true, 15", images, bad, table, rows, want)
 	}
 
 	// Failure mode: one image whose data is not a PNG.
