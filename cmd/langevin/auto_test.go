@@ -21,9 +21,10 @@ func TestRunItersAlone(t *testing.T) {
 	}
 }
 
-// --target-ess and --max-time belong to --sampler auto.
+// --target-ess and --max-time belong to --sampler auto and an untuned
+// --sampler sgld.
 func TestRunAutoFlags(t *testing.T) {
-	code, _, errOut := runMain("run", "--sampler", "sgld", "--target-ess", "100")
+	code, _, errOut := runMain("run", "--sampler", "sgld", "--iters", "1000", "--target-ess", "100")
 	if code != 2 || !strings.Contains(errOut, "--target-ess: only for --sampler auto") {
 		t.Errorf("exit %d, stderr %q", code, errOut)
 	}

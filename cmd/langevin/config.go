@@ -45,6 +45,7 @@ type runConfig struct {
 	quiet, report, overwrite    bool
 	targetESS                   float64       // --sampler auto: stop at this min bulk-ESS
 	maxTime                     time.Duration // --sampler auto: time budget of the sampling (0: none)
+	planned                     bool          // --sampler sgld untuned: auto's plan with SGLD forced (plannedSGLD)
 	// step size
 	step                float64
 	stepSet             bool
@@ -289,6 +290,32 @@ func (d *samplerDef) reads(group string) bool {
 // toy reports whether the model is a toy target that needs no data.
 func (c *runConfig) toy() bool { return !(model.Spec{Kind: c.model}).NeedsData() }
 
+// plannedTuning are the flags that tune SGLD by hand: any of them keeps
+// --sampler sgld on its own rules (the noise-fraction step under the
+// stability cap, the diagonal preconditioner, --iters iterations).
+var plannedTuning = []string{"step", "iters", "precond", "schedule", "step-b", "decay", "step-floor",
+	"temperature", "temperature-start", "replace", "clip", "clip-value", "chain-id"}
+
+// plannedSGLD reports whether --sampler sgld runs on --sampler auto's plan
+// with SGLD forced (sampler.PlanOptions.Kind = "sgld"): the step by
+// sampler.ChooseStep under the dense Laplace preconditioner, control
+// variates where they pay, the plan's burn-in, and a run until
+// --target-ess — the same rules as auto's SGLD branch, for the same reason
+// (the old fixed 500,000 iterations at the capped step do not converge on
+// correlated posteriors). Only for data models other than networks, and
+// only when no flag of plannedTuning is given.
+func (c *runConfig) plannedSGLD() bool {
+	if c.sampler != "sgld" || c.toy() || c.model == "mlp" {
+		return false
+	}
+	for _, f := range plannedTuning {
+		if c.set[f] {
+			return false
+		}
+	}
+	return true
+}
+
 // resolve sets the defaults that depend on the model and the sampler.
 func (c *runConfig) resolve() error {
 	if c.toy() && !c.set["batch"] {
@@ -312,6 +339,7 @@ func (c *runConfig) resolve() error {
 			c.precond = "none"
 		}
 	}
+	c.planned = c.plannedSGLD()
 	if c.sampler == "csgld" || c.sampler == "csghmc" {
 		if c.set["schedule"] && c.schedule != "cyclic" {
 			return inputErrorf("--schedule %s: --sampler %s runs on the cyclic schedule", c.schedule, c.sampler)
@@ -321,17 +349,17 @@ func (c *runConfig) resolve() error {
 			c.explore = 0.5
 		}
 	}
-	if c.sampler != "auto" {
+	if c.sampler != "auto" && !c.planned {
 		for _, f := range []string{"target-ess", "max-time"} {
 			if c.set[f] {
-				return inputErrorf("--%s: only for --sampler auto (the default)", f)
+				return inputErrorf("--%s: only for --sampler auto (the default) and an untuned --sampler sgld", f)
 			}
 		}
 	}
 	if c.def.kind.exact {
 		return c.resolveExact()
 	}
-	if c.sampler == "auto" {
+	if c.sampler == "auto" || c.planned {
 		// --iters is a maximum; burn-in and thinning are chosen by rule.
 		if c.set["chain-id"] && !c.set["iters"] {
 			return inputErrorf("--chain-id with --sampler auto: give --iters (the --target-ess rule needs all chains, so a chain run alone runs to --iters)")

@@ -41,6 +41,9 @@ type autoRun struct {
 func buildAuto(ctx context.Context, b *buildEnv) (langevin.Sampler, error) {
 	c := b.c
 	opts := sampler.PlanOptions{Seed: c.seed}
+	if c.planned {
+		opts.Kind = "sgld"
+	}
 	if _, isMLP := b.m.(*model.MLP); !isMLP {
 		if l, err := b.lap.Approx(ctx); err == nil {
 			opts.MAP, opts.NegHess = l.Mean, l.Prec

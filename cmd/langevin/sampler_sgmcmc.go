@@ -104,6 +104,9 @@ func (b *buildEnv) clipping() sampler.Clipping {
 }
 
 func buildSGLD(ctx context.Context, b *buildEnv) (langevin.Sampler, error) {
+	if b.c.planned {
+		return buildAuto(ctx, b) // --sampler sgld untuned: the plan's SGLD
+	}
 	sched, err := b.schedule(b.stabilityCap(ctx, familyStep(b, 1)))
 	if err != nil {
 		return nil, err
