@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"strings"
 	"time"
 
@@ -128,6 +129,16 @@ func (a *autoRun) config(c *runConfig, tr *langevin.Trace) *runConfig {
 	}
 	cc.iters = last
 	cc.schedule = "const"
+	if a.plan.Kind == "nuts" {
+		// The tuning line names the metric the plan gave NUTS.
+		o := *opt[*exactFlags](c, "exact")
+		o.metric = "diag"
+		if a.plan.Dense {
+			o.metric = "dense"
+		}
+		cc.opts = maps.Clone(c.opts)
+		cc.opts["exact"] = &o
+	}
 	if a.plan.Kind == "sgld" {
 		cc.batch = a.plan.Batch.Size
 		cc.cv = a.plan.Batch.CV != nil
