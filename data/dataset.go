@@ -72,6 +72,17 @@ func (d *Dataset) Subset(idx []int) *Dataset {
 	return out
 }
 
+// Clone returns a deep copy of d: its rows in order (Subset of every
+// row), so that the copy may be transformed in place (Scaler.Transform)
+// without changing d.
+func (d *Dataset) Clone() *Dataset {
+	idx := make([]int, d.Len())
+	for i := range idx {
+		idx[i] = i
+	}
+	return d.Subset(idx)
+}
+
 // ParseError is the error returned by the readers in this package.
 //
 // Line and Column are 1-based. Column is the field number within the line

@@ -170,3 +170,18 @@ func TestSubset(t *testing.T) {
 	}()
 	d.Subset([]int{5})
 }
+
+// TestClone: the copy holds the same rows and is independent of d.
+func TestClone(t *testing.T) {
+	d := &Dataset{X: mat.NewDense(2, 2, []float64{1, 2, 3, 4}), Y: []float64{5, 6}, Names: []string{"a", "b"}, Target: "y"}
+	c := d.Clone()
+	if !mat.Equal(c.X, d.X) || c.Y[1] != 6 || c.Names[1] != "b" || c.Target != "y" {
+		t.Fatalf("Clone = %+v", c)
+	}
+	c.X.Set(0, 0, 9)
+	c.Y[0] = 9
+	c.Names[0] = "z"
+	if d.X.At(0, 0) != 1 || d.Y[0] != 5 || d.Names[0] != "a" {
+		t.Errorf("changing the clone changed d: %+v", d)
+	}
+}

@@ -215,19 +215,11 @@ func compareTestData(f *runConfig, mf *modelFile, sc *data.Scaler) (*data.Datase
 	if d.Dim() != len(mf.Features) {
 		return nil, inputErrorf("--data %s: %d features, the run was trained on %d", fc.data, d.Dim(), len(mf.Features))
 	}
-	d = d.Subset(allRows(d.Len())) // a copy: the scaler transforms in place
+	d = d.Clone() // the scaler transforms in place
 	if sc != nil {
 		sc.Transform(d.X)
 	}
 	return d, nil
-}
-
-func allRows(n int) []int {
-	idx := make([]int, n)
-	for i := range idx {
-		idx[i] = i
-	}
-	return idx
 }
 
 // testScore is predict.Score on the test set; its errors are input errors
