@@ -77,6 +77,10 @@ func TestRunFlagThatDoesNotApply(t *testing.T) {
 		{[]string{"--sampler", "rwm", "--batch", "5"}, "--batch"},
 		{[]string{"--sampler", "mala", "--schedule", "poly"}, "--schedule"},
 		{[]string{"--sampler", "gd", "--temperature", "2"}, "--temperature"},
+		{[]string{"--temperature", "2"}, "--temperature"}, // auto may pick NUTS (τ = 1)
+		{[]string{"--sampler", "swag", "--temperature", "2"}, "--temperature"},
+		{[]string{"--sampler", "csgd", "--temperature-start", "5"}, "--temperature-start"},
+		{[]string{"--sampler", "vi", "--temperature", "0.5"}, "--temperature"},
 		{[]string{"--sampler", "gd", "--batch", "5"}, "--batch"},
 		{[]string{"--model", "logistic", "--hidden", "10"}, "--hidden"},
 		{[]string{"--model", "gauss2", "--data", "moons"}, "--data"},

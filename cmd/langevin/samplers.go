@@ -183,3 +183,15 @@ func registerFlags(g flagGroup) { flagGroups = append(flagGroups, g) }
 // opt returns the parsed flags of group name, as the type its define
 // function returned.
 func opt[T any](c *runConfig, name string) T { return c.opts[name].(T) }
+
+// familyMembers returns the registered samplers of a family, in registration
+// order.
+func familyMembers(family string) []string {
+	var names []string
+	for _, n := range samplerOrder {
+		if samplerTable[n].family == family {
+			names = append(names, n)
+		}
+	}
+	return names
+}
