@@ -40,14 +40,14 @@ func writeInteractionCSV(t *testing.T, dir string) (train, test string) {
 	return filepath.Join(dir, "train.csv"), filepath.Join(dir, "test.csv")
 }
 
-// interactionRun runs SGLD (batch 20) on the interaction design with extra
+// interactionRun runs SGLD (--sampler sgld, batch 20) on the interaction design with extra
 // flags and returns every column's pooled mean and sd (intercept, beta.1–3,
 // log_sigma2, sigma2), the exact posterior's, and the output.
 func interactionRun(t *testing.T, extra ...string) (mean, sd, exMean, exSD []float64, out string) {
 	dir := t.TempDir()
 	train, test := writeInteractionCSV(t, dir)
 	outDir := filepath.Join(dir, "out")
-	args := append([]string{"run", "--model", "linear", "--data", train, "--test", test, "--standardize=false",
+	args := append([]string{"run", "--sampler", "sgld", "--model", "linear", "--data", train, "--test", test, "--standardize=false",
 		"--batch", "20", "--noise-every", "0", "--quiet", "--out", outDir}, extra...)
 	code, out, errOut := runMain(args...)
 	if code != 0 {
