@@ -110,6 +110,15 @@ func (r *Run) Status() string {
 	return "unfinished: " + strings.Join(parts, "; ")
 }
 
+// RecordsStatus reports whether the run's chain files record whether it
+// finished: those a Writer writes carry a run_id and a closing status line,
+// CmdStan's carry neither, so that Finished is false for them and Status
+// says nothing about how they ended.
+func (r *Run) RecordsStatus() bool {
+	_, ok := r.Config["run_id"]
+	return ok
+}
+
 var chainName = regexp.MustCompile(`^chain-([0-9]+)\.csv(\.gz)?$`)
 
 // Read reads the run directory dir; see the package documentation. The

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/langevin-go/langevin/rundir"
+	"github.com/langevin-go/langevin/stancsv"
 )
 
 // TestSamplingSeconds sums the chain files' "(Sampling)" lines, gzipped or
@@ -58,10 +59,46 @@ func TestSamplingSeconds(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			if r.RecordsStatus() {
+				t.Error("RecordsStatus of files without run_id: true")
+			}
 			got := r.SamplingSeconds()
 			if got != tc.want && !(math.IsNaN(got) && math.IsNaN(tc.want)) {
 				t.Errorf("SamplingSeconds = %v, want %v", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestRecordsStatus: a Writer's run records its status (and its sampling
+// time).
+func TestRecordsStatus(t *testing.T) {
+	dir := t.TempDir()
+	w, err := rundir.Create(dir, rundir.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cw, err := w.Chain(1, stancsv.Config{Model: "toy", Algorithm: "sgld"}, []string{"lp__"}, []string{"x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cw.Draw(false, 1, []float64{0.5}, []float64{-1}); err != nil {
+		t.Fatal(err)
+	}
+	if err := cw.Close(nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(nil); err != nil {
+		t.Fatal(err)
+	}
+	r, err := rundir.Read(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.RecordsStatus() || !r.Finished() {
+		t.Errorf("RecordsStatus %v, Finished %v; want true, true", r.RecordsStatus(), r.Finished())
+	}
+	if s := r.SamplingSeconds(); math.IsNaN(s) || s < 0 {
+		t.Errorf("SamplingSeconds = %v", s)
 	}
 }

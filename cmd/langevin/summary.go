@@ -56,7 +56,7 @@ func cmdSummary(args []string, stdout, stderr io.Writer) error {
 	} else {
 		fmt.Fprintf(stdout, "%d chains × %s draws", tr.NumChains(), joinInts(counts))
 	}
-	if r.Finished() || !isLangevinRun(r) {
+	if r.Finished() || !r.RecordsStatus() {
 		fmt.Fprint(stdout, "\n\n")
 	} else {
 		fmt.Fprintf(stdout, "; run %s\n\n", r.Status())
@@ -73,11 +73,4 @@ func cmdSummary(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	return nil
-}
-
-// isLangevinRun reports whether the chain files were written by langevin
-// run, which records whether the run finished (CmdStan's do not).
-func isLangevinRun(r *rundir.Run) bool {
-	_, ok := r.Config["run_id"]
-	return ok
 }
