@@ -3,6 +3,7 @@ package data
 import (
 	"bytes"
 	"compress/gzip"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -36,13 +37,23 @@ func TestReadFilePipe(t *testing.T) {
 			zw.Close()
 			content = b.Bytes()
 		}
+		// The writer retries on EPIPE: when a signal (Go's preemption, more
+		// frequent under load) interrupts the reader's blocking open after
+		// the writer's open has paired with it, the kernel restarts the
+		// reader's open, the writer meets no reader and the reader would
+		// wait for a writer for ever.
 		go func() {
-			f, err := os.OpenFile(fifo, os.O_WRONLY, 0)
-			if err != nil {
-				return
+			for {
+				f, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+				if err != nil {
+					return
+				}
+				_, err = f.Write(content)
+				f.Close()
+				if !errors.Is(err, syscall.EPIPE) {
+					return
+				}
 			}
-			f.Write(content)
-			f.Close()
 		}()
 		d, err := ReadFile(fifo, "auto", CSVOptions{})
 		if err != nil {
