@@ -227,10 +227,14 @@ func ParseCSV(r io.Reader, name string, opt CSVOptions) (*Dataset, error) {
 				rest = rest[i+1:]
 			}
 			if j != k {
-				cur = cur[:len(cur)-min(j, p)]
+				// Take this row's values back: j fields were read, one of
+				// them the target when j > t.
+				feats := j
 				if j > t {
+					feats--
 					ds.Y = ds.Y[:len(ds.Y)-1]
 				}
+				cur = cur[:len(cur)-feats]
 				return perr(line, 0, "row has %d fields, %s has %d", j, what, k)
 			}
 			return nil
