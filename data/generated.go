@@ -13,6 +13,11 @@ type GenOptions struct {
 	Seed  uint64
 }
 
+// MaxGenerated bounds the number of points of a generated data set (moons,
+// spirals, gap1d): 10⁷ points of two features and a label take 240 MB; a
+// larger request is a typing slip, refused before any allocation.
+const MaxGenerated = 10_000_000
+
 // GeneratedNames lists the data sets Generated knows.
 var GeneratedNames = []string{"moons", "spirals", "gap1d", "fashion-mnist"}
 
@@ -22,6 +27,12 @@ var GeneratedNames = []string{"moons", "spirals", "gap1d", "fashion-mnist"}
 // which also returns its test set). ok is false, with no error, when name is
 // none of them.
 func Generated(name string, o GenOptions) (train, test *Dataset, ok bool, err error) {
+	switch strings.ToLower(name) {
+	case "moons", "spirals", "gap1d":
+		if o.N > MaxGenerated {
+			return nil, nil, true, fmt.Errorf("%d points: expected at most %d for generated data (%s)", o.N, MaxGenerated, name)
+		}
+	}
 	switch strings.ToLower(name) {
 	case "moons":
 		train, err = Moons(o.N, o.Noise, o.Seed)

@@ -3,6 +3,7 @@ package data
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -183,5 +184,16 @@ func TestClone(t *testing.T) {
 	c.Names[0] = "z"
 	if d.X.At(0, 0) != 1 || d.Y[0] != 5 || d.Names[0] != "a" {
 		t.Errorf("changing the clone changed d: %+v", d)
+	}
+}
+
+// A generated data set beyond MaxGenerated points is refused before any
+// allocation, with the count and the bound.
+func TestGeneratedBound(t *testing.T) {
+	for _, name := range []string{"moons", "spirals", "gap1d"} {
+		_, _, ok, err := Generated(name, GenOptions{N: 100_000_000, Noise: 0.1, K: 3, Seed: 1})
+		if !ok || err == nil || !strings.Contains(err.Error(), "100000000 points: expected at most 10000000") {
+			t.Errorf("%s: ok %v, err %v", name, ok, err)
+		}
 	}
 }
