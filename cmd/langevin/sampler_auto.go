@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"strings"
 	"time"
 
@@ -29,8 +30,18 @@ func init() {
 		summary: "NUTS where it is cheap, else SGLD (control variates where they pay), step/burn-in/length by rule; each choice printed"})
 }
 
-// autoMaxKeep is the kept draws per chain above which the thinning doubles.
+// autoMaxKeep is the kept draws per chain above which the thinning doubles,
+// unless the ESS target needs more (see maxKeep).
 const autoMaxKeep = 250
+
+// maxKeep returns the bound on kept draws per chain for an ESS target over
+// K chains: a chain keeps between MaxKeep/2 and MaxKeep draws, and thinned
+// draws give at most about one effective draw each, so the bound is at least
+// 4·target/K (at least 2·target draws in all) — else a target above the
+// kept draws could never be met and the run would go on to --iters.
+func maxKeep(target float64, chains int) int {
+	return max(autoMaxKeep, int(math.Ceil(4*target/float64(chains))))
+}
 
 // autoRun is what buildAuto decided, for the run options and the output.
 type autoRun struct {
@@ -98,7 +109,7 @@ func (a *autoRun) adjust(c *runConfig, m langevin.Model, o *langevin.Options, st
 	o.BurnIn = a.burnin
 	if !c.set["thin"] {
 		o.Thin = 1
-		o.MaxKeep = autoMaxKeep
+		o.MaxKeep = maxKeep(c.targetESS, c.chains)
 	}
 	if a.plan.Cov != nil && !c.set["init"] {
 		o.Init = sampler.InitGaussian{Mean: a.plan.MAP, Cov: a.plan.Cov}
