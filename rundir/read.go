@@ -445,7 +445,8 @@ func isCmdStan(f *stancsv.File) bool {
 }
 
 // wholeLines passes on its input up to the last "\n"; a last line without
-// one is dropped, and torn set.
+// one is dropped, and torn set unless it is a comment (a padding line cut
+// by a kill at a page boundary: no draw is lost).
 type wholeLines struct {
 	r     io.Reader
 	ready []byte // whole lines to pass on
@@ -459,7 +460,7 @@ func (w *wholeLines) Read(p []byte) (int, error) {
 	for len(w.ready) == 0 {
 		if w.err != nil {
 			if len(w.tail) > 0 {
-				w.torn, w.tail = true, nil
+				w.torn, w.tail = w.tail[0] != '#', nil
 			}
 			return 0, w.err
 		}

@@ -336,6 +336,13 @@ func TestReadTornAndGzip(t *testing.T) {
 	if !r.Chains[0].Torn || len(r.Trace.Draws[0]) != 39 || r.Chains[0].Status != "unfinished" {
 		t.Errorf("torn file: torn %v, %d draws, status %q; want true, 39, unfinished", r.Chains[0].Torn, len(r.Trace.Draws[0]), r.Chains[0].Status)
 	}
+	// A padding comment cut at a page boundary (the kill in
+	// TestKillNeverTearsRows): every draw is whole, nothing is torn.
+	os.WriteFile(p, append(body[:len(body):len(body)], "#      "...), 0o644)
+	r, err = rundir.Read(dir)
+	if err != nil || r.Chains[0].Torn || len(r.Trace.Draws[0]) != 40 || r.Chains[0].Status != "unfinished" {
+		t.Errorf("cut padding: torn %v, %d draws, status %q, %v; want false, 40, unfinished", r.Chains[0].Torn, len(r.Trace.Draws[0]), r.Chains[0].Status, err)
+	}
 	// gzip: chain-1.csv.gz in place of chain-1.csv.
 	var gz bytes.Buffer
 	zw := gzip.NewWriter(&gz)
