@@ -2,7 +2,6 @@ package experiment
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -57,16 +56,8 @@ func checkFig6(grid, loss []float64, lambda, lossAt float64) error {
 }
 
 func runMandtFig6(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	const name = "mandt-fig6"
-	fs := flag.NewFlagSet("experiment "+name, flag.ContinueOnError)
-	c := CommonFlags(fs, name, "longer runs (10⁵ VEM iterations, 5 BBVI-EM rounds of 10⁴)")
-	if err := ParseFlags(fs, args, stdout); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return Usagef("unexpected argument %q: %s takes only flags", fs.Arg(0), name)
-	}
-	pg, err := NewPage(c.Out, "mandt-fig6: validation loss against the prior precision, and the λ of variational EM (Mandt et al. 2017, Fig. 6)")
+	c := NewFlags("mandt-fig6", "longer runs (10⁵ VEM iterations, 5 BBVI-EM rounds of 10⁴)")
+	pg, err := c.ParsePage(args, stdout, "mandt-fig6: validation loss against the prior precision, and the λ of variational EM (Mandt et al. 2017, Fig. 6)")
 	if err != nil {
 		return err
 	}
