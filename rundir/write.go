@@ -493,13 +493,30 @@ func oneLine(s string) string {
 
 // chainFile is one Stan CSV file written in whole lines.
 type chainFile struct {
-	f       *os.File
+	f       file
 	path    string
 	sw      *stancsv.Writer
 	pending lineBuf // whole lines not yet written to f
-	out     []byte  // pending with padding, as written
+	out     []byte  // the lines of one write, with padding
 	size    int64   // bytes written to f
+	first   [1]byte // a long row's first byte, for WriteAt
 	closed  bool
+}
+
+// file is the part of *os.File that a chainFile uses.
+type file interface {
+	Write(p []byte) (int, error)
+	WriteAt(p []byte, off int64) (int, error)
+	Truncate(size int64) error
+	Seek(offset int64, whence int) (int64, error)
+	Close() error
+}
+
+// createFile creates a chain file; tests replace it to see every write.
+var createFile = func(path string) (file, error) {
+	// Not O_APPEND: flush puts bytes back with WriteAt, which Go refuses
+	// on a file opened with O_APPEND.
+	return os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 }
 
 // lineBuf collects the Stan CSV writer's output; the writer is flushed
@@ -512,7 +529,7 @@ func (l *lineBuf) Write(p []byte) (int, error) {
 }
 
 func newChainFile(path string, cfg stancsv.Config, cols []string) (*chainFile, error) {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	f, err := createFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -545,28 +562,45 @@ func (cf *chainFile) write(row []float64) error {
 
 // pageSize is the unit at which Linux may cut a write short when the
 // process is killed during it (write(2) checks for a fatal signal before
-// copying each page of the file).
+// copying each page, or each large folio, of the file).
 const pageSize = 4096
 
-// flush writes the pending lines in one call. A line that would straddle a
-// page boundary of the file, and fits in a page, is moved to the next page
-// by a padding comment line ("#" and spaces), so that a write cut short
-// by a kill ends at a whole row (a cut comment is harmless); rows longer than
-// a page have no such guarantee. If the write fails part way (a full disk),
-// the file is cut back to its last whole line.
+// flush writes the pending lines, so that a process killed at any moment
+// leaves a file that ends in whole rows, and every row before its last
+// line is in the file (Linux cuts a write short on SIGKILL only at a page
+// boundary of the file):
+//
+//   - a line that would straddle a page boundary, and fits in a page, is
+//     moved to the next page by a padding comment line ("#" and spaces; a
+//     cut comment is harmless);
+//   - a line longer than a page (the rows of a model with some hundreds of
+//     parameters, or their header) is written with its first byte replaced
+//     by '#', so that any part of it a cut leaves is a comment line, and
+//     ends the write(2) call; once the call has returned in full, a 1-byte
+//     WriteAt (pwrite(2), within one page: it cannot be cut) puts the first
+//     byte back. A kill in between leaves that row as a whole comment line
+//     at the end of the file: a lost draw, never a torn one, and never a
+//     gap before later rows.
+//
+// Short lines cost one write(2) per flush; a long line costs a write(2) and
+// a pwrite(2). If a write fails part way (a full disk), the file is cut back
+// to the end of the last whole write, whose lines are kept, and the others
+// stay pending.
 func (cf *chainFile) flush() error {
-	if len(cf.pending.b) == 0 {
-		return nil
-	}
 	out := cf.out[:0]
-	off := cf.size
+	done := 0 // bytes of pending in the file
 	rest := cf.pending.b
-	for len(rest) > 0 {
+	var err error
+	for len(rest) > 0 && err == nil {
 		i := bytes.IndexByte(rest, '\n') + 1 // pending holds whole lines
 		line := rest[:i]
 		rest = rest[i:]
-		pos := int((off + int64(len(out))) % pageSize)
-		if room := pageSize - pos; len(line) > room && len(line) <= pageSize {
+		pos := int((cf.size + int64(len(out))) % pageSize)
+		room := pageSize - pos
+		switch {
+		case len(line) <= room:
+			out = append(out, line...)
+		case len(line) <= pageSize:
 			pad := room
 			if pad == 1 { // a blank line would do, but not for every reader
 				pad += pageSize
@@ -576,21 +610,51 @@ func (cf *chainFile) flush() error {
 				out = append(out, ' ')
 			}
 			out = append(out, '\n')
+			out = append(out, line...)
+		default:
+			at := cf.size + int64(len(out))
+			out = append(append(out, '#'), line[1:]...)
+			if err = cf.writeOut(out); err == nil && line[0] != '#' {
+				cf.first[0] = line[0]
+				if _, err = cf.f.WriteAt(cf.first[:], at); err != nil {
+					cf.cutBack()
+				}
+			}
+			if err == nil {
+				cf.size += int64(len(out))
+				done = len(cf.pending.b) - len(rest)
+			}
+			out = out[:0]
 		}
-		out = append(out, line...)
 	}
-	cf.out = out
-	n, err := cf.f.Write(out)
-	if err != nil {
-		if n > 0 {
-			cf.f.Truncate(cf.size)
-			cf.f.Seek(cf.size, io.SeekStart)
+	if err == nil && len(out) > 0 {
+		if err = cf.writeOut(out); err == nil {
+			cf.size += int64(len(out))
+			done = len(cf.pending.b)
 		}
+	}
+	cf.out = out[:0]
+	cf.pending.b = append(cf.pending.b[:0], cf.pending.b[done:]...)
+	if err != nil {
 		return fmt.Errorf("%s: %v", cf.path, err)
 	}
-	cf.size += int64(n)
-	cf.pending.b = cf.pending.b[:0]
 	return nil
+}
+
+// writeOut writes out at cf.size; if it fails part way, the file is cut
+// back to cf.size.
+func (cf *chainFile) writeOut(out []byte) error {
+	n, err := cf.f.Write(out)
+	if err != nil && n > 0 {
+		cf.cutBack()
+	}
+	return err
+}
+
+// cutBack cuts the file back to cf.size, its whole lines.
+func (cf *chainFile) cutBack() {
+	cf.f.Truncate(cf.size)
+	cf.f.Seek(cf.size, io.SeekStart)
 }
 
 func (cf *chainFile) close(warm, samp time.Duration, status string) error {
