@@ -498,8 +498,9 @@ type chainFile struct {
 	sw      *stancsv.Writer
 	pending lineBuf // whole lines not yet written to f
 	out     []byte  // the lines of one write, with padding
+	fix     []int   // offsets in out of the rows written first as comments
+	orig    []byte  // their first bytes
 	size    int64   // bytes written to f
-	first   [1]byte // a long row's first byte, for WriteAt
 	closed  bool
 }
 
@@ -565,42 +566,49 @@ func (cf *chainFile) write(row []float64) error {
 // copying each page, or each large folio, of the file).
 const pageSize = 4096
 
-// flush writes the pending lines, so that a process killed at any moment
-// leaves a file that ends in whole rows, and every row before its last
-// line is in the file (Linux cuts a write short on SIGKILL only at a page
-// boundary of the file):
+// flush writes the pending lines so that a process killed at any moment
+// leaves a file whose rows are whole and are the first rows written, none
+// missing before a later one. Linux cuts a write short on SIGKILL only at a
+// page boundary of the file, and copies a write into the file in order, page
+// by page. So:
 //
 //   - a line that would straddle a page boundary, and fits in a page, is
 //     moved to the next page by a padding comment line ("#" and spaces; a
 //     cut comment is harmless);
-//   - a line longer than a page (the rows of a model with some hundreds of
-//     parameters, or their header) is written with its first byte replaced
-//     by '#', so that any part of it a cut leaves is a comment line, and
-//     ends the write(2) call; once the call has returned in full, a 1-byte
-//     WriteAt (pwrite(2), within one page: it cannot be cut) puts the first
-//     byte back. A kill in between leaves that row as a whole comment line
-//     at the end of the file: a lost draw, never a torn one, and never a
-//     gap before later rows.
+//   - from the first row longer than the room left in its page and than a
+//     page (the rows of a model with some hundreds of parameters, or their
+//     header) to the end of the write, every row is written with its first
+//     byte replaced by '#', so that whatever part of them a cut leaves is
+//     comment lines. Once the write(2) call has returned in full, a second
+//     one (pwrite(2), WriteAt) writes the same bytes over them with their
+//     first bytes back. A kill during it leaves the first of these rows
+//     whole and the others comment lines; a kill between the two leaves them
+//     all comment lines: lost draws, never a torn row, never a gap.
 //
-// Short lines cost one write(2) per flush; a long line costs a write(2) and
-// a pwrite(2). If a write fails part way (a full disk), the file is cut back
-// to the end of the last whole write, whose lines are kept, and the others
-// stay pending.
+// A flush costs one write(2), and a pwrite(2) if it holds a long row. If a
+// write fails part way (a full disk), the file is cut back to its last
+// whole line, and the lines not in the file stay pending.
 func (cf *chainFile) flush() error {
-	out := cf.out[:0]
-	done := 0 // bytes of pending in the file
+	if len(cf.pending.b) == 0 {
+		return nil
+	}
+	out, fix := cf.out[:0], cf.fix[:0]
 	rest := cf.pending.b
-	var err error
-	for len(rest) > 0 && err == nil {
+	fixFrom := 0 // the offset in pending of the first row in fix
+	for len(rest) > 0 {
 		i := bytes.IndexByte(rest, '\n') + 1 // pending holds whole lines
 		line := rest[:i]
 		rest = rest[i:]
-		pos := int((cf.size + int64(len(out))) % pageSize)
-		room := pageSize - pos
+		room := pageSize - int((cf.size+int64(len(out)))%pageSize)
 		switch {
-		case len(line) <= room:
-			out = append(out, line...)
-		case len(line) <= pageSize:
+		case len(fix) > 0 || len(line) > pageSize && len(line) > room:
+			if line[0] != '#' {
+				if len(fix) == 0 {
+					fixFrom = len(cf.pending.b) - len(rest) - len(line)
+				}
+				fix = append(fix, len(out))
+			}
+		case len(line) > room:
 			pad := room
 			if pad == 1 { // a blank line would do, but not for every reader
 				pad += pageSize
@@ -610,51 +618,43 @@ func (cf *chainFile) flush() error {
 				out = append(out, ' ')
 			}
 			out = append(out, '\n')
-			out = append(out, line...)
-		default:
-			at := cf.size + int64(len(out))
-			out = append(append(out, '#'), line[1:]...)
-			if err = cf.writeOut(out); err == nil && line[0] != '#' {
-				cf.first[0] = line[0]
-				if _, err = cf.f.WriteAt(cf.first[:], at); err != nil {
-					cf.cutBack()
-				}
-			}
-			if err == nil {
-				cf.size += int64(len(out))
-				done = len(cf.pending.b) - len(rest)
-			}
-			out = out[:0]
 		}
+		out = append(out, line...)
 	}
-	if err == nil && len(out) > 0 {
-		if err = cf.writeOut(out); err == nil {
-			cf.size += int64(len(out))
-			done = len(cf.pending.b)
-		}
+	orig := cf.orig[:0]
+	for _, at := range fix {
+		orig = append(orig, out[at])
+		out[at] = '#'
 	}
-	cf.out = out[:0]
-	cf.pending.b = append(cf.pending.b[:0], cf.pending.b[done:]...)
+	cf.out, cf.fix, cf.orig = out, fix, orig
+	n, err := cf.f.Write(out)
 	if err != nil {
+		if n > 0 {
+			cf.cutBack(cf.size)
+		}
 		return fmt.Errorf("%s: %v", cf.path, err)
 	}
+	if len(fix) > 0 {
+		for j, at := range fix {
+			out[at] = orig[j]
+		}
+		first, last := fix[0], fix[len(fix)-1]
+		if _, err := cf.f.WriteAt(out[first:last+1], cf.size+int64(first)); err != nil {
+			cf.cutBack(cf.size + int64(first))
+			cf.size += int64(first)
+			cf.pending.b = append(cf.pending.b[:0], cf.pending.b[fixFrom:]...)
+			return fmt.Errorf("%s: %v", cf.path, err)
+		}
+	}
+	cf.size += int64(n)
+	cf.pending.b = cf.pending.b[:0]
 	return nil
 }
 
-// writeOut writes out at cf.size; if it fails part way, the file is cut
-// back to cf.size.
-func (cf *chainFile) writeOut(out []byte) error {
-	n, err := cf.f.Write(out)
-	if err != nil && n > 0 {
-		cf.cutBack()
-	}
-	return err
-}
-
-// cutBack cuts the file back to cf.size, its whole lines.
-func (cf *chainFile) cutBack() {
-	cf.f.Truncate(cf.size)
-	cf.f.Seek(cf.size, io.SeekStart)
+// cutBack cuts the file back to size bytes, and writes go on from there.
+func (cf *chainFile) cutBack(size int64) {
+	cf.f.Truncate(size)
+	cf.f.Seek(size, io.SeekStart)
 }
 
 func (cf *chainFile) close(warm, samp time.Duration, status string) error {
