@@ -141,13 +141,14 @@ func checkCut(path string, state []byte, want [][]float64, ncol int) (int, error
 	return len(f.Draws), nil
 }
 
-// TestFlushLongRowsCut: rows from a fifth of a page to more than two pages,
-// and a header longer than a page, written by flush and cut as a kill
-// could cut them at any moment, never leave a torn row, a row missing
+// TestLongRowsNeverTornByACut: rows from a fifth of a page to more than
+// two pages, and a header longer than a page, written by flush and cut as a
+// kill could cut them at any moment, never leave a torn row, a row missing
 // before a later one, or a line with the wrong number of fields; the file
 // reads back bit for bit. Cutting the finished file inside a long row
-// instead is seen as a torn row (the check can fail).
-func TestFlushLongRowsCut(t *testing.T) {
+// instead is seen as a torn row, and a row made a comment before later rows
+// as a gap (the check can fail).
+func TestLongRowsNeverTornByACut(t *testing.T) {
 	nrows := 60
 	if testing.Short() {
 		nrows = 24
