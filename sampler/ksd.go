@@ -2,9 +2,12 @@ package sampler
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
+	"sync"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -60,11 +63,16 @@ func Scores(m langevin.Model, rows [][]float64, centre []float64, batch int, rng
 	d, n := m.Dim(), m.Len()
 	out := make([][]float64, len(rows))
 	slab := make([]float64, len(rows)*d)
+	for i := range out {
+		out[i] = slab[i*d : (i+1)*d]
+	}
 	if batch <= 0 || batch >= n {
-		for i, r := range rows {
-			out[i] = slab[i*d : (i+1)*d]
-			langevin.LogPosterior(m, r[:d], out[i])
-		}
+		forRows(len(rows), func(lo, hi int) error {
+			for i := lo; i < hi; i++ {
+				langevin.LogPosterior(m, rows[i][:d], out[i])
+			}
+			return nil
+		})
 		return out, nil
 	}
 	if centre == nil {
@@ -74,16 +82,40 @@ func Scores(m langevin.Model, rows [][]float64, centre []float64, batch int, rng
 	if err != nil {
 		return nil, err
 	}
-	est := langevin.NewEstimator(m, b)
-	if err := est.SetControlVariate(centre); err != nil {
+	fixed := append([]int(nil), b.Next()...)
+	err = forRows(len(rows), func(lo, hi int) error {
+		est := langevin.NewEstimator(m, b) // its own scratch
+		if err := est.SetControlVariate(centre); err != nil {
+			return err
+		}
+		for i := lo; i < hi; i++ {
+			est.EvalBatch(rows[i][:d], fixed, out[i])
+		}
+		return nil
+	})
+	if err != nil {
 		return nil, err
 	}
-	fixed := append([]int(nil), b.Next()...)
-	for i, r := range rows {
-		out[i] = slab[i*d : (i+1)*d]
-		est.EvalBatch(r[:d], fixed, out[i])
-	}
 	return out, nil
+}
+
+// forRows calls fn on at most GOMAXPROCS contiguous blocks [lo, hi)
+// covering 0…n−1 at once and returns the first error. Models are safe for
+// concurrent use (as the chains of Run use them); each point's score is
+// computed alone, so the result does not depend on the number of blocks.
+func forRows(n int, fn func(lo, hi int) error) error {
+	w := max(1, min(runtime.GOMAXPROCS(0), n/16))
+	errs := make([]error, w)
+	var wg sync.WaitGroup
+	for k := range w {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[k] = fn(k*n/w, (k+1)*n/w)
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
 // TraceKSD returns the kernel Stein discrepancy ([diag.KSD]) of tr's draws
