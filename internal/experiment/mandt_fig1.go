@@ -210,13 +210,8 @@ func klGauss(m0 []float64, s0 *mat.SymDense, m1 []float64, s1 *mat.SymDense) (fl
 }
 
 func runMandtFig1(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	c := NewFlags("mandt-fig1", "10× longer runs (2·10⁶ steps per method)")
-	dir := c.String("data-dir", dataDir(), "`DIR` with winequality-white.csv (default $LANGEVIN_DATA or /work/shared/data)")
-	pg, err := c.ParsePage(args, stdout, "mandt-fig1: posterior against constant SGD, preconditioned SGD and BBVI (Mandt et al. 2017, Fig. 1)")
-	if err != nil {
-		return err
-	}
-	w, err := loadWine(*dir, 100)
+	c, pg, w, err := startWine("mandt-fig1", "10× longer runs (2·10⁶ steps per method)",
+		"mandt-fig1: posterior against constant SGD, preconditioned SGD and BBVI (Mandt et al. 2017, Fig. 1)", args, stdout)
 	if err != nil {
 		return err
 	}

@@ -160,13 +160,8 @@ func checkFig4(r *fig4Result) error {
 }
 
 func runMandtFig4(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	c := NewFlags("mandt-fig4", "5× longer runs (10⁶ steps per method, Table 1's length)")
-	dir := c.String("data-dir", dataDir(), "`DIR` with winequality-white.csv (default $LANGEVIN_DATA or /work/shared/data)")
-	pg, err := c.ParsePage(args, stdout, "mandt-fig4: iterates of the Table 1 methods against the posterior (Mandt et al. 2017, Fig. 4 and Table 1, wine)")
-	if err != nil {
-		return err
-	}
-	w, err := loadWine(*dir, 100)
+	c, pg, w, err := startWine("mandt-fig4", "5× longer runs (10⁶ steps per method, Table 1's length)",
+		"mandt-fig4: iterates of the Table 1 methods against the posterior (Mandt et al. 2017, Fig. 4 and Table 1, wine)", args, stdout)
 	if err != nil {
 		return err
 	}
