@@ -308,27 +308,12 @@ func runMandtIASG(args []string, stdout, stderr io.Writer) error {
 	if *passes < 2 {
 		return Usagef("--passes %d: expected at least 2", *passes)
 	}
-	const n, d, s = 10_000, 10, 10
-	rng := langevin.ChainRNG(*seed, 1000)
-	w := make([]float64, d)
-	for j := range w {
-		w[j] = rng.NormFloat64()
-	}
-	X := mat.NewDense(n, d, nil)
-	y := make([]float64, n)
-	for i := 0; i < n; i++ {
-		var z float64
-		for j := 0; j < d; j++ {
-			x := rng.NormFloat64()
-			X.Set(i, j, x)
-			z += w[j] * x
-		}
-		y[i] = z + rng.NormFloat64()
-	}
-	m, err := model.NewLinearFixedNoise(X, y, model.LinearFixedNoiseOptions{NoIntercept: true})
+	const s = 10
+	m, err := iasgData(*seed)
 	if err != nil {
 		return err
 	}
+	n, d := m.Len(), m.Dim()
 	mode, cov := m.Posterior()
 	lap, err := approx.LaplaceAt(m, mode)
 	if err != nil {
