@@ -70,7 +70,10 @@ func Scores(m langevin.Model, rows [][]float64, centre []float64, batch int, rng
 	if centre == nil {
 		return nil, fmt.Errorf("sampler: scores from a batch of %d of %d observations need a control-variate centre", batch, n)
 	}
-	b, err := langevin.NewBatcher(n, batch, false, rng)
+	// Above floydAbove observations the batch is drawn without the
+	// Batcher's permutation of all n indices.
+	large := n > floydAbove
+	b, err := langevin.NewBatcher(n, batch, large, rng)
 	if err != nil {
 		return nil, err
 	}
@@ -78,10 +81,55 @@ func Scores(m langevin.Model, rows [][]float64, centre []float64, batch int, rng
 	if err := est.SetControlVariate(centre); err != nil {
 		return nil, err
 	}
-	fixed := append([]int(nil), b.Next()...)
+	var fixed []int
+	if large {
+		fixed = floydSample(n, batch, rng)
+	} else {
+		fixed = append([]int(nil), b.Next()...)
+	}
+	if sm, ok := m.(subsetter); ok && sm.Streamed() {
+		// A model that reads its rows from a file: read the batch once.
+		return subsetScores(m, sm, rows, est, fixed, out, slab)
+	}
 	for i, r := range rows {
 		out[i] = slab[i*d : (i+1)*d]
 		est.EvalBatch(r[:d], fixed, out[i])
+	}
+	return out, nil
+}
+
+// subsetter is a model that reads its rows as it needs them (a logistic
+// regression streamed from a data store, model.NewLogisticRows) and can
+// hold a subset of them in memory.
+type subsetter interface {
+	Streamed() bool
+	Subset(idx []int) (langevin.Model, error)
+}
+
+// subsetScores is Scores' control-variate branch for a subsetter: the batch
+// is read into memory once, rather than twice for each point.
+func subsetScores(m langevin.Model, sm subsetter, rows [][]float64, est *langevin.Estimator, fixed []int, out [][]float64, slab []float64) ([][]float64, error) {
+	d, n := m.Dim(), m.Len()
+	sub, err := sm.Subset(fixed)
+	if err != nil {
+		return nil, err
+	}
+	centre := est.ControlVariate()
+	full := make([]float64, d) // Σᵢ ∇log p(zᵢ|θ̂) over all rows
+	m.LogLik(centre, nil, full)
+	atCentre := make([]float64, d) // Σ_{i∈B} ∇log p(zᵢ|θ̂)
+	sub.LogLik(centre, nil, atCentre)
+	scale := float64(n) / float64(len(fixed))
+	lik := make([]float64, d)
+	for i, r := range rows {
+		g := slab[i*d : (i+1)*d]
+		out[i] = g
+		m.LogPrior(r[:d], g)
+		clear(lik)
+		sub.LogLik(r[:d], nil, lik)
+		for j := range g {
+			g[j] += full[j] + scale*(lik[j]-atCentre[j])
+		}
 	}
 	return out, nil
 }
