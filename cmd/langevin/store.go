@@ -61,6 +61,13 @@ func (c *runConfig) checkStoreFits() error {
 	return nil
 }
 
+// replaceAbove is the number of training rows above which minibatches from
+// a store are drawn with replacement: shuffled epochs keep a permutation of
+// the N row numbers per chain, 8N bytes (8 MiB at this bound, 800 MB a chain
+// at 10⁸ rows); with replacement the batches have the same distribution to
+// within B/N.
+const replaceAbove = 1 << 20
+
 // loadStore opens --data as a store and makes the training and test views.
 func (j *job) loadStore() error {
 	c := j.c
@@ -115,7 +122,7 @@ func (j *job) loadStore() error {
 			s.test = j.scaler.View(s.test)
 		}
 	}
-	if !c.set["replace"] {
+	if !c.set["replace"] && s.train.Len() > replaceAbove {
 		// Shuffled epochs would keep a permutation of the N rows per chain.
 		c.replace = true
 	}
