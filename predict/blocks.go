@@ -2,6 +2,7 @@ package predict
 
 import (
 	"iter"
+	"math"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -11,7 +12,8 @@ import (
 type BlockScore struct {
 	Metrics *Metrics
 	// Means over the points of the total, expected (aleatoric) and
-	// epistemic (mutual information) entropies, in nats.
+	// epistemic (mutual information) entropies, in nats (NaN with
+	// ProbsOnly).
 	Entropy, Expected, MutualInfo float64
 }
 
@@ -37,7 +39,7 @@ func ClassifyBlocks(c Classifier, draws [][]float64, blocks iter.Seq2[*mat.Dense
 		if err := ev.Add(res.Probs, y); err != nil {
 			return nil, err
 		}
-		for i := range y {
+		for i := 0; i < len(y) && !opt.ProbsOnly; i++ {
 			h += res.Entropy[i]
 			e += res.Expected[i]
 			mi += res.MutualInfo[i]
@@ -50,5 +52,8 @@ func ClassifyBlocks(c Classifier, draws [][]float64, blocks iter.Seq2[*mat.Dense
 	}
 	m := ev.Metrics()
 	n := float64(m.N)
+	if opt.ProbsOnly {
+		h, e, mi = math.NaN(), math.NaN(), math.NaN()
+	}
 	return &BlockScore{Metrics: m, Entropy: h / n, Expected: e / n, MutualInfo: mi / n}, nil
 }

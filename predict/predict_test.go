@@ -2,6 +2,9 @@ package predict_test
 
 import (
 	"math"
+	"math/rand/v2"
+	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -235,5 +238,62 @@ func TestWriteCSV(t *testing.T) {
 	}
 	if got := sb.String(); got != "y,mean,f_lower,f_upper,y_lower,y_upper\n1,2,2,2,2,2\n3,2,2,2,2,2\n" {
 		t.Errorf("regression CSV:\n%s", got)
+	}
+}
+
+// TestClassifyParallelSameBits: Classify splits the rows among goroutines;
+// the result equals the one-goroutine sum over draws bit for bit, whatever
+// GOMAXPROCS, and equals a direct sum over the draws.
+func TestClassifyParallelSameBits(t *testing.T) {
+	const n, p, k, S = 1500, 4, 3, 40
+	rng := rand.New(rand.NewPCG(3, 4))
+	X := mat.NewDense(n, p, nil)
+	y := make([]float64, n)
+	for i := range n {
+		for j := range p {
+			X.Set(i, j, rng.NormFloat64())
+		}
+		y[i] = float64(rng.IntN(k))
+	}
+	m, err := model.NewSoftmax(X, y, model.SoftmaxOptions{Classes: k})
+	if err != nil {
+		t.Fatal(err)
+	}
+	draws := make([][]float64, S)
+	for s := range draws {
+		draws[s] = make([]float64, m.Dim())
+		for j := range draws[s] {
+			draws[s][j] = rng.NormFloat64()
+		}
+	}
+	classify := func(procs int) *predict.Classification {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+		res, err := predict.Classify(m, draws, X, predict.ClassifyOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	one := classify(1)
+	// The direct sum, draw by draw over all rows.
+	pr := mat.NewDense(n, k, nil)
+	sum := mat.NewDense(n, k, nil)
+	for _, th := range draws {
+		m.ClassProbs(th, X, pr)
+		sum.Add(sum, pr)
+	}
+	sum.Scale(1.0/S, sum)
+	if !mat.Equal(one.Probs, sum) {
+		t.Fatal("Classify's mean probabilities differ from the direct sum over draws")
+	}
+	only, err := predict.Classify(m, draws, X, predict.ClassifyOptions{ProbsOnly: true})
+	if err != nil || !mat.Equal(only.Probs, one.Probs) || only.Entropy != nil || only.Expected != nil || only.MutualInfo != nil {
+		t.Errorf("ProbsOnly: probabilities differ, or entropies computed (%v)", err)
+	}
+	for _, procs := range []int{2, 3, 8} {
+		got := classify(procs)
+		if !mat.Equal(got.Probs, one.Probs) || !slices.Equal(got.Expected, one.Expected) || !slices.Equal(got.Entropy, one.Entropy) {
+			t.Errorf("GOMAXPROCS %d: Classify differs from one goroutine's", procs)
+		}
 	}
 }

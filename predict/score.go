@@ -34,7 +34,7 @@ func Score(m any, classifies bool, draws [][]float64, X *mat.Dense, y []float64)
 	if !ok {
 		return 0, "", ErrNoPrediction
 	}
-	res, err := Classify(c, draws, X, ClassifyOptions{})
+	res, err := Classify(c, draws, X, ClassifyOptions{ProbsOnly: true})
 	if err != nil {
 		return 0, "", err
 	}

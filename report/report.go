@@ -187,6 +187,24 @@ func commonParams(tr *langevin.Trace) ([][][]float64, int) {
 	return params, n
 }
 
+// chainIters returns the iteration numbers of chain c's kept draws, nil if
+// the trace has none (a Trace built by hand).
+func chainIters(tr *langevin.Trace, c int) []int {
+	if c < len(tr.Iters) {
+		return tr.Iters[c]
+	}
+	return nil
+}
+
+// iterAt returns it[t], or the draw's position t+1 when the trace does not
+// record iterations.
+func iterAt(it []int, t int) float64 {
+	if t < len(it) {
+		return float64(it[t])
+	}
+	return float64(t + 1)
+}
+
 // traceSeries returns column j of every chain, warm-up draws first, against
 // the iteration.
 func traceSeries(tr *langevin.Trace, j int) []plot.Series {
@@ -195,12 +213,12 @@ func traceSeries(tr *langevin.Trace, j int) []plot.Series {
 		var s plot.Series
 		if c < len(tr.Warmup) {
 			for t, row := range tr.Warmup[c].Theta {
-				s.X = append(s.X, float64(tr.Warmup[c].Iters[t]))
+				s.X = append(s.X, iterAt(tr.Warmup[c].Iters, t))
 				s.Y = append(s.Y, row[j])
 			}
 		}
 		for t, row := range tr.Draws[c] {
-			s.X = append(s.X, float64(tr.Iters[c][t]))
+			s.X = append(s.X, iterAt(chainIters(tr, c), t))
 			s.Y = append(s.Y, row[j])
 		}
 		out[c] = s
@@ -213,12 +231,12 @@ func traceSeries(tr *langevin.Trace, j int) []plot.Series {
 func statSeries(tr *langevin.Trace, c, k int) (iters, v []float64) {
 	if c < len(tr.Warmup) {
 		for t, row := range tr.Warmup[c].Stats {
-			iters = append(iters, float64(tr.Warmup[c].Iters[t]))
+			iters = append(iters, iterAt(tr.Warmup[c].Iters, t))
 			v = append(v, row[k])
 		}
 	}
 	for t, row := range tr.Stats[c] {
-		iters = append(iters, float64(tr.Iters[c][t]))
+		iters = append(iters, iterAt(chainIters(tr, c), t))
 		v = append(v, row[k])
 	}
 	return iters, v
@@ -284,7 +302,7 @@ func Warnings(tr *langevin.Trace, table diag.Table) []string {
 		for c := range tr.Stats {
 			if n := len(tr.Stats[c]); n > 0 {
 				clipped += tr.Stats[c][n-1][kc]
-				iters += float64(tr.Iters[c][n-1])
+				iters += iterAt(chainIters(tr, c), n-1)
 			}
 		}
 		if iters > 0 && clipped/iters > 0.05 {

@@ -169,6 +169,17 @@ func TestFromTraceErrors(t *testing.T) {
 	}
 }
 
+// TestFromTraceWithoutIters: a Trace built by hand, without iteration
+// numbers, plots its draws against their position instead of panicking.
+func TestFromTraceWithoutIters(t *testing.T) {
+	tr := synth(synthOpts{})
+	tr.Iters = nil
+	r, err := FromTrace("x", tr, Options{})
+	if err != nil || r == nil {
+		t.Fatalf("FromTrace without Iters: %v", err)
+	}
+}
+
 // An optimiser's trajectory gets a note instead of ESS and R-hat warnings.
 func TestTrajectory(t *testing.T) {
 	tr := synth(synthOpts{shift: 0.5, phi: 0.995, gradEnd: 1e-2})

@@ -24,8 +24,15 @@
 // ChainWriter, a langevin.DrawSink): each draw is formatted into one whole
 // line and the pending lines are written to the file, always at line ends,
 // at least every Options.FlushEvery and whenever 1 MiB is pending. A process
-// killed at any moment leaves files that end with whole rows, at most
-// FlushEvery behind. When a chain is closed, its file ends with CmdStan's
+// killed at any moment (SIGKILL included) leaves files whose rows are whole
+// and are the first rows written, at most FlushEvery behind: Linux cuts a
+// write short on a kill only at a page boundary (4 KiB) of the file, so a
+// row that would straddle one is moved to the next page by a padding comment
+// line ("#" and spaces), and rows longer than a page (wide models) are first
+// written as comment lines, '#' for their first byte, which a second write
+// over them puts back once the first has returned. What a kill cuts is a
+// comment line, which every Stan CSV reader skips. When a chain is closed,
+// its file ends with CmdStan's
 // timing block followed by the status comment
 //
 //	# Run finished

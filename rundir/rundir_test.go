@@ -1,6 +1,7 @@
 package rundir_test
 
 import (
+	"bufio"
 	"bytes"
 	"compress/gzip"
 	"context"
@@ -442,16 +443,159 @@ func TestHelperWriter(t *testing.T) {
 	}
 	m := testmodel.NewMean(50, 1)
 	s := sampler.SGLD{Step: schedule.Constant(1e-3)}
-	names := make([]string, 30) // wide rows, so writes span pages
-	for j := range names {
-		names[j] = fmt.Sprintf("theta.%d", j+1)
-	}
 	sinks := make([]*rundir.ChainWriter, 2)
 	for k := range sinks {
-		sinks[k], _ = w.Chain(k+1, stancsv.Config{Model: "mean", NumSamples: 1 << 30}, s.StatNames(), names[:1])
+		sinks[k], _ = w.Chain(k+1, stancsv.Config{Model: "mean", NumSamples: 1 << 30}, s.StatNames(), langevin.ParamNames(m))
 	}
 	langevin.Run(context.Background(), m, s, langevin.Options{Chains: 2, Iters: 1 << 30, Seed: 1,
 		Sink: func(c int) langevin.DrawSink { return sinks[c] }})
+}
+
+// wideDim is the number of values in the rows of TestHelperWideWriter:
+// about 8 KiB a row, more than two pages.
+const wideDim = 400
+
+// wideRows returns the rows chain k of TestHelperWideWriter writes, one
+// by one into row.
+func wideRows(k int) func(row []float64) {
+	rng := rand.New(rand.NewPCG(uint64(k), 7))
+	return func(row []float64) {
+		for j := range row {
+			row[j] = rng.NormFloat64()
+		}
+	}
+}
+
+// TestKillNeverTearsWideRows: a writer process of rows longer than a page
+// (a model of 400 parameters), killed with SIGKILL at random moments while
+// it writes, 20 times, leaves chain files whose lines other than comments
+// are whole rows with the header's number of fields, and that read back
+// with every row as written, none missing before a later one, and no torn
+// row.
+func TestKillNeverTearsWideRows(t *testing.T) {
+	if os.Getenv("RUNDIR_HELPER_WIDE") != "" {
+		t.Skip("helper")
+	}
+	n := 20
+	if testing.Short() {
+		n = 5
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	var torn, cutLong, lostLong, draws int
+	for i := range n {
+		dir := filepath.Join(t.TempDir(), strconv.Itoa(i))
+		cmd := exec.Command(os.Args[0], "-test.run=^TestHelperWideWriter$")
+		cmd.Env = append(os.Environ(), "RUNDIR_HELPER_WIDE="+dir)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		// Kill it while it writes: up to 30 ms after both chains have made
+		// 50 draws (a few megabytes).
+		ready, _ := bufio.NewReader(out).ReadString('\n')
+		if ready != "ready\n" {
+			cmd.Process.Kill()
+			cmd.Wait()
+			t.Fatalf("kill %d: helper said %q\n%s", i, ready, stderr.String())
+		}
+		time.Sleep(time.Duration(rng.IntN(30)) * time.Millisecond)
+		cmd.Process.Signal(syscall.SIGKILL)
+		cmd.Wait()
+
+		r, err := rundir.Read(dir)
+		if err != nil {
+			t.Fatalf("kill %d: %v\n%s", i, err, stderr.String())
+		}
+		if r.Finished() || len(r.Chains) != 2 || r.Trace.Dim != wideDim {
+			t.Fatalf("kill %d: status %q, %d chains of %d values", i, r.Status(), len(r.Chains), r.Trace.Dim)
+		}
+		for c, ch := range r.Chains {
+			b, err := os.ReadFile(ch.Path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines := strings.SplitAfter(string(b), "\n")
+			for j, line := range lines {
+				if l := strings.TrimSpace(line); l == "" || l[0] == '#' || !strings.HasSuffix(line, "\n") {
+					continue
+				}
+				if k := strings.Count(line, ",") + 1; k != 1+wideDim {
+					t.Errorf("kill %d: chain %d line %d has %d fields, the header %d", i, c+1, j+1, k, 1+wideDim)
+				}
+			}
+			tail := lines[len(lines)-1]
+			last := strings.TrimSuffix(lines[max(0, len(lines)-2)], "\n")
+			switch {
+			case ch.Torn:
+				torn++
+				t.Errorf("kill %d: chain %d ends in a torn row of %d bytes (file size %d)", i, c+1, len(tail), len(b))
+			case len(tail) > 1 && tail[0] == '#' && tail[1] != ' ':
+				cutLong++ // cut inside a long row
+			case tail == "" && len(last) > 4096 && last[0] == '#':
+				lostLong++ // killed before its first byte was put back
+			}
+			next := wideRows(c + 1)
+			want := make([]float64, wideDim)
+			for d, got := range r.Trace.Draws[c] {
+				next(want)
+				if !sameBits(got, want) || r.Trace.Stats[c][d][0] != float64(d+1) {
+					t.Fatalf("kill %d: chain %d draw %d is not row %d as written (lp__ %g)", i, c+1, d+1, d+1, r.Trace.Stats[c][d][0])
+				}
+			}
+			draws += len(r.Trace.Draws[c])
+		}
+		os.RemoveAll(dir)
+	}
+	t.Logf("%d kills: %d draws read; %d chains cut inside a long row, %d ending in a long row before its first byte was put back, %d torn",
+		n, draws, cutLong, lostLong, torn)
+}
+
+// TestHelperWideWriter is the process TestKillNeverTearsWideRows kills: 2
+// chains of wideRows, written by Draw, at most 3000 rows (24 MiB) each.
+func TestHelperWideWriter(t *testing.T) {
+	dir := os.Getenv("RUNDIR_HELPER_WIDE")
+	if dir == "" {
+		t.Skip("run by TestKillNeverTearsWideRows")
+	}
+	w, err := rundir.Create(dir, rundir.Options{FlushEvery: 5 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := make([]string, wideDim)
+	for j := range names {
+		names[j] = "theta." + strconv.Itoa(j+1)
+	}
+	sinks := make([]*rundir.ChainWriter, 2)
+	for k := range sinks {
+		if sinks[k], err = w.Chain(k+1, stancsv.Config{Model: "wide", NumSamples: 1 << 30}, []string{"lp__"}, names); err != nil {
+			t.Fatal(err)
+		}
+	}
+	started := make(chan bool)
+	for k, s := range sinks {
+		go func() {
+			next := wideRows(k + 1)
+			row := make([]float64, wideDim)
+			for i := range 3000 {
+				next(row)
+				if err := s.Draw(false, i+1, row, []float64{float64(i + 1)}); err != nil {
+					panic(err)
+				}
+				if i == 50 {
+					started <- true
+				}
+			}
+		}()
+	}
+	<-started
+	<-started
+	fmt.Println("ready")
+	select {} // until killed
 }
 
 // TestNoRowStraddlesAPage: every row of a chain file shorter than a page

@@ -493,13 +493,31 @@ func oneLine(s string) string {
 
 // chainFile is one Stan CSV file written in whole lines.
 type chainFile struct {
-	f       *os.File
+	f       file
 	path    string
 	sw      *stancsv.Writer
 	pending lineBuf // whole lines not yet written to f
-	out     []byte  // pending with padding, as written
+	out     []byte  // the lines of one write, with padding
+	fix     []int   // offsets in out of the rows written first as comments
+	orig    []byte  // their first bytes
 	size    int64   // bytes written to f
 	closed  bool
+}
+
+// file is the part of *os.File that a chainFile uses.
+type file interface {
+	Write(p []byte) (int, error)
+	WriteAt(p []byte, off int64) (int, error)
+	Truncate(size int64) error
+	Seek(offset int64, whence int) (int64, error)
+	Close() error
+}
+
+// createFile creates a chain file; tests replace it to see every write.
+var createFile = func(path string) (file, error) {
+	// Not O_APPEND: flush puts bytes back with WriteAt, which Go refuses
+	// on a file opened with O_APPEND.
+	return os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 }
 
 // lineBuf collects the Stan CSV writer's output; the writer is flushed
@@ -512,7 +530,7 @@ func (l *lineBuf) Write(p []byte) (int, error) {
 }
 
 func newChainFile(path string, cfg stancsv.Config, cols []string) (*chainFile, error) {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	f, err := createFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -545,28 +563,52 @@ func (cf *chainFile) write(row []float64) error {
 
 // pageSize is the unit at which Linux may cut a write short when the
 // process is killed during it (write(2) checks for a fatal signal before
-// copying each page of the file).
+// copying each page, or each large folio, of the file).
 const pageSize = 4096
 
-// flush writes the pending lines in one call. A line that would straddle a
-// page boundary of the file, and fits in a page, is moved to the next page
-// by a padding comment line ("#" and spaces), so that a write cut short
-// by a kill ends at a whole row (a cut comment is harmless); rows longer than
-// a page have no such guarantee. If the write fails part way (a full disk),
-// the file is cut back to its last whole line.
+// flush writes the pending lines so that a process killed at any moment
+// leaves a file whose rows are whole and are the first rows written, none
+// missing before a later one. Linux cuts a write short on SIGKILL only at a
+// page boundary of the file, and copies a write into the file in order, page
+// by page. So:
+//
+//   - a line that would straddle a page boundary, and fits in a page, is
+//     moved to the next page by a padding comment line ("#" and spaces; a
+//     cut comment is harmless);
+//   - from the first row longer than the room left in its page and than a
+//     page (the rows of a model with some hundreds of parameters, or their
+//     header) to the end of the write, every row is written with its first
+//     byte replaced by '#', so that whatever part of them a cut leaves is
+//     comment lines. Once the write(2) call has returned in full, a second
+//     one (pwrite(2), WriteAt) writes the same bytes over them with their
+//     first bytes back. A kill during it leaves the first of these rows
+//     whole and the others comment lines; a kill between the two leaves them
+//     all comment lines: lost draws, never a torn row, never a gap.
+//
+// A flush costs one write(2), and a pwrite(2) if it holds a long row. If a
+// write fails part way (a full disk), the file is cut back to its last
+// whole line, and the lines not in the file stay pending.
 func (cf *chainFile) flush() error {
 	if len(cf.pending.b) == 0 {
 		return nil
 	}
-	out := cf.out[:0]
-	off := cf.size
+	out, fix := cf.out[:0], cf.fix[:0]
 	rest := cf.pending.b
+	fixFrom := 0 // the offset in pending of the first row in fix
 	for len(rest) > 0 {
 		i := bytes.IndexByte(rest, '\n') + 1 // pending holds whole lines
 		line := rest[:i]
 		rest = rest[i:]
-		pos := int((off + int64(len(out))) % pageSize)
-		if room := pageSize - pos; len(line) > room && len(line) <= pageSize {
+		room := pageSize - int((cf.size+int64(len(out)))%pageSize)
+		switch {
+		case len(fix) > 0 || len(line) > pageSize && len(line) > room:
+			if line[0] != '#' {
+				if len(fix) == 0 {
+					fixFrom = len(cf.pending.b) - len(rest) - len(line)
+				}
+				fix = append(fix, len(out))
+			}
+		case len(line) > room:
 			pad := room
 			if pad == 1 { // a blank line would do, but not for every reader
 				pad += pageSize
@@ -579,18 +621,40 @@ func (cf *chainFile) flush() error {
 		}
 		out = append(out, line...)
 	}
-	cf.out = out
+	orig := cf.orig[:0]
+	for _, at := range fix {
+		orig = append(orig, out[at])
+		out[at] = '#'
+	}
+	cf.out, cf.fix, cf.orig = out, fix, orig
 	n, err := cf.f.Write(out)
 	if err != nil {
 		if n > 0 {
-			cf.f.Truncate(cf.size)
-			cf.f.Seek(cf.size, io.SeekStart)
+			cf.cutBack(cf.size)
 		}
 		return fmt.Errorf("%s: %v", cf.path, err)
+	}
+	if len(fix) > 0 {
+		for j, at := range fix {
+			out[at] = orig[j]
+		}
+		first, last := fix[0], fix[len(fix)-1]
+		if _, err := cf.f.WriteAt(out[first:last+1], cf.size+int64(first)); err != nil {
+			cf.cutBack(cf.size + int64(first))
+			cf.size += int64(first)
+			cf.pending.b = append(cf.pending.b[:0], cf.pending.b[fixFrom:]...)
+			return fmt.Errorf("%s: %v", cf.path, err)
+		}
 	}
 	cf.size += int64(n)
 	cf.pending.b = cf.pending.b[:0]
 	return nil
+}
+
+// cutBack cuts the file back to size bytes, and writes go on from there.
+func (cf *chainFile) cutBack(size int64) {
+	cf.f.Truncate(size)
+	cf.f.Seek(size, io.SeekStart)
 }
 
 func (cf *chainFile) close(warm, samp time.Duration, status string) error {

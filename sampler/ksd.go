@@ -2,9 +2,12 @@ package sampler
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
+	"sync"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -60,11 +63,16 @@ func Scores(m langevin.Model, rows [][]float64, centre []float64, batch int, rng
 	d, n := m.Dim(), m.Len()
 	out := make([][]float64, len(rows))
 	slab := make([]float64, len(rows)*d)
+	for i := range out {
+		out[i] = slab[i*d : (i+1)*d]
+	}
 	if batch <= 0 || batch >= n {
-		for i, r := range rows {
-			out[i] = slab[i*d : (i+1)*d]
-			langevin.LogPosterior(m, r[:d], out[i])
-		}
+		forRows(len(rows), func(lo, hi int) error {
+			for i := lo; i < hi; i++ {
+				langevin.LogPosterior(m, rows[i][:d], out[i])
+			}
+			return nil
+		})
 		return out, nil
 	}
 	if centre == nil {
@@ -77,10 +85,6 @@ func Scores(m langevin.Model, rows [][]float64, centre []float64, batch int, rng
 	if err != nil {
 		return nil, err
 	}
-	est := langevin.NewEstimator(m, b)
-	if err := est.SetControlVariate(centre); err != nil {
-		return nil, err
-	}
 	var fixed []int
 	if large {
 		fixed = floydSample(n, batch, rng)
@@ -89,11 +93,20 @@ func Scores(m langevin.Model, rows [][]float64, centre []float64, batch int, rng
 	}
 	if sm, ok := m.(subsetter); ok && sm.Streamed() {
 		// A model that reads its rows from a file: read the batch once.
-		return subsetScores(m, sm, rows, est, fixed, out, slab)
+		return subsetScores(m, sm, rows, centre, fixed, out)
 	}
-	for i, r := range rows {
-		out[i] = slab[i*d : (i+1)*d]
-		est.EvalBatch(r[:d], fixed, out[i])
+	err = forRows(len(rows), func(lo, hi int) error {
+		est := langevin.NewEstimator(m, b) // its own scratch
+		if err := est.SetControlVariate(centre); err != nil {
+			return err
+		}
+		for i := lo; i < hi; i++ {
+			est.EvalBatch(rows[i][:d], fixed, out[i])
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }
@@ -106,32 +119,62 @@ type subsetter interface {
 	Subset(idx []int) (langevin.Model, error)
 }
 
-// subsetScores is Scores' control-variate branch for a subsetter: the batch
-// is read into memory once, rather than twice for each point.
-func subsetScores(m langevin.Model, sm subsetter, rows [][]float64, est *langevin.Estimator, fixed []int, out [][]float64, slab []float64) ([][]float64, error) {
+// subsetScores is Scores' control-variate branch for a subsetter: one full
+// pass for the centre's gradient, and the batch read into memory once,
+// rather than a full pass per block and the batch twice for each point.
+func subsetScores(m langevin.Model, sm subsetter, rows [][]float64, centre []float64, fixed []int, out [][]float64) ([][]float64, error) {
 	d, n := m.Dim(), m.Len()
+	for j, v := range centre {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("sampler: scores: control-variate centre %d = %v: expected a finite number", j, v)
+		}
+	}
 	sub, err := sm.Subset(fixed)
 	if err != nil {
 		return nil, err
 	}
-	centre := est.ControlVariate()
 	full := make([]float64, d) // Σᵢ ∇log p(zᵢ|θ̂) over all rows
 	m.LogLik(centre, nil, full)
 	atCentre := make([]float64, d) // Σ_{i∈B} ∇log p(zᵢ|θ̂)
 	sub.LogLik(centre, nil, atCentre)
 	scale := float64(n) / float64(len(fixed))
-	lik := make([]float64, d)
-	for i, r := range rows {
-		g := slab[i*d : (i+1)*d]
-		out[i] = g
-		m.LogPrior(r[:d], g)
-		clear(lik)
-		sub.LogLik(r[:d], nil, lik)
-		for j := range g {
-			g[j] += full[j] + scale*(lik[j]-atCentre[j])
+	err = forRows(len(rows), func(lo, hi int) error {
+		lik := make([]float64, d)
+		for i := lo; i < hi; i++ {
+			g := out[i]
+			clear(g)
+			m.LogPrior(rows[i][:d], g)
+			clear(lik)
+			sub.LogLik(rows[i][:d], nil, lik)
+			for j := range g {
+				g[j] += full[j] + scale*(lik[j]-atCentre[j])
+			}
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
+}
+
+// forRows calls fn on at most GOMAXPROCS contiguous blocks [lo, hi)
+// covering 0…n−1 at once and returns the first error. Models are safe for
+// concurrent use (as the chains of Run use them); each point's score is
+// computed alone, so the result does not depend on the number of blocks.
+func forRows(n int, fn func(lo, hi int) error) error {
+	w := max(1, min(runtime.GOMAXPROCS(0), n/16))
+	errs := make([]error, w)
+	var wg sync.WaitGroup
+	for k := range w {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[k] = fn(k*n/w, (k+1)*n/w)
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
 // TraceKSD returns the kernel Stein discrepancy ([diag.KSD]) of tr's draws

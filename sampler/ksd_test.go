@@ -4,6 +4,8 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"runtime"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -101,6 +103,22 @@ func TestScoresBatch(t *testing.T) {
 	t.Logf("largest standardised score error with a batch of 2000 of 20000: %.3g", worst)
 	if worst > 0.3 {
 		t.Errorf("control-variate scores off by %.3g in standardised units", worst)
+	}
+	// Scores are computed in blocks of points in parallel: the same bits
+	// whatever GOMAXPROCS.
+	for _, procs := range []int{1, 3} {
+		old := runtime.GOMAXPROCS(procs)
+		f, err1 := sampler.Scores(m, rows, nil, 0, nil)
+		e, err2 := sampler.Scores(m, rows, mp, 2000, rand.New(rand.NewPCG(1, 2)))
+		runtime.GOMAXPROCS(old)
+		if err1 != nil || err2 != nil {
+			t.Fatal(err1, err2)
+		}
+		for i := range rows {
+			if !slices.Equal(f[i], full[i]) || !slices.Equal(e[i], est[i]) {
+				t.Fatalf("GOMAXPROCS %d: the scores of point %d differ", procs, i)
+			}
+		}
 	}
 }
 

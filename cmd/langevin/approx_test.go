@@ -2,59 +2,12 @@ package main
 
 import (
 	"fmt"
-	"math"
-	"math/rand/v2"
 	"strings"
 	"testing"
 
-	"gonum.org/v1/gonum/mat"
-
 	"github.com/langevin-go/langevin/data"
+	"github.com/langevin-go/langevin/internal/experiment"
 )
-
-// softmaxData draws n rows of p standard-normal features and labels from a
-// softmax regression with K classes and weights θ* ~ N(0, 1/λ*).
-func softmaxData(n, p, k int, lambda float64, seed uint64) *data.Dataset {
-	rng := rand.New(rand.NewPCG(seed, 5))
-	w := make([]float64, k*(p+1))
-	for j := range w {
-		w[j] = rng.NormFloat64() / math.Sqrt(lambda)
-	}
-	// The same θ* for every seed's rows: redraw it from a fixed stream.
-	wr := rand.New(rand.NewPCG(99, 5))
-	for j := range w {
-		w[j] = wr.NormFloat64() / math.Sqrt(lambda)
-	}
-	X := mat.NewDense(n, p, nil)
-	y := make([]float64, n)
-	z := make([]float64, k)
-	for i := 0; i < n; i++ {
-		for j := 0; j < p; j++ {
-			X.Set(i, j, rng.NormFloat64())
-		}
-		var s float64
-		for c := 0; c < k; c++ {
-			v := w[c*(p+1)]
-			for j := 0; j < p; j++ {
-				v += w[c*(p+1)+1+j] * X.At(i, j)
-			}
-			z[c] = math.Exp(v)
-			s += z[c]
-		}
-		u := rng.Float64() * s
-		for c := 0; c < k; c++ {
-			if u -= z[c]; u <= 0 || c == k-1 {
-				y[i] = float64(c)
-				break
-			}
-		}
-	}
-	names := make([]string, p)
-	for j := range names {
-		names[j] = fmt.Sprintf("x%d", j+1)
-	}
-	return &data.Dataset{X: X, Y: y, Names: names, Target: "y", Source: "synthetic"}
-}
 
 func csvOf(d *data.Dataset) string {
 	var sb strings.Builder
@@ -74,7 +27,7 @@ func csvOf(d *data.Dataset) string {
 // posterior means predict as well as the MAP on the held-out rows.
 func TestRunSoftmaxApprox(t *testing.T) {
 	dir := t.TempDir()
-	path := writeFile(t, dir, "three.csv", csvOf(softmaxData(400, 3, 3, 0.5, 1)))
+	path := writeFile(t, dir, "three.csv", csvOf(experiment.SoftmaxData(400, 3, 3, 0.5, 1)))
 	for _, s := range []string{"swag", "vi"} {
 		code, out, errOut := runMain("run", "--data", path, "--model", "softmax", "--sampler", s, "--iters", "6000", "--burnin", "5000", "--thin", "1", "--chains", "2", "--quiet")
 		if code != 0 {

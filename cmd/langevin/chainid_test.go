@@ -14,8 +14,12 @@ import (
 // file that differ between two runs of the same analysis.
 var timing = regexp.MustCompile(`(?m)^#\s+(Elapsed Time: )?[0-9.e+-]+ seconds \((Warm-up|Sampling|Total)\)\n`)
 
+// padding matches rundir's padding comment lines ("#" and spaces), placed by
+// file offset: a timing line of another length after the draws may move one.
+var padding = regexp.MustCompile(`(?m)^# *\n`)
+
 // sameButTiming reports whether two chain files are byte for byte equal once
-// their timing lines are removed.
+// their timing lines, and the padding lines after them, are removed.
 func sameButTiming(t *testing.T, a, b string) bool {
 	t.Helper()
 	x, err := os.ReadFile(a)
@@ -26,7 +30,14 @@ func sameButTiming(t *testing.T, a, b string) bool {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return bytes.Equal(timing.ReplaceAll(x, nil), timing.ReplaceAll(y, nil))
+	strip := func(b []byte) []byte {
+		i := bytes.Index(b, []byte("\n#  Elapsed")) // the draws end here
+		if i < 0 {
+			return b
+		}
+		return append(b[:i:i], padding.ReplaceAll(timing.ReplaceAll(b[i:], nil), nil)...)
+	}
+	return bytes.Equal(strip(x), strip(y))
 }
 
 // TestChainIDGivesTheChainsOfOneRun: three processes with --chain-id 1, 2, 3

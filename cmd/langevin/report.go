@@ -29,7 +29,7 @@ func printPredictive(w io.Writer, m langevin.Model, tr *langevin.Trace, mapTheta
 	// score returns the accuracy (or RMSE) and the mean log predictive density.
 	score := func(draws [][]float64) (float64, float64, error) {
 		if c, ok := m.(predict.Classifier); ok {
-			res, err := predict.Classify(c, draws, test.X, predict.ClassifyOptions{})
+			res, err := predict.Classify(c, draws, test.X, predict.ClassifyOptions{ProbsOnly: true})
 			if err != nil {
 				return 0, 0, err
 			}
@@ -101,7 +101,7 @@ func printPredictiveRows(w io.Writer, m langevin.Model, tr *langevin.Trace, mapT
 		rows[i] = all[k][:d]
 	}
 	score := func(draws [][]float64) (float64, float64, error) {
-		sc, err := predict.ClassifyBlocks(c, draws, data.Blocks(test, 0), predict.ClassifyOptions{}, 0, nil)
+		sc, err := predict.ClassifyBlocks(c, draws, data.Blocks(test, 0), predict.ClassifyOptions{ProbsOnly: true}, 0, nil)
 		if err != nil {
 			return 0, 0, err
 		}

@@ -59,8 +59,8 @@ func TestHyperExperiment(t *testing.T) {
 	if testing.Short() {
 		t.Skip("experiment acceptance test: skipped with -short")
 	}
-	train := softmaxData(300, 20, 3, 2, 2)
-	valid := softmaxData(3000, 20, 3, 2, 3)
+	train := SoftmaxData(300, 20, 3, 2, 2)
+	valid := SoftmaxData(3000, 20, 3, 2, 3)
 	o := hyperOpts{train: 300, valid: 3000, grid: []float64{0.01, 0.1, 1, 10, 100}, batch: 10, vemIters: 30000, viIters: 3000, viRounds: 3, seed: 1, diag: true, flat: true}
 	res, err := hyperExperiment(context.Background(), train, valid, o, io.Discard)
 	if err != nil {

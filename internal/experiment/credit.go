@@ -278,9 +278,6 @@ func cmdCredit(args []string, stdout, stderr io.Writer) error {
 	if err := ParseFlags(fs, args, stdout); err != nil {
 		return err
 	}
-	if fs.NArg() > 0 {
-		return Usagef("unexpected argument %q: experiment credit takes only flags", fs.Arg(0))
-	}
 	switch {
 	case o.Chains < 1:
 		return Usagef("--chains %d: expected at least 1", o.Chains)

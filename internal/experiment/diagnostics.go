@@ -2,7 +2,6 @@ package experiment
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -203,12 +202,8 @@ func gapBands(ctx context.Context, seed uint64) (grid []float64, regs []*predict
 
 func runDiagnostics(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	const name = "diagnostics"
-	fs := flag.NewFlagSet("experiment "+name, flag.ContinueOnError)
-	c := CommonFlags(fs, name, "")
-	if err := ParseFlags(fs, args, stdout); err != nil {
-		return err
-	}
-	pg, err := NewPage(c.Out, "diagnostics: reliability diagram, predictive bands, posterior predictive checks")
+	c := NewFlags(name, "")
+	pg, err := c.ParsePage(args, stdout, "diagnostics: reliability diagram, predictive bands, posterior predictive checks")
 	if err != nil {
 		return err
 	}

@@ -69,9 +69,6 @@ func parseLectureFlags(name string, args []string, stdout io.Writer) (lectureFla
 	if err := ParseFlags(fs, args, stdout); err != nil {
 		return f, err
 	}
-	if fs.NArg() > 0 {
-		return f, Usagef("unexpected argument %q: experiment %s takes only flags", fs.Arg(0), name)
-	}
 	if f.out == "" {
 		return f, Usagef("--out: expected a directory")
 	}

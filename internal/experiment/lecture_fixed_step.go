@@ -3,7 +3,6 @@ package experiment
 import (
 	"bytes"
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -175,17 +174,15 @@ func checkWider(r0 *fixedStepResult, replace bool) error {
 }
 
 func runLectureFixedStep(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	const name = "lecture-fixed-step"
-	fs := flag.NewFlagSet("experiment "+name, flag.ContinueOnError)
-	c := CommonFlags(fs, name, "4× longer runs (MCSE of the sds halves); ≈ 4× the time")
-	eta := fs.Float64("step", lectureFixedEta, "the step η of every batch size (θ ← θ + ηĝ + √(2η)ξ)")
-	if err := ParseFlags(fs, args, stdout); err != nil {
+	c := NewFlags("lecture-fixed-step", "4× longer runs (MCSE of the sds halves); ≈ 4× the time")
+	eta := c.Float64("step", lectureFixedEta, "the step η of every batch size (θ ← θ + ηĝ + √(2η)ξ)")
+	if err := c.Parse(args, stdout); err != nil {
 		return err
 	}
 	if !(*eta > 0) {
 		return Usagef("--step %g: expected η > 0", *eta)
 	}
-	pg, err := NewPage(c.Out, "lecture-fixed-step: a small batch at a fixed step widens the spread (lecture notes Fig. 4.2)")
+	pg, err := c.Page("lecture-fixed-step: a small batch at a fixed step widens the spread (lecture notes Fig. 4.2)")
 	if err != nil {
 		return err
 	}

@@ -2,7 +2,6 @@ package experiment
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -211,14 +210,9 @@ func klGauss(m0 []float64, s0 *mat.SymDense, m1 []float64, s1 *mat.SymDense) (fl
 }
 
 func runMandtFig1(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	const name = "mandt-fig1"
-	fs := flag.NewFlagSet("experiment "+name, flag.ContinueOnError)
-	c := CommonFlags(fs, name, "10× longer runs (2·10⁶ steps per method)")
-	dir := fs.String("data-dir", dataDir(), "`DIR` with winequality-white.csv (default $LANGEVIN_DATA or /work/shared/data)")
-	if err := ParseFlags(fs, args, stdout); err != nil {
-		return err
-	}
-	pg, err := NewPage(c.Out, "mandt-fig1: posterior against constant SGD, preconditioned SGD and BBVI (Mandt et al. 2017, Fig. 1)")
+	c := NewFlags("mandt-fig1", "10× longer runs (2·10⁶ steps per method)")
+	dir := c.String("data-dir", dataDir(), "`DIR` with winequality-white.csv (default $LANGEVIN_DATA or /work/shared/data)")
+	pg, err := c.ParsePage(args, stdout, "mandt-fig1: posterior against constant SGD, preconditioned SGD and BBVI (Mandt et al. 2017, Fig. 1)")
 	if err != nil {
 		return err
 	}

@@ -2,7 +2,6 @@ package experiment
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -161,17 +160,9 @@ func checkFig4(r *fig4Result) error {
 }
 
 func runMandtFig4(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	const name = "mandt-fig4"
-	fs := flag.NewFlagSet("experiment "+name, flag.ContinueOnError)
-	c := CommonFlags(fs, name, "5× longer runs (10⁶ steps per method, Table 1's length)")
-	dir := fs.String("data-dir", dataDir(), "`DIR` with winequality-white.csv (default $LANGEVIN_DATA or /work/shared/data)")
-	if err := ParseFlags(fs, args, stdout); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return Usagef("unexpected argument %q: %s takes only flags", fs.Arg(0), name)
-	}
-	pg, err := NewPage(c.Out, "mandt-fig4: iterates of the Table 1 methods against the posterior (Mandt et al. 2017, Fig. 4 and Table 1, wine)")
+	c := NewFlags("mandt-fig4", "5× longer runs (10⁶ steps per method, Table 1's length)")
+	dir := c.String("data-dir", dataDir(), "`DIR` with winequality-white.csv (default $LANGEVIN_DATA or /work/shared/data)")
+	pg, err := c.ParsePage(args, stdout, "mandt-fig4: iterates of the Table 1 methods against the posterior (Mandt et al. 2017, Fig. 4 and Table 1, wine)")
 	if err != nil {
 		return err
 	}

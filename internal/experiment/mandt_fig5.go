@@ -2,7 +2,6 @@ package experiment
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -228,13 +227,8 @@ func indexOf(names []string, name string) int {
 }
 
 func runMandtFig5(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	const name = "mandt-fig5"
-	fs := flag.NewFlagSet("experiment "+name, flag.ContinueOnError)
-	c := CommonFlags(fs, name, "8192 passes and 10 repeats (≈ 16× the time; NUTS then matches IASG)")
-	if err := ParseFlags(fs, args, stdout); err != nil {
-		return err
-	}
-	pg, err := NewPage(c.Out, "mandt-fig5: variance estimates by method and initialisation (Mandt et al. 2017, Fig. 5, §7.2)")
+	c := NewFlags("mandt-fig5", "8192 passes and 10 repeats (≈ 16× the time; NUTS then matches IASG)")
+	pg, err := c.ParsePage(args, stdout, "mandt-fig5: variance estimates by method and initialisation (Mandt et al. 2017, Fig. 5, §7.2)")
 	if err != nil {
 		return err
 	}

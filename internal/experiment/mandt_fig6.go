@@ -2,7 +2,6 @@ package experiment
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -25,7 +24,7 @@ func init() {
 }
 
 // fig6Opts are mandt-fig6's settings: softmax regression on data drawn from
-// the model (softmaxData) with p features, k classes and true precision
+// the model (SoftmaxData) with p features, k classes and true precision
 // λ* = 2, trained on n rows and scored on 3000 held-out rows.
 func fig6Opts(full bool, seed uint64) (n, p, k int, o hyperOpts) {
 	n, p, k = 300, 20, 3
@@ -57,22 +56,14 @@ func checkFig6(grid, loss []float64, lambda, lossAt float64) error {
 }
 
 func runMandtFig6(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	const name = "mandt-fig6"
-	fs := flag.NewFlagSet("experiment "+name, flag.ContinueOnError)
-	c := CommonFlags(fs, name, "longer runs (10⁵ VEM iterations, 5 BBVI-EM rounds of 10⁴)")
-	if err := ParseFlags(fs, args, stdout); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return Usagef("unexpected argument %q: %s takes only flags", fs.Arg(0), name)
-	}
-	pg, err := NewPage(c.Out, "mandt-fig6: validation loss against the prior precision, and the λ of variational EM (Mandt et al. 2017, Fig. 6)")
+	c := NewFlags("mandt-fig6", "longer runs (10⁵ VEM iterations, 5 BBVI-EM rounds of 10⁴)")
+	pg, err := c.ParsePage(args, stdout, "mandt-fig6: validation loss against the prior precision, and the λ of variational EM (Mandt et al. 2017, Fig. 6)")
 	if err != nil {
 		return err
 	}
 	n, p, k, o := fig6Opts(c.Full, c.Seed)
-	train := softmaxData(n, p, k, 2, 2)
-	valid := softmaxData(o.valid, p, k, 2, 3)
+	train := SoftmaxData(n, p, k, 2, 2)
+	valid := SoftmaxData(o.valid, p, k, 2, 3)
 	start := time.Now()
 	res, err := hyperExperiment(ctx, train, valid, o, io.Discard)
 	if err != nil {
@@ -139,15 +130,20 @@ func hyperFigure(pg *Page, res *hyperResult, what string) error {
 	return pg.Tiles("validation", "Validation loss (mean cross-entropy on held-out rows) of the MAP against the prior precision λ, with the λ chosen by constant-SGD variational EM and by BBVI-EM ("+what+"); right: λ along the variational-EM run.", [][]*gplot.Plot{{lp, tp}}, 30*vg.Centimeter, 11*vg.Centimeter)
 }
 
-// softmaxData draws n rows of p standard-normal features and labels from a
-// softmax regression with K classes and weights θ* ~ N(0, 1/λ*).
-func softmaxData(n, p, k int, lambda float64, seed uint64) *data.Dataset {
+// SoftmaxData draws n rows of p standard-normal features and labels from a
+// softmax regression with k classes, an intercept per class and weights
+// θ* ~ N(0, 1/λ*), λ* = lambda; the columns are named x1 … xp, the target y
+// holds the class 0 … k−1. θ* is the same for every seed (it comes from a
+// fixed stream); seed sets the rows. The synthetic data of mandt-fig6, shared
+// with the command's tests.
+func SoftmaxData(n, p, k int, lambda float64, seed uint64) *data.Dataset {
 	rng := rand.New(rand.NewPCG(seed, 5))
 	w := make([]float64, k*(p+1))
+	// The rows' stream first draws (and discards) a θ* of its own, as it
+	// always has: the rows, and so the experiments' numbers, stay the same.
 	for j := range w {
 		w[j] = rng.NormFloat64() / math.Sqrt(lambda)
 	}
-	// The same θ* for every seed's rows: redraw it from a fixed stream.
 	wr := rand.New(rand.NewPCG(99, 5))
 	for j := range w {
 		w[j] = wr.NormFloat64() / math.Sqrt(lambda)

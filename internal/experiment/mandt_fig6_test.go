@@ -16,7 +16,7 @@ func TestMandtFig6VEMInMinimum(t *testing.T) {
 		t.Skip("≈ 1 s of variational EM and MAP fits")
 	}
 	n, p, k, o := fig6Opts(false, 1)
-	res, err := hyperExperiment(context.Background(), softmaxData(n, p, k, 2, 2), softmaxData(o.valid, p, k, 2, 3), o, io.Discard)
+	res, err := hyperExperiment(context.Background(), SoftmaxData(n, p, k, 2, 2), SoftmaxData(o.valid, p, k, 2, 3), o, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}

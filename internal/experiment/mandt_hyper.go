@@ -83,9 +83,6 @@ func runMandtHyper(args []string, stdout, stderr io.Writer) error {
 	if err := ParseFlags(fs, args, stdout); err != nil {
 		return err
 	}
-	if fs.NArg() > 0 {
-		return Usagef("unexpected argument %q: mandt-hyper takes only flags", fs.Arg(0))
-	}
 	grid, err := parseGrid(*gridStr)
 	if err != nil {
 		return err

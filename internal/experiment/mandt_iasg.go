@@ -2,7 +2,6 @@ package experiment
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -161,13 +160,8 @@ func covFigure(leftTitle string, emp *mat.SymDense, rightTitle string, ref *mat.
 }
 
 func runMandtFig3(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	const name = "mandt-fig3"
-	fs := flag.NewFlagSet("experiment "+name, flag.ContinueOnError)
-	c := CommonFlags(fs, name, "5× more draws (10,000: the MCSE shrinks by √5)")
-	if err := ParseFlags(fs, args, stdout); err != nil {
-		return err
-	}
-	pg, err := NewPage(c.Out, "mandt-fig3: the covariance of iterate-averaged SGD (Mandt et al. 2017, Fig. 3)")
+	c := NewFlags("mandt-fig3", "5× more draws (10,000: the MCSE shrinks by √5)")
+	pg, err := c.ParsePage(args, stdout, "mandt-fig3: the covariance of iterate-averaged SGD (Mandt et al. 2017, Fig. 3)")
 	if err != nil {
 		return err
 	}

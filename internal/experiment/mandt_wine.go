@@ -3,7 +3,6 @@ package experiment
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -172,14 +171,9 @@ func relFrob(a, b mat.Symmetric) float64 {
 }
 
 func runMandtFig2(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	const name = "mandt-fig2"
-	fs := flag.NewFlagSet("experiment "+name, flag.ContinueOnError)
-	c := CommonFlags(fs, name, "10× longer runs (4 chains × 2·10⁶ steps, the MCSE shrinks by √10)")
-	dir := fs.String("data-dir", dataDir(), "`DIR` with winequality-white.csv (default $LANGEVIN_DATA or /work/shared/data)")
-	if err := ParseFlags(fs, args, stdout); err != nil {
-		return err
-	}
-	pg, err := NewPage(c.Out, "mandt-fig2: empirical against predicted stationary covariance of constant SGD (Mandt et al. 2017, Fig. 2)")
+	c := NewFlags("mandt-fig2", "10× longer runs (4 chains × 2·10⁶ steps, the MCSE shrinks by √10)")
+	dir := c.String("data-dir", dataDir(), "`DIR` with winequality-white.csv (default $LANGEVIN_DATA or /work/shared/data)")
+	pg, err := c.ParsePage(args, stdout, "mandt-fig2: empirical against predicted stationary covariance of constant SGD (Mandt et al. 2017, Fig. 2)")
 	if err != nil {
 		return err
 	}

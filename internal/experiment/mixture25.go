@@ -151,9 +151,6 @@ func runMixture25(args []string, stdout, _ io.Writer) error {
 	if err := ParseFlags(fs, args, stdout); err != nil {
 		return err
 	}
-	if fs.NArg() > 0 {
-		return Usagef("unexpected argument %q: experiment mixture25 takes only flags", fs.Arg(0))
-	}
 	switch {
 	case *seeds < 1:
 		return Usagef("--seeds %d: expected at least 1", *seeds)

@@ -21,17 +21,43 @@ type Common struct {
 	Full bool   // the paper's scale rather than the 2-minute default (--full)
 }
 
-// CommonFlags defines --out (default out/NAME), --seed (default 1) and --full
-// on fs and returns where they will be stored. fullHelp says what --full
+// Flags is the flag set of an experiment that writes a page: the common flags
+// and those the experiment adds to the embedded flag set before Parse.
+type Flags struct {
+	*flag.FlagSet
+	Common
+}
+
+// NewFlags returns the flag set "experiment NAME" with --out (default
+// out/NAME), --seed (default 1) and --full defined. fullHelp says what --full
 // changes; an empty fullHelp leaves --full undefined.
-func CommonFlags(fs *flag.FlagSet, name, fullHelp string) *Common {
-	c := new(Common)
-	fs.StringVar(&c.Out, "out", filepath.Join("out", name), "write the figures (PNG and SVG) and index.md into `DIR`")
-	fs.Uint64Var(&c.Seed, "seed", 1, "seed of the chains (same seed, same draws)")
+func NewFlags(name, fullHelp string) *Flags {
+	f := &Flags{FlagSet: flag.NewFlagSet("experiment "+name, flag.ContinueOnError)}
+	f.StringVar(&f.Out, "out", filepath.Join("out", name), "write the figures (PNG and SVG) and index.md into `DIR`")
+	f.Uint64Var(&f.Seed, "seed", 1, "seed of the chains (same seed, same draws)")
 	if fullHelp != "" {
-		fs.BoolVar(&c.Full, "full", false, fullHelp)
+		f.BoolVar(&f.Full, "full", false, fullHelp)
 	}
-	return c
+	return f
+}
+
+// Parse parses args as ParseFlags does: -h prints the flags to stdout and
+// returns ErrHelp, a bad flag or an argument is a *UsageError.
+func (f *Flags) Parse(args []string, stdout io.Writer) error {
+	return ParseFlags(f.FlagSet, args, stdout)
+}
+
+// Page creates the output directory --out and returns an empty page titled
+// title (NewPage).
+func (f *Flags) Page(title string) (*Page, error) { return NewPage(f.Out, title) }
+
+// ParsePage is Parse and then Page, the start of an experiment with no flag
+// to check before its output directory is made.
+func (f *Flags) ParsePage(args []string, stdout io.Writer, title string) (*Page, error) {
+	if err := f.Parse(args, stdout); err != nil {
+		return nil, err
+	}
+	return f.Page(title)
 }
 
 // Page collects an experiment's figures and text and writes them into its

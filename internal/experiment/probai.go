@@ -2,7 +2,6 @@ package experiment
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -202,13 +201,8 @@ func checkSGDAgree(runs []*bandStats) (float64, error) {
 }
 
 func runProbAI(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	const name = "probai"
-	fs := flag.NewFlagSet("experiment "+name, flag.ContinueOnError)
-	c := CommonFlags(fs, name, "4× longer runs")
-	if err := ParseFlags(fs, args, stdout); err != nil {
-		return err
-	}
-	pg, err := NewPage(c.Out, "probai: the ProbAI 2025 hands-on — SGD as a sampler, SGLD against MALA, gradient noise")
+	c := NewFlags("probai", "4× longer runs")
+	pg, err := c.ParsePage(args, stdout, "probai: the ProbAI 2025 hands-on — SGD as a sampler, SGLD against MALA, gradient noise")
 	if err != nil {
 		return err
 	}

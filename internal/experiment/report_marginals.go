@@ -2,7 +2,6 @@ package experiment
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -176,17 +175,16 @@ func kde(x, g []float64) []float64 {
 
 func runReportMarginals(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	const name = "report-marginals"
-	fs := flag.NewFlagSet("experiment "+name, flag.ContinueOnError)
-	c := CommonFlags(fs, name, "")
-	chains := fs.Int("chains", 4, "chains per method (the report ran 1)")
-	draws := fs.Int("draws", 5000, "post-burn-in draws per chain (the report's 5000)")
-	if err := ParseFlags(fs, args, stdout); err != nil {
+	c := NewFlags(name, "")
+	chains := c.Int("chains", 4, "chains per method (the report ran 1)")
+	draws := c.Int("draws", 5000, "post-burn-in draws per chain (the report's 5000)")
+	if err := c.Parse(args, stdout); err != nil {
 		return err
 	}
 	if *chains < 1 || *draws < 10 {
 		return Usagef("--chains %d --draws %d: expected at least 1 chain and 10 draws", *chains, *draws)
 	}
-	pg, err := NewPage(c.Out, "report-marginals: marginal posteriors by sampler and the optimisation baseline (seed report Fig. 4, Table 1)")
+	pg, err := c.Page("report-marginals: marginal posteriors by sampler and the optimisation baseline (seed report Fig. 4, Table 1)")
 	if err != nil {
 		return err
 	}

@@ -2,7 +2,6 @@ package experiment
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -58,17 +57,15 @@ func cumulative(s schedule.Schedule, iters int) (ts, sums, etas []float64) {
 }
 
 func runSchedules(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	const name = "schedules"
-	fs := flag.NewFlagSet("experiment "+name, flag.ContinueOnError)
-	c := CommonFlags(fs, name, "")
-	iters := fs.Int("iters", 100000, "iterations drawn")
-	if err := ParseFlags(fs, args, stdout); err != nil {
+	c := NewFlags("schedules", "")
+	iters := c.Int("iters", 100000, "iterations drawn")
+	if err := c.Parse(args, stdout); err != nil {
 		return err
 	}
 	if *iters < 100 {
 		return Usagef("--iters %d: expected at least 100", *iters)
 	}
-	pg, err := NewPage(c.Out, "schedules: polynomial, floored and cyclical step sizes (report Fig. 6)")
+	pg, err := c.Page("schedules: polynomial, floored and cyclical step sizes (report Fig. 6)")
 	if err != nil {
 		return err
 	}
