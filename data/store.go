@@ -177,7 +177,7 @@ func WriteStore(path string, src BlockSource, opt StoreOptions) (int, error) {
 						if j < p {
 							col = names[j]
 						}
-						return fail(fmt.Errorf("%s: row %d, column %q: %v is out of range for float32 (store float64)", opt.Source, rows+i+1, col, v))
+						return fail(&ParseError{File: opt.Source, Msg: fmt.Sprintf("row %d, column %q: %v is out of range for float32 (store float64 instead)", rows+i+1, col, v)})
 					}
 					binary.LittleEndian.PutUint32(rec[j*4:], math.Float32bits(f32))
 				} else {

@@ -2,6 +2,10 @@ package model
 
 import (
 	"fmt"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/langevin-go/langevin"
 	"math"
 	"sync"
 )
@@ -23,7 +27,8 @@ const rowsBlock = 4096
 
 // rowsScratch is the per-call scratch space of a model on Rows.
 type rowsScratch struct {
-	x, y []float64
+	x, y     []float64
+	z, c, xt []float64 // logLikRowsAll's sub-block of logBlock rows
 }
 
 // NewLogisticRows returns the logistic regression of the responses of src on
@@ -49,7 +54,8 @@ func NewLogisticRows(src Rows, opt LogisticOptions) (*Logistic, error) {
 		return nil, fmt.Errorf("model: logistic regression: PriorScale = %v: expected a positive finite number (0 for the default)", opt.PriorScale)
 	}
 	m.pool = &sync.Pool{New: func() any {
-		return &rowsScratch{x: make([]float64, rowsBlock*p), y: make([]float64, rowsBlock)}
+		return &rowsScratch{x: make([]float64, rowsBlock*p), y: make([]float64, rowsBlock),
+			z: make([]float64, logBlock), c: make([]float64, logBlock), xt: make([]float64, logBlock*p)}
 	}}
 	// Check the labels and features block by block, as CheckLabels does.
 	sc := m.pool.Get().(*rowsScratch)
@@ -86,6 +92,32 @@ func NewLogisticRows(src Rows, opt LogisticOptions) (*Logistic, error) {
 	return m, nil
 }
 
+// Streamed reports whether m reads its rows from Rows as it needs them
+// (NewLogisticRows) rather than holding them.
+func (m *Logistic) Streamed() bool { return m.rows != nil }
+
+// Subset returns the logistic regression on the rows idx of m's data (in
+// that order) with m's prior, held in memory: for a model on Rows, a batch
+// used again and again (the fixed batch of a kernel Stein discrepancy's
+// scores) is then read from the file once.
+func (m *Logistic) Subset(idx []int) (langevin.Model, error) {
+	p := m.p
+	x := make([]float64, len(idx)*p)
+	y := make([]float64, len(idx))
+	for k, i := range idx {
+		if m.rows != nil {
+			m.rows.ReadRows(i, x[k*p:(k+1)*p], y[k:k+1])
+		} else {
+			copy(x[k*p:(k+1)*p], m.x[i*p:(i+1)*p])
+			y[k] = m.s[i] // ±1: a label NewLogistic reads
+		}
+	}
+	if len(idx) == 0 {
+		return nil, fmt.Errorf("model: logistic Subset: no rows")
+	}
+	return NewLogistic(mat.NewDense(len(idx), p, x), y, LogisticOptions{NoIntercept: !m.intercept, PriorScale: m.scale})
+}
+
 // cmp0 returns cur if set (non-zero), else row.
 func cmp0(cur, row int) int {
 	if cur != 0 {
@@ -95,40 +127,105 @@ func cmp0(cur, row int) int {
 }
 
 // logLikRows is LogLik on Rows: batch rows one at a time, or all rows in
-// blocks.
+// blocks with the arithmetic of logLikAll (the same sums in the same order),
+// so that a full pass gives the in-memory model's value and gradient bit for
+// bit.
 func (m *Logistic) logLikRows(theta []float64, batch []int, grad []float64) float64 {
 	sc := m.pool.Get().(*rowsScratch)
 	defer m.pool.Put(sc)
 	p := m.p
+	if batch == nil {
+		return m.logLikRowsAll(sc, theta, grad)
+	}
 	var hinge, logs float64
 	prod := 1.0
-	k := 0
-	add := func(x []float64, y float64) {
-		h, e := m.termAt(theta, grad, x, sign(y))
+	x, y := sc.x[:p], sc.y[:1]
+	for k, i := range batch {
+		m.rows.ReadRows(i, x, y)
+		h, e := m.termAt(theta, grad, x, sign(y[0]))
 		hinge += h
 		prod *= 1 + e // ≤ 2 per factor: 1000 factors cannot overflow
-		if k++; k%1000 == 0 {
+		if k%1000 == 999 {
 			logs += math.Log(prod)
 			prod = 1
 		}
 	}
-	if batch != nil {
-		x, y := sc.x[:p], sc.y[:1]
-		for _, i := range batch {
-			m.rows.ReadRows(i, x, y)
-			add(x, y[0])
+	return -(hinge + logs + math.Log(prod))
+}
+
+// logLikRowsAll is logLikAll on Rows: blocks of rowsBlock rows are read and
+// handled in sub-blocks of logBlock rows (rowsBlock is a multiple of
+// logBlock), each transposed so that the gradient's dot products are those
+// of logLikAll.
+func (m *Logistic) logLikRowsAll(sc *rowsScratch, theta, grad []float64) float64 {
+	n, p := m.n, m.p
+	var b0 float64
+	beta := theta
+	if m.intercept {
+		b0 = theta[0]
+		beta = theta[1:]
+	}
+	beta = beta[:p]
+	var g []float64
+	if grad != nil {
+		g = grad
+		if m.intercept {
+			g = grad[1:]
 		}
-	} else {
-		for lo := 0; lo < m.n; lo += rowsBlock {
-			r := min(rowsBlock, m.n-lo)
-			x, y := sc.x[:r*p], sc.y[:r]
-			m.rows.ReadRows(lo, x, y)
-			for i, yi := range y {
-				add(x[i*p:(i+1)*p], yi)
+		g = g[:p]
+	}
+	var hinge, logs, g0 float64
+	for lo := 0; lo < n; lo += rowsBlock {
+		r := min(rowsBlock, n-lo)
+		x, y := sc.x[:r*p], sc.y[:r]
+		m.rows.ReadRows(lo, x, y)
+		for slo := 0; slo < r; slo += logBlock {
+			shi := min(slo+logBlock, r)
+			nb := shi - slo
+			z, c := sc.z[:nb], sc.c[:nb]
+			for i := range z {
+				row := x[(slo+i)*p : (slo+i+1)*p : (slo+i+1)*p]
+				zi := b0
+				for j, bj := range beta {
+					zi += bj * row[j]
+				}
+				z[i] = zi
+			}
+			prod := 1.0
+			for k, zk := range z {
+				s := sign(y[slo+k])
+				t := s * zk
+				e := math.Exp(-math.Abs(t))
+				hinge += max(-t, 0)
+				prod *= 1 + e // ≤ 2^logBlock: no overflow
+				ck := s / (1 + e)
+				if t >= 0 {
+					ck *= e
+				}
+				c[k] = ck
+			}
+			logs += math.Log(prod)
+			if g != nil {
+				for _, ck := range c {
+					g0 += ck
+				}
+				xt := sc.xt[:p*nb]
+				for i := 0; i < nb; i++ {
+					row := x[(slo+i)*p : (slo+i+1)*p]
+					for j, v := range row {
+						xt[j*nb+i] = v
+					}
+				}
+				for j := range g {
+					g[j] += dot(c, xt[j*nb:(j+1)*nb])
+				}
 			}
 		}
 	}
-	return -(hinge + logs + math.Log(prod))
+	if grad != nil && m.intercept {
+		grad[0] += g0
+	}
+	return -(hinge + logs)
 }
 
 // termAt is term for the feature row x with label sign s.

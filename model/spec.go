@@ -234,6 +234,37 @@ func (s Spec) BuildOffset(X *mat.Dense, y, offset []float64) (langevin.Model, er
 	return m, nil
 }
 
+// RowKinds lists the model kinds that BuildRows builds on rows read as
+// needed (data larger than memory).
+var RowKinds = []string{"logistic"}
+
+// BuildRows returns the model of s on the rows of src, read from src as the
+// model needs them instead of held in memory (see [NewLogisticRows]), so
+// that data larger than memory can be sampled. Only the kinds in RowKinds
+// read rows; another kind, or an offset column, is an error.
+func (s Spec) BuildRows(src Rows) (langevin.Model, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	var m langevin.Model
+	switch {
+	case s.Offset != "":
+		return nil, fmt.Errorf("model: %s: an offset column is not read from streamed rows", s.Kind)
+	case s.Kind == "logistic":
+		lm, err := NewLogisticRows(src, LogisticOptions{NoIntercept: s.NoIntercept, PriorScale: s.PriorScale})
+		if err != nil {
+			return nil, err
+		}
+		m = lm
+	default:
+		return nil, fmt.Errorf("model: %s: not built on streamed rows (only %s so far): it reads its data into memory", s.Kind, strings.Join(RowKinds, ", "))
+	}
+	if s.GradNoise > 0 {
+		m = NoisyGradient{Model: m, SD: s.GradNoise, Seed: s.Seed}
+	}
+	return m, nil
+}
+
 // ResponseError reports a response (label) that a model kind cannot take.
 type ResponseError struct {
 	Row   int     // 1-based row

@@ -14,11 +14,38 @@ import (
 func (c *Classification) WriteCSV(w io.Writer, y []float64) error {
 	bw := bufio.NewWriter(w)
 	_, k := c.Probs.Dims()
+	writeClassHeader(bw, k)
+	c.writeRows(bw, y)
+	return bw.Flush()
+}
+
+// WriteCSVRows writes the rows of WriteCSV without the header: a block of
+// the points of ClassifyBlocks (write the header once, with
+// WriteClassHeader).
+func (c *Classification) WriteCSVRows(w io.Writer, y []float64) error {
+	bw := bufio.NewWriter(w)
+	c.writeRows(bw, y)
+	return bw.Flush()
+}
+
+// WriteClassHeader writes the header line of Classification.WriteCSV for k
+// classes.
+func WriteClassHeader(w io.Writer, k int) error {
+	bw := bufio.NewWriter(w)
+	writeClassHeader(bw, k)
+	return bw.Flush()
+}
+
+func writeClassHeader(bw *bufio.Writer, k int) {
 	fmt.Fprint(bw, "y")
 	for j := 0; j < k; j++ {
 		fmt.Fprintf(bw, ",p.%d,p.%d.lower,p.%d.upper", j, j, j)
 	}
 	fmt.Fprintln(bw, ",entropy,expected_entropy,mutual_info")
+}
+
+func (c *Classification) writeRows(bw *bufio.Writer, y []float64) {
+	_, k := c.Probs.Dims()
 	at := func(m *mat.Dense, i, j int) float64 {
 		if m == nil {
 			return 0
@@ -32,7 +59,6 @@ func (c *Classification) WriteCSV(w io.Writer, y []float64) error {
 		}
 		fmt.Fprintf(bw, ",%.6g,%.6g,%.6g\n", c.Entropy[i], c.Expected[i], c.MutualInfo[i])
 	}
-	return bw.Flush()
 }
 
 // WriteCSV writes one row per test point: the response y, the predictive

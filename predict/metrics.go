@@ -1,6 +1,7 @@
 package predict
 
 import (
+	"errors"
 	"fmt"
 	"math"
 
@@ -37,37 +38,92 @@ func Labels(y []float64, k int) ([]int, error) {
 		case v >= 0 && v < float64(k) && v == math.Trunc(v):
 			c[i] = int(v)
 		default:
-			return nil, fmt.Errorf("predict: row %d: label %v: expected a class index 0, …, %d", i+1, v, k-1)
+			return nil, &labelError{row: i + 1, value: v, k: k}
 		}
 	}
 	return c, nil
+}
+
+// labelError is Labels' error: a label that is not a class index.
+type labelError struct {
+	row   int
+	value float64
+	k     int
+}
+
+func (e *labelError) Error() string {
+	return fmt.Sprintf("predict: row %d: label %v: expected a class index 0, …, %d", e.row, e.value, e.k-1)
 }
 
 // Evaluate returns the metrics of the probabilities p (n×K, one row per test
 // point) against the labels y, with ECE over bins confidence bins (0 means
 // 15).
 func Evaluate(p *mat.Dense, y []float64, bins int) (*Metrics, error) {
-	n, k := p.Dims()
-	if len(y) != n {
-		return nil, fmt.Errorf("predict: %d labels for %d rows of probabilities", len(y), n)
+	_, k := p.Dims()
+	e, err := NewEvaluator(k, bins)
+	if err != nil {
+		return nil, err
 	}
+	if err := e.Add(p, y); err != nil {
+		return nil, err
+	}
+	return e.Metrics(), nil
+}
+
+// Evaluator computes the Metrics of Evaluate over test points given a block
+// of rows at a time, so that a test set larger than memory can be scored;
+// the result equals Evaluate's on all the rows at once, bit for bit.
+type Evaluator struct {
+	m       Metrics
+	k       int
+	binN    []int
+	binAcc  []float64
+	binConf []float64
+	cls     []int
+}
+
+// NewEvaluator returns an Evaluator of K-class probabilities with ECE over
+// bins confidence bins (0 means 15).
+func NewEvaluator(k, bins int) (*Evaluator, error) {
 	if bins == 0 {
 		bins = 15
 	}
 	if bins < 0 {
 		return nil, fmt.Errorf("predict: %d calibration bins: expected a positive number", bins)
 	}
+	e := &Evaluator{k: k, m: Metrics{Bins: bins, Confusion: make([][]int, k)},
+		binN: make([]int, bins), binAcc: make([]float64, bins), binConf: make([]float64, bins)}
+	for t := range e.m.Confusion {
+		e.m.Confusion[t] = make([]int, k)
+	}
+	return e, nil
+}
+
+// Add scores the next block of test points: probabilities p (one row per
+// point, K columns) against labels y. A bad label's error names its row
+// counted over all blocks.
+func (e *Evaluator) Add(p *mat.Dense, y []float64) error {
+	n, k := p.Dims()
+	if p.IsEmpty() {
+		n, k = 0, e.k
+	}
+	if len(y) != n {
+		return fmt.Errorf("predict: %d labels for %d rows of probabilities", len(y), n)
+	}
+	if k != e.k {
+		return fmt.Errorf("predict: %d columns of probabilities, expected %d classes", k, e.k)
+	}
 	cls, err := Labels(y, k)
 	if err != nil {
-		return nil, err
+		var le *labelError
+		if errors.As(err, &le) {
+			le.row += e.m.N
+			return le
+		}
+		return err
 	}
-	m := &Metrics{N: n, Bins: bins, Confusion: make([][]int, k)}
-	for t := range m.Confusion {
-		m.Confusion[t] = make([]int, k)
-	}
-	binN := make([]int, bins)
-	binAcc := make([]float64, bins)
-	binConf := make([]float64, bins)
+	m := &e.m
+	bins := m.Bins
 	for i := 0; i < n; i++ {
 		row := p.RawRowView(i)
 		best := 0
@@ -90,19 +146,31 @@ func Evaluate(p *mat.Dense, y []float64, bins int) (*Metrics, error) {
 		m.NLL -= math.Log(row[cls[i]])
 		conf := row[best]
 		b := min(int(conf*float64(bins)), bins-1)
-		binN[b]++
-		binAcc[b] += hit
-		binConf[b] += conf
+		e.binN[b]++
+		e.binAcc[b] += hit
+		e.binConf[b] += conf
 	}
-	for b := range binN {
-		m.ECE += math.Abs(binAcc[b] - binConf[b])
+	m.N += n
+	return nil
+}
+
+// Metrics returns the metrics of the points added so far.
+func (e *Evaluator) Metrics() *Metrics {
+	m := e.m
+	m.Confusion = make([][]int, len(e.m.Confusion))
+	for t, r := range e.m.Confusion {
+		m.Confusion[t] = append([]int(nil), r...)
 	}
-	fn := float64(n)
+	m.ECE = 0
+	for b := range e.binN {
+		m.ECE += math.Abs(e.binAcc[b] - e.binConf[b])
+	}
+	fn := float64(m.N)
 	m.Accuracy /= fn
 	m.NLL /= fn
 	m.Brier /= fn
 	m.ECE /= fn
-	return m, nil
+	return &m
 }
 
 // Compare measures how close two methods' predictive distributions p and q

@@ -78,11 +78,23 @@ func Scores(m langevin.Model, rows [][]float64, centre []float64, batch int, rng
 	if centre == nil {
 		return nil, fmt.Errorf("sampler: scores from a batch of %d of %d observations need a control-variate centre", batch, n)
 	}
-	b, err := langevin.NewBatcher(n, batch, false, rng)
+	// Above floydAbove observations the batch is drawn without the
+	// Batcher's permutation of all n indices.
+	large := n > floydAbove
+	b, err := langevin.NewBatcher(n, batch, large, rng)
 	if err != nil {
 		return nil, err
 	}
-	fixed := append([]int(nil), b.Next()...)
+	var fixed []int
+	if large {
+		fixed = floydSample(n, batch, rng)
+	} else {
+		fixed = append([]int(nil), b.Next()...)
+	}
+	if sm, ok := m.(subsetter); ok && sm.Streamed() {
+		// A model that reads its rows from a file: read the batch once.
+		return subsetScores(m, sm, rows, centre, fixed, out)
+	}
 	err = forRows(len(rows), func(lo, hi int) error {
 		est := langevin.NewEstimator(m, b) // its own scratch
 		if err := est.SetControlVariate(centre); err != nil {
@@ -90,6 +102,53 @@ func Scores(m langevin.Model, rows [][]float64, centre []float64, batch int, rng
 		}
 		for i := lo; i < hi; i++ {
 			est.EvalBatch(rows[i][:d], fixed, out[i])
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// subsetter is a model that reads its rows as it needs them (a logistic
+// regression streamed from a data store, model.NewLogisticRows) and can
+// hold a subset of them in memory.
+type subsetter interface {
+	Streamed() bool
+	Subset(idx []int) (langevin.Model, error)
+}
+
+// subsetScores is Scores' control-variate branch for a subsetter: one full
+// pass for the centre's gradient, and the batch read into memory once,
+// rather than a full pass per block and the batch twice for each point.
+func subsetScores(m langevin.Model, sm subsetter, rows [][]float64, centre []float64, fixed []int, out [][]float64) ([][]float64, error) {
+	d, n := m.Dim(), m.Len()
+	for j, v := range centre {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("sampler: scores: control-variate centre %d = %v: expected a finite number", j, v)
+		}
+	}
+	sub, err := sm.Subset(fixed)
+	if err != nil {
+		return nil, err
+	}
+	full := make([]float64, d) // Σᵢ ∇log p(zᵢ|θ̂) over all rows
+	m.LogLik(centre, nil, full)
+	atCentre := make([]float64, d) // Σ_{i∈B} ∇log p(zᵢ|θ̂)
+	sub.LogLik(centre, nil, atCentre)
+	scale := float64(n) / float64(len(fixed))
+	err = forRows(len(rows), func(lo, hi int) error {
+		lik := make([]float64, d)
+		for i := lo; i < hi; i++ {
+			g := out[i]
+			clear(g)
+			m.LogPrior(rows[i][:d], g)
+			clear(lik)
+			sub.LogLik(rows[i][:d], nil, lik)
+			for j := range g {
+				g[j] += full[j] + scale*(lik[j]-atCentre[j])
+			}
 		}
 		return nil
 	})

@@ -100,14 +100,20 @@ func EstimateGradCov(m langevin.Model, theta []float64, size, batches int, rng *
 	if batches < 1 {
 		return fmt.Errorf("sampler: gradient covariance from %d batches: expected at least 1", batches)
 	}
-	b, err := langevin.NewBatcher(m.Len(), size, false, rng)
-	if err != nil {
-		return err
+	// Above floydAbove observations each batch is drawn by Floyd's
+	// algorithm, without the Batcher's permutation of all n indices.
+	next := func() []int { return floydSample(m.Len(), size, rng) }
+	if m.Len() <= floydAbove {
+		b, err := langevin.NewBatcher(m.Len(), size, false, rng)
+		if err != nil {
+			return err
+		}
+		next = b.Next
 	}
 	sum := mat.NewSymDense(d, nil)
 	one := mat.NewSymDense(d, nil)
 	for k := 0; k < batches; k++ {
-		batch := b.Next()
+		batch := next()
 		if err := gradCovOver(m, theta, size, func(i int) int { return batch[i] }, one, float64(size-1)); err != nil {
 			return err
 		}

@@ -23,6 +23,10 @@ type PlanOptions struct {
 	Kind string
 	// Batch is the minibatch size of SGLD; 0 means min(N, 100).
 	Batch int
+	// Replace draws SGLD's minibatches with replacement; the default,
+	// shuffled epochs, keeps a permutation of the N indices per chain (8N
+	// bytes), too much for data streamed from a store larger than memory.
+	Replace bool
 	// CV: "" lets ChooseEstimator decide whether control variates pay,
 	// "on" or "off" forces them.
 	CV string
@@ -182,7 +186,7 @@ func NewPlan(ctx context.Context, m langevin.Model, opt PlanOptions) (*Plan, err
 		p.Sampler = s
 		return p, nil
 	}
-	mb := Minibatch{Size: opt.Batch}
+	mb := Minibatch{Size: opt.Batch, Replace: opt.Replace}
 	switch opt.CV {
 	case "":
 		v, chosen, err := ChooseEstimator(m, mp, p.NegHess, M, mb, opt.Rule, rng)

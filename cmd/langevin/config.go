@@ -86,8 +86,8 @@ var commonGroups = []struct{ title, flags string }{
 
 func newRunFlagSet(c *runConfig) *flag.FlagSet {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	fs.StringVar(&c.data, "data", "australian", "training data: a CSV, LIBSVM or Parquet `FILE` (.gz read transparently), a data.Store file, an embedded data set's NAME (see langevin datasets) or a generated one: moons|spirals|gap1d|fashion-mnist")
-	fs.StringVar(&c.test, "test", "", "test data `FILE`; without it a seeded split of --data is held out (--test-frac)")
+	fs.StringVar(&c.data, "data", "australian", "training data: a CSV, LIBSVM or Parquet `FILE` (.gz read transparently), a data store FILE.lvs (langevin convert; --model logistic streams it from disk), an embedded data set's NAME (see langevin datasets) or a generated one: moons|spirals|gap1d|fashion-mnist")
+	fs.StringVar(&c.test, "test", "", "test data `FILE`; without it a seeded split of --data is held out (--test-frac; of a store: a hashed split by row)")
 	fs.Float64Var(&c.testFrac, "test-frac", 0.2, "fraction of --data held out as test set when --test is not given (0: fit on all the data)")
 	fs.StringVar(&c.target, "target", "", "target `COL`umn: a name, or a 1-based column number (-1 = last); default the last column")
 	fs.StringVar(&c.format, "format", "auto", "data format: auto|csv|libsvm|parquet|store (a data.Store file; auto tells them by content)")

@@ -23,6 +23,14 @@ func (j *job) loadData() error {
 	if err != nil {
 		return err
 	}
+	if !generated && c.isStoreData() {
+		if c.streams() {
+			return j.loadStore()
+		}
+		if err := c.checkStoreFits(); err != nil {
+			return err
+		}
+	}
 	if !generated {
 		if full, err = readData(c, c.data, "--data", true); err != nil {
 			return err

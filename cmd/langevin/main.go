@@ -7,6 +7,7 @@
 //	langevin datasets             list the embedded data sets
 //	langevin experiment NAME      reproduce a figure or table of the source documents
 //	langevin report DIR           one self-contained HTML report of a run's output
+//	langevin convert --data F --out F.lvs   write a data store, streamed by run and predict
 //
 // Exit codes: 0 success, 2 usage or input error, 1 run failure, 128 + the
 // signal's number for a run stopped by a signal (130 SIGINT, 143 SIGTERM;
@@ -42,6 +43,10 @@ Usage:
   langevin compare DIR... [--data FILE] [--out DIR]
                               runs side by side: marginals overlaid, ESS, ESS/s, test
                               accuracy with the optimisation (MAP) baseline
+  langevin convert --data FILE --out FILE.lvs [--target COL] [--float32]
+                              write a CSV or Parquet file once as a data store,
+                              which run and predict --data FILE.lvs stream from
+                              disk (logistic: data larger than memory)
   langevin help [COMMAND]     this text, or a command's flags
   langevin version            the version and the source revision of this binary
 
@@ -83,6 +88,8 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		err = cmdCompare(args[1:], stdout, stderr)
 	case "predict":
 		err = cmdPredict(args[1:], stdout, stderr)
+	case "convert":
+		err = cmdConvert(args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		// help COMMAND is COMMAND -h; help help, help -h and -h -h are help.
 		if len(args) > 1 && !isHelp(args[1]) {
@@ -94,7 +101,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, version())
 		return 0
 	default:
-		fmt.Fprintf(stderr, "langevin: unknown command %q: expected run, summary, datasets, experiment, report, predict, compare or help\n", args[0])
+		fmt.Fprintf(stderr, "langevin: unknown command %q: expected run, summary, datasets, experiment, report, predict, compare, convert or help\n", args[0])
 		return 2
 	}
 	var intr *interrupted

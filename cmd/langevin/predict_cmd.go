@@ -64,6 +64,14 @@ func cmdPredict(args []string, stdout, _ io.Writer) error {
 		return err
 	}
 	f.model = mf.Kind
+	if f.isStoreData() {
+		if f.streams() {
+			return predictStore(stdout, &f, mf, sc, r, samples, level, bins, out)
+		}
+		if err := f.checkStoreFits(); err != nil {
+			return err
+		}
+	}
 	d, test, generated, err := generatedData(&f, f.data)
 	if err != nil {
 		return err
@@ -124,21 +132,26 @@ func cmdPredict(args []string, stdout, _ io.Writer) error {
 	if err != nil {
 		return inputErrorf("--data %s: %v", f.data, err)
 	}
-	h, e, mi := meanOf(res.Entropy), meanOf(res.Expected), meanOf(res.MutualInfo)
-	fmt.Fprintf(stdout, "accuracy %.4f   NLL %.4f   Brier %.4f   ECE %.4f (%d bins)\n", met.Accuracy, met.NLL, met.Brier, met.ECE, bins)
-	fmt.Fprintf(stdout, "mean predictive entropy %.4f = expected entropy %.4f + mutual information %.4f (nats)\n\n", h, e, mi)
-	fmt.Fprintln(stdout, "confusion matrix (rows: true class, columns: predicted)")
-	for t, row := range met.Confusion {
-		fmt.Fprintf(stdout, "%4d:", t)
-		for _, v := range row {
-			fmt.Fprintf(stdout, " %6d", v)
-		}
-		fmt.Fprintln(stdout)
-	}
+	printClassScores(stdout, met, meanOf(res.Entropy), meanOf(res.Expected), meanOf(res.MutualInfo))
 	if out != "" {
 		return writeCSV(out, func(w io.Writer) error { return res.WriteCSV(w, d.Y) })
 	}
 	return nil
+}
+
+// printClassScores prints a classifier's metrics, mean entropies and
+// confusion matrix.
+func printClassScores(w io.Writer, met *predict.Metrics, h, e, mi float64) {
+	fmt.Fprintf(w, "accuracy %.4f   NLL %.4f   Brier %.4f   ECE %.4f (%d bins)\n", met.Accuracy, met.NLL, met.Brier, met.ECE, met.Bins)
+	fmt.Fprintf(w, "mean predictive entropy %.4f = expected entropy %.4f + mutual information %.4f (nats)\n\n", h, e, mi)
+	fmt.Fprintln(w, "confusion matrix (rows: true class, columns: predicted)")
+	for t, row := range met.Confusion {
+		fmt.Fprintf(w, "%4d:", t)
+		for _, v := range row {
+			fmt.Fprintf(w, " %6d", v)
+		}
+		fmt.Fprintln(w)
+	}
 }
 
 // writeCSV writes the per-row predictions of --out FILE.

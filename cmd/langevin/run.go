@@ -28,6 +28,7 @@ type job struct {
 	// read (nil without one).
 	offTrain, offTest []float64
 	env               *buildEnv // the sampler's build: its schedule and step
+	rows              *streamed // --data a store, streamed (train and test are stubs)
 }
 
 func cmdRun(args []string, stdout, stderr io.Writer) error {
@@ -57,7 +58,12 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if c.toy() {
 		j.train = &data.Dataset{Source: "no data (toy target " + c.model + ")"}
 	} else if err := j.loadData(); err != nil {
+		j.rows.close()
 		return err
+	}
+	defer j.rows.close()
+	if j.rows != nil && !c.quiet {
+		fmt.Fprintln(stderr, "langevin run: "+j.describeRows())
 	}
 	if err := j.buildModel(); err != nil {
 		return err
@@ -176,7 +182,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 			c.model, m.Dim(), c.gradNoise, pc.describe(), c.chainsText())
 	} else {
 		fmt.Fprintf(stdout, "%s regression on %s (N = %d train, %d test, d = %d), %s, %s\n\n",
-			c.model, j.train.Source, j.train.Len(), testLen(j.test), m.Dim(), pc.describe(), c.chainsText())
+			c.model, j.train.Source, j.trainLen(), j.testLen(), m.Dim(), pc.describe(), c.chainsText())
 	}
 	if err := table.Format(stdout); err != nil {
 		return err
@@ -214,6 +220,8 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		printGLMPredictive(stdout, g, tr, mapTheta, test, logOffsets(j.spec, j.offTest))
 	} else if test != nil && test.Len() > 0 {
 		printPredictive(stdout, m, tr, mapTheta, test)
+	} else if j.testLen() > 0 {
+		printPredictiveRows(stdout, m, tr, mapTheta, j.rows.test)
 	}
 	ph.done("prediction", "")
 	if auto != nil {
@@ -271,6 +279,9 @@ func (j *job) buildModel() error {
 	c := j.c
 	s := c.spec()
 	s.Classes = max(s.Classes, j.classes())
+	if j.rows != nil {
+		return j.buildRowsModel()
+	}
 	if !s.NeedsData() {
 		m, err := s.Build(nil, nil)
 		if err != nil {

@@ -67,6 +67,7 @@ func buildAuto(ctx context.Context, b *buildEnv) (langevin.Sampler, error) {
 	if c.set["batch"] {
 		opts.Batch = c.batch
 	}
+	opts.Replace = c.replace
 	if c.cv {
 		opts.CV = "on"
 	}

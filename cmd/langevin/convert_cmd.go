@@ -1,0 +1,72 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/langevin-go/langevin/data"
+)
+
+// cmdConvert writes a data store (data.Store) once from a CSV or Parquet
+// file, streaming it; run and predict then read the store's rows as they
+// need them instead of loading the data (docs/scaling-out.md).
+func cmdConvert(args []string, stdout, _ io.Writer) error {
+	var in, out, format, target string
+	var f32, noHeader, force bool
+	fs := flag.NewFlagSet("convert", flag.ContinueOnError)
+	fs.StringVar(&in, "data", "", "input: a CSV (.gz read transparently) or Parquet `FILE`")
+	fs.StringVar(&target, "target", "", "target `COL`umn by name or 1-based number, −1 = last (default: the last column)")
+	fs.StringVar(&out, "out", "", "the store to write, `FILE.lvs` (written under FILE.lvs.tmp and renamed when complete)")
+	fs.StringVar(&format, "format", "auto", "input format: auto|csv|parquet (auto tells Parquet by its magic bytes)")
+	fs.BoolVar(&f32, "float32", false, "store single precision: half the size, relative rounding ≤ 6e-8 (default: float64, exact)")
+	fs.BoolVar(&noHeader, "no-header", false, "CSV: the first row is data (columns V1, V2, …)")
+	fs.BoolVar(&force, "force", false, "replace an existing --out FILE")
+	if err := parseFlags(fs, args, stdout); err != nil {
+		return err
+	}
+	switch {
+	case fs.NArg() > 0:
+		return inputErrorf("unexpected argument %q (give the input with --data FILE)", fs.Arg(0))
+	case in == "":
+		return inputErrorf("--data: no input file given (a CSV or Parquet file)")
+	case in == "-":
+		return inputErrorf("--data -: a store is converted from a file, not standard input")
+	case out == "":
+		return inputErrorf("--out: no output file given (FILE.lvs)")
+	case format != "auto" && format != "csv" && format != "parquet":
+		return inputErrorf("--format %s: expected auto, csv or parquet", format)
+	}
+	if _, err := os.Stat(out); err == nil && !force {
+		return inputErrorf("--out %s exists: give --force to replace it", out)
+	}
+	t0 := time.Now()
+	n, err := data.ConvertToStore(in, out, data.ConvertOptions{Format: format, Float32: f32,
+		CSV: data.CSVOptions{Target: target, NoHeader: noHeader}})
+	if err != nil {
+		var pe *data.ParseError
+		if errors.As(err, &pe) {
+			return inputErrorf("--data %v", err)
+		}
+		return fmt.Errorf("--out %s: %w", out, err)
+	}
+	st, err := data.OpenStore(out)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	prec := "float64"
+	if st.Float32() {
+		prec = "float32"
+	}
+	size := int64(0)
+	if fi, err := os.Stat(out); err == nil {
+		size = fi.Size()
+	}
+	fmt.Fprintf(stdout, "%s: %d rows × %d features + target %q, %s, %s, from %s in %.1f s\n",
+		out, n, st.Dim(), st.Target(), prec, fmtBytes(size), in, time.Since(t0).Seconds())
+	return nil
+}
