@@ -13,6 +13,7 @@ import (
 
 	"github.com/langevin-go/langevin"
 	"github.com/langevin-go/langevin/approx"
+	"github.com/langevin-go/langevin/plot"
 	"github.com/langevin-go/langevin/sampler"
 	"github.com/langevin-go/langevin/schedule"
 )
@@ -235,7 +236,7 @@ func runMandtFig1(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	var row []*gplot.Plot
 	for k, m := range r.methods {
 		p := newPlot(m.label+": "+m.setting, "largest principal component", "smallest principal component")
-		pts := points(m.x, m.y, translucent(col(k), 110), circle, vg.Points(1.3))
+		pts := points(m.x, m.y, plot.Translucent(col(k), 110), circle, vg.Points(1.3))
 		fit := ellipse(m.mean[0], m.mean[1], m.cov, 3, col(k), false)
 		post := ellipse(0, 0, r.post, 3, refColor, true)
 		p.Add(pts, fit, post)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/langevin-go/langevin"
 	"github.com/langevin-go/langevin/approx"
+	"github.com/langevin-go/langevin/plot"
 	"github.com/langevin-go/langevin/sampler"
 )
 
@@ -184,7 +185,7 @@ func runMandtFig4(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	var panels []*gplot.Plot
 	for k, m := range r.methods {
 		p := newPlot(fmt.Sprintf("%s (KL %s)", m.label, klText(m.kl)), "largest PC", "smallest PC")
-		pts := points(m.x, m.y, translucent(col(k), 110), circle, vg.Points(1.2))
+		pts := points(m.x, m.y, plot.Translucent(col(k), 110), circle, vg.Points(1.2))
 		fit := ellipse(m.mean[0], m.mean[1], m.cov, 3, col(k), false)
 		post := ellipse(0, 0, r.post, 3, refColor, true)
 		p.Add(pts, fit, post)
