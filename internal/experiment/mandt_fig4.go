@@ -47,12 +47,7 @@ type fig4Result struct {
 func mandtFig4(ctx context.Context, w *wineSetup, iters int, seed uint64, fullScale float64) (*fig4Result, error) {
 	start := time.Now()
 	d := w.m.Dim()
-	var eig mat.EigenSym
-	eig.Factorize(w.post, true)
-	var vecs mat.Dense
-	eig.VectorsTo(&vecs)
-	u := mat.Col(nil, d-1, &vecs)
-	v := mat.Col(nil, 0, &vecs)
+	u, v := w.principalPlane()
 	r := &fig4Result{w: w, post: project(w.post, u, v), iters: iters}
 	lap, err := approx.LaplaceAt(w.m, w.mean)
 	if err != nil {
@@ -113,21 +108,8 @@ func mandtFig4(ctx context.Context, w *wineSetup, iters int, seed uint64, fullSc
 				pts = thinPoints(pts, 600)
 			}
 		}
-		fm := fig1Method{label: table1Labels[method]}
-		dm := make([]float64, d)
-		for j := range dm {
-			dm[j] = mean[j] - w.mean[j]
-		}
-		fm.mean = [2]float64{dot(dm, u), dot(dm, v)}
-		fm.cov = project(cov, u, v)
-		for _, p := range pts {
-			for j := range dm {
-				dm[j] = p[j] - w.mean[j]
-			}
-			fm.x = append(fm.x, dot(dm, u))
-			fm.y = append(fm.y, dot(dm, v))
-		}
-		if fm.kl, err = klGauss(mean, cov, w.mean, w.post); err != nil {
+		fm, err := w.projectFit(table1Labels[method], "", u, v, pts, mean, cov)
+		if err != nil {
 			return nil, fmt.Errorf("%s: %w", fm.label, err)
 		}
 		r.methods = append(r.methods, fm)
