@@ -158,19 +158,7 @@ func mandtFig2(ctx context.Context, w *wineSetup, chains, iters int, seed uint64
 // of the discrete Lyapunov prediction. It also returns the largest
 // deviation in MCSEs.
 func checkFig2(emp, se, pred *mat.SymDense) (float64, error) {
-	d := emp.SymmetricDim()
-	var worst float64
-	for a := 0; a < d; a++ {
-		for b := a; b < d; b++ {
-			dev := math.Abs(emp.At(a, b) - pred.At(a, b))
-			tol := 4*se.At(a, b) + 0.02*math.Sqrt(pred.At(a, a)*pred.At(b, b))
-			worst = math.Max(worst, dev/se.At(a, b))
-			if dev > tol {
-				return worst, fmt.Errorf("entry (%d, %d): empirical %.4g ± %.2g, predicted %.4g", a+1, b+1, emp.At(a, b), se.At(a, b), pred.At(a, b))
-			}
-		}
-	}
-	return worst, nil
+	return checkCov(emp, se, pred, 4, 0.02)
 }
 
 // relFrob returns ‖a − b‖_F / ‖b‖_F.
