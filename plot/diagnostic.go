@@ -61,8 +61,7 @@ func Reliability(title string, names []string, probs [][]float64, y []float64, b
 		return nil, fmt.Errorf("plot: Reliability: %d names for %d sets of probabilities", len(names), len(probs))
 	}
 	p := New(title, "predicted probability of class 1", "observed frequency")
-	diag := hline(0, 0, 0, refColor, true) // replaced below: a diagonal line
-	diag.XYs = plotter.XYs{{X: 0, Y: 0}, {X: 1, Y: 1}}
+	diag := segment(0, 0, 1, 1, refColor, true)
 	p.Add(diag)
 	p.Legend.Add("perfect calibration", diag)
 	shapes := []draw.GlyphDrawer{draw.CircleGlyph{}, draw.SquareGlyph{}, draw.TriangleGlyph{}, draw.RingGlyph{}}

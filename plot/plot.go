@@ -215,18 +215,18 @@ func (t Ticks) Ticks(lo, hi float64) []gplot.Tick {
 
 // vline returns a vertical line at x from y0 to y1.
 func vline(x, y0, y1 float64, c color.Color, dashed bool) *plotter.Line {
-	l, _ := plotter.NewLine(plotter.XYs{{X: x, Y: y0}, {X: x, Y: y1}})
-	l.Color = c
-	l.Width = vg.Points(1.2)
-	if dashed {
-		l.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
-	}
-	return l
+	return segment(x, y0, x, y1, c, dashed)
 }
 
 // hline returns a horizontal line at y from x0 to x1.
 func hline(y, x0, x1 float64, c color.Color, dashed bool) *plotter.Line {
-	l, _ := plotter.NewLine(plotter.XYs{{X: x0, Y: y}, {X: x1, Y: y}})
+	return segment(x0, y, x1, y, c, dashed)
+}
+
+// segment returns the line from (x0, y0) to (x1, y1), 1.2 points wide, dashed
+// 4-3 if dashed.
+func segment(x0, y0, x1, y1 float64, c color.Color, dashed bool) *plotter.Line {
+	l, _ := plotter.NewLine(plotter.XYs{{X: x0, Y: y0}, {X: x1, Y: y1}})
 	l.Color = c
 	l.Width = vg.Points(1.2)
 	if dashed {
