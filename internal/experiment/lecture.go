@@ -69,13 +69,7 @@ func parseLectureFlags(name string, args []string, stdout io.Writer) (lectureFla
 	if err := ParseFlags(fs, args, stdout); err != nil {
 		return f, err
 	}
-	if f.out == "" {
-		return f, Usagef("--out: expected a directory")
-	}
-	if err := os.MkdirAll(f.out, 0o755); err != nil {
-		return f, Usagef("--out %s: %v", f.out, err)
-	}
-	return f, nil
+	return f, makeOut(f.out)
 }
 
 // lectureSGDStep is SGD's constant step: η = 0.1/N. The log-likelihood's

@@ -140,8 +140,9 @@ func runMandtHyper(args []string, stdout, stderr io.Writer) error {
 	}
 	printHyper(stdout, res, o)
 	if *out != "" {
-		if err := os.MkdirAll(*out, 0o755); err != nil {
-			return Usagef("--out %s: %v", *out, err)
+		pg, err := NewPage(*out, "mandt-hyper: validation loss against the prior precision on Fashion-MNIST (Mandt et al. 2017, §7.3, Fig. 6)")
+		if err != nil {
+			return err
 		}
 		var sb strings.Builder
 		sb.WriteString("lambda,valid_loss,valid_accuracy,selected_by\n")
@@ -158,10 +159,6 @@ func runMandtHyper(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		fmt.Fprintf(stdout, "written:  %s\n", path)
-		pg, err := NewPage(*out, "mandt-hyper: validation loss against the prior precision on Fashion-MNIST (Mandt et al. 2017, §7.3, Fig. 6)")
-		if err != nil {
-			return err
-		}
 		if err := hyperFigure(pg, res, fmt.Sprintf("Fashion-MNIST softmax regression, N = %d, %d validation rows", o.train, o.valid)); err != nil {
 			return err
 		}

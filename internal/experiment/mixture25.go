@@ -185,8 +185,8 @@ func printMixture25(w io.Writer, res []mixture25Method, iters int, elapsed time.
 }
 
 func writeMixture25(dir string, res []mixture25Method) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return Usagef("--out %s: %v", dir, err)
+	if err := makeOut(dir); err != nil {
+		return err
 	}
 	write := func(name string, fill func(w *bufio.Writer)) error {
 		f, err := os.Create(filepath.Join(dir, name))

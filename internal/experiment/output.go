@@ -71,13 +71,22 @@ type Page struct {
 // NewPage creates dir (a *UsageError naming --out if it cannot) and returns
 // an empty page titled title.
 func NewPage(dir, title string) (*Page, error) {
-	if dir == "" {
-		return nil, Usagef("--out: expected a directory")
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, Usagef("--out %s: %v", dir, err)
+	if err := makeOut(dir); err != nil {
+		return nil, err
 	}
 	return &Page{Dir: dir, Title: title}, nil
+}
+
+// makeOut creates the output directory dir: a *UsageError naming --out if
+// dir is empty or cannot be made.
+func makeOut(dir string) error {
+	if dir == "" {
+		return Usagef("--out: expected a directory")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return Usagef("--out %s: %v", dir, err)
+	}
+	return nil
 }
 
 // Printf appends formatted markdown to the page.
