@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -124,23 +125,11 @@ func shape(x any) ([]int, error) {
 		if err != nil {
 			return nil, err
 		}
-		if !equalInts(s, inner) {
+		if !slices.Equal(s, inner) {
 			return nil, fmt.Errorf("element %d has dimensions %v, element 1 has %v: expected a rectangular array", i+2, s, inner)
 		}
 	}
 	return append([]int{len(a)}, inner...), nil
-}
-
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // flatten appends the values of x, row-major, to v.Values.

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"math"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -89,7 +90,7 @@ func TestToys(t *testing.T) {
 		t.Errorf("moons: %d rows, %v of class 1", m.Len(), ones)
 	}
 	m2, _ := data.Moons(1000, 0.1, 3)
-	if !equalRows(m.X.RawMatrix().Data, m2.X.RawMatrix().Data) {
+	if !slices.Equal(m.X.RawMatrix().Data, m2.X.RawMatrix().Data) {
 		t.Error("moons: same seed, different points")
 	}
 	s, err := data.Spirals(3, 200, 0.2, 1)
@@ -138,7 +139,7 @@ func TestSpiralsFrom(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !equalRows(a.X.RawMatrix().Data, b.X.RawMatrix().Data) || !equalRows(a.Y, b.Y) {
+	if !slices.Equal(a.X.RawMatrix().Data, b.X.RawMatrix().Data) || !slices.Equal(a.Y, b.Y) {
 		t.Error("SpiralsFrom with r0 = 0 differs from Spirals")
 	}
 	const r0 = 1.0 / 13
@@ -168,18 +169,6 @@ func TestSpiralsFrom(t *testing.T) {
 	if g0, g1 := gap(s0), gap(s1); g0 != 0 || g1 < 0.1 {
 		t.Errorf("closest points of different arms: %v with r0 = 0 (want 0), %v with r0 = 1/13 (want ≥ 0.1)", g0, g1)
 	}
-}
-
-func equalRows(a, b []float64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func TestGenerated(t *testing.T) {
