@@ -60,9 +60,8 @@ func Reliability(title string, names []string, probs [][]float64, y []float64, b
 	if len(names) != len(probs) || len(probs) == 0 {
 		return nil, fmt.Errorf("plot: Reliability: %d names for %d sets of probabilities", len(names), len(probs))
 	}
-	p := newPlot(title, "predicted probability of class 1", "observed frequency")
-	diag := hline(0, 0, 0, refColor, true) // replaced below: a diagonal line
-	diag.XYs = plotter.XYs{{X: 0, Y: 0}, {X: 1, Y: 1}}
+	p := New(title, "predicted probability of class 1", "observed frequency")
+	diag := segment(0, 0, 1, 1, refColor, true)
 	p.Add(diag)
 	p.Legend.Add("perfect calibration", diag)
 	shapes := []draw.GlyphDrawer{draw.CircleGlyph{}, draw.SquareGlyph{}, draw.TriangleGlyph{}, draw.RingGlyph{}}
@@ -115,7 +114,7 @@ func Bands(title string, x []float64, names []string, mean, lo, hi [][]float64, 
 	if len(names) != len(mean) || len(mean) != len(lo) || len(lo) != len(hi) {
 		return nil, fmt.Errorf("plot: Bands: %d names, %d means, %d lower and %d upper bounds", len(names), len(mean), len(lo), len(hi))
 	}
-	p := newPlot(title, "x", "y")
+	p := New(title, "x", "y")
 	for k := range names {
 		if len(mean[k]) != len(x) || len(lo[k]) != len(x) || len(hi[k]) != len(x) {
 			return nil, fmt.Errorf("plot: Bands: %s does not have one value per x", names[k])
@@ -132,7 +131,7 @@ func Bands(title string, x []float64, names []string, mean, lo, hi [][]float64, 
 		if err != nil {
 			return nil, err
 		}
-		pg.Color = translucent(c, 60)
+		pg.Color = Translucent(c, 60)
 		pg.LineStyle.Width = 0
 		xy := make(plotter.XYs, len(x))
 		for i := range x {
@@ -165,7 +164,7 @@ func Bands(title string, x []float64, names []string, mean, lo, hi [][]float64, 
 		if err != nil {
 			return nil, err
 		}
-		sc.GlyphStyle.Color = translucent(refColor, 140)
+		sc.GlyphStyle.Color = Translucent(refColor, 140)
 		sc.GlyphStyle.Radius = vg.Points(1.3)
 		sc.GlyphStyle.Shape = draw.CircleGlyph{}
 		p.Add(sc)
@@ -213,13 +212,13 @@ func PPC(stat string, observed float64, replicated []float64) (*gplot.Plot, erro
 			ptext = fmt.Sprintf("p > %.4g", 1-1/float64(len(s)))
 		}
 	}
-	p := newPlot(stat+": "+ptext, stat, "density")
+	p := New(stat+": "+ptext, stat, "density")
 	h, err := plotter.NewHist(plotter.Values(s), 30)
 	if err != nil {
 		return nil, err
 	}
 	h.Normalize(1)
-	h.FillColor = translucent(Color(0), 130)
+	h.FillColor = Translucent(Color(0), 130)
 	h.LineStyle.Width = vg.Points(0.3)
 	p.Add(h)
 	p.Legend.Add(fmt.Sprintf("replicated (%d)", len(s)), h)

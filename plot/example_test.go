@@ -47,3 +47,16 @@ func ExampleTrace() {
 	fmt.Println(err == nil && len(svg) > 0)
 	// Output: true
 }
+
+// Ticks keeps gonum's tick placement and relabels the major ticks: here as
+// percentages of a probability axis.
+func ExampleTicks() {
+	t := plot.Ticks{Label: func(v float64) string { return fmt.Sprintf("%.0f%%", 100*v) }}
+	for _, tk := range t.Ticks(0, 1) {
+		if tk.Label != "" {
+			fmt.Print(tk.Label, " ")
+		}
+	}
+	fmt.Println()
+	// Output: 0% 50% 100%
+}

@@ -36,7 +36,7 @@ func Marginals(param string, labels []string, draws [][][]float64, ref bool) (*g
 		pad = 1e-3 * (1 + math.Abs(lo))
 	}
 	lo, hi = lo-pad, hi+pad
-	p := newPlot("posterior of "+param, param, "density")
+	p := New("posterior of "+param, param, "density")
 	var top float64
 	for k, x := range pooledRuns {
 		g := kdeCurve(x, lo, hi, 300)

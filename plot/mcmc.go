@@ -33,7 +33,7 @@ func Trace(name string, chains []Series, burnIn float64) (*gplot.Plot, error) {
 	if len(chains) == 0 {
 		return nil, errors.New("plot: Trace: no chains")
 	}
-	p := newPlot("trace of "+name, "iteration", name)
+	p := New("trace of "+name, "iteration", name)
 	ymin, ymax := math.Inf(1), math.Inf(-1)
 	xmin := math.Inf(1)
 	var lines []gplot.Plotter
@@ -56,7 +56,7 @@ func Trace(name string, chains []Series, burnIn float64) (*gplot.Plot, error) {
 		if err != nil {
 			return nil, fmt.Errorf("plot: Trace: chain %d: %w", c+1, err)
 		}
-		l.Color = translucent(Color(c), 200)
+		l.Color = Translucent(Color(c), 200)
 		l.Width = vg.Points(0.6)
 		lines = append(lines, l)
 	}
@@ -81,13 +81,13 @@ func Density(name string, chains [][]float64, bins int, ref func(float64) float6
 	if bins < 1 {
 		bins = 40
 	}
-	p := newPlot("posterior of "+name, name, "density")
+	p := New("posterior of "+name, name, "density")
 	h, err := plotter.NewHist(plotter.Values(all), bins)
 	if err != nil {
 		return nil, fmt.Errorf("plot: Density: %w", err)
 	}
 	h.Normalize(1)
-	h.FillColor = translucent(Color(0), 130)
+	h.FillColor = Translucent(Color(0), 130)
 	h.LineStyle.Width = vg.Points(0.3)
 	p.Add(h)
 	p.Legend.Add(fmt.Sprintf("draws (%d)", len(all)), h)
@@ -113,7 +113,7 @@ func Density(name string, chains [][]float64, bins int, ref func(float64) float6
 // Autocorrelation plots the autocorrelation of every chain at lags 0 …
 // maxLag (diag.Autocorrelation) with the ±2/√n band of white noise.
 func Autocorrelation(name string, chains [][]float64, maxLag int) (*gplot.Plot, error) {
-	p := newPlot("autocorrelation of "+name, "lag (draws)", "autocorrelation")
+	p := New("autocorrelation of "+name, "lag (draws)", "autocorrelation")
 	n := 0
 	for c, x := range chains {
 		if len(x) < 2 {
@@ -166,7 +166,7 @@ func Pair(xname, yname string, x, y [][]float64, maxPoints int) (*gplot.Plot, er
 	if maxPoints > 0 && total > maxPoints {
 		stride = (total + maxPoints - 1) / maxPoints
 	}
-	p := newPlot(yname+" against "+xname, xname, yname)
+	p := New(yname+" against "+xname, xname, yname)
 	for c := range x {
 		var xy plotter.XYs
 		for t := 0; t < len(x[c]); t += stride {
@@ -181,7 +181,7 @@ func Pair(xname, yname string, x, y [][]float64, maxPoints int) (*gplot.Plot, er
 		if err != nil {
 			return nil, err
 		}
-		s.GlyphStyle.Color = translucent(Color(c), 110)
+		s.GlyphStyle.Color = Translucent(Color(c), 110)
 		s.GlyphStyle.Radius = vg.Points(1.2)
 		s.GlyphStyle.Shape = draw.CircleGlyph{}
 		p.Add(s)
@@ -199,7 +199,7 @@ func StepSize(iters, eta []float64, burnIn float64) (*gplot.Plot, error) {
 	if len(xy) == 0 {
 		return nil, errors.New("plot: StepSize: no positive step sizes")
 	}
-	p := newPlot("step-size schedule", "iteration", "step size η")
+	p := New("step-size schedule", "iteration", "step size η")
 	lo, hi := yRange(xy)
 	lo, hi = lo/1.5, hi*1.5
 	setLogY(p)
@@ -232,7 +232,7 @@ func NoiseCrossover(iters, inj, grad []float64, burnIn, cross float64) (*gplot.P
 	if len(wi) == 0 {
 		return nil, errors.New("plot: NoiseCrossover: no positive noise estimates")
 	}
-	p := newPlot("noise crossover", "iteration", "variance per coordinate")
+	p := New("noise crossover", "iteration", "variance per coordinate")
 	setLogY(p)
 	lo, hi := yRange(append(append(plotter.XYs(nil), wi...), wg...))
 	lo, hi = lo/2, hi*20 // room for the legend above the lines

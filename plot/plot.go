@@ -92,9 +92,9 @@ func Save(p *gplot.Plot, w, h vg.Length, path string) error {
 // Color returns the colour of chain or series i.
 func Color(i int) color.Color { return plotutil.Color(i) }
 
-// translucent returns c with alpha a (0–255), as non-premultiplied NRGBA,
+// Translucent returns c with alpha a (0–255), as non-premultiplied NRGBA,
 // which gonum/plot's fills need for transparency.
-func translucent(c color.Color, a uint8) color.NRGBA {
+func Translucent(c color.Color, a uint8) color.NRGBA {
 	r, g, b, _ := c.RGBA()
 	return color.NRGBA{R: uint8(r >> 8), G: uint8(g >> 8), B: uint8(b >> 8), A: a}
 }
@@ -172,25 +172,41 @@ func quantileSorted(x []float64, p float64) float64 {
 	return x[lo] + (h-float64(lo))*(x[lo+1]-x[lo])
 }
 
-func newPlot(title, xlabel, ylabel string) *gplot.Plot {
+// New returns an empty plot with a title, axis labels and a grid, and
+// Ticks{} on both axes: the frame of every figure of this package.
+func New(title, xlabel, ylabel string) *gplot.Plot {
 	p := gplot.New()
 	p.Title.Text = title
 	p.X.Label.Text = xlabel
 	p.Y.Label.Text = ylabel
 	p.Add(plotter.NewGrid())
-	p.X.Tick.Marker = cleanTicks{gplot.DefaultTicks{}}
-	p.Y.Tick.Marker = cleanTicks{gplot.DefaultTicks{}}
+	p.X.Tick.Marker = Ticks{}
+	p.Y.Tick.Marker = Ticks{}
 	return p
 }
 
-// cleanTicks labels the major ticks of a ticker with at most 6 significant
-// digits and no trailing zeros ("25000", not "25000.00").
-type cleanTicks struct{ gplot.Ticker }
+// Ticks places the ticks where Ticker does (nil: gonum's DefaultTicks) and
+// labels every major one with Label (nil: at most 6 significant digits and no
+// trailing zeros, "25000", not "25000.00").
+type Ticks struct {
+	Ticker gplot.Ticker
+	Label  func(v float64) string
+}
 
-func (t cleanTicks) Ticks(lo, hi float64) []gplot.Tick {
-	ts := t.Ticker.Ticks(lo, hi)
+// Ticks implements gplot.Ticker.
+func (t Ticks) Ticks(lo, hi float64) []gplot.Tick {
+	tk := t.Ticker
+	if tk == nil {
+		tk = gplot.DefaultTicks{}
+	}
+	ts := tk.Ticks(lo, hi)
 	for i := range ts {
-		if ts[i].Label != "" {
+		if ts[i].Label == "" {
+			continue
+		}
+		if t.Label != nil {
+			ts[i].Label = t.Label(ts[i].Value)
+		} else {
 			ts[i].Label = strconv.FormatFloat(ts[i].Value, 'g', 6, 64)
 		}
 	}
@@ -199,18 +215,18 @@ func (t cleanTicks) Ticks(lo, hi float64) []gplot.Tick {
 
 // vline returns a vertical line at x from y0 to y1.
 func vline(x, y0, y1 float64, c color.Color, dashed bool) *plotter.Line {
-	l, _ := plotter.NewLine(plotter.XYs{{X: x, Y: y0}, {X: x, Y: y1}})
-	l.Color = c
-	l.Width = vg.Points(1.2)
-	if dashed {
-		l.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
-	}
-	return l
+	return segment(x, y0, x, y1, c, dashed)
 }
 
 // hline returns a horizontal line at y from x0 to x1.
 func hline(y, x0, x1 float64, c color.Color, dashed bool) *plotter.Line {
-	l, _ := plotter.NewLine(plotter.XYs{{X: x0, Y: y}, {X: x1, Y: y}})
+	return segment(x0, y, x1, y, c, dashed)
+}
+
+// segment returns the line from (x0, y0) to (x1, y1), 1.2 points wide, dashed
+// 4-3 if dashed.
+func segment(x0, y0, x1, y1 float64, c color.Color, dashed bool) *plotter.Line {
+	l, _ := plotter.NewLine(plotter.XYs{{X: x0, Y: y0}, {X: x1, Y: y1}})
 	l.Color = c
 	l.Width = vg.Points(1.2)
 	if dashed {

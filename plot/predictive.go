@@ -69,7 +69,7 @@ func SortedPredictive(title string, b Band, level float64, y []float64) (*gplot.
 	if y != nil && len(y) != n {
 		return nil, fmt.Errorf("plot: SortedPredictive: %d labels for %d points", len(y), n)
 	}
-	p := newPlot(title, "test point (sorted by predictive mean)", "P(y = 1 | x, data)")
+	p := New(title, "test point (sorted by predictive mean)", "P(y = 1 | x, data)")
 	poly := make(plotter.XYs, 0, 2*n)
 	mean := make(plotter.XYs, n)
 	for k, i := range b.Order {
@@ -83,7 +83,7 @@ func SortedPredictive(title string, b Band, level float64, y []float64) (*gplot.
 	if err != nil {
 		return nil, err
 	}
-	pg.Color = translucent(Color(0), 90)
+	pg.Color = Translucent(Color(0), 90)
 	pg.LineStyle.Width = 0
 	p.Add(pg)
 	p.Legend.Add(fmt.Sprintf("%.0f%% credible interval", 100*level), pg)
@@ -202,7 +202,7 @@ func Map(title string, g Grid, zmin, zmax float64, pts Points) (*gplot.Plot, err
 	if !(zmax > zmin) {
 		return nil, fmt.Errorf("plot: Map: colour range [%v, %v] is empty", zmin, zmax)
 	}
-	p := newPlot(fmt.Sprintf("%s (colour: %.3g to %.3g)", title, zmin, zmax), "x₁", "x₂")
+	p := New(fmt.Sprintf("%s (colour: %.3g to %.3g)", title, zmin, zmax), "x₁", "x₂")
 	p.Add(heat(g, zmin, zmax, moreland.SmoothBlueRed()))
 	addPoints(p, pts)
 	return p, nil
@@ -325,7 +325,7 @@ func DensityMap(title string, g Grid, marks Points) (*gplot.Plot, error) {
 	if !(zmax > 0) {
 		zmax = 1
 	}
-	p := newPlot(title, "x₁", "x₂")
+	p := New(title, "x₁", "x₂")
 	p.Add(heat(g, 0, zmax, moreland.BlackBody()))
 	if len(marks.X) > 0 {
 		s, _ := plotter.NewScatter(plotter.XYs(xyPairs(marks.X, marks.Y)))

@@ -26,6 +26,7 @@ func TestExperimentCredit(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "NUTS", "chain-1.csv")); err != nil {
 		t.Error(err)
 	}
+	checkCreditFigures(t, dir, out)
 	if code, _, errOut := runMain("experiment", "credit", "--draws", "1"); code != 2 || !strings.Contains(errOut, "--draws 1: expected at least 10") {
 		t.Errorf("--draws 1: exit %d, stderr %q", code, errOut)
 	}

@@ -119,6 +119,19 @@ func creditMethods(pre []float64, cov *mat.SymDense) []*creditMethod {
 	}
 }
 
+// creditProblem is the credit comparison's problem: the 80/20 split of the
+// embedded Australian credit data seeded by split, standardised by the
+// training columns, and logistic regression with an intercept and a N(0, I)
+// prior on the training rows.
+func creditProblem(split uint64) (train, test *data.Dataset, m *model.Logistic, err error) {
+	train, test = data.TrainTest(data.Australian(), 0.2, split)
+	sc := data.FitScaler(train.X)
+	sc.Transform(train.X)
+	sc.Transform(test.X)
+	m, err = model.NewLogistic(train.X, train.Y, model.LogisticOptions{PriorScale: 1})
+	return train, test, m, err
+}
+
 // runCredit runs the comparison: logistic regression with intercept and a
 // N(0, I) prior on the standardised, seeded 80/20 split of the embedded
 // Australian credit data; every method draws opts.Draws post-burn-in draws
@@ -130,11 +143,7 @@ func runCredit(ctx context.Context, opts creditOptions) (*creditResult, error) {
 	if opts.Draws == 0 {
 		opts.Draws = 5000
 	}
-	train, test := data.TrainTest(data.Australian(), 0.2, opts.Seed)
-	sc := data.FitScaler(train.X)
-	sc.Transform(train.X)
-	sc.Transform(test.X)
-	m, err := model.NewLogistic(train.X, train.Y, model.LogisticOptions{PriorScale: 1})
+	train, test, m, err := creditProblem(opts.Seed)
 	if err != nil {
 		return nil, err
 	}

@@ -8,18 +8,12 @@ import (
 	"testing"
 )
 
-// credit --out also writes report Figures 3–5 (PNG and SVG: traces with
-// the burn-in, marginals, autocorrelations, predictive bands) and a page
-// embedding them.
-func TestCreditFigures(t *testing.T) {
-	if testing.Short() {
-		t.Skip("experiment acceptance test: skipped with -short")
-	}
-	dir := t.TempDir()
-	code, out, errOut := runMain("experiment", "credit", "--draws", "300", "--out", dir)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
+// checkCreditFigures checks that credit --out, run with its stdout out, also
+// wrote report Figures 3–5 into dir (PNG and SVG: traces with the burn-in,
+// marginals, autocorrelations, predictive bands) and a page embedding them.
+// TestExperimentCredit calls it on its run.
+func checkCreditFigures(t *testing.T, dir, out string) {
+	t.Helper()
 	if !bytes.Contains([]byte(out), []byte("credit-predictive.png")) {
 		t.Errorf("stdout does not name the figures:\n%s", out)
 	}

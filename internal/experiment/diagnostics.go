@@ -35,11 +35,7 @@ func init() {
 // predictive mean (NUTS, 4 chains × 500 draws after 500 warm-up) and of the
 // MAP, and the test labels.
 func reliabilityCredit(ctx context.Context, seed uint64) (bma, mapP, y []float64, err error) {
-	train, test := data.TrainTest(data.Australian(), 0.2, 1)
-	sc := data.FitScaler(train.X)
-	sc.Transform(train.X)
-	sc.Transform(test.X)
-	m, err := model.NewLogistic(train.X, train.Y, model.LogisticOptions{PriorScale: 1})
+	_, test, m, err := creditProblem(1)
 	if err != nil {
 		return nil, nil, nil, err
 	}

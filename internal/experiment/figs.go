@@ -24,28 +24,12 @@ import (
 
 var refColor = color.Black
 
+// newPlot is plot.New with ticks labelled by tickLabel.
 func newPlot(title, xlabel, ylabel string) *gplot.Plot {
-	p := gplot.New()
-	p.Title.Text = title
-	p.X.Label.Text = xlabel
-	p.Y.Label.Text = ylabel
-	p.Add(plotter.NewGrid())
-	p.X.Tick.Marker = cleanTicks{gplot.DefaultTicks{}}
-	p.Y.Tick.Marker = cleanTicks{gplot.DefaultTicks{}}
+	p := plot.New(title, xlabel, ylabel)
+	p.X.Tick.Marker = plot.Ticks{Label: tickLabel}
+	p.Y.Tick.Marker = plot.Ticks{Label: tickLabel}
 	return p
-}
-
-// cleanTicks labels the major ticks with at most 4 significant digits.
-type cleanTicks struct{ gplot.Ticker }
-
-func (t cleanTicks) Ticks(lo, hi float64) []gplot.Tick {
-	ts := t.Ticker.Ticks(lo, hi)
-	for i := range ts {
-		if ts[i].Label != "" {
-			ts[i].Label = tickLabel(ts[i].Value)
-		}
-	}
-	return ts
 }
 
 // tickLabel writes v plainly (25000, 0.004) between 10⁻⁴ and 10⁶ and with
@@ -92,7 +76,7 @@ func (logTicks) Ticks(lo, hi float64) []gplot.Tick {
 		// Less than a decade with fewer than two of 1, 2, 5 × 10ᵏ
 		// inside: linear ticks label the axis (gonum's LogTicks would
 		// leave it bare).
-		return cleanTicks{gplot.DefaultTicks{}}.Ticks(lo, hi)
+		return plot.Ticks{Label: tickLabel}.Ticks(lo, hi)
 	}
 	return ts
 }
@@ -100,11 +84,6 @@ func (logTicks) Ticks(lo, hi float64) []gplot.Tick {
 func setLog(ax *gplot.Axis) {
 	ax.Scale = gplot.LogScale{}
 	ax.Tick.Marker = logTicks{}
-}
-
-func translucent(c color.Color, a uint8) color.NRGBA {
-	r, g, b, _ := c.RGBA()
-	return color.NRGBA{R: uint8(r >> 8), G: uint8(g >> 8), B: uint8(b >> 8), A: a}
 }
 
 // histogram returns the unit-area histogram of x over [lo, hi] in bins bins;
@@ -125,7 +104,7 @@ func histogram(x []float64, lo, hi float64, bins int, c color.Color) *plotter.Hi
 	for i := range hb {
 		hb[i].Weight /= float64(len(x)) * w
 	}
-	h := &plotter.Histogram{Bins: hb, Width: w, FillColor: translucent(c, 110)}
+	h := &plotter.Histogram{Bins: hb, Width: w, FillColor: plot.Translucent(c, 110)}
 	h.LineStyle.Width = vg.Points(0.3)
 	h.LineStyle.Color = c
 	return h

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -35,14 +34,6 @@ func init() {
 		Summary: "Mandt et al. 2017 §7.2: IASG vs SGLD marginal variances against the exact posterior by passes through the data (random starts and error bars over repeats: mandt-fig5)",
 		Run:     cliRun(runMandtIASG),
 	})
-}
-
-// defaultDataDir is $LANGEVIN_DATA, or /work/shared/data.
-func defaultDataDir() string {
-	if d := os.Getenv("LANGEVIN_DATA"); d != "" {
-		return d
-	}
-	return "/work/shared/data"
 }
 
 // table1Methods are the rows of Table 1, in the paper's order.
@@ -158,7 +149,7 @@ type table1Cell struct {
 
 func runMandtTable1(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("experiment mandt-table1", flag.ContinueOnError)
-	dir := fs.String("data-dir", defaultDataDir(), "folder with winequality-white.csv, Skin_NonSkin.txt.gz and CASP.csv.gz (default $LANGEVIN_DATA or /work/shared/data)")
+	dir := fs.String("data-dir", dataDir(), "folder with winequality-white.csv, Skin_NonSkin.txt.gz and CASP.csv.gz (default $LANGEVIN_DATA or /work/shared/data)")
 	seed := fs.Uint64("seed", 1, "random `seed`")
 	scale := fs.Float64("scale", 1, "multiply every method's iteration count by `F`")
 	only := fs.String("datasets", "Wine,Skin,Protein", "comma-separated `LIST` of data sets to run")
@@ -317,27 +308,12 @@ func runMandtIASG(args []string, stdout, stderr io.Writer) error {
 	if *passes < 2 {
 		return Usagef("--passes %d: expected at least 2", *passes)
 	}
-	const n, d, s = 10_000, 10, 10
-	rng := langevin.ChainRNG(*seed, 1000)
-	w := make([]float64, d)
-	for j := range w {
-		w[j] = rng.NormFloat64()
-	}
-	X := mat.NewDense(n, d, nil)
-	y := make([]float64, n)
-	for i := 0; i < n; i++ {
-		var z float64
-		for j := 0; j < d; j++ {
-			x := rng.NormFloat64()
-			X.Set(i, j, x)
-			z += w[j] * x
-		}
-		y[i] = z + rng.NormFloat64()
-	}
-	m, err := model.NewLinearFixedNoise(X, y, model.LinearFixedNoiseOptions{NoIntercept: true})
+	const s = 10
+	m, err := iasgData(*seed)
 	if err != nil {
 		return err
 	}
+	n, d := m.Len(), m.Dim()
 	mode, cov := m.Posterior()
 	lap, err := approx.LaplaceAt(m, mode)
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/langevin-go/langevin"
 	"github.com/langevin-go/langevin/approx"
+	"github.com/langevin-go/langevin/plot"
 	"github.com/langevin-go/langevin/sampler"
 	"github.com/langevin-go/langevin/schedule"
 )
@@ -54,6 +55,42 @@ func project(c mat.Symmetric, u, v []float64) [2][2]float64 {
 	return [2][2]float64{{q(u, u), q(u, v)}, {q(v, u), q(v, v)}}
 }
 
+// principalPlane returns the unit eigenvectors of the posterior covariance
+// with the largest (u) and the smallest (v) variance.
+func (w *wineSetup) principalPlane() (u, v []float64) {
+	d := w.m.Dim()
+	var eig mat.EigenSym
+	eig.Factorize(w.post, true)
+	var vecs mat.Dense
+	eig.VectorsTo(&vecs)
+	return mat.Col(nil, d-1, &vecs), mat.Col(nil, 0, &vecs)
+}
+
+// projectFit returns the panel of a method labelled label: its points pts,
+// and the mean and covariance of the Gaussian fitted to them, projected on
+// the plane of u and v relative to the posterior mean, with the KL
+// divergence of that Gaussian from the posterior in all D dimensions. The
+// panel is filled in even when the KL divergence fails.
+func (w *wineSetup) projectFit(label, setting string, u, v []float64, pts [][]float64, mean []float64, cov *mat.SymDense) (fig1Method, error) {
+	fm := fig1Method{label: label, setting: setting}
+	dm := make([]float64, len(w.mean))
+	for j := range dm {
+		dm[j] = mean[j] - w.mean[j]
+	}
+	fm.mean = [2]float64{dot(dm, u), dot(dm, v)}
+	fm.cov = project(cov, u, v)
+	for _, p := range pts {
+		for j := range dm {
+			dm[j] = p[j] - w.mean[j]
+		}
+		fm.x = append(fm.x, dot(dm, u))
+		fm.y = append(fm.y, dot(dm, v))
+	}
+	var err error
+	fm.kl, err = klGauss(mean, cov, w.mean, w.post)
+	return fm, err
+}
+
 func dot(a, b []float64) float64 {
 	var s float64
 	for i := range a {
@@ -72,12 +109,7 @@ func dot(a, b []float64) float64 {
 func mandtFig1(ctx context.Context, w *wineSetup, iters int, seed uint64) (*fig1Result, error) {
 	start := time.Now()
 	d, n := w.m.Dim(), w.m.Len()
-	var eig mat.EigenSym
-	eig.Factorize(w.post, true)
-	var vecs mat.Dense
-	eig.VectorsTo(&vecs)
-	u := mat.Col(nil, d-1, &vecs) // largest variance
-	v := mat.Col(nil, 0, &vecs)   // smallest
+	u, v := w.principalPlane()
 	r := &fig1Result{w: w, post: project(w.post, u, v)}
 	mb := sampler.Minibatch{Size: w.s, Replace: true}
 	full, err := sampler.OptimalFull(w.v, n, w.s)
@@ -93,22 +125,7 @@ func mandtFig1(ctx context.Context, w *wineSetup, iters int, seed uint64) (*fig1
 		{"SGD, full preconditioner", "M = 2·Cov(ĝ)^−1, η = 1", sampler.ConstSGD{Eta: 1, Batch: mb, PrecondFull: full}},
 	}
 	add := func(label, setting string, pts [][]float64, mean []float64, cov *mat.SymDense) error {
-		fm := fig1Method{label: label, setting: setting}
-		dm := make([]float64, d)
-		for j := range dm {
-			dm[j] = mean[j] - w.mean[j]
-		}
-		fm.mean = [2]float64{dot(dm, u), dot(dm, v)}
-		fm.cov = project(cov, u, v)
-		for _, p := range pts {
-			for j := range dm {
-				dm[j] = p[j] - w.mean[j]
-			}
-			fm.x = append(fm.x, dot(dm, u))
-			fm.y = append(fm.y, dot(dm, v))
-		}
-		kl, err := klGauss(mean, cov, w.mean, w.post)
-		fm.kl = kl
+		fm, err := w.projectFit(label, setting, u, v, pts, mean, cov)
 		r.methods = append(r.methods, fm)
 		return err
 	}
@@ -210,13 +227,8 @@ func klGauss(m0 []float64, s0 *mat.SymDense, m1 []float64, s1 *mat.SymDense) (fl
 }
 
 func runMandtFig1(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	c := NewFlags("mandt-fig1", "10× longer runs (2·10⁶ steps per method)")
-	dir := c.String("data-dir", dataDir(), "`DIR` with winequality-white.csv (default $LANGEVIN_DATA or /work/shared/data)")
-	pg, err := c.ParsePage(args, stdout, "mandt-fig1: posterior against constant SGD, preconditioned SGD and BBVI (Mandt et al. 2017, Fig. 1)")
-	if err != nil {
-		return err
-	}
-	w, err := loadWine(*dir, 100)
+	c, pg, w, err := startWine("mandt-fig1", "10× longer runs (2·10⁶ steps per method)",
+		"mandt-fig1: posterior against constant SGD, preconditioned SGD and BBVI (Mandt et al. 2017, Fig. 1)", args, stdout)
 	if err != nil {
 		return err
 	}
@@ -240,7 +252,7 @@ func runMandtFig1(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	var row []*gplot.Plot
 	for k, m := range r.methods {
 		p := newPlot(m.label+": "+m.setting, "largest principal component", "smallest principal component")
-		pts := points(m.x, m.y, translucent(col(k), 110), circle, vg.Points(1.3))
+		pts := points(m.x, m.y, plot.Translucent(col(k), 110), circle, vg.Points(1.3))
 		fit := ellipse(m.mean[0], m.mean[1], m.cov, 3, col(k), false)
 		post := ellipse(0, 0, r.post, 3, refColor, true)
 		p.Add(pts, fit, post)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/langevin-go/langevin"
 	"github.com/langevin-go/langevin/approx"
+	"github.com/langevin-go/langevin/plot"
 	"github.com/langevin-go/langevin/sampler"
 )
 
@@ -46,12 +47,7 @@ type fig4Result struct {
 func mandtFig4(ctx context.Context, w *wineSetup, iters int, seed uint64, fullScale float64) (*fig4Result, error) {
 	start := time.Now()
 	d := w.m.Dim()
-	var eig mat.EigenSym
-	eig.Factorize(w.post, true)
-	var vecs mat.Dense
-	eig.VectorsTo(&vecs)
-	u := mat.Col(nil, d-1, &vecs)
-	v := mat.Col(nil, 0, &vecs)
+	u, v := w.principalPlane()
 	r := &fig4Result{w: w, post: project(w.post, u, v), iters: iters}
 	lap, err := approx.LaplaceAt(w.m, w.mean)
 	if err != nil {
@@ -112,21 +108,8 @@ func mandtFig4(ctx context.Context, w *wineSetup, iters int, seed uint64, fullSc
 				pts = thinPoints(pts, 600)
 			}
 		}
-		fm := fig1Method{label: table1Labels[method]}
-		dm := make([]float64, d)
-		for j := range dm {
-			dm[j] = mean[j] - w.mean[j]
-		}
-		fm.mean = [2]float64{dot(dm, u), dot(dm, v)}
-		fm.cov = project(cov, u, v)
-		for _, p := range pts {
-			for j := range dm {
-				dm[j] = p[j] - w.mean[j]
-			}
-			fm.x = append(fm.x, dot(dm, u))
-			fm.y = append(fm.y, dot(dm, v))
-		}
-		if fm.kl, err = klGauss(mean, cov, w.mean, w.post); err != nil {
+		fm, err := w.projectFit(table1Labels[method], "", u, v, pts, mean, cov)
+		if err != nil {
 			return nil, fmt.Errorf("%s: %w", fm.label, err)
 		}
 		r.methods = append(r.methods, fm)
@@ -160,13 +143,8 @@ func checkFig4(r *fig4Result) error {
 }
 
 func runMandtFig4(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	c := NewFlags("mandt-fig4", "5× longer runs (10⁶ steps per method, Table 1's length)")
-	dir := c.String("data-dir", dataDir(), "`DIR` with winequality-white.csv (default $LANGEVIN_DATA or /work/shared/data)")
-	pg, err := c.ParsePage(args, stdout, "mandt-fig4: iterates of the Table 1 methods against the posterior (Mandt et al. 2017, Fig. 4 and Table 1, wine)")
-	if err != nil {
-		return err
-	}
-	w, err := loadWine(*dir, 100)
+	c, pg, w, err := startWine("mandt-fig4", "5× longer runs (10⁶ steps per method, Table 1's length)",
+		"mandt-fig4: iterates of the Table 1 methods against the posterior (Mandt et al. 2017, Fig. 4 and Table 1, wine)", args, stdout)
 	if err != nil {
 		return err
 	}
@@ -189,7 +167,7 @@ func runMandtFig4(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	var panels []*gplot.Plot
 	for k, m := range r.methods {
 		p := newPlot(fmt.Sprintf("%s (KL %s)", m.label, klText(m.kl)), "largest PC", "smallest PC")
-		pts := points(m.x, m.y, translucent(col(k), 110), circle, vg.Points(1.2))
+		pts := points(m.x, m.y, plot.Translucent(col(k), 110), circle, vg.Points(1.2))
 		fit := ellipse(m.mean[0], m.mean[1], m.cov, 3, col(k), false)
 		post := ellipse(0, 0, r.post, 3, refColor, true)
 		p.Add(pts, fit, post)

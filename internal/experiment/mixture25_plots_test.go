@@ -8,17 +8,11 @@ import (
 	"testing"
 )
 
-// mixture25 --out also writes the density figure (PNG and SVG) and a page
-// embedding it.
-func TestMixture25Figures(t *testing.T) {
-	if testing.Short() {
-		t.Skip("experiment acceptance test: skipped with -short")
-	}
-	dir := t.TempDir()
-	code, out, errOut := runMain("experiment", "mixture25", "--seeds", "2", "--iters", "3000", "--out", dir)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
+// checkMixture25Figures checks that mixture25 --out, run with its stdout
+// out, also wrote the density figure into dir (PNG and SVG) and a page
+// embedding it. TestMixture25Command calls it on its run.
+func checkMixture25Figures(t *testing.T, dir, out string) {
+	t.Helper()
 	if !bytes.Contains([]byte(out), []byte("density.png")) {
 		t.Errorf("stdout does not name density.png:\n%s", out)
 	}

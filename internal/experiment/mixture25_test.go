@@ -67,6 +67,7 @@ func TestMixture25Command(t *testing.T) {
 	if err != nil || !strings.HasPrefix(string(b), "method,seed,modes\nSGLD,1,") {
 		t.Errorf("modes.csv: %q %v", b, err)
 	}
+	checkMixture25Figures(t, dir, out)
 	for _, args := range [][]string{{"--seeds", "0"}, {"--iters", "10"}, {"extra"}, {"--bogus"}} {
 		if code, _, errOut := runMain(append([]string{"experiment", "mixture25"}, args...)...); code != 2 || errOut == "" {
 			t.Errorf("%v: exit %d, stderr %q; want 2 with a message", args, code, errOut)

@@ -16,6 +16,7 @@ import (
 	"github.com/langevin-go/langevin/approx"
 	"github.com/langevin-go/langevin/data"
 	"github.com/langevin-go/langevin/model"
+	"github.com/langevin-go/langevin/plot"
 	"github.com/langevin-go/langevin/sampler"
 	"github.com/langevin-go/langevin/schedule"
 )
@@ -252,7 +253,7 @@ func runProbAI(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	bandPlot := func(title string, runs []*bandStats) *gplot.Plot {
 		pl := newPlot(title, "x", "f(x)")
 		for k, r := range runs {
-			poly := bandPolygon(xs, r.lo, r.hi, translucent(col(k), 50))
+			poly := bandPolygon(xs, r.lo, r.hi, plot.Translucent(col(k), 50))
 			mid := line(xs, r.mean, col(k), false)
 			lo := line(xs, r.lo, col(k), true)
 			hi := line(xs, r.hi, col(k), true)
@@ -261,7 +262,7 @@ func runProbAI(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			pl.Legend.Add(r.label+": mean, 95%", mid)
 		}
 		truth := function(data.Gap1DMean, -2.5, 2.5, refColor, true)
-		pts := points(mat.Col(nil, 0, p.train.X), p.train.Y, translucent(refColor, 120), circle, vg.Points(1.2))
+		pts := points(mat.Col(nil, 0, p.train.X), p.train.Y, plot.Translucent(refColor, 120), circle, vg.Points(1.2))
 		pl.Add(truth, pts)
 		pl.Legend.Add("true f", truth)
 		pl.Legend.Add("data (N = 256)", pts)
@@ -282,7 +283,7 @@ func runProbAI(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			top = math.Max(top, r.sd[i]+e[i])
 		}
 		right.Add(l)
-		right.Add(errorBars(xs, r.sd, e, translucent(col(k), 120))...)
+		right.Add(errorBars(xs, r.sd, e, plot.Translucent(col(k), 120))...)
 		right.Legend.Add(r.label, l)
 	}
 	right.Legend.Top, right.Legend.Left = true, true
@@ -326,7 +327,7 @@ func runProbAI(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		acc.Legend.Add(fmt.Sprintf("chain %d", ch+1), l)
 	}
 	tgt := line([]float64{0, float64(malaIters)}, []float64{0.574, 0.574}, refColor, true)
-	we := line([]float64{float64(malaIters / 5), float64(malaIters / 5)}, []float64{0, 1}, translucent(refColor, 120), true)
+	we := line([]float64{float64(malaIters / 5), float64(malaIters / 5)}, []float64{0, 1}, plot.Translucent(refColor, 120), true)
 	acc.Add(tgt, we)
 	acc.Legend.Add("target 0.574", tgt)
 	acc.Legend.Add("end of warm-up", we)
@@ -412,7 +413,7 @@ func (p *probaiSetup) gradientNoisePlot(seed uint64) (*gplot.Plot, error) {
 			}
 			xs[t], ys[t] = n/float64(bs)*sa, n/float64(bs)*sb
 		}
-		sc := points(xs, ys, translucent(col(k), 130), circle, vg.Points(1.5))
+		sc := points(xs, ys, plot.Translucent(col(k), 130), circle, vg.Points(1.5))
 		f := n * n / float64(bs) * float64(probaiN-1) / float64(probaiN) // population → sample convention aside, (N²/B)V
 		_ = f
 		cov := [2][2]float64{{n * n / float64(bs) * va * float64(probaiN-1) / probaiN, n * n / float64(bs) * cab}, {n * n / float64(bs) * cab, n * n / float64(bs) * vb * float64(probaiN-1) / probaiN}}

@@ -14,7 +14,6 @@ import (
 	"github.com/langevin-go/langevin"
 	"github.com/langevin-go/langevin/data"
 	"github.com/langevin-go/langevin/diag"
-	"github.com/langevin-go/langevin/model"
 	"github.com/langevin-go/langevin/predict"
 	"github.com/langevin-go/langevin/sampler"
 	"github.com/langevin-go/langevin/schedule"
@@ -59,11 +58,7 @@ type marginalsResult struct {
 // (seed 1) of the Australian credit data; and the optimisation baseline, the
 // MAP by L-BFGS.
 func reportMarginals(ctx context.Context, chains, draws int, seed uint64) (*marginalsResult, error) {
-	train, test := data.TrainTest(data.Australian(), 0.2, 1)
-	sc := data.FitScaler(train.X)
-	sc.Transform(train.X)
-	sc.Transform(test.X)
-	m, err := model.NewLogistic(train.X, train.Y, model.LogisticOptions{PriorScale: 1})
+	_, test, m, err := creditProblem(1)
 	if err != nil {
 		return nil, err
 	}
