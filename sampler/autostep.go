@@ -458,21 +458,9 @@ func obsGradCov(m langevin.Model, theta, center []float64, idx []int, dst *mat.S
 			}
 			mean[j] += v
 		}
-		for a := 0; a < d; a++ {
-			if g[a] == 0 {
-				continue
-			}
-			r := acc[a*d : a*d+d]
-			for b := a; b < d; b++ {
-				r[b] += g[a] * g[b]
-			}
-		}
+		addOuter(acc, g)
 	}
 	k := float64(len(idx))
-	for a := 0; a < d; a++ {
-		for b := a; b < d; b++ {
-			dst.SetSym(a, b, (acc[a*d+b]-mean[a]*mean[b]/k)/k)
-		}
-	}
+	setCov(dst, acc, mean, k, k)
 	return nil
 }

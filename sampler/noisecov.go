@@ -66,23 +66,37 @@ func gradCovOver(m langevin.Model, theta []float64, k int, idx func(int) int, ds
 				return fmt.Errorf("sampler: gradient covariance: observation %d has a non-finite gradient", one[0]+1)
 			}
 		}
-		for a := 0; a < d; a++ {
-			if g[a] == 0 {
-				continue
-			}
-			r := acc[a*d : a*d+d]
-			for b := a; b < d; b++ {
-				r[b] += g[a] * g[b]
-			}
+		addOuter(acc, g)
+	}
+	setCov(dst, acc, mean, float64(k), div)
+	return nil
+}
+
+// addOuter adds the upper triangle of ggᵀ into acc, a row-major d×d
+// matrix (d = len(g)), skipping the rows of the zero entries of g.
+func addOuter(acc, g []float64) {
+	d := len(g)
+	for a := 0; a < d; a++ {
+		if g[a] == 0 {
+			continue
+		}
+		r := acc[a*d : a*d+d]
+		for b := a; b < d; b++ {
+			r[b] += g[a] * g[b]
 		}
 	}
-	kf := float64(k)
+}
+
+// setCov writes into dst the covariance (acc − mean meanᵀ/k)/div of k
+// vectors from the sums of their outer products (upper triangle of the
+// row-major acc, as addOuter leaves it) and of the vectors (mean).
+func setCov(dst *mat.SymDense, acc, mean []float64, k, div float64) {
+	d := len(mean)
 	for a := 0; a < d; a++ {
 		for b := a; b < d; b++ {
-			dst.SetSym(a, b, (acc[a*d+b]-mean[a]*mean[b]/kf)/div)
+			dst.SetSym(a, b, (acc[a*d+b]-mean[a]*mean[b]/k)/div)
 		}
 	}
-	return nil
 }
 
 // EstimateGradCov estimates V(θ) (as [GradCov]) by averaging the sample
