@@ -1,15 +1,19 @@
-// Command scaling is the scaling benchmark of docs/scaling-out.md: Bayesian
+// Command scaling generates the data of the scaling benchmark of
+// docs/scaling-out.md and holds its first, library-level version: Bayesian
 // logistic regression on N generated rows of 10 features, read from a
-// memory-mapped data.Store, with the default SGLD of `langevin run` (MAP by
-// L-BFGS, the diagonal Laplace preconditioner and start, η = 0.1·B/N, B = 10,
-// 4 chains of 500,000 iterations, burn-in 50,000, thin 450).
+// data.Store, with the old default SGLD (MAP by L-BFGS, the diagonal Laplace
+// preconditioner and start, η = 0.1·B/N, B = 10, 4 chains of 500,000
+// iterations, burn-in 50,000, thin 450; it did not mix at large N). The
+// benchmark now runs the command line itself (bench/scaling/run.sh:
+// scaling gen, langevin convert, langevin run --data FILE.lvs with the
+// default sampler).
 //
 //	scaling gen -n N -out data.csv        # generate (seeded) CSV
 //	scaling convert -in data.csv -out data.lvs [-float64]
 //	scaling fit -in data.lvs [-iters I]   # MAP, Laplace, SGLD, prediction
 //
 // Each step prints its wall time; run them under /usr/bin/time -v for the
-// peak resident memory (bench/scaling/run.sh does).
+// peak resident memory.
 package main
 
 import (

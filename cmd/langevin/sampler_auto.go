@@ -179,17 +179,24 @@ func (a *autoRun) print(w io.Writer, c *runConfig) {
 // prediction, KSD), reports each on stderr as it ends (unless quiet) and
 // prints the time line of the whole job.
 type phases struct {
-	w     io.Writer
-	quiet bool
-	begin time.Time
-	last  time.Time
-	names []string
-	secs  []float64
+	w       io.Writer
+	quiet   bool
+	begin   time.Time
+	last    time.Time
+	cpu0    float64 // CPU seconds at the start and at the end of the last phase
+	cpuLast float64
+	names   []string
+	secs    []float64
+	cpuSecs []float64
 }
+
+// nan is math.NaN(), for the CPU time where it is not measured.
+var nan = math.NaN()
 
 func newPhases(w io.Writer, quiet bool) *phases {
 	now := time.Now()
-	return &phases{w: w, quiet: quiet, begin: now, last: now}
+	c := cpuSeconds()
+	return &phases{w: w, quiet: quiet, begin: now, last: now, cpu0: c, cpuLast: c}
 }
 
 // done ends the current phase.
@@ -197,6 +204,9 @@ func (p *phases) done(name, note string) {
 	now := time.Now()
 	d := now.Sub(p.last).Seconds()
 	p.last = now
+	c := cpuSeconds()
+	p.cpuSecs = append(p.cpuSecs, c-p.cpuLast)
+	p.cpuLast = c
 	p.names = append(p.names, name)
 	p.secs = append(p.secs, d)
 	if !p.quiet {
@@ -214,6 +224,13 @@ func (p *phases) print(w io.Writer) {
 		parts = append(parts, fmt.Sprintf("%s %.2f", n, p.secs[i]))
 	}
 	fmt.Fprintf(w, "time:     %.2f s for the whole job: %s\n", time.Since(p.begin).Seconds(), strings.Join(parts, ", "))
+	if cpu := cpuSeconds() - p.cpu0; !math.IsNaN(cpu) {
+		parts = parts[:0]
+		for i, n := range p.names {
+			parts = append(parts, fmt.Sprintf("%s %.2f", n, p.cpuSecs[i]))
+		}
+		fmt.Fprintf(w, "cpu:      %.2f s of CPU (user + system, all threads): %s\n", cpu, strings.Join(parts, ", "))
+	}
 }
 
 // printKSD prints the kernel Stein discrepancy of the draws next to that of

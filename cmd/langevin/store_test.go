@@ -61,7 +61,7 @@ func writeRowsCSV(t *testing.T, path string, r data.Rows, names []string) {
 func stable(out string) string {
 	var keep []string
 	for i, line := range strings.Split(out, "\n") {
-		if i == 0 || strings.HasPrefix(line, "sampling:") || strings.HasPrefix(line, "time:") || strings.HasPrefix(line, "written:") {
+		if i == 0 || strings.HasPrefix(line, "sampling:") || strings.HasPrefix(line, "time:") || strings.HasPrefix(line, "cpu:") || strings.HasPrefix(line, "written:") {
 			continue
 		}
 		keep = append(keep, line)
