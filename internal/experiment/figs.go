@@ -202,6 +202,7 @@ func meanSD(x []float64) (mean, sd float64) {
 	return mean, math.Sqrt(sd / float64(len(x)-1))
 }
 
+// pool returns the draws of all chains in one slice, chain after chain.
 func pool(chains [][]float64) []float64 {
 	var x []float64
 	for _, c := range chains {

@@ -348,7 +348,7 @@ func runLectureSGLD(args []string, stdout, stderr io.Writer) error {
 				p.Title.Text = title(jb) + ": " + name
 				row = append(row, p)
 				if !(jb.b == 100 && jb.tau == 1 && len(tiles) > 0 && len(jobs) == 4) {
-					mean, sd := meanSD(pooledDraws(chains))
+					mean, sd := meanSD(pool(chains))
 					exMean, exSD := distMeanSD(ex, j)
 					fmt.Fprintf(tw, "%d\t%g\t%s\t%.5f\t%.5f\t%.3g\t%.3g\t%.0f\t%.4f\t\n", jb.b, jb.tau, name, exMean, mean, exSD, sd, diag.ESSBulk(chains), ksDistance(chains, ex.cdf(j)))
 				}
@@ -397,14 +397,6 @@ func runLectureSGLD(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprint(stdout, tab.String())
 	fmt.Fprintf(stdout, "\nwritten:  %s, %s (and .svg), %s (%.1f s)\n", filepath.Join(f.out, "sgld-batch.png"), filepath.Join(f.out, "sgld-temperature.png"), page, time.Since(start).Seconds())
 	return nil
-}
-
-func pooledDraws(chains [][]float64) []float64 {
-	var x []float64
-	for _, c := range chains {
-		x = append(x, c...)
-	}
-	return x
 }
 
 // distMeanSD returns the exact mean and sd of parameter j.
