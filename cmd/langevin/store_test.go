@@ -110,17 +110,29 @@ func TestRunStoreStreamsLikeMemory(t *testing.T) {
 	writeRowsCSV(t, trainCSV, train, st.Names())
 	writeRowsCSV(t, testCSV, test, st.Names())
 	st.Close()
-	samplers := [][]string{{"--sampler", "sgld", "--target-ess", "100"}}
+	samplers := [][]string{{"--sampler", "sgld", "--target-ess", "100"}, {"--sampler", "sgld", "--target-ess", "100", "pread"}}
 	if !testing.Short() {
 		samplers = append(samplers, []string{"--iters", "1000"})
 	}
 	for k, s := range samplers {
-		args := append([]string{"run", "--seed", "3", "--quiet", "--chains", "2"}, s...)
+		// The store is small enough to be memory-mapped; "pread" makes the
+		// run read it with pread, as a large one.
+		how := "memory-mapped"
+		if s[len(s)-1] == "pread" {
+			s, how = s[:len(s)-1], "rows read with pread"
+			mapLimit = func() int64 { return 0 }
+		}
+		args := append([]string{"run", "--seed", "3", "--chains", "2"}, s...)
 		dirS, dirM := filepath.Join(dir, fmt.Sprint("s", k)), filepath.Join(dir, fmt.Sprint("m", k))
 		code, outS, errs := runMain(append(args, "--data", store, "--out", dirS)...)
+		mapLimit = func() int64 { return memoryBudget() / 4 }
 		if code != 0 {
 			t.Fatalf("%v streamed: exit %d: %s", s, code, errs)
 		}
+		if !strings.Contains(errs, how) {
+			t.Errorf("%v streamed: stderr does not say %q:\n%s", s, how, errs)
+		}
+		args = append(args, "--quiet")
 		code, outM, errs := runMain(append(args, "--data", trainCSV, "--test", testCSV, "--out", dirM)...)
 		if code != 0 {
 			t.Fatalf("%v in memory: exit %d: %s", s, code, errs)
