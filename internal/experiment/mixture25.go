@@ -154,8 +154,9 @@ func runMixture25(args []string, stdout, _ io.Writer) error {
 	switch {
 	case *seeds < 1:
 		return Usagef("--seeds %d: expected at least 1", *seeds)
-	case *iters < 30:
-		return Usagef("--iters %d: expected at least 30 (one per cycle)", *iters)
+	case *iters <= 1500:
+		// 30 cycles of ⌈iters/30⌉ steps, each starting with 50 exploration steps.
+		return Usagef("--iters %d: expected more than 1500 (30 cSGLD cycles, each longer than its 50 exploration steps)", *iters)
 	}
 	start := time.Now()
 	res, err := mixture25Run(context.Background(), *seeds, *seed, *iters)

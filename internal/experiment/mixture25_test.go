@@ -49,6 +49,17 @@ func TestMixture25Modes(t *testing.T) {
 	}
 }
 
+// TestMixture25ShortIters: --iters too short for the cSGLD cycles is a usage
+// error naming the flag (it was a run failure from the schedule).
+func TestMixture25ShortIters(t *testing.T) {
+	for _, iters := range []string{"100", "1500"} {
+		code, _, errOut := runMain("experiment", "mixture25", "--iters", iters, "--out", t.TempDir())
+		if code != 2 || !strings.Contains(errOut, "--iters "+iters+": expected more than 1500") {
+			t.Errorf("--iters %s: exit %d, %s", iters, code, errOut)
+		}
+	}
+}
+
 func TestMixture25Command(t *testing.T) {
 	if testing.Short() {
 		t.Skip("experiment acceptance test: skipped with -short")
