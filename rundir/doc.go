@@ -42,7 +42,11 @@
 //	# Run stopped: <reason>
 //
 // A file without either line belongs to a run that is still going or was
-// killed. Every chain file records the run's identifier as "run_id = ..." in
+// killed. A run that thins its draws further after writing them
+// (langevin.Options.MaxKeep) calls ChainWriter.Keep with the draws it kept:
+// Close then replaces the file, atomically, by one with only those rows
+// (copied line for line) and the final thinning in its header, so that the
+// files hold the draws the run summarised. Every chain file records the run's identifier as "run_id = ..." in
 // its configuration comments, so that files of two runs are never read as
 // one.
 //

@@ -631,3 +631,55 @@ func TestNoRowStraddlesAPage(t *testing.T) {
 func sameBits(a, b []float64) bool {
 	return slices.EqualFunc(a, b, func(x, y float64) bool { return math.Float64bits(x) == math.Float64bits(y) })
 }
+
+// TestKeepRewritesTheChain: a chain whose run thinned its draws after
+// writing them (Keep) ends with exactly the kept draws, bit for bit, its
+// thinning in the header and its status line, and no temporary file.
+func TestKeepRewritesTheChain(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	w, err := rundir.Create(dir, rundir.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cw, err := w.Chain(1, stancsv.Config{Model: "m", NumSamples: 40, Thin: 1}, []string{"lp__"}, []string{"a", "b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	var rows [][]float64
+	for it := 1; it <= 40; it++ {
+		row := []float64{rng.NormFloat64(), rng.NormFloat64() * 1e-7}
+		rows = append(rows, row)
+		if err := cw.Draw(false, it, row, []float64{float64(it)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var keep []int
+	for it := 4; it <= 40; it += 4 {
+		keep = append(keep, it)
+	}
+	cw.Keep(keep, 4)
+	if err := w.Close(nil); err != nil {
+		t.Fatal(err)
+	}
+	r, err := rundir.Read(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := r.Trace.Draws[0]
+	if len(got) != len(keep) || !r.Finished() {
+		t.Fatalf("%d draws (want %d), status %q", len(got), len(keep), r.Status())
+	}
+	for i, it := range keep {
+		if !sameBits(got[i], rows[it-1]) || r.Trace.Stats[0][i][0] != float64(it) {
+			t.Errorf("draw %d: %v (lp__ %v), want iteration %d's %v", i, got[i], r.Trace.Stats[0][i][0], it, rows[it-1])
+		}
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, "chain-1.csv"))
+	if !strings.Contains(string(b), "thin = 4\n") || !strings.Contains(string(b), "Elapsed Time") {
+		t.Errorf("rewritten file lacks thin = 4 or its timing block:\n%s", b)
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, ".tmp-*")); len(left) > 0 {
+		t.Errorf("temporary files left: %v", left)
+	}
+}

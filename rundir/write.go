@@ -1,6 +1,7 @@
 package rundir
 
 import (
+	"bufio"
 	"bytes"
 	"crypto/rand"
 	"encoding/hex"
@@ -12,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -378,6 +380,9 @@ type ChainWriter struct {
 	warmDone   bool
 	start, mid time.Time // creation, first kept draw
 	err        error     // first write error, returned from then on
+	iters      []int     // the iteration of each kept draw written
+	keep       []int     // Keep's iterations (sorted); nil: keep all
+	keepThin   int
 	closed     bool
 }
 
@@ -429,7 +434,23 @@ func (c *ChainWriter) Draw(warmup bool, iter int, row, stats []float64) error {
 		c.err = err
 		return err
 	}
+	if !warmup {
+		c.iters = append(c.iters, iter)
+	}
 	return nil
+}
+
+// Keep makes Close leave in the chain file only the kept draws whose
+// iterations are in iters (increasing), and record thin as its thinning: a
+// run that thinned its draws further after writing them
+// (langevin.Options.MaxKeep) passes its Trace's Iters and Thin, so that
+// the file holds the draws the run summarised, no more. Close rewrites the
+// file beside it and renames it over the old one: until then, and if the
+// rewrite fails, the file holds every draw written.
+func (c *ChainWriter) Keep(iters []int, thin int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.keep, c.keepThin = slices.Clone(iters), thin
 }
 
 // Chain returns the chain's number (1-based).
@@ -482,7 +503,75 @@ func (c *ChainWriter) Close(stopped error) error {
 	if c.err != nil {
 		return c.err
 	}
+	if err == nil && c.keep != nil && !slices.Equal(c.keep, c.iters) {
+		err = c.rewrite(warmT, sampT, status)
+	}
 	return err
+}
+
+// rewrite replaces the closed chain file by one that holds only the draws
+// of Keep, copied line for line (the same bits), with the same comments,
+// timing block and status line.
+func (c *ChainWriter) rewrite(warmT, sampT time.Duration, status string) error {
+	old := c.post.path
+	in, err := os.Open(old)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	tmp := filepath.Join(filepath.Dir(old), ".tmp-"+filepath.Base(old))
+	os.Remove(tmp) // a leftover of a crash during an earlier rewrite
+	cfg := c.cfg
+	cfg.Thin = c.keepThin
+	out, err := newChainFile(tmp, cfg, c.cols)
+	if err != nil {
+		return err
+	}
+	fail := func(err error) error {
+		out.f.Close()
+		os.Remove(tmp)
+		return fmt.Errorf("rundir: chain %d: keeping the run's draws: %v", c.k, err)
+	}
+	r := bufio.NewReaderSize(in, 64<<10)
+	header, row, k := false, 0, 0 // k: next of c.keep
+	for {
+		line, err := r.ReadBytes('\n')
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return fail(err)
+		}
+		if len(line) == 0 || line[0] == '#' {
+			continue
+		}
+		if !header { // the column names: written by newChainFile
+			header = true
+			continue
+		}
+		if row >= len(c.iters) {
+			return fail(fmt.Errorf("%s holds more draws than were written", old))
+		}
+		it := c.iters[row]
+		row++
+		for k < len(c.keep) && c.keep[k] < it {
+			k++
+		}
+		if k < len(c.keep) && c.keep[k] == it {
+			if err := out.writeLine(line); err != nil {
+				return fail(err)
+			}
+		}
+	}
+	if err := out.close(warmT, sampT, status); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("rundir: chain %d: keeping the run's draws: %v", c.k, err)
+	}
+	if err := os.Rename(tmp, old); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return nil
 }
 
 // oneLine joins the lines of s with "; ".
@@ -548,6 +637,16 @@ func newChainFile(path string, cfg stancsv.Config, cols []string) (*chainFile, e
 		return nil, err
 	}
 	return cf, nil
+}
+
+// writeLine writes one whole data line (ending in "\n") as it is (the
+// Stan CSV writer does not count it: close ignores its row count).
+func (cf *chainFile) writeLine(line []byte) error {
+	cf.pending.b = append(cf.pending.b, line...)
+	if len(cf.pending.b) >= flushBytes {
+		return cf.flush()
+	}
+	return nil
 }
 
 func (cf *chainFile) write(row []float64) error {

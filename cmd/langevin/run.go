@@ -199,6 +199,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		if j.scaler != nil {
 			sc = j.scaler
 		}
+		rd.keep(tr)
 		if files, err = rd.finish(runErr, table, j.modelFile(), sc); err != nil {
 			return err
 		}

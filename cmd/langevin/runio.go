@@ -127,6 +127,17 @@ func openRunDir(dir string, cfg stancsv.Config, first, chains int, statNames, na
 // sink is langevin.Options.Sink.
 func (rd *runDir) sink(c int) langevin.DrawSink { return rd.chains[c] }
 
+// keep makes the chain files hold the draws of tr when the run thinned
+// them further after writing them (auto's bound on the kept draws), so that
+// the files and the printed summary are of the same draws.
+func (rd *runDir) keep(tr *langevin.Trace) {
+	for c, cw := range rd.chains {
+		if c < len(tr.Iters) {
+			cw.Keep(tr.Iters[c], tr.Thin)
+		}
+	}
+}
+
 // finish writes the summary, the model's spec and the scaler, closes the
 // files with the run's status and returns the list of files for the output.
 func (rd *runDir) finish(runErr error, table diag.Table, mf *modelFile, sc *data.Scaler) (string, error) {
