@@ -49,16 +49,24 @@ func printPredictive(w io.Writer, m langevin.Model, tr *langevin.Trace, mapTheta
 		}
 		return sc.RMSE, sc.LPD, nil
 	}
-	post1, post2, err := score(rows)
-	if err != nil {
-		fmt.Fprintf(w, "test set: %v\n\n", err)
-		return
-	}
 	name := "RMSE"
 	if _, ok := m.(predict.Classifier); ok {
 		name = "accuracy"
 	}
-	fmt.Fprintf(w, "test set (%d rows)        posterior predictive   MAP (optimisation)\n", test.Len())
+	printScores(w, name, test.Len(), rows, mapTheta, score, "")
+}
+
+// printScores prints the test-set table: the first metric (name) and the
+// mean log predictive density of score over the draws and at the MAP (when
+// there is one), after note when the score of the draws succeeds.
+func printScores(w io.Writer, name string, n int, draws [][]float64, mapTheta []float64, score func([][]float64) (float64, float64, error), note string) {
+	post1, post2, err := score(draws)
+	if err != nil {
+		fmt.Fprintf(w, "test set: %v\n\n", err)
+		return
+	}
+	fmt.Fprint(w, note)
+	fmt.Fprintf(w, "test set (%d rows)        posterior predictive   MAP (optimisation)\n", n)
 	var map1, map2 float64
 	hasMAP := mapTheta != nil
 	if hasMAP {
@@ -107,33 +115,11 @@ func printPredictiveRows(w io.Writer, m langevin.Model, tr *langevin.Trace, mapT
 		}
 		return sc.Metrics.Accuracy, -sc.Metrics.NLL, nil
 	}
-	post1, post2, err := score(rows)
-	if err != nil {
-		fmt.Fprintf(w, "test set: %v\n\n", err)
-		return
-	}
+	var note string
 	if len(rows) < len(all) {
-		fmt.Fprintf(w, "(test-set predictions from %d of the %d draws, evenly thinned: at most %.0e row·draw evaluations)\n", len(rows), len(all), float64(predictBudget))
+		note = fmt.Sprintf("(test-set predictions from %d of the %d draws, evenly thinned: at most %.0e row·draw evaluations)\n", len(rows), len(all), float64(predictBudget))
 	}
-	fmt.Fprintf(w, "test set (%d rows)        posterior predictive   MAP (optimisation)\n", test.Len())
-	var map1, map2 float64
-	hasMAP := mapTheta != nil
-	if hasMAP {
-		if map1, map2, err = score([][]float64{mapTheta}); err != nil {
-			hasMAP = false
-		}
-	}
-	for _, row := range []struct {
-		name       string
-		post, mapv float64
-	}{{"accuracy", post1, map1}, {"mean log pred. density", post2, map2}} {
-		fmt.Fprintf(w, "  %-24s %-22s", row.name, fmtMetric(row.post))
-		if hasMAP {
-			fmt.Fprintf(w, " %s", fmtMetric(row.mapv))
-		}
-		fmt.Fprintln(w)
-	}
-	fmt.Fprintln(w)
+	printScores(w, "accuracy", test.Len(), rows, mapTheta, score, note)
 }
 
 func fmtMetric(v float64) string { return strconv.FormatFloat(v, 'f', 4, 64) }
