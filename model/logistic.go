@@ -199,6 +199,24 @@ func (m *Logistic) LogLik(theta []float64, batch []int, grad []float64) float64 
 // scratch arrays live on the stack.
 const logBlock = 256
 
+// split returns the intercept b₀ (0 without one) and the p coefficients β
+// of theta, and the coefficients' part of grad (nil when grad is nil).
+func (m *Logistic) split(theta, grad []float64) (b0 float64, beta, g []float64) {
+	beta = theta
+	if m.intercept {
+		b0, beta = theta[0], theta[1:]
+	}
+	beta = beta[:m.p]
+	if grad != nil {
+		g = grad
+		if m.intercept {
+			g = grad[1:]
+		}
+		g = g[:m.p]
+	}
+	return b0, beta, g
+}
+
 // logLikAll is LogLik on all observations. It works on blocks of logBlock
 // rows and on the columns of X (Xᵀ is stored row-major), so that the linear
 // predictors z = Xβ and the gradient Xᵀc are vector operations of length
@@ -206,22 +224,8 @@ const logBlock = 256
 // per row; the result equals the row-wise sum up to rounding.
 func (m *Logistic) logLikAll(theta, grad []float64) float64 {
 	var zb, cb [logBlock]float64
-	n, p := m.n, m.p
-	var b0 float64
-	beta := theta
-	if m.intercept {
-		b0 = theta[0]
-		beta = theta[1:]
-	}
-	beta = beta[:p]
-	var g []float64
-	if grad != nil {
-		g = grad
-		if m.intercept {
-			g = grad[1:]
-		}
-		g = g[:p]
-	}
+	n := m.n
+	b0, beta, g := m.split(theta, grad)
 	var hinge, logs, g0 float64
 	for lo := 0; lo < n; lo += logBlock {
 		hi := min(lo+logBlock, n)

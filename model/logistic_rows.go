@@ -159,21 +159,7 @@ func (m *Logistic) logLikRows(theta []float64, batch []int, grad []float64) floa
 // of logLikAll.
 func (m *Logistic) logLikRowsAll(sc *rowsScratch, theta, grad []float64) float64 {
 	n, p := m.n, m.p
-	var b0 float64
-	beta := theta
-	if m.intercept {
-		b0 = theta[0]
-		beta = theta[1:]
-	}
-	beta = beta[:p]
-	var g []float64
-	if grad != nil {
-		g = grad
-		if m.intercept {
-			g = grad[1:]
-		}
-		g = g[:p]
-	}
+	b0, beta, g := m.split(theta, grad)
 	var hinge, logs, g0 float64
 	for lo := 0; lo < n; lo += rowsBlock {
 		r := min(rowsBlock, n-lo)
