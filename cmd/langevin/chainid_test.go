@@ -47,7 +47,9 @@ func sameButTiming(t *testing.T, a, b string) bool {
 // refused.
 func TestChainIDGivesTheChainsOfOneRun(t *testing.T) {
 	tmp := t.TempDir()
-	args := []string{"run", "--iters", "300", "--burnin", "100", "--thin", "5", "--chains", "3", "--seed", "7", "--quiet"}
+	// --target-ess 0: no ESS rule, the run of all chains goes to --iters,
+	// as each chain run alone does.
+	args := []string{"run", "--iters", "300", "--burnin", "100", "--thin", "5", "--chains", "3", "--seed", "7", "--quiet", "--target-ess", "0"}
 	whole := filepath.Join(tmp, "whole")
 	if code, _, errs := runMain(append(args, "--out", whole)...); code != 0 {
 		t.Fatal(errs)
@@ -108,5 +110,42 @@ func TestChainIDGivesTheChainsOfOneRun(t *testing.T) {
 	}
 	if code, _, errs := runMain(append(args, "--chain-id", "4")...); code != 2 || !strings.Contains(errs, "--chain-id 4: expected a chain number from 1 to --chains (3)") {
 		t.Errorf("--chain-id 4: exit %d, %s", code, errs)
+	}
+	// A chain run alone cannot follow a rule that needs all chains.
+	for _, bad := range [][]string{
+		{"run", "--chains", "2", "--chain-id", "1", "--quiet"},
+		{"run", "--chains", "2", "--chain-id", "1", "--iters", "300", "--target-ess", "300", "--quiet"},
+		{"run", "--sampler", "sgld", "--chains", "2", "--chain-id", "1", "--quiet"},
+	} {
+		if code, _, errs := runMain(bad...); code != 2 || !strings.Contains(errs, "--chain-id") {
+			t.Errorf("%v: exit %d, %s", bad, code, errs)
+		}
+	}
+}
+
+// TestChainIDAutoSGLD: with --sampler auto's SGLD plan (control variates,
+// the bound on kept draws), chains run alone with --iters equal the chains
+// of one run with --iters and --target-ess 0, byte for byte but for the
+// timing lines.
+func TestChainIDAutoSGLD(t *testing.T) {
+	tmp := t.TempDir()
+	args := []string{"run", "--data", "moons", "--n", "60000", "--model", "logistic", "--iters", "3000", "--chains", "2", "--seed", "5", "--quiet"}
+	whole := filepath.Join(tmp, "whole")
+	code, out, errs := runMain(append(args, "--target-ess", "0", "--out", whole)...)
+	if code != 0 {
+		t.Fatal(errs)
+	}
+	if !strings.Contains(out, "auto:     sampler: sgld") || !strings.Contains(out, "(no ESS rule)") {
+		t.Fatalf("expected auto's SGLD plan run to --iters:\n%s", out)
+	}
+	for k := 1; k <= 2; k++ {
+		dir := filepath.Join(tmp, "chain"+strconv.Itoa(k))
+		if code, _, errs := runMain(append(args, "--chain-id", strconv.Itoa(k), "--out", dir)...); code != 0 {
+			t.Fatal(errs)
+		}
+		name := "chain-" + strconv.Itoa(k) + ".csv"
+		if !sameButTiming(t, filepath.Join(whole, name), filepath.Join(dir, name)) {
+			t.Errorf("%s of --chain-id %d differs from the 2-chain run's", name, k)
+		}
 	}
 }

@@ -116,7 +116,7 @@ func newRunFlagSet(c *runConfig) *flag.FlagSet {
 	fs.Float64Var(&c.rho, "rho", 0.9, "gauss2: correlation `ρ` of the two coordinates")
 
 	fs.StringVar(&c.sampler, "sampler", "auto", "algorithm `NAME`: "+strings.Join(samplerNames(), "|")+" (see the list above)")
-	fs.Float64Var(&c.targetESS, "target-ess", 400, "--sampler auto: run until the smallest bulk-ESS over the parameters and chains reaches `E` (or --max-time, or --iters)")
+	fs.Float64Var(&c.targetESS, "target-ess", 400, "--sampler auto: run until the smallest bulk-ESS over the parameters and chains reaches `E` (or --max-time, or --iters); 0: no ESS rule, run to --iters (what each process of --chain-id does)")
 	fs.DurationVar(&c.maxTime, "max-time", 0, "--sampler auto: stop the sampling after `T` (for example 10m) even if --target-ess is not reached (0: no limit; not reproducible)")
 	fs.IntVar(&c.chains, "chains", 4, fmt.Sprintf("number of chains `K` (at most %d)", maxChains))
 	fs.IntVar(&c.chainID, "chain-id", 0, "run only chain `C` (1 ≤ C ≤ --chains) of the analysis, for one process (a Slurm array task) per chain: its --out DIR/chain-C.csv is the file that the run of all --chains writes, and langevin summary|report|predict combine the directories (0: all chains)")
@@ -360,10 +360,23 @@ func (c *runConfig) resolve() error {
 	if c.def.kind.exact {
 		return c.resolveExact()
 	}
+	if c.sampler == "sgld" && c.set["chain-id"] && !c.set["iters"] && c.chains > 1 && !c.toy() && c.model != "mlp" {
+		// Without --chain-id, an untuned --sampler sgld runs auto's plan,
+		// whose length needs all chains.
+		return inputErrorf("--chain-id with --sampler sgld: give --iters (the run of all chains would otherwise follow auto's plan, whose --target-ess rule needs all chains)")
+	}
 	if c.sampler == "auto" || c.planned {
 		// --iters is a maximum; burn-in and thinning are chosen by rule.
-		if c.set["chain-id"] && !c.set["iters"] {
-			return inputErrorf("--chain-id with --sampler auto: give --iters (the --target-ess rule needs all chains, so a chain run alone runs to --iters)")
+		if c.set["chain-id"] {
+			// One chain of the analysis cannot see the others' ESS: it runs
+			// to --iters, as every chain of a run with --target-ess 0 does.
+			if !c.set["iters"] {
+				return inputErrorf("--chain-id with --sampler auto: give --iters (the --target-ess rule needs all chains, so a chain run alone runs to --iters; its chains are those of --chains K --iters N --target-ess 0)")
+			}
+			if c.set["target-ess"] && c.targetESS != 0 {
+				return inputErrorf("--target-ess %v with --chain-id: a chain run alone runs to --iters (the rule needs all chains); leave it out, or 0", c.targetESS)
+			}
+			c.targetESS = 0
 		}
 		if !c.set["iters"] {
 			c.iters = 10_000_000
@@ -374,8 +387,8 @@ func (c *runConfig) resolve() error {
 		if !c.set["thin"] {
 			c.thin = 1
 		}
-		if !(c.targetESS > 0) {
-			return inputErrorf("--target-ess %v: expected a positive number", c.targetESS)
+		if !(c.targetESS >= 0) || math.IsInf(c.targetESS, 1) {
+			return inputErrorf("--target-ess %v: expected a number ≥ 0 (0: no ESS rule, run to --iters)", c.targetESS)
 		}
 		if c.maxTime < 0 {
 			return inputErrorf("--max-time %v: expected a duration ≥ 0", c.maxTime)

@@ -119,8 +119,8 @@ func (a *autoRun) adjust(c *runConfig, m langevin.Model, o *langevin.Options, st
 	if a.plan.Kind == "sgld" {
 		o.CheckEvery = max(100, int(10*a.plan.Step.AutocorrSteps(a.plan.Step.Eta)))
 	}
-	if c.chainID > 0 {
-		return // one chain of an analysis: no rule across chains, it runs to --iters
+	if c.chainID > 0 || c.targetESS == 0 {
+		return // no ESS rule (one chain of an analysis cannot see the others'): to --iters
 	}
 	o.Until = sampler.UntilESS(m.Dim(), c.targetESS, start, c.maxTime, &a.stopWhy)
 }
@@ -164,7 +164,13 @@ func (a *autoRun) print(w io.Writer, c *runConfig) {
 		fmt.Fprintf(w, "auto:     %s\n", line)
 	}
 	why := a.stopWhy
-	if why == "" {
+	switch {
+	case why != "":
+	case c.chainID > 0:
+		why = fmt.Sprintf("--iters %d: one chain of an analysis runs to --iters, its draws those of chain %d of --chains %d --iters %d --target-ess 0", c.iters, c.chainID, c.chains, c.iters)
+	case c.targetESS == 0:
+		why = fmt.Sprintf("--iters %d (no ESS rule)", c.iters)
+	default:
 		why = fmt.Sprintf("--iters %d reached before min bulk-ESS %.0f", c.iters, c.targetESS)
 	}
 	fmt.Fprintf(w, "auto:     length: ran until %s (--target-ess %.0f, --max-time %v)\n", why, c.targetESS, c.maxTime)

@@ -182,7 +182,8 @@ PartitionName=test Nodes=%[1]s Default=YES MaxTime=INFINITE State=UP
 	}
 
 	whole := filepath.Join(tmp, "whole")
-	single := exec.Command(bin, append([]string{"run", "--quiet", "--chains", "3", "--out", whole}, runArgs...)...)
+	// --target-ess 0: the single run goes to --iters, as each task does.
+	single := exec.Command(bin, append([]string{"run", "--quiet", "--chains", "3", "--target-ess", "0", "--out", whole}, runArgs...)...)
 	if b, err := single.CombinedOutput(); err != nil {
 		t.Fatalf("single run: %v\n%s", err, b)
 	}
