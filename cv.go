@@ -61,7 +61,7 @@ func (e *Estimator) ControlVariate() []float64 {
 func (e *Estimator) evalCV(theta []float64, batch []int, scale float64, grad []float64) float64 {
 	cv := e.cv
 	if grad == nil {
-		ll := e.model.LogLik(theta, batch, nil) - e.model.LogLik(cv.theta, batch, nil)
+		ll := e.diff(theta, batch, nil, nil)
 		return e.model.LogPrior(theta, nil) + cv.value + scale*ll
 	}
 	clear(grad)
@@ -69,10 +69,21 @@ func (e *Estimator) evalCV(theta []float64, batch []int, scale float64, grad []f
 	lik := e.lik
 	clear(lik)
 	clear(cv.buf)
-	ll := e.model.LogLik(theta, batch, lik) - e.model.LogLik(cv.theta, batch, cv.buf)
+	ll := e.diff(theta, batch, lik, cv.buf)
 	for i, v := range lik {
 		lik[i] = cv.full[i] + scale*(v-cv.buf[i])
 		grad[i] += lik[i]
 	}
 	return lp + cv.value + scale*ll
+}
+
+// diff returns log p(batch|θ) − log p(batch|θ̂) at the control variate's
+// centre θ̂, adding the two gradients into ga and gb: in one pass over the
+// batch when the model is a PairLogLik.
+func (e *Estimator) diff(theta []float64, batch []int, ga, gb []float64) float64 {
+	if pm, ok := e.model.(PairLogLik); ok {
+		la, lb := pm.LogLikPair(theta, e.cv.theta, batch, ga, gb)
+		return la - lb
+	}
+	return e.model.LogLik(theta, batch, ga) - e.model.LogLik(e.cv.theta, batch, gb)
 }

@@ -153,6 +153,36 @@ func (m *Logistic) logLikRows(theta []float64, batch []int, grad []float64) floa
 	return -(hinge + logs + math.Log(prod))
 }
 
+// LogLikPair returns LogLik(a, batch, ga) and LogLik(b, batch, gb), the
+// same values bit for bit (langevin.PairLogLik); on Rows each row of the
+// batch is read once for both points.
+func (m *Logistic) LogLikPair(a, b []float64, batch []int, ga, gb []float64) (la, lb float64) {
+	if m.rows == nil || batch == nil {
+		return m.LogLik(a, batch, ga), m.LogLik(b, batch, gb)
+	}
+	sc := m.pool.Get().(*rowsScratch)
+	defer m.pool.Put(sc)
+	var hingeA, logsA, hingeB, logsB float64
+	prodA, prodB := 1.0, 1.0
+	x, y := sc.x[:m.p], sc.y[:1]
+	for k, i := range batch {
+		m.rows.ReadRows(i, x, y)
+		s := sign(y[0])
+		h, e := m.termAt(a, ga, x, s)
+		hingeA += h
+		prodA *= 1 + e
+		h, e = m.termAt(b, gb, x, s)
+		hingeB += h
+		prodB *= 1 + e
+		if k%1000 == 999 {
+			logsA += math.Log(prodA)
+			logsB += math.Log(prodB)
+			prodA, prodB = 1, 1
+		}
+	}
+	return -(hingeA + logsA + math.Log(prodA)), -(hingeB + logsB + math.Log(prodB))
+}
+
 // logLikRowsAll is logLikAll on Rows: blocks of rowsBlock rows are read and
 // handled in sub-blocks of logBlock rows (rowsBlock is a multiple of
 // logBlock), each transposed so that the gradient's dot products are those

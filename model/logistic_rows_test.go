@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -215,5 +216,59 @@ func TestLogisticRowsViews(t *testing.T) {
 	}
 	if !rows.Streamed() || mem.Streamed() {
 		t.Error("Streamed")
+	}
+}
+
+// countingRows counts the rows read.
+type countingRows struct {
+	*data.Store
+	n int
+}
+
+func (c *countingRows) ReadRows(lo int, x, y []float64) {
+	c.n += len(y)
+	c.Store.ReadRows(lo, x, y)
+}
+
+// TestLogisticLogLikPair: LogLikPair equals two LogLik calls bit for bit,
+// values and gradients, on Rows and in memory, and on Rows reads each row of
+// the batch once (the control-variate estimator uses it: a streamed run
+// equals the in-memory one bit for bit, TestRunStoreStreamsLikeMemory).
+func TestLogisticLogLikPair(t *testing.T) {
+	s, ds := australianStore(t)
+	cr := &countingRows{Store: s}
+	rows, err := model.NewLogisticRows(cr, model.LogisticOptions{PriorScale: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mem, err := model.NewLogistic(ds.X, ds.Y, model.LogisticOptions{PriorScale: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := mem.Dim()
+	rng := rand.New(rand.NewPCG(8, 9))
+	a, b := make([]float64, d), make([]float64, d)
+	for j := range a {
+		a[j], b[j] = 0.3*rng.NormFloat64(), 0.3*rng.NormFloat64()
+	}
+	batch := make([]int, 2500) // > 1000: the products are flushed to logs
+	for k := range batch {
+		batch[k] = rng.IntN(mem.Len())
+	}
+	for _, m := range []*model.Logistic{rows, mem} {
+		ga, gb, wa, wb := make([]float64, d), make([]float64, d), make([]float64, d), make([]float64, d)
+		before := cr.n
+		la, lb := m.LogLikPair(a, b, batch, ga, gb)
+		read := cr.n - before
+		wantA, wantB := m.LogLik(a, batch, wa), m.LogLik(b, batch, wb)
+		if la != wantA || lb != wantB || !slices.Equal(ga, wa) || !slices.Equal(gb, wb) {
+			t.Errorf("LogLikPair (%v, %v) differs from LogLik (%v, %v) or its gradients", la, lb, wantA, wantB)
+		}
+		if m == rows && read != len(batch) {
+			t.Errorf("LogLikPair read %d rows for a batch of %d", read, len(batch))
+		}
+		if la2, lb2 := m.LogLikPair(a, b, batch, nil, nil); la2 != wantA || lb2 != wantB {
+			t.Errorf("LogLikPair without gradients: (%v, %v), want (%v, %v)", la2, lb2, wantA, wantB)
+		}
 	}
 }
