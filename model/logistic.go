@@ -217,6 +217,30 @@ func (m *Logistic) split(theta, grad []float64) (b0 float64, beta, g []float64) 
 	return b0, beta, g
 }
 
+// blockTerms handles a block of at most logBlock observations with linear
+// predictors z and signs s (±1): it sets c[k] = sₖ σ(−tₖ), tₖ = sₖzₖ (the
+// gradient's weights), adds max(−tₖ, 0) to *hinge in order, and returns
+// log Πₖ (1 + e^{−|tₖ|}), so that log p = −(hinge + Σ logs).
+func blockTerms(z, s, c []float64, hinge *float64) float64 {
+	prod := 1.0
+	h := *hinge
+	for k, zk := range z {
+		sk := s[k]
+		t := sk * zk
+		e := math.Exp(-math.Abs(t))
+		h += max(-t, 0)
+		prod *= 1 + e // ≤ 2^logBlock: no overflow
+		// c = sᵢ σ(−t), σ(−t) = e/(1+e) for t ≥ 0 and 1/(1+e) for t < 0.
+		ck := sk / (1 + e)
+		if t >= 0 {
+			ck *= e
+		}
+		c[k] = ck
+	}
+	*hinge = h
+	return math.Log(prod)
+}
+
 // logLikAll is LogLik on all observations. It works on blocks of logBlock
 // rows and on the columns of X (Xᵀ is stored row-major), so that the linear
 // predictors z = Xβ and the gradient Xᵀc are vector operations of length
@@ -236,21 +260,7 @@ func (m *Logistic) logLikAll(theta, grad []float64) float64 {
 		for j, bj := range beta {
 			axpy(z, bj, m.xt[j*n+lo:j*n+hi])
 		}
-		prod := 1.0
-		for k, zk := range z {
-			s := m.s[lo+k]
-			t := s * zk
-			e := math.Exp(-math.Abs(t))
-			hinge += max(-t, 0)
-			prod *= 1 + e // ≤ 2^logBlock: no overflow
-			// c = sᵢ σ(−t), σ(−t) = e/(1+e) for t ≥ 0 and 1/(1+e) for t < 0.
-			ck := s / (1 + e)
-			if t >= 0 {
-				ck *= e
-			}
-			c[k] = ck
-		}
-		logs += math.Log(prod)
+		logs += blockTerms(z, m.s[lo:hi], c, &hinge)
 		if g != nil {
 			for _, ck := range c {
 				g0 += ck

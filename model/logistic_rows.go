@@ -27,8 +27,8 @@ const rowsBlock = 4096
 
 // rowsScratch is the per-call scratch space of a model on Rows.
 type rowsScratch struct {
-	x, y     []float64
-	z, c, xt []float64 // logLikRowsAll's sub-block of logBlock rows
+	x, y        []float64
+	z, c, s, xt []float64 // logLikRowsAll's sub-block of logBlock rows
 }
 
 // NewLogisticRows returns the logistic regression of the responses of src on
@@ -55,7 +55,7 @@ func NewLogisticRows(src Rows, opt LogisticOptions) (*Logistic, error) {
 	}
 	m.pool = &sync.Pool{New: func() any {
 		return &rowsScratch{x: make([]float64, rowsBlock*p), y: make([]float64, rowsBlock),
-			z: make([]float64, logBlock), c: make([]float64, logBlock), xt: make([]float64, logBlock*p)}
+			z: make([]float64, logBlock), c: make([]float64, logBlock), s: make([]float64, logBlock), xt: make([]float64, logBlock*p)}
 	}}
 	// Check the labels and features block by block, as CheckLabels does.
 	sc := m.pool.Get().(*rowsScratch)
@@ -207,20 +207,11 @@ func (m *Logistic) logLikRowsAll(sc *rowsScratch, theta, grad []float64) float64
 				}
 				z[i] = zi
 			}
-			prod := 1.0
-			for k, zk := range z {
-				s := sign(y[slo+k])
-				t := s * zk
-				e := math.Exp(-math.Abs(t))
-				hinge += max(-t, 0)
-				prod *= 1 + e // ≤ 2^logBlock: no overflow
-				ck := s / (1 + e)
-				if t >= 0 {
-					ck *= e
-				}
-				c[k] = ck
+			sg := sc.s[:nb]
+			for k := range sg {
+				sg[k] = sign(y[slo+k])
 			}
-			logs += math.Log(prod)
+			logs += blockTerms(z, sg, c, &hinge)
 			if g != nil {
 				for _, ck := range c {
 					g0 += ck
