@@ -258,6 +258,7 @@ func (c *runConfig) checkApplies() error {
 		{"schedule step-b decay cycles explore temperature temperature-start", !k.exact, "--sampler " + c.sampler + " tunes its own step and samples the posterior itself (τ = 1)"},
 		{"batch replace", k.minibatch || k.exact || toy, "--sampler " + c.sampler + " uses all the data at every step"},
 		{"temperature temperature-start", !k.optimiser, "--sampler " + c.sampler + " is an optimiser: it injects no noise to temper"},
+		{"clip clip-value", c.sampler != "auto", "--sampler auto picks its sampler and step itself (it may pick NUTS, which has no gradient to clip); give --sampler sgld (or another SG-MCMC sampler) to clip"},
 		{"temperature temperature-start", c.def.family == "SG-MCMC", "only the SG-MCMC samplers (" + strings.Join(familyMembers("SG-MCMC"), ", ") + ") take a temperature; --sampler " + c.sampler + " would sample at τ = 1"},
 		{"hidden activation likelihood classes noise-var learn-noise map-iters map-batch map-lr", c.model == "mlp", "only for --model mlp"},
 		{"data test test-frac target format standardize n noise k prior-scale intercept", !toy, "the toy target --model " + c.model + " has no data and a fixed density"},
