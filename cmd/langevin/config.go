@@ -46,6 +46,7 @@ type runConfig struct {
 	targetESS                   float64       // --sampler auto: stop at this min bulk-ESS
 	maxTime                     time.Duration // --sampler auto: time budget of the sampling (0: none)
 	planned                     bool          // --sampler sgld untuned: auto's plan with SGLD forced (plannedSGLD)
+	precondWhy                  string        // why --precond defaulted to none (multimodal target or cyclical sampler); printed with the result
 	// step size
 	step                float64
 	stepSet             bool
@@ -341,6 +342,9 @@ func (c *runConfig) resolve() error {
 			c.precond = "none"
 		}
 	}
+	if why := multimodalWhy(c.model, c.sampler); why != "" && !c.set["precond"] && c.precond == "laplace" {
+		c.precond, c.precondWhy = "none", why
+	}
 	c.planned = c.plannedSGLD()
 	if c.sampler == "csgld" || c.sampler == "csghmc" {
 		if c.set["schedule"] && c.schedule != "cyclic" {
@@ -613,4 +617,18 @@ func parseInts(name, s string) ([]int, error) {
 		out = append(out, n)
 	}
 	return out, nil
+}
+
+// multimodalWhy says why a Laplace preconditioner, the curvature of one
+// mode, would be wrong by default for this model and sampler: a target known
+// to have many modes (mixture25), or a cyclical sampler, whose large steps
+// are meant to move between modes. Empty: the Laplace default stands.
+func multimodalWhy(modelName, samplerName string) string {
+	switch {
+	case modelName == "mixture25":
+		return "the target has 25 modes; a Laplace preconditioner fitted at one mode shrinks the steps to that mode's width"
+	case samplerName == "csgld" || samplerName == "csghmc":
+		return "--sampler " + samplerName + " explores several modes; a Laplace preconditioner fitted at one mode would keep it there"
+	}
+	return ""
 }
