@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/langevin-go/langevin/data"
 )
 
 // A network with a Bernoulli likelihood is a classifier: the run's first
@@ -48,6 +50,50 @@ func TestRunMultimodalDefaultPrecond(t *testing.T) {
 			if err != nil || sd < 1.2 {
 				t.Errorf("%s: sd %s: the chains stayed near one mode\n%s", f[0], f[2], out)
 			}
+		}
+	}
+}
+
+// predict --split test scores exactly the rows the run held out: its
+// accuracy and NLL equal the run's test-set table. A run's data of another
+// length, or a generated data set, are input errors naming --split.
+func TestPredictSplitTest(t *testing.T) {
+	dir := t.TempDir() + "/run"
+	code, out, errOut := runMain("run", "--sampler", "nuts", "--iters", "200", "--burnin", "100", "--chains", "1", "--quiet", "--out", dir)
+	if code != 0 {
+		t.Fatalf("run: exit %d: %s", code, errOut)
+	}
+	var acc, lpd string
+	for _, line := range strings.Split(out, "\n") {
+		f := strings.Fields(line)
+		switch {
+		case len(f) >= 2 && f[0] == "accuracy":
+			acc = f[1]
+		case len(f) >= 5 && f[0] == "mean" && f[1] == "log":
+			lpd = strings.TrimPrefix(f[4], "-")
+		}
+	}
+	code, pout, errOut := runMain("predict", "--samples", dir, "--data", "australian", "--split", "test")
+	if code != 0 {
+		t.Fatalf("predict: exit %d: %s", code, errOut)
+	}
+	if acc == "" || !strings.Contains(pout, "138 test rows") || !strings.Contains(pout, "accuracy "+acc+" ") || !strings.Contains(pout, "NLL "+lpd+" ") {
+		t.Errorf("predict --split test does not score the run's test rows (run: accuracy %s, NLL %s):\n%s", acc, lpd, pout)
+	}
+	csv := t.TempDir() + "/short.csv"
+	_, part := data.TrainTest(data.Australian(), 0.3, 1)
+	perm := make([]int, part.Dim())
+	for j := range perm {
+		perm[j] = j
+	}
+	writeDatasetCSV(t, csv, part, perm, true)
+	for _, args := range [][]string{
+		{"--data", csv, "--target", part.Target, "--split", "test"},
+		{"--data", "australian", "--split", "held-out"},
+	} {
+		code, _, errOut := runMain(append([]string{"predict", "--samples", dir}, args...)...)
+		if code != 2 || !strings.Contains(errOut, "--split") {
+			t.Errorf("%v: exit %d, %q; want 2 naming --split", args, code, errOut)
 		}
 	}
 }

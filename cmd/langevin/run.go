@@ -27,8 +27,9 @@ type job struct {
 	// offTrain and offTest are the --offset/--exposure column's values, as
 	// read (nil without one).
 	offTrain, offTest []float64
-	env               *buildEnv // the sampler's build: its schedule and step
-	rows              *streamed // --data a store, streamed (train and test are stubs)
+	env               *buildEnv   // the sampler's build: its schedule and step
+	rows              *streamed   // --data a store, streamed (train and test are stubs)
+	split             *savedSplit // the seeded train/test split of --data, if the run made one
 }
 
 func cmdRun(args []string, stdout, stderr io.Writer) error {
