@@ -1,6 +1,7 @@
 package formula
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -50,5 +51,82 @@ func TestModelGradients(t *testing.T) {
 		dst := make([]float64, len(m.DerivedNames()))
 		m.Derive(th, dst)
 		t.Logf("%s: %v", c.formula, m.BrmsNames()[:min(8, len(dst))])
+	}
+}
+
+// TestModelDensity computes the log posterior of y ~ x + (1 + x | g)
+// (bernoulli) by hand — priors, Jacobians, the centred design and the
+// non-centred correlated effects — and compares it with the model's, and
+// the derived brms quantities with the hand values.
+func TestModelDensity(t *testing.T) {
+	fr := simFrame(40, 4, "bernoulli", 3)
+	f, _ := Parse("y ~ x + (1 + x | g)")
+	m, err := New(f, fr, Options{Family: "bernoulli"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Dim() != 1+1+2+1+8 {
+		t.Fatalf("dim %d, want 13 (b, Intercept, sd_1 ×2, L_1, z_1 4×2)", m.Dim())
+	}
+	rng := rand.New(rand.NewPCG(5, 5))
+	th := make([]float64, m.Dim())
+	for j := range th {
+		th[j] = 0.6 * rng.NormFloat64()
+	}
+	b, alpha := th[0], th[1]
+	sd := []float64{math.Exp(th[2]), math.Exp(th[3])}
+	rho := math.Tanh(th[4])
+	z := th[5:]
+	tlog := func(x, nu, s float64) float64 { // log student_t(x | nu, 0, s)
+		a, _ := math.Lgamma((nu + 1) / 2)
+		c, _ := math.Lgamma(nu / 2)
+		return a - c - 0.5*math.Log(nu*math.Pi) - math.Log(s) - (nu+1)/2*math.Log1p(x*x/(nu*s*s))
+	}
+	want := tlog(alpha, 3, 2.5)
+	for k := range sd {
+		want += math.Ln2 + tlog(sd[k], 3, 2.5) + th[2+k] // half-t and the log Jacobian
+	}
+	want += -math.Ln2 + math.Log(1-rho*rho) // LKJ(1) on a 2×2 correlation, through tanh
+	for _, v := range z {
+		want += -0.5*v*v - 0.5*math.Log(2*math.Pi)
+	}
+	x, _ := fr.Column("x")
+	y, _ := fr.Column("y")
+	g, _ := fr.Column("g")
+	var xbar float64
+	for _, v := range x.Num {
+		xbar += v
+	}
+	xbar /= float64(len(x.Num))
+	r := make([][2]float64, 4)
+	for j := range r {
+		r[j][0] = sd[0] * z[2*j]
+		r[j][1] = sd[1] * (rho*z[2*j] + math.Sqrt(1-rho*rho)*z[2*j+1])
+	}
+	for i := range x.Num {
+		j := int(g.Num[i]) - 1
+		eta := alpha + b*(x.Num[i]-xbar) + r[j][0] + r[j][1]*x.Num[i]
+		want += y.Num[i]*eta - math.Log1p(math.Exp(eta))
+	}
+	got := langevin.LogPosterior(m, th, nil)
+	if math.Abs(got-want) > 1e-10*math.Abs(want) {
+		t.Errorf("log posterior %.12g, by hand %.12g", got, want)
+	}
+	names := m.DerivedNames()
+	dst := make([]float64, len(names))
+	m.Derive(th, dst)
+	wantD := map[string]float64{"b_Intercept": alpha - b*xbar, "b_x": b, "sd_g__Intercept": sd[0], "sd_g__x": sd[1],
+		"cor_g__Intercept__x": rho, "r_g.3.2": r[2][1], "r_g.1.1": r[0][0]}
+	for k, n := range names {
+		if w, ok := wantD[n]; ok && math.Abs(dst[k]-w) > 1e-12 {
+			t.Errorf("%s = %v, want %v", n, dst[k], w)
+		}
+		delete(wantD, n)
+	}
+	if len(wantD) > 0 {
+		t.Errorf("missing derived quantities %v in %v", wantD, names)
+	}
+	if bn := m.BrmsNames(); bn[len(bn)-1] != "r_g[4,x]" {
+		t.Errorf("last brms name %q, want r_g[4,x]", bn[len(bn)-1])
 	}
 }

@@ -187,7 +187,7 @@ func (j *job) chainConfig() stancsv.Config {
 
 // modelFile returns DIR/model.json's contents, nil for the toy targets.
 func (j *job) modelFile() *modelFile {
-	if j.train == nil || !j.spec.NeedsData() {
+	if j.train == nil || j.c.formula.text != "" || !j.spec.NeedsData() {
 		return nil
 	}
 	return &modelFile{Spec: j.spec, Data: j.c.data, Target: j.train.Target, Features: j.train.Names, Split: j.split}
@@ -322,6 +322,11 @@ var budgetHook func() int64
 // included: run keeps them for the report) would not fit in memory.
 func checkRunSize(c *runConfig, m langevin.Model) error {
 	keep := int64(c.iters-c.burnin+c.thin-1)/int64(c.thin) + int64(c.burnin+c.thin-1)/int64(c.thin)
+	if c.sampler == "auto" && !c.set["thin"] {
+		// auto's growing thinning keeps at most MaxKeep draws a chain (and
+		// the burn-in's, thinned the same way): bound it by twice that.
+		keep = min(keep, int64(2*maxKeep(c.targetESS, c.chains)))
+	}
 	cols := int64(m.Dim()+len(derivedNames(m))) + 8 // + the sampler's statistics, about 8
 	perRow := cols*8 + 56                           // values, two slice headers and the iteration
 	need := int64(c.chains) * keep * perRow
