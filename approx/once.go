@@ -121,6 +121,9 @@ func (r *RunLaplace) Floored(ctx context.Context) (*LaplaceApprox, string, error
 	if err != nil {
 		return nil, "", err
 	}
+	if l, err := laplaceFromHessian(mode, h); err == nil {
+		return l, "", nil // positive definite: the plain approximation, bit for bit
+	}
 	floor := PriorCurvature(r.Model, mode)
 	l, raised, err := LaplaceFloored(mode, h, floor)
 	if err != nil || raised == 0 {

@@ -47,6 +47,7 @@ type runConfig struct {
 	targetESS                   float64       // --sampler auto: stop at this min bulk-ESS
 	maxTime                     time.Duration // --sampler auto: time budget of the sampling (0: none)
 	planned                     bool          // --sampler sgld untuned: auto's plan with SGLD forced (plannedSGLD)
+	precondWhy                  string        // why --precond defaulted to none (multimodal target or cyclical sampler); printed with the result
 	// step size
 	step                float64
 	stepSet             bool
@@ -260,6 +261,7 @@ func (c *runConfig) checkApplies() error {
 		{"schedule step-b decay cycles explore temperature temperature-start", !k.exact, "--sampler " + c.sampler + " tunes its own step and samples the posterior itself (τ = 1)"},
 		{"batch replace", k.minibatch || k.exact || toy, "--sampler " + c.sampler + " uses all the data at every step"},
 		{"temperature temperature-start", !k.optimiser, "--sampler " + c.sampler + " is an optimiser: it injects no noise to temper"},
+		{"clip clip-value", c.sampler != "auto", "--sampler auto picks its sampler and step itself (it may pick NUTS, which has no gradient to clip); give --sampler sgld (or another SG-MCMC sampler) to clip"},
 		{"temperature temperature-start", c.def.family == "SG-MCMC", "only the SG-MCMC samplers (" + strings.Join(familyMembers("SG-MCMC"), ", ") + ") take a temperature; --sampler " + c.sampler + " would sample at τ = 1"},
 		{"hidden activation likelihood classes noise-var learn-noise map-iters map-batch map-lr", c.model == "mlp", "only for --model mlp"},
 		{"data test test-frac target format standardize n noise k prior-scale intercept", !toy, "the toy target --model " + c.model + " has no data and a fixed density"},
@@ -343,6 +345,9 @@ func (c *runConfig) resolve() error {
 		if !c.set["precond"] {
 			c.precond = "none"
 		}
+	}
+	if why := multimodalWhy(c.model, c.sampler); why != "" && !c.set["precond"] && c.precond == "laplace" {
+		c.precond, c.precondWhy = "none", why
 	}
 	c.planned = c.plannedSGLD()
 	if c.sampler == "csgld" || c.sampler == "csghmc" {
@@ -621,4 +626,18 @@ func parseInts(name, s string) ([]int, error) {
 		out = append(out, n)
 	}
 	return out, nil
+}
+
+// multimodalWhy says why a Laplace preconditioner, the curvature of one
+// mode, would be wrong by default for this model and sampler: a target known
+// to have many modes (mixture25), or a cyclical sampler, whose large steps
+// are meant to move between modes. Empty: the Laplace default stands.
+func multimodalWhy(modelName, samplerName string) string {
+	switch {
+	case modelName == "mixture25":
+		return "the target has 25 modes; a Laplace preconditioner fitted at one mode shrinks the steps to that mode's width"
+	case samplerName == "csgld" || samplerName == "csghmc":
+		return "--sampler " + samplerName + " explores several modes; a Laplace preconditioner fitted at one mode would keep it there"
+	}
+	return ""
 }

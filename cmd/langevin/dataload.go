@@ -58,6 +58,7 @@ func (j *job) loadData() error {
 		}
 	} else {
 		train, test = data.TrainTest(full, c.testFrac, c.seed)
+		j.split = &savedSplit{Rows: full.Len(), TestFrac: c.testFrac, Seed: c.seed}
 	}
 	if c.model == "softmax" {
 		if err := checkSoftmaxLabels(train, test); err != nil {
