@@ -111,8 +111,9 @@ func (m *Model) WithGenerated(g *Generated) *Model {
 
 var emptyBatch = []int{}
 
-// derive writes m's generated quantities at theta into dst.
-func (m *Model) generate(theta, dst []float64) {
+// Generate writes m's generated quantities (WithGenerated) at θ into dst
+// (len Generated.Len()).
+func (m *Model) Generate(theta, dst []float64) {
 	t := m.pool.Get().(*Tape)
 	t.reset(theta[:m.dim], false)
 	t.jacAdj = 0

@@ -92,7 +92,7 @@ func (m *Model) Derive(theta, dst []float64) {
 		m.layout.Derive(theta, dst)
 	}
 	if m.gen != nil {
-		m.generate(theta, dst[m.nder:m.nder+m.gen.Len()])
+		m.Generate(theta, dst[m.nder:m.nder+m.gen.Len()])
 	}
 }
 

@@ -30,6 +30,7 @@ const (
 	opMatMul
 	opCholEff
 	opGroupMatVec
+	opGram
 )
 
 // unary functions
@@ -391,6 +392,8 @@ func (nd *node) backward(t *Tape) {
 		nd.cholEffBack(t, g)
 	case opGroupMatVec:
 		nd.groupMatVecBack(t, g)
+	case opGram:
+		nd.gramBack(t, g)
 	case opConstrain:
 		nd.tr.Backward(t.adjs(nd.a), t.vals(nd.a), t.vals(nd.out), g, t.jacAdj)
 	}

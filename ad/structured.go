@@ -145,6 +145,50 @@ func (nd *node) matMulBack(t *Tape, g []float64) {
 	}
 }
 
+// Gram returns the n×n row-major matrix AAᵀ of the row-major n×k matrix A
+// (n = len(A)/k), for example a correlation matrix LLᵀ from its Cholesky
+// factor. Backward: Ā += (Ḡ + Ḡᵀ) A.
+func (t *Tape) Gram(A Vec, k int) Vec {
+	if k < 1 || int(A.n)%k != 0 {
+		panic(fmt.Sprintf("ad: Gram of a vector of length %d with %d columns", A.n, k))
+	}
+	n := int(A.n) / k
+	out := t.newVec(n * n)
+	y, a := t.vals(out), t.vals(A)
+	for i := 0; i < n; i++ {
+		for j := 0; j <= i; j++ {
+			var s float64
+			for l := 0; l < k; l++ {
+				s += a[i*k+l] * a[j*k+l]
+			}
+			y[i*n+j], y[j*n+i] = s, s
+		}
+	}
+	t.push(node{op: opGram, out: out, a: A, k: k})
+	return out
+}
+
+func (nd *node) gramBack(t *Tape, g []float64) {
+	ga := t.adjs(nd.a)
+	if ga == nil {
+		return
+	}
+	k := nd.k
+	n := int(nd.a.n) / k
+	a := t.vals(nd.a)
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			c := g[i*n+j] + g[j*n+i]
+			if c == 0 {
+				continue
+			}
+			for l := 0; l < k; l++ {
+				ga[i*k+l] += c * a[j*k+l]
+			}
+		}
+	}
+}
+
 // CholeskyEffects returns the J×K row-major matrix R of correlated group
 // effects from standard-normal ones (the non-centred parameterisation):
 // row j is

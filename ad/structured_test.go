@@ -59,6 +59,15 @@ func TestStructuredFiniteDifferences(t *testing.T) {
 		{"MatMul(2×3·3×2)", func(t *ad.Tape, _ []int) ad.Vec {
 			return t.Sum(t.Square(t.MatMul(t.Param(b), t.Param(av), 3)))
 		}},
+		{"Gram", func(t *ad.Tape, _ []int) ad.Vec {
+			return t.Dot(t.Gram(t.Param(b), 3), t.Concat(t.Param(av), t.Param(mu)).Slice(0, 4))
+		}},
+		{"Gram(4×3)", func(t *ad.Tape, _ []int) ad.Vec {
+			return t.Sum(t.Exp(t.Gram(t.Param(z), 3)))
+		}},
+		{"BernoulliProbit", func(t *ad.Tape, batch []int) ad.Vec {
+			return t.BernoulliProbit(t.IntRows([]int{1, 0, 0, 1, 1}, batch), t.Index(t.Param(b), groups, batch))
+		}},
 		{"CholeskyEffects", func(t *ad.Tape, _ []int) ad.Vec {
 			return t.Sum(t.Tanh(t.CholeskyEffects(t.Param(s), t.Param(L), t.Param(z))))
 		}},
