@@ -40,9 +40,9 @@ type passCurve struct {
 	lo, hi, average [][]float64 // [checkpoint][repeat]
 }
 
-// meanSE returns the mean over repeats of a statistic at each checkpoint
+// repeatMeanSE returns the mean over repeats of a statistic at each checkpoint
 // and its standard error (NaN where a repeat has no estimate yet).
-func meanSE(stat [][]float64) (m, se []float64) {
+func repeatMeanSE(stat [][]float64) (m, se []float64) {
 	for _, r := range stat {
 		mu, sd := meanSD(r)
 		m = append(m, mu)
@@ -333,8 +333,8 @@ func runMandtFig4(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	pg.Printf("| method | start | smallest / largest estimated/exact variance over coordinates after %d passes (mean ± se over repeats) |\n|---|---|---|\n", passes)
 	fmt.Fprintf(stdout, "%-5s %-7s  min and max over coordinates of estimated/exact variance after %d passes (mean ± se over %d repeats)\n", "", "", passes, repeats)
 	for _, cv := range st.curves {
-		lo, lose := meanSE(cv.lo)
-		hi, hise := meanSE(cv.hi)
+		lo, lose := repeatMeanSE(cv.lo)
+		hi, hise := repeatMeanSE(cv.hi)
 		k := len(lo) - 1
 		pg.Printf("| %s | %s | %.3f ± %.3f / %.3f ± %.3f |\n", cv.method, cv.init, lo[k], lose[k], hi[k], hise[k])
 		fmt.Fprintf(stdout, "%-5s %-7s  %.3f ± %.3f   %.3f ± %.3f\n", cv.method, cv.init, lo[k], lose[k], hi[k], hise[k])
@@ -359,8 +359,8 @@ func passPanels(st *passStudy, passes int) []*gplot.Plot {
 			if cv.init != ini {
 				continue
 			}
-			lo, _ := meanSE(cv.lo)
-			hi, _ := meanSE(cv.hi)
+			lo, _ := repeatMeanSE(cv.lo)
+			hi, _ := repeatMeanSE(cv.hi)
 			var xs, ls, hs []float64
 			for i := range lo {
 				if !math.IsNaN(lo[i]) && lo[i] > 0 {

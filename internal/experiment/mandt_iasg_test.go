@@ -51,8 +51,8 @@ func TestMandtFig4ByInit(t *testing.T) {
 	}
 	lo, hi := map[string][2]float64{}, map[string][2]float64{}
 	for _, c := range st.curves {
-		l, lse := meanSE(c.lo)
-		h, hse := meanSE(c.hi)
+		l, lse := repeatMeanSE(c.lo)
+		h, hse := repeatMeanSE(c.hi)
 		k := len(l) - 1
 		lo[c.method+"/"+c.init] = [2]float64{l[k], lse[k]}
 		hi[c.method+"/"+c.init] = [2]float64{h[k], hse[k]}
