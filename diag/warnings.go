@@ -1,9 +1,6 @@
 package diag
 
-import (
-	"fmt"
-	"math"
-)
+import "fmt"
 
 // Thresholds of Table.Warnings (Vehtari, Gelman, Simpson, Carpenter and
 // Bürkner 2021, "Rank-normalization, folding, and localization"): R̂ above
@@ -14,41 +11,24 @@ const (
 	ESSWarnPerChain = 100
 )
 
-// Warnings returns the convergence warnings of the table, one sentence
-// each, naming the worst quantity and counting the others: R̂ > RHatWarn
-// and bulk-ESS < ESSWarnPerChain × chains. Quantities with undefined statistics (a constant column, too few
-// draws) are skipped. A table that needs none returns nil. The rules catch
-// chains that have not mixed, whatever the sampler; a stochastic-gradient
-// sampler's discretisation bias can pass them (see the kernel Stein
-// discrepancy, sampler.TraceKSD, for that).
+// Warnings returns the convergence warnings of the table for draws from
+// chains chains, one per failed rule and quantity in table order:
+// "name R-hat 1.023 > 1.01" when R̂ > RHatWarn, "name bulk-ESS 250 < 400
+// (100 per chain)" when the bulk-ESS is below ESSWarnPerChain × chains.
+// Undefined statistics (NaN: a constant column, too few draws) fail no
+// rule. The rules catch chains that have not mixed, whatever the sampler;
+// a stochastic-gradient sampler's discretisation bias can pass them (the
+// kernel Stein discrepancy, sampler.TraceKSD, looks for that).
 func (t Table) Warnings(chains int) []string {
-	essWarn := float64(ESSWarnPerChain * chains)
 	var out []string
-	nR, nE, n := 0, 0, 0
-	worstR, worstE := Summary{RHat: math.Inf(-1)}, Summary{ESSBulk: math.Inf(1)}
+	ess := ESSWarnPerChain * chains
 	for _, s := range t {
-		if math.IsNaN(s.RHat) || math.IsNaN(s.ESSBulk) {
-			continue
-		}
-		n++
 		if s.RHat > RHatWarn {
-			nR++
-			if s.RHat > worstR.RHat {
-				worstR = s
-			}
+			out = append(out, fmt.Sprintf("%s R-hat %.3f > %g", s.Name, s.RHat, RHatWarn))
 		}
-		if s.ESSBulk < essWarn {
-			nE++
-			if s.ESSBulk < worstE.ESSBulk {
-				worstE = s
-			}
+		if s.ESSBulk < float64(ess) {
+			out = append(out, fmt.Sprintf("%s bulk-ESS %.0f < %d (%d per chain)", s.Name, s.ESSBulk, ess, ESSWarnPerChain))
 		}
-	}
-	if nR > 0 {
-		out = append(out, fmt.Sprintf("R̂ > %g for %d of %d quantities (largest: %s, R̂ %.3f): the chains disagree — they have not converged to one distribution, and the draws cannot be trusted", RHatWarn, nR, n, worstR.Name, worstR.RHat))
-	}
-	if nE > 0 {
-		out = append(out, fmt.Sprintf("bulk-ESS < %.0f (%d per chain) for %d of %d quantities (smallest: %s, %.0f): too few effective draws for reliable means, intervals and R̂", essWarn, ESSWarnPerChain, nE, n, worstE.Name, worstE.ESSBulk))
 	}
 	return out
 }

@@ -34,11 +34,11 @@ func TestWarnings(t *testing.T) {
 		t.Errorf("well-mixed chains warned: %v", w)
 	}
 	shifted := diag.Summarize([]string{"a", "shifted"}, [][][]float64{draws(0, 0), draws(1, 0)}).Warnings(4)
-	if len(shifted) == 0 || !strings.Contains(shifted[0], "R̂ > 1.01 for 1 of 2") || !strings.Contains(shifted[0], "shifted") {
+	if len(shifted) == 0 || !strings.HasPrefix(shifted[0], "shifted R-hat ") || !strings.HasSuffix(shifted[0], " > 1.01") {
 		t.Errorf("warnings %q: want R̂ naming shifted", shifted)
 	}
 	sticky := diag.Summarize([]string{"a", "sticky"}, [][][]float64{draws(0, 0), draws(0, 0.99)}).Warnings(4)
-	if len(sticky) == 0 || !strings.Contains(sticky[len(sticky)-1], "bulk-ESS < 400 (100 per chain) for 1 of 2") || !strings.Contains(sticky[len(sticky)-1], "sticky") {
+	if len(sticky) == 0 || !strings.HasPrefix(sticky[len(sticky)-1], "sticky bulk-ESS ") || !strings.HasSuffix(sticky[len(sticky)-1], " < 400 (100 per chain)") {
 		t.Errorf("warnings %q: want ESS naming sticky", sticky)
 	}
 }

@@ -212,8 +212,12 @@ func printWhere(w io.Writer, c *runConfig, tr *langevin.Trace, table diag.Table,
 		}
 		return
 	}
-	for _, msg := range table.Warnings(tr.NumChains()) {
-		fmt.Fprintf(w, "warning:  %s\n", msg)
+	warn := table.Warnings(tr.NumChains())
+	if len(warn) > 0 {
+		if len(warn) > 6 {
+			warn = append(warn[:6], fmt.Sprintf("and %d more", len(warn)-6))
+		}
+		fmt.Fprintf(w, "warnings: %s\n", strings.Join(warn, "; "))
 	}
 }
 
