@@ -207,7 +207,7 @@ func Read(dir string) (*Run, error) {
 		if err := json.Unmarshal(b, &s); err != nil {
 			return nil, fmt.Errorf("%s: %v", filepath.Join(dir, ScalerFile), err)
 		}
-		sc := &data.Scaler{Mean: s.Mean, Scale: s.Scale}
+		sc := &data.Scaler{Mean: s.Mean, Scale: s.Scale, TargetMean: s.TargetMean, TargetScale: s.TargetScale}
 		if err := CheckScaler(sc); err != nil {
 			return nil, fmt.Errorf("%s: %v", filepath.Join(dir, ScalerFile), err)
 		}
@@ -235,6 +235,12 @@ func CheckScaler(s *data.Scaler) error {
 		if !(v > 0) || math.IsInf(v, 0) {
 			return fmt.Errorf("scale[%d] = %v: expected a finite positive number", j, v)
 		}
+	}
+	if math.IsNaN(s.TargetMean) || math.IsInf(s.TargetMean, 0) {
+		return fmt.Errorf("target_mean = %v: expected a finite number", s.TargetMean)
+	}
+	if !(s.TargetScale >= 0) || math.IsInf(s.TargetScale, 0) {
+		return fmt.Errorf("target_scale = %v: expected a finite positive number (0: the target is not standardised)", s.TargetScale)
 	}
 	return nil
 }
