@@ -18,7 +18,7 @@ const (
 // Undefined statistics (NaN: a constant column, too few draws) fail no
 // rule. The rules catch chains that have not mixed, whatever the sampler;
 // a stochastic-gradient sampler's discretisation bias can pass them (the
-// kernel Stein discrepancy, sampler.TraceKSD, looks for that).
+// kernel Stein discrepancy, fit.TraceKSD, looks for that).
 func (t Table) Warnings(chains int) []string {
 	var out []string
 	ess := ESSWarnPerChain * chains

@@ -10,7 +10,7 @@ import (
 	"github.com/langevin-go/langevin"
 	"github.com/langevin-go/langevin/ad"
 	"github.com/langevin-go/langevin/diag"
-	"github.com/langevin-go/langevin/sampler"
+	"github.com/langevin-go/langevin/fit"
 	"github.com/langevin-go/langevin/transform"
 )
 
@@ -27,7 +27,7 @@ import (
 func runPlanSGLD(t *testing.T, m langevin.Model, iters int) []string {
 	t.Helper()
 	ctx := context.Background()
-	plan, err := sampler.NewPlan(ctx, m, sampler.PlanOptions{Kind: "sgld", Seed: 1})
+	plan, err := fit.NewPlan(ctx, m, fit.PlanOptions{Kind: "sgld", Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,8 +35,8 @@ func runPlanSGLD(t *testing.T, m langevin.Model, iters int) []string {
 	var why string
 	tr, err := langevin.Run(ctx, m, plan.Sampler, langevin.Options{
 		Chains: 4, Iters: plan.BurnIn + iters, BurnIn: plan.BurnIn, Thin: 1, MaxKeep: 250, Seed: 1,
-		Init:       sampler.InitGaussian{Mean: plan.MAP, Cov: plan.Cov},
-		CheckEvery: 200, Until: sampler.UntilESS(m.Dim(), 400, time.Now(), 0, &why),
+		Init:       fit.InitGaussian{Mean: plan.MAP, Cov: plan.Cov},
+		CheckEvery: 200, Until: fit.UntilESS(m.Dim(), 400, time.Now(), 0, &why),
 	})
 	var div *langevin.DivergenceError
 	if errors.As(err, &div) {
