@@ -253,6 +253,11 @@ func (m *Model) setPriors() error {
 		scale = round1(math.Max(2.5, mad(yl)))
 		loc = round1(median(yl))
 		why = "brms default: location median(link(y)), scale max(2.5, mad(link(y))), rounded to 0.1"
+		if m.offset != nil {
+			mo, _ := meanSD(m.offset)
+			loc -= mo
+			why = "brms default: location median(link(y)) rounded to 0.1 minus the mean offset, scale max(2.5, mad(link(y))) rounded to 0.1"
+		}
 	}
 	set := func(class string, def Prior, why string) Prior {
 		if p, ok := m.prior[class]; ok {

@@ -130,3 +130,46 @@ func TestModelDensity(t *testing.T) {
 		t.Errorf("last brms name %q, want r_g[4,x]", bn[len(bn)-1])
 	}
 }
+
+// TestDefaultPriors compares the default priors with brms 2.18.0's
+// get_prior on the same data (the side-by-side data sets): the intercept's
+// location is median(link(y)) rounded to 0.1 minus the mean offset, unrounded.
+func TestDefaultPriors(t *testing.T) {
+	cases := []struct {
+		family, formula string
+		n, J            int
+		sim             string
+		want            map[string][]float64
+	}{
+		{"poisson", "y ~ x + offset(log(u)) + (1 | g)", 1000, 15, "poisson",
+			map[string][]float64{"Intercept": {3, 0.365527019889332, 2.5}, "sd": {3, 0, 2.5}}},
+		{"negbinomial", "y ~ x + offset(log(u)) + (1 | g)", 1000, 15, "poisson",
+			map[string][]float64{"Intercept": {3, 0.365527019889332, 2.5}, "shape": {0.01, 0.01}}},
+		{"student", "y ~ x + (1 | g)", 600, 12, "gaussian",
+			map[string][]float64{"Intercept": {3, 2.4, 2.5}, "nu": {2, 0.1}, "sigma": {3, 0, 2.5}, "sd": {3, 0, 2.5}}},
+		{"bernoulli", "y ~ x + w + f + (1 + x | g)", 2000, 20, "bernoulli",
+			map[string][]float64{"Intercept": {3, 0, 2.5}, "sd": {3, 0, 2.5}, "cor": {1}}},
+	}
+	for _, c := range cases {
+		f, _ := Parse(c.formula)
+		m, err := New(f, simFrame(c.n, c.J, c.sim, 7), Options{Family: c.family})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for class, want := range c.want {
+			got := m.prior[class].Args
+			if len(got) != len(want) {
+				t.Errorf("%s %s: %v, brms %v", c.family, class, m.prior[class], want)
+				continue
+			}
+			for k := range want {
+				if math.Abs(got[k]-want[k]) > 1e-12 {
+					t.Errorf("%s %s: %v, brms %v", c.family, class, m.prior[class], want)
+				}
+			}
+		}
+		if p := m.prior["b"]; p.Dist != "flat" {
+			t.Errorf("%s b: %v, brms flat", c.family, p)
+		}
+	}
+}
