@@ -135,7 +135,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	}
 	opts := langevin.Options{
 		Chains: c.chains, Iters: c.iters, BurnIn: c.burnin, Thin: c.thin, Seed: c.seed,
-		Init: init, SaveWarmup: true,
+		Init: init, SaveWarmup: !c.def.kind.noWarmup,
 	}
 	if c.chainID > 0 { // one chain of the analysis: the same draws as in the run of all
 		opts.Chains, opts.FirstChain = 1, c.chainID-1
