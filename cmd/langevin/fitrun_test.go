@@ -130,4 +130,3 @@ func chainFileDraws(t *testing.T, path string, names []string) [][]float64 {
 	}
 	return out
 }
-
