@@ -60,6 +60,8 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	st.enter("loading", true)
 	if c.toy() {
 		j.train = &data.Dataset{Source: "no data (toy target " + c.model + ")"}
+	} else if c.formula.text != "" {
+		// read with the model, by package formula
 	} else if err := j.loadData(); err != nil {
 		j.rows.close()
 		return err
@@ -188,7 +190,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	}
 	params, note := fit.CommonLength(tr)
 	table := diag.Summarize(tr.Names, params)
-	if c.toy() {
+	if c.formula.text != "" {
+		printFormulaHeader(stdout, j, pc.describe())
+	} else if c.toy() {
 		fmt.Fprintf(stdout, "toy target %s (d = %d, no data, gradient noise sd %g), %s, %s\n\n",
 			c.model, m.Dim(), c.gradNoise, pc.describe(), c.chainsText())
 	} else {
@@ -293,6 +297,9 @@ func testLen(d *data.Dataset) int {
 // with its spec resolved against the training labels.
 func (j *job) buildModel() error {
 	c := j.c
+	if c.formula.text != "" {
+		return j.buildFormulaModel()
+	}
 	s := c.spec()
 	s.Classes = max(s.Classes, j.classes())
 	if j.rows != nil {

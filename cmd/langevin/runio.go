@@ -195,7 +195,7 @@ func (j *job) chainConfig() stancsv.Config {
 
 // modelFile returns DIR/model.json's contents, nil for the toy targets.
 func (j *job) modelFile() *modelFile {
-	if j.train == nil || !j.spec.NeedsData() {
+	if j.train == nil || j.c.formula.text != "" || !j.spec.NeedsData() {
 		return nil
 	}
 	return &modelFile{Spec: j.spec, Data: j.c.data, Target: j.train.Target, Features: j.train.Names, Split: j.split}
