@@ -28,10 +28,10 @@ type progress struct {
 	// (--sampler auto's ESS target): the line counts iterations and says
 	// so instead of a fraction of an upper bound it seldom reaches.
 	until string
-	done     []atomic.Int64
-	begin    time.Time
-	quit     chan struct{}
-	wg       sync.WaitGroup
+	done  []atomic.Int64
+	begin time.Time
+	quit  chan struct{}
+	wg    sync.WaitGroup
 }
 
 func newProgress(w io.Writer, quiet bool, chains, iters int) *progress {
