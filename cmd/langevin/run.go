@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -38,6 +39,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	jobStart := time.Now() // --max-time counts from here
 	st := newStopper(stderr)
 	defer st.stop()
 	ctx := st.ctx
@@ -65,7 +67,11 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		j.rows.close()
 		return err
 	}
-	defer j.rows.close()
+	defer func() {
+		if !st.left() { // a phase left running still reads the data
+			j.rows.close()
+		}
+	}()
 	if j.rows != nil && !c.quiet {
 		fmt.Fprintln(stderr, "langevin run: "+j.describeRows())
 	}
@@ -84,7 +90,19 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if laplaceHook != nil {
 		defer laplaceHook(lap)
 	}
-	mapTheta, mapErr := lap.MAP(ctx)
+	// The phases before the sampling end at the first signal or at
+	// --max-time, whatever they are doing (st.do).
+	pre, preCancel := ctx, context.CancelFunc(func() {})
+	if c.maxTime > 0 {
+		pre, preCancel = context.WithTimeoutCause(ctx, c.maxTime-time.Since(jobStart),
+			fmt.Errorf("--max-time %v reached before the sampling began (in %s): no draws; raise --max-time", c.maxTime, "the MAP and the plan"))
+	}
+	defer preCancel()
+	var mapTheta []float64
+	var mapErr error
+	if e := st.do(pre, func() { mapTheta, mapErr = lap.MAP(pre) }); e != nil {
+		return e
+	}
 	if e := st.interrupted(); e != nil {
 		return e
 	}
@@ -97,7 +115,10 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	var laplace []float64
 	if c.init == "laplace" || usePrecond {
 		st.enter("the Laplace approximation", false)
-		if laplace, err = lap.Diag(ctx); err != nil {
+		if e := st.do(pre, func() { laplace, err = lap.Diag(pre) }); e != nil {
+			return e
+		}
+		if err != nil {
 			if e := st.interrupted(); e != nil {
 				return e
 			}
@@ -108,7 +129,10 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		j.env.precond = laplace
 	}
 	st.enter("the sampler's set-up", false)
-	s, err := c.def.build(ctx, j.env)
+	var s langevin.Sampler
+	if e := st.do(pre, func() { s, err = c.def.build(pre, j.env) }); e != nil {
+		return e
+	}
 	if e := st.interrupted(); e != nil {
 		return e
 	}
@@ -146,7 +170,10 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	opts.Progress = prog.update
 	auto := j.env.auto
 	if auto != nil {
-		auto.adjust(c, m, &opts, time.Now())
+		auto.adjust(c, m, &opts, jobStart) // --max-time covers the whole job
+		if opts.Until != nil {
+			prog.until = fmt.Sprintf("until min bulk-ESS ≥ %.0f and R̂ ≤ 1.01, at most %d per chain", c.targetESS, c.iters)
+		}
 	}
 	if err := checkRunSize(c, m, opts); err != nil {
 		return err
@@ -236,27 +263,31 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		printPredictiveRows(stdout, m, tr, mapTheta, j.rows.test)
 	}
 	ph.done("prediction", "")
+	// The run's account — the plan's rules, where the draws went, the
+	// sampler's tuning, the checks — is printed and is the report's.
+	var notes bytes.Buffer
 	if auto != nil {
-		auto.print(stdout, c)
+		auto.print(&notes, c)
 	}
-	printWhere(stdout, pc, tr, table, elapsed, mapTheta)
+	printWhere(&notes, pc, tr, table, elapsed, mapTheta)
 	if j.env.stepNote != "" {
-		fmt.Fprintln(stdout, j.env.stepNote)
+		fmt.Fprintln(&notes, j.env.stepNote)
 	}
 	if j.env.schedNote != "" {
-		fmt.Fprintln(stdout, j.env.schedNote)
+		fmt.Fprintln(&notes, j.env.schedNote)
 	}
 	if intr == nil {
-		printKSD(ctx, stdout, pc, m, lap, tr)
+		printKSD(ctx, &notes, pc, m, lap, tr)
 		ph.done("KSD", "")
 	}
+	stdout.Write(notes.Bytes())
 	ph.print(stdout)
 	if files != "" {
 		fmt.Fprintf(stdout, "written:  %s\n", files)
 	}
 	if c.report && intr == nil {
 		st.enter("the report", true)
-		path, err := j.runReport(out, tr)
+		path, err := j.runReport(out, tr, pc, untimedNotes(notes.String()))
 		if err != nil {
 			return fmt.Errorf("report: %w", err)
 		}
