@@ -89,7 +89,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if mapErr != nil && needMAP {
 		return fmt.Errorf("finding the MAP (needed by --init map|laplace and --precond laplace): %w", mapErr)
 	}
-	j.env = &buildEnv{c: c, m: m, lap: lap, mapTh: mapTheta}
+	j.env = &buildEnv{c: c, m: m, lap: lap, mapTh: mapTheta, points: netPoints(j)}
 	var laplace []float64
 	if c.init == "laplace" || usePrecond {
 		st.enter("the Laplace approximation", false)
@@ -112,6 +112,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	ph.done("MAP and setup", "")
+	if a := j.env.auto; a != nil && a.net != nil {
+		mapTheta = bestMode(a.net) // the MAP network of the output
+	}
 	if strings.HasPrefix(j.env.stepNote, "warning") {
 		fmt.Fprintln(stderr, "langevin run: "+j.env.stepNote) // also before a run that diverges
 	}
@@ -226,7 +229,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	}
 	ph.done("prediction", "")
 	if auto != nil {
-		auto.print(stdout, c)
+		auto.print(stdout, c, tr)
 	}
 	printWhere(stdout, pc, tr, table, elapsed, mapTheta)
 	if j.env.stepNote != "" {

@@ -293,6 +293,10 @@ var budgetHook func() int64
 // included: run keeps them for the report) would not fit in memory.
 func checkRunSize(c *runConfig, m langevin.Model) error {
 	keep := int64(c.iters-c.burnin+c.thin-1)/int64(c.thin) + int64(c.burnin+c.thin-1)/int64(c.thin)
+	if c.sampler == "auto" && !c.set["thin"] {
+		// --sampler auto bounds the kept draws (maxKeep), burn-in included.
+		keep = min(keep, 2*int64(maxKeep(c.targetESS, c.chains)))
+	}
 	cols := int64(m.Dim()+len(derivedNames(m))) + 8 // + the sampler's statistics, about 8
 	perRow := cols*8 + 56                           // values, two slice headers and the iteration
 	need := int64(c.chains) * keep * perRow
