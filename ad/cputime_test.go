@@ -78,4 +78,12 @@ func TestCPUTimes(t *testing.T) {
 		{"regression 26x5000 adGLM", adLinear(X2, y2, true), 300}, {"regression 26x5000 adSuff", adLinearKind(X2, y2, "suff"), 30000}} {
 		fmt.Printf("%-26s %10.0f ns\n", c.name, cpuPerOp(c.m, nil, c.reps))
 	}
+	ysv := svData(500, 1)
+	vec, _ := svVector(ysv)
+	for _, c := range []struct {
+		name string
+		m    langevin.Model
+	}{{"stochvol T=500 LinearScan", vec}, {"stochvol T=500 scalar", svScalar(ysv)}} {
+		fmt.Printf("%-26s %10.0f ns\n", c.name, cpuPerOp(c.m, nil, 1000))
+	}
 }

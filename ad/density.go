@@ -124,3 +124,10 @@ func (t *Tape) CategoricalLogit(y []int, eta Vec) Vec {
 	lp := density.CategoricalLogitSum(y, t.vals(eta), t.pslice(p, 0, eta))
 	return t.scalarNode(opDensity, lp, p, eta)
 }
+
+// BernoulliProbit returns Σᵢ log Bernoulli(yᵢ; Φ(ηᵢ)), yᵢ ∈ {0, 1}.
+func (t *Tape) BernoulliProbit(y []int, eta Vec) Vec {
+	p := t.parts(eta)
+	lp := density.BernoulliProbitSum(y, t.vals(eta), t.pslice(p, 0, eta))
+	return t.scalarNode(opDensity, lp, p, eta)
+}

@@ -13,6 +13,15 @@
 // NormalRegression does the normal linear model's full-data pass from
 // sufficient statistics in O(p²).
 //
+// Structured parameters are one node each, not a node per number:
+// LinearScan (y_t = a_t y_{t−1} + b_t, an AR(1) path or state recursion) and
+// CumSum; Concat; MatMul on matrices of parameters; CholeskyEffects
+// (diag(σ)·L·z_j for the J groups of a hierarchical model, non-centred) and
+// GroupMatVec (a row's varying intercept and slopes from its group's row);
+// MultiNormalCholesky and LKJCorrCholesky. Generated quantities (a latent
+// path, group effects) are written once, inside Prior or Lik, with
+// Tape.Generate and stored with every draw (Generated, WithGenerated).
+//
 // # Design
 //
 // A tape of vector nodes, not source generation (as infergo does with go

@@ -29,13 +29,15 @@ type Model struct {
 	prior  func(t *Tape) Vec
 	lik    func(t *Tape, batch []int) Vec
 	pool   sync.Pool
+	gen    *Generated
+	nder   int // constrained values of the layout's non-identity blocks
 }
 
 // New returns the model with parameter layout l (read-only from now on), n
 // observations, and the log prior and log likelihood functions. A nil prior
 // is flat.
 func New(l *transform.Layout, n int, prior func(t *Tape) Vec, lik func(t *Tape, batch []int) Vec) *Model {
-	m := &Model{layout: l, dim: l.Dim(), n: n, prior: prior, lik: lik}
+	m := &Model{layout: l, dim: l.Dim(), n: n, prior: prior, lik: lik, nder: len(l.DerivedNames())}
 	m.pool.New = func() any { return &Tape{layout: l} }
 	return m
 }
@@ -70,18 +72,27 @@ func (m *Model) ParamNames() []string {
 }
 
 // DerivedNames returns the names of the constrained values of the
-// non-identity blocks, stored after θ in every draw.
+// non-identity blocks followed by those of the generated quantities
+// (WithGenerated), stored after θ in every draw.
 func (m *Model) DerivedNames() []string {
-	if m.layout == nil {
-		return nil
+	var out []string
+	if m.layout != nil {
+		out = m.layout.DerivedNames()
 	}
-	return m.layout.DerivedNames()
+	if m.gen != nil {
+		out = append(out, m.gen.Names()...)
+	}
+	return out
 }
 
-// Derive writes the constrained values of the non-identity blocks into dst.
+// Derive writes the constrained values of the non-identity blocks, then the
+// generated quantities, into dst.
 func (m *Model) Derive(theta, dst []float64) {
 	if m.layout != nil {
 		m.layout.Derive(theta, dst)
+	}
+	if m.gen != nil {
+		m.Generate(theta, dst[m.nder:m.nder+m.gen.Len()])
 	}
 }
 

@@ -25,6 +25,12 @@ const (
 	opDensity
 	opConstrain
 	opGLM
+	opScan
+	opConcat
+	opMatMul
+	opCholEff
+	opGroupMatVec
+	opGram
 )
 
 // unary functions
@@ -367,6 +373,27 @@ func (nd *node) backward(t *Tape) {
 			ga := t.adjs(a)
 			floats.AddScaled(ga, g[0], t.val[nd.part[k]:nd.part[k]+a.n])
 		}
+	case opScan:
+		nd.scanBack(t, g)
+	case opConcat:
+		if ga := t.adjs(nd.a); ga != nil {
+			for i := range ga {
+				ga[i] += g[i]
+			}
+		}
+		if gb := t.adjs(nd.b); gb != nil {
+			for i := range gb {
+				gb[i] += g[int(nd.a.n)+i]
+			}
+		}
+	case opMatMul:
+		nd.matMulBack(t, g)
+	case opCholEff:
+		nd.cholEffBack(t, g)
+	case opGroupMatVec:
+		nd.groupMatVecBack(t, g)
+	case opGram:
+		nd.gramBack(t, g)
 	case opConstrain:
 		nd.tr.Backward(t.adjs(nd.a), t.vals(nd.a), t.vals(nd.out), g, t.jacAdj)
 	}

@@ -3,6 +3,7 @@ package data
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -37,6 +38,29 @@ type CSVOptions struct {
 	// numbers only is taken as data, as in a headerless numeric file, so
 	// that it is not lost to the header; columns are then named V1, ..., Vk.
 	Header bool
+
+	// ID names the ID column (matched as Target is): never a feature, its
+	// cells kept as read in Dataset.IDs.
+	ID string
+	// Drop names columns that are not read (matched as Target is).
+	Drop []string
+	// Categorical names columns to code as categorical even if their cells
+	// are numbers (integer-coded groups, say); a column of text is
+	// categorical without being named. See Coding for the rules.
+	Categorical []string
+	// Missing is the rule for missing values (MissingTokens): "" or
+	// MissingError, an error naming the column and how many rows; MissingDrop,
+	// drop those rows (counted per column in Dataset.Coding).
+	Missing string
+	// Coding, when set, reads new rows as the data it was made from were
+	// read: its feature columns (matched by name, in its order; other
+	// columns ignored and named in Dataset.Ignored), its levels (another
+	// level is an error naming line, column and level), its target labels
+	// and ID column. Target "" then means the Coding's target.
+	Coding *Coding
+	// OptionalTarget allows the target column, given by name, to be absent:
+	// the Dataset then has Y nil (new rows to predict).
+	OptionalTarget bool
 }
 
 // detectLines is the number of non-blank lines used to detect the delimiter.
@@ -87,6 +111,9 @@ func ParseCSV(r io.Reader, name string, opt CSVOptions) (*Dataset, error) {
 	}
 	if opt.NoHeader && opt.Header {
 		return nil, perr(0, 0, "both NoHeader and Header are set")
+	}
+	if opt.Missing != "" && opt.Missing != MissingError && opt.Missing != MissingDrop {
+		return nil, perr(0, 0, "missing-value rule %q: expected %q or %q", opt.Missing, MissingError, MissingDrop)
 	}
 	if d := opt.Delimiter; d != 0 && (d == '"' || d == '\n' || d == '\r' || d == utf8.RuneError || !utf8.ValidRune(d)) {
 		return nil, perr(0, 0, "invalid delimiter %q", d)
@@ -161,42 +188,110 @@ func ParseCSV(r io.Reader, name string, opt CSVOptions) (*Dataset, error) {
 	if k < 2 {
 		return nil, perr(first.line, 0, "need at least 2 columns (features and a target), found 1 (delimiter %q)", delim)
 	}
-	t, tmsg := resolveTarget(opt.Target, names)
+	t, tmsg := -1, ""
+	target := opt.Target
+	if target == "" && opt.Coding != nil {
+		target = opt.Coding.Target
+	}
+	if opt.OptionalTarget && target != "" && !slices.Contains(names, target) {
+		if _, err := strconv.Atoi(target); err != nil {
+			t = -1 // reading new rows without the response
+		} else {
+			t, tmsg = resolveTarget(target, names)
+		}
+	} else {
+		t, tmsg = resolveTarget(target, names)
+	}
 	if tmsg != "" {
 		if noHeader && !opt.NoHeader {
 			tmsg += " (the first row is all numbers, so it was read as data, not as a header; set Header if it is one)"
 		}
 		return nil, perr(first.line, 0, "%s", tmsg)
 	}
-
-	ds := &Dataset{
-		Names:  make([]string, 0, k-1),
-		Target: names[t],
-		Source: name,
+	cols, err := csvColumns(names, t, opt)
+	if err != nil {
+		err.(*ParseError).File, err.(*ParseError).Line = name, first.line
+		return nil, err
 	}
-	ds.Names = append(ds.Names, names[:t]...)
-	ds.Names = append(ds.Names, names[t+1:]...)
+	typed := false // a column that may hold text, missing values, an ID or a dropped column
+	q := 0
+	for _, c := range cols {
+		if c.role != roleFeature && c.role != roleTarget {
+			typed = true
+		}
+		if c.role == roleFeature {
+			q++
+		}
+	}
+	tbl := &table{name: name, n: 0, coding: opt.Coding, missing: opt.Missing, rowWord: "line"}
+	if j := slices.IndexFunc(cols, func(c *colState) bool { return c.role == roleID }); j >= 0 {
+		tbl.id = names[j]
+		tbl.ids = []string{}
+	}
+	tbl.feats = make([]*colState, q)
+	for _, c := range cols {
+		switch c.role {
+		case roleFeature:
+			tbl.feats[c.slot] = c
+		case roleTarget:
+			tbl.target = c
+		case roleDrop:
+			tbl.dropped = append(tbl.dropped, c.name)
+		case roleIgnore:
+			tbl.ignored = append(tbl.ignored, c.name)
+		}
+	}
+	if opt.Coding != nil {
+		typed = true
+	}
 
 	what := "header"
 	if noHeader {
 		what = "first row"
 	}
-	// The features are stored in blocks of whole rows, copied once into X
-	// at the end: no doubling of one large slice.
-	p := k - 1
+	// The features are stored in blocks of whole rows, copied once at the
+	// end: no doubling of one large slice.
+	p := q
 	blockRows := max(1, (1<<16)/max(p, 1))
 	var blocks [][]float64
 	var cur []float64
+	var ys []float64
 	// Fast path: a one-byte delimiter other than white space, and a line
 	// without quotes.
 	fast := delim < utf8.RuneSelf && delim != ' ' && delim != '"'
 	db := byte(delim)
+	var row []float64 // the current row's features
+	store := func(j int, f string, line int) error {
+		c := cols[j]
+		switch c.role {
+		case roleFeature:
+			v, msg := c.cell(f, line)
+			if msg != "" {
+				return perr(line, j+1, "%s", msg)
+			}
+			row[c.slot] = v
+		case roleTarget:
+			v, msg := c.cell(f, line)
+			if msg != "" {
+				return perr(line, j+1, "%s", msg)
+			}
+			ys[len(ys)-1] = v
+		case roleID:
+			tbl.ids = append(tbl.ids, f)
+		}
+		return nil
+	}
 	parseRow := func(text string, line int) error {
 		if len(cur) == cap(cur) {
 			if cur != nil {
 				blocks = append(blocks, cur)
 			}
 			cur = make([]float64, 0, blockRows*p)
+		}
+		cur = cur[:len(cur)+p]
+		row = cur[len(cur)-p:]
+		if t >= 0 {
+			ys = append(ys, 0)
 		}
 		if fast && strings.IndexByte(text, '"') < 0 {
 			j := 0
@@ -210,15 +305,8 @@ func ParseCSV(r io.Reader, name string, opt CSVOptions) (*Dataset, error) {
 				if j == k {
 					return perr(line, 0, "row has %d fields, %s has %d", strings.Count(text, string(delim))+1, what, k)
 				}
-				f = trimField(f, db)
-				v, msg := parseValue(f)
-				if msg != "" {
-					return perr(line, j+1, "%s", msg)
-				}
-				if j == t {
-					ds.Y = append(ds.Y, v)
-				} else {
-					cur = append(cur, v)
+				if err := store(j, trimField(f, db), line); err != nil {
+					return err
 				}
 				j++
 				if i < 0 {
@@ -227,14 +315,6 @@ func ParseCSV(r io.Reader, name string, opt CSVOptions) (*Dataset, error) {
 				rest = rest[i+1:]
 			}
 			if j != k {
-				// Take this row's values back: j fields were read, one of
-				// them the target when j > t.
-				feats := j
-				if j > t {
-					feats--
-					ds.Y = ds.Y[:len(ds.Y)-1]
-				}
-				cur = cur[:len(cur)-feats]
 				return perr(line, 0, "row has %d fields, %s has %d", j, what, k)
 			}
 			return nil
@@ -247,22 +327,18 @@ func ParseCSV(r io.Reader, name string, opt CSVOptions) (*Dataset, error) {
 			return perr(line, 0, "row has %d fields, %s has %d", len(fields), what, k)
 		}
 		for j, f := range fields {
-			v, msg := parseValue(f)
-			if msg != "" {
-				return perr(line, j+1, "%s", msg)
-			}
-			if j == t {
-				ds.Y = append(ds.Y, v)
-			} else {
-				cur = append(cur, v)
+			if err := store(j, f, line); err != nil {
+				return err
 			}
 		}
 		return nil
 	}
+	nrows := 0
 	for _, h := range rows {
 		if err := parseRow(h.text, h.line); err != nil {
 			return nil, err
 		}
+		nrows++
 	}
 	for {
 		text, line, ok, err := lr.next()
@@ -278,20 +354,146 @@ func ParseCSV(r io.Reader, name string, opt CSVOptions) (*Dataset, error) {
 		if err := parseRow(text, line); err != nil {
 			return nil, err
 		}
+		nrows++
 	}
 	blocks = append(blocks, cur)
-	if len(ds.Y) == 0 {
+	if nrows == 0 {
 		return nil, perr(lr.n+1, 0, "no data rows after the header")
 	}
 	feat := blocks[0]
 	if len(blocks) > 1 {
-		feat = make([]float64, 0, len(ds.Y)*p)
+		feat = make([]float64, 0, nrows*p)
 		for _, b := range blocks {
 			feat = append(feat, b...)
 		}
 	}
-	ds.X = mat.NewDense(len(ds.Y), p, feat)
-	return ds, nil
+	tbl.n, tbl.x = nrows, feat
+	if tbl.target != nil {
+		tbl.y = ys
+	}
+	if !typed && !tbl.hasTextOrMissing() {
+		// All numbers, every cell: the features as read.
+		ds := &Dataset{Names: slices.Clone(tbl.featureNames()), Target: names[t], Source: name, Y: ys}
+		ds.Coding = tbl.numericCoding()
+		ds.X = mat.NewDense(nrows, p, feat)
+		return ds, nil
+	}
+	return tbl.finish()
+}
+
+// csvColumns assigns each column of the header its role (the target t, or
+// -1 when absent; the ID; dropped; a feature; or ignored when opt.Coding does
+// not list it) and, for a given coding, its kind and levels.
+func csvColumns(names []string, t int, opt CSVOptions) ([]*colState, error) {
+	perr := func(format string, args ...any) error {
+		return &ParseError{Msg: fmt.Sprintf(format, args...)}
+	}
+	cols := make([]*colState, len(names))
+	for j, n := range names {
+		cols[j] = &colState{name: n, index: j + 1}
+	}
+	if t >= 0 {
+		cols[t].role = roleTarget
+	}
+	idName := opt.ID
+	if idName == "" && opt.Coding != nil && slices.Contains(names, opt.Coding.ID) {
+		idName = opt.Coding.ID // new rows may come without their IDs
+	}
+	if idName != "" {
+		j, msg := resolveColumn(idName, names, "ID")
+		if msg != "" {
+			return nil, perr("%s", msg)
+		}
+		if j == t {
+			return nil, perr("column %q is both the ID and the target", names[j])
+		}
+		cols[j].role = roleID
+	}
+	for _, d := range opt.Drop {
+		j, msg := resolveColumn(d, names, "dropped")
+		if msg != "" {
+			return nil, perr("%s", msg)
+		}
+		switch cols[j].role {
+		case roleTarget:
+			return nil, perr("column %q is the target: it cannot be dropped", names[j])
+		case roleID:
+			return nil, perr("column %q is the ID column: it is not a feature already", names[j])
+		}
+		cols[j].role = roleDrop
+	}
+	for _, c := range opt.Categorical {
+		j, msg := resolveColumn(c, names, "categorical")
+		if msg != "" {
+			return nil, perr("%s", msg)
+		}
+		if cols[j].role == roleFeature || cols[j].role == roleTarget {
+			cols[j].cat, cols[j].fixed, cols[j].codes = true, true, map[string]int{}
+		}
+	}
+	if c := opt.Coding; c != nil {
+		byName := make(map[string]*colState, len(names))
+		for _, col := range cols {
+			byName[col.name] = col
+			if col.role == roleFeature {
+				col.role = roleIgnore
+			}
+		}
+		var missing []string
+		for _, cc := range c.Columns {
+			col, ok := byName[cc.Name]
+			if !ok {
+				missing = append(missing, cc.Name)
+				continue
+			}
+			if col.role == roleDrop || col.role == roleID || col.role == roleTarget {
+				return nil, perr("column %q is a feature of the training data, not the ID, target or a dropped column", cc.Name)
+			}
+			col.role = roleFeature
+			if cc.Kind == Categorical {
+				col.fixLevels(cc.Levels)
+			} else {
+				col.fixed = true
+			}
+		}
+		if len(missing) > 0 {
+			return nil, perr("no column %s, which the training data have (columns are matched by name; the file has %s)",
+				strings.Join(quoteAll(missing), ", "), listNames(names))
+		}
+		if t >= 0 && len(c.TargetLevels) > 0 {
+			cols[t].fixLevels(c.TargetLevels)
+		} else if t >= 0 && c.Target != "" {
+			cols[t].fixed = true
+		}
+		// The features in the training data's order.
+		order := make(map[string]int, len(c.Columns))
+		for i, cc := range c.Columns {
+			order[cc.Name] = i
+		}
+		feats := make([]*colState, 0, len(c.Columns))
+		for _, col := range cols {
+			if col.role == roleFeature {
+				feats = append(feats, col)
+			}
+		}
+		slices.SortStableFunc(feats, func(a, b *colState) int { return order[a.name] - order[b.name] })
+		for k, col := range feats {
+			col.slot = k
+		}
+	}
+	nf := 0
+	for _, c := range cols {
+		if c.role == roleFeature {
+			if opt.Coding == nil {
+				c.slot = nf
+			}
+			nf++
+		}
+	}
+	if nf == 0 {
+		return nil, perr("no feature columns left (columns: %s)", listNames(names))
+	}
+	return cols, nil
 }
 
 // allNumbers reports whether every field is a finite number: a first row

@@ -195,12 +195,12 @@ func TestParseCSVErrors(t *testing.T) {
 		{"ragged first", "a,b,c,d\n1,2,3\n", CSVOptions{}, "f.csv:2: row has 3 fields, header has 4", 2, 0},
 		{"ragged long", "a,b\n1,2\n\n1,2,3\n", CSVOptions{}, "f.csv:4: row has 3 fields, header has 2", 4, 0},
 		{"ragged no header", "1 2\n3 4 5\n", CSVOptions{NoHeader: true}, "f.csv:2: row has 3 fields, first row has 2", 2, 0},
-		{"non-numeric", "a,b,c\n1,2,3\n4,abc,6\n", CSVOptions{}, `f.csv:3:2: cannot parse "abc" as a number`, 3, 2},
-		{"non-numeric crlf", "a,b,c\r\n1,2,3\r\n4,5,x\r\n", CSVOptions{}, `f.csv:3:3: cannot parse "x" as a number`, 3, 3},
-		{"NA", "a;b\n1;NA\n", CSVOptions{}, `f.csv:2:2: cannot parse "NA" as a number`, 2, 2},
-		{"missing", "a,b,c\n1,,3\n", CSVOptions{}, "f.csv:2:2: missing value (empty field)", 2, 2},
-		{"nan", "a,b\n1,2\nNaN,2\n", CSVOptions{}, "f.csv:3:1: NaN is not allowed", 3, 1},
-		{"nan lower", "a,b\n1,nan\n", CSVOptions{}, "f.csv:2:2: NaN is not allowed", 2, 2},
+		{"non-numeric", "a,b,c\n1,2,3\n4,abc,6\n", CSVOptions{}, `f.csv:3:2: cannot parse "abc" as a number: column "b" holds numbers (line 2: "2"); a text column holds no numbers`, 3, 2},
+		{"non-numeric crlf", "a,b,c\r\n1,2,3\r\n4,5,x\r\n", CSVOptions{}, `f.csv:3:3: cannot parse "x" as a number: column "c" holds numbers (line 2: "3"); a text column holds no numbers`, 3, 3},
+		{"NA", "a;b\n1;NA\n", CSVOptions{}, `f.csv:2:2: missing value ("NA") in column "b": 1 row has one; missing values are not imputed: drop those rows (or the column)`, 2, 2},
+		{"missing", "a,b,c\n1,,3\n", CSVOptions{}, "f.csv:2:2: missing value (empty cell) in column \"b\": 1 row has one; missing values are not imputed: drop those rows (or the column)", 2, 2},
+		{"nan", "a,b\n1,2\nNaN,2\n", CSVOptions{}, `f.csv:3:1: missing value ("NaN") in column "a": 1 row has one; missing values are not imputed: drop those rows (or the column)`, 3, 1},
+		{"nan lower", "a,b\n1,nan\n", CSVOptions{}, `f.csv:2:2: missing value ("nan") in column "b": 1 row has one; missing values are not imputed: drop those rows (or the column)`, 2, 2},
 		{"inf", "a,b\n1,2\n3,-Inf\n", CSVOptions{}, "f.csv:3:2: Inf is not allowed", 3, 2},
 		{"infinity", "a b\n+infinity 2\n", CSVOptions{}, "f.csv:2:1: Inf is not allowed", 2, 1},
 		{"overflow", "a,b\n1e400,2\n", CSVOptions{}, `f.csv:2:1: "1e400" is out of range for float64`, 2, 1},
@@ -310,7 +310,7 @@ func TestReadCSVGzip(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = ReadCSV(path, CSVOptions{})
-	if want := path + `:3:2: cannot parse "x" as a number`; err == nil || err.Error() != want {
+	if want := path + `:3:2: cannot parse "x" as a number: column "b" holds numbers (line 2: "2"); a text column holds no numbers`; err == nil || err.Error() != want {
 		t.Errorf("got %v, want %s", err, want)
 	}
 }

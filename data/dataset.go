@@ -19,6 +19,17 @@ type Dataset struct {
 	Names  []string   // feature names, len d
 	Target string     // name of the response column
 	Source string     // file name or built-in name, for messages
+
+	// IDs holds the values of the ID column (CSVOptions.ID), one a row, or
+	// nil.
+	IDs []string
+	// Coding is how the columns of a table became X and Y (text columns,
+	// labels, ID, missing values); nil for data read without one (LIBSVM,
+	// IDX, built-in sets).
+	Coding *Coding
+	// Ignored names the columns of the file that a given Coding does not
+	// use (reading new rows for a run).
+	Ignored []string
 }
 
 // Len returns the number of observations n.
@@ -49,6 +60,15 @@ func (d *Dataset) Subset(idx []int) *Dataset {
 		Names:  append([]string(nil), d.Names...),
 		Target: d.Target,
 		Source: d.Source,
+		Coding: d.Coding,
+	}
+	if d.IDs != nil {
+		out.IDs = make([]string, len(idx))
+		for k, i := range idx {
+			if i >= 0 && i < len(d.IDs) {
+				out.IDs[k] = d.IDs[i]
+			}
+		}
 	}
 	if len(idx) == 0 || p == 0 {
 		out.X = &mat.Dense{}

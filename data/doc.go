@@ -11,7 +11,28 @@
 // matrix with one observation per row, and Y holds the n responses (class
 // labels such as 0/1 or ±1 are stored as numbers). Names has length d and
 // names the columns of X in order. All values are finite: the readers reject
-// NaN and ±Inf.
+// ±Inf, and NaN is one of the missing-value tokens.
+//
+// # Typed columns
+//
+// Delimited text is read as a table of typed columns ([ParseCSV]): a column
+// of numbers is numeric; a column of text is categorical and enters X as
+// treatment-coded dummies against its reference level, the first in byte
+// order, named "col[level]" ([DummyName]); [CSVOptions].Categorical makes an
+// integer-coded column categorical. A text target of two levels is coded 0/1
+// (no/yes, false/true, −/+ … map their negative word to 0; other pairs and K
+// class labels are numbered in byte order). [CSVOptions].ID names a column
+// kept beside the rows ([Dataset].IDs), never a feature; Drop leaves columns
+// out; Missing says what a missing value ([MissingTokens]) does: an error
+// naming the column and how many rows (wrapping [ErrMissing]), or
+// [MissingDrop], rows dropped and counted per column. Every read records its
+// rules in a [Coding] ([Dataset].Coding, JSON-ready: a run saves it), and
+// reading new rows with CSVOptions.Coding gives the same features in the
+// same order, the same dummies and labels; a level the coding does not know
+// is an error naming line, column and level, and OptionalTarget reads rows
+// without the response (Y nil). [Coding.Features] lists the feature names,
+// [Coding.Describe] the rules as lines for a run's output. A formula or a
+// grouping factor finds a categorical column's levels in Coding.Columns.
 //
 // Functions that read data return errors of type [*ParseError]. Line and
 // column numbers in a ParseError are 1-based; the column is the field number

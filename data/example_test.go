@@ -30,7 +30,7 @@ func ExampleParseCSV() {
 
 	// Output:
 	// 3 2 [fixed acidity volatile acidity] quality [5 5 6]
-	// bad.csv:3:2: cannot parse "abc" as a number
+	// bad.csv:3:2: cannot parse "abc" as a number: column "b" holds numbers (line 2: "2"); a text column holds no numbers
 	// wine.csv:1: target column "foo" not found; columns are: fixed acidity, volatile acidity, quality
 }
 

@@ -5,8 +5,11 @@ import (
 	"compress/gzip"
 	"errors"
 	"math"
+	"slices"
 	"strings"
 	"testing"
+
+	"gonum.org/v1/gonum/mat"
 )
 
 // checkFuzzResult checks the invariants of a reader's result: either a
@@ -173,6 +176,57 @@ func FuzzParseIDX(f *testing.F) {
 		}
 		if len(shape) != int(rank) || len(buf) != size {
 			t.Fatalf("shape %v, %d bytes", shape, len(buf))
+		}
+	})
+}
+
+// FuzzParseCSVTyped reads text tables with the typed-column options (ID,
+// categorical, missing values dropped) and checks that reading the same
+// input again with the Coding it made gives the same data set.
+func FuzzParseCSVTyped(f *testing.F) {
+	for _, s := range []string{
+		messyCSV,
+		"id,x,g,y\nA,1,a,yes\nB,NA,b,no\nC,3,,yes\n",
+		"a,b\nx,1\n3,0\n",
+		"g,y\n1,+\n2,-\n1,+\n",
+		"a;b;c\nnull;N/A;NaN\n1;2;3\n",
+		"x,y\n1,gold\n2,silver\n3,bronze\n",
+	} {
+		for mode := range byte(8) {
+			f.Add([]byte(s), mode)
+		}
+	}
+	f.Fuzz(func(t *testing.T, in []byte, mode byte) {
+		opt := CSVOptions{}
+		if mode&1 != 0 {
+			opt.Missing = MissingDrop
+		}
+		if mode&2 != 0 {
+			opt.ID = "1"
+		}
+		if mode&4 != 0 {
+			opt.Categorical = []string{"2"}
+		}
+		d, err := ParseCSV(bytes.NewReader(in), "fuzz", opt)
+		checkFuzzResult(t, d, err)
+		if err != nil {
+			return
+		}
+		if d.Coding == nil || !slices.Equal(d.Coding.Features(), d.Names) {
+			t.Fatalf("coding %+v does not give the names %v", d.Coding, d.Names)
+		}
+		if d.IDs != nil && len(d.IDs) != d.Len() {
+			t.Fatalf("%d IDs for %d rows", len(d.IDs), d.Len())
+		}
+		if d.Coding.RowsDropped > 0 || bytes.ContainsAny(in, "\"\r") || d.Coding.Target == "" {
+			return
+		}
+		d2, err := ParseCSV(bytes.NewReader(in), "fuzz", CSVOptions{Coding: d.Coding, Target: d.Target, Missing: opt.Missing})
+		if err != nil {
+			t.Fatalf("the data do not read with their own coding: %v", err)
+		}
+		if !slices.Equal(d2.Names, d.Names) || !slices.Equal(d2.Y, d.Y) || !mat.Equal(d2.X, d.X) {
+			t.Fatalf("read with its coding: names %v Y %v, want %v %v", d2.Names, d2.Y, d.Names, d.Y)
 		}
 	})
 }

@@ -22,6 +22,7 @@ type runConfig struct {
 	// data
 	data, test, target, format string
 	testFrac                   float64
+	split                      int // --data a UCI benchmark folder: its split
 	standardize                bool
 	n, k                       int     // generated data: points, spiral arms
 	noise                      float64 // generated data: noise
@@ -46,6 +47,7 @@ type runConfig struct {
 	targetESS                   float64       // --sampler auto: stop at this min bulk-ESS
 	maxTime                     time.Duration // --sampler auto: time budget of the sampling (0: none)
 	planned                     bool          // --sampler sgld untuned: auto's plan with SGLD forced (plannedSGLD)
+	precondWhy                  string        // why --precond defaulted to none (multimodal target or cyclical sampler); printed with the result
 	// step size
 	step                float64
 	stepSet             bool
@@ -77,7 +79,7 @@ type mlpConfig struct {
 
 // The groups of the common flags, in the order of run -h.
 var commonGroups = []struct{ title, flags string }{
-	{"data", "data test test-frac target format standardize n noise k"},
+	{"data", "data split test test-frac target format standardize n noise k"},
 	{"model", "model intercept prior-scale offset exposure nu hidden activation likelihood classes noise-var learn-noise map-iters map-batch map-lr grad-noise rho"},
 	{"run", "sampler target-ess max-time chains chain-id iters burnin thin seed init precond out overwrite report quiet"},
 	{"step size", "step schedule step-b decay step-floor cycles explore temperature temperature-start"},
@@ -90,8 +92,9 @@ func newRunFlagSet(c *runConfig) *flag.FlagSet {
 	fs.StringVar(&c.test, "test", "", "test data `FILE`; without it a seeded split of --data is held out (--test-frac; of a store: a hashed split by row)")
 	fs.Float64Var(&c.testFrac, "test-frac", 0.2, "fraction of --data held out as test set when --test is not given (0: fit on all the data)")
 	fs.StringVar(&c.target, "target", "", "target `COL`umn: a name, or a 1-based column number (-1 = last); default the last column")
-	fs.StringVar(&c.format, "format", "auto", "data format: auto|csv|libsvm|parquet|store (a data.Store file; auto tells them by content)")
-	fs.BoolVar(&c.standardize, "standardize", true, "standardise features with the training set's mean and sd")
+	fs.StringVar(&c.format, "format", "auto", "data format: auto|csv|libsvm|parquet|store (a data.Store file)|uci (a folder of the UCI regression benchmark: data.txt, index_*.txt); auto tells them by content")
+	fs.IntVar(&c.split, "split", 0, "--data a UCI benchmark folder: split `K` (0-based): its index_train_K rows are the data, its index_test_K rows the test set; an MLP gets the folder's n_hidden units unless --hidden is given")
+	fs.BoolVar(&c.standardize, "standardize", true, "standardise features with the training set's mean and sd (and an MLP's Gaussian response: the test scores are reported in its units)")
 	fs.IntVar(&c.n, "n", 1000, "generated data (--data moons|spirals|gap1d): number of points `N`; fashion-mnist: use the first N training images (default all)")
 	fs.Float64Var(&c.noise, "noise", 0.1, "generated data: noise sd (moons: of the points, spirals: of the angle, gap1d: of y)")
 	fs.IntVar(&c.k, "k", 3, "--data spirals: number of arms (classes)")
@@ -124,7 +127,7 @@ func newRunFlagSet(c *runConfig) *flag.FlagSet {
 	fs.IntVar(&c.burnin, "burnin", 50000, "burn-in iterations `N` discarded per chain")
 	fs.IntVar(&c.thin, "thin", 450, "keep every `N`-th draw after burn-in")
 	fs.Uint64Var(&c.seed, "seed", 1, "random `seed` of the run (split, initial points, chains)")
-	fs.StringVar(&c.init, "init", "laplace", "initial points: zero|map|prior|laplace (the MAP plus a draw from the diagonal Laplace approximation, so chains start dispersed on the posterior's scale)")
+	fs.StringVar(&c.init, "init", "laplace", "initial points: zero|map|prior|laplace (the MAP plus a draw from the diagonal Laplace approximation, so chains start dispersed on the posterior's scale)|random (--model mlp: each chain its own random fan-in start)")
 	fs.StringVar(&c.precond, "precond", "laplace", "constant diagonal preconditioner M of sgld, csgld, sghmc, csghmc, rwm, mala, nuts: laplace (diag of the inverse Hessian at the MAP) or none")
 	fs.StringVar(&c.out, "out", "", "write DIR/chain-1.csv … DIR/chain-K.csv (CmdStan format), DIR/summary.csv and DIR/model.json")
 	fs.BoolVar(&c.overwrite, "overwrite", false, "let --out DIR hold another run's files: they are removed first (without it such a DIR is refused)")
@@ -258,6 +261,7 @@ func (c *runConfig) checkApplies() error {
 		{"schedule step-b decay cycles explore temperature temperature-start", !k.exact, "--sampler " + c.sampler + " tunes its own step and samples the posterior itself (τ = 1)"},
 		{"batch replace", k.minibatch || k.exact || toy, "--sampler " + c.sampler + " uses all the data at every step"},
 		{"temperature temperature-start", !k.optimiser, "--sampler " + c.sampler + " is an optimiser: it injects no noise to temper"},
+		{"clip clip-value", c.sampler != "auto", "--sampler auto picks its sampler and step itself (it may pick NUTS, which has no gradient to clip); give --sampler sgld (or another SG-MCMC sampler) to clip"},
 		{"temperature temperature-start", c.def.family == "SG-MCMC", "only the SG-MCMC samplers (" + strings.Join(familyMembers("SG-MCMC"), ", ") + ") take a temperature; --sampler " + c.sampler + " would sample at τ = 1"},
 		{"hidden activation likelihood classes noise-var learn-noise map-iters map-batch map-lr", c.model == "mlp", "only for --model mlp"},
 		{"data test test-frac target format standardize n noise k prior-scale intercept", !toy, "the toy target --model " + c.model + " has no data and a fixed density"},
@@ -266,6 +270,8 @@ func (c *runConfig) checkApplies() error {
 		{"noise", c.data == "moons" || c.data == "spirals" || c.data == "gap1d" || toy, "only for generated data (--data moons|spirals|gap1d)"},
 		{"k", c.data == "spirals" || toy, "only for --data spirals"},
 		{"test-frac", c.test == "", "--test gives the test set"},
+		{"split", !toy && c.isUCI(), "only for --data a UCI benchmark folder"},
+		{"test test-frac", !c.isUCI(), "the UCI folder's split (--split) gives the test set"},
 	} {
 		if r.applies {
 			continue
@@ -342,6 +348,9 @@ func (c *runConfig) resolve() error {
 			c.precond = "none"
 		}
 	}
+	if why := multimodalWhy(c.model, c.sampler); why != "" && !c.set["precond"] && c.precond == "laplace" {
+		c.precond, c.precondWhy = "none", why
+	}
 	c.planned = c.plannedSGLD()
 	if c.sampler == "csgld" || c.sampler == "csghmc" {
 		if c.set["schedule"] && c.schedule != "cyclic" {
@@ -361,6 +370,9 @@ func (c *runConfig) resolve() error {
 	}
 	if c.def.kind.exact {
 		return c.resolveExact()
+	}
+	if c.def.resolve != nil {
+		return c.def.resolve(c)
 	}
 	if c.sampler == "sgld" && c.set["chain-id"] && !c.set["iters"] && c.chains > 1 && !c.toy() && c.model != "mlp" {
 		// Without --chain-id, an untuned --sampler sgld runs auto's plan,
@@ -428,9 +440,9 @@ func (c *runConfig) validate() error {
 		allowed []string
 	}{
 		{"schedule", c.schedule, []string{"const", "poly", "cyclic"}},
-		{"init", c.init, []string{"zero", "map", "prior", "laplace"}},
+		{"init", c.init, []string{"zero", "map", "prior", "laplace", "random"}},
 		{"precond", c.precond, []string{"laplace", "none"}},
-		{"format", c.format, []string{"auto", "csv", "libsvm", "parquet", "store"}},
+		{"format", c.format, []string{"auto", "csv", "libsvm", "parquet", "store", "uci"}},
 	} {
 		if err := oneOf(o.name, o.v, o.allowed...); err != nil {
 			return err
@@ -513,6 +525,8 @@ func (c *runConfig) validate() error {
 		return inputErrorf("--explore %v: only the cyclic schedule has an exploration phase (--schedule cyclic or --sampler csgld|csghmc)", c.explore)
 	case c.gradNoise > 0 && !c.toy():
 		return inputErrorf("--grad-noise: only for the toy targets (--model gauss2|mixture25)")
+	case c.init == "random" && c.model != "mlp":
+		return inputErrorf("--init random: only for --model mlp (a network's random fan-in start; other models: zero|map|prior|laplace)")
 	case c.toy() && c.set["batch"] && c.batch > 1:
 		return inputErrorf("--batch %d: the toy target %s has a single observation (use 0 or 1)", c.batch, c.model)
 	}
@@ -615,4 +629,18 @@ func parseInts(name, s string) ([]int, error) {
 		out = append(out, n)
 	}
 	return out, nil
+}
+
+// multimodalWhy says why a Laplace preconditioner, the curvature of one
+// mode, would be wrong by default for this model and sampler: a target known
+// to have many modes (mixture25), or a cyclical sampler, whose large steps
+// are meant to move between modes. Empty: the Laplace default stands.
+func multimodalWhy(modelName, samplerName string) string {
+	switch {
+	case modelName == "mixture25":
+		return "the target has 25 modes; a Laplace preconditioner fitted at one mode shrinks the steps to that mode's width"
+	case samplerName == "csgld" || samplerName == "csghmc":
+		return "--sampler " + samplerName + " explores several modes; a Laplace preconditioner fitted at one mode would keep it there"
+	}
+	return ""
 }

@@ -78,6 +78,8 @@ func TestRunFlagThatDoesNotApply(t *testing.T) {
 		{[]string{"--sampler", "mala", "--schedule", "poly"}, "--schedule"},
 		{[]string{"--sampler", "gd", "--temperature", "2"}, "--temperature"},
 		{[]string{"--temperature", "2"}, "--temperature"}, // auto may pick NUTS (τ = 1)
+		{[]string{"--clip", "5"}, "--clip"},               // auto may pick NUTS: nothing to clip (was silently ignored)
+		{[]string{"--clip-value", "5"}, "--clip-value"},   // likewise
 		{[]string{"--sampler", "swag", "--temperature", "2"}, "--temperature"},
 		{[]string{"--sampler", "csgd", "--temperature-start", "5"}, "--temperature-start"},
 		{[]string{"--sampler", "vi", "--temperature", "0.5"}, "--temperature"},

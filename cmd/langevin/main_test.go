@@ -111,7 +111,7 @@ func TestRunBadInput(t *testing.T) {
 		{"empty file", []string{"--data", writeFile(t, dir, "empty.csv", "")}, "empty.csv: empty file"},
 		{"ragged row", []string{"--data", writeFile(t, dir, "ragged.csv", "a,b,y\n1,2,0\n1,2\n")}, "ragged.csv:3: row has 2 fields, header has 3"},
 		{"non-numeric", []string{"--data", writeFile(t, dir, "text.csv", "a,b,y\n1,2,0\n1,x,1\n")}, `text.csv:3:2: cannot parse "x" as a number`},
-		{"NaN cell", []string{"--data", writeFile(t, dir, "nan.csv", "a,b,y\n1,2,0\nNaN,1,1\n")}, "nan.csv:3:1: NaN is not allowed"},
+		{"NaN cell", []string{"--data", writeFile(t, dir, "nan.csv", "a,b,y\n1,2,0\nNaN,1,1\n")}, `nan.csv:3:1: missing value ("NaN") in column "a": 1 row has one`},
 		{"Inf cell", []string{"--data", writeFile(t, dir, "inf.csv", "a,b,y\n1,2,0\n1,-Inf,1\n")}, "inf.csv:3:2: Inf is not allowed"},
 		{"missing target", []string{"--data", writeFile(t, dir, "good.csv", good), "--target", "label"}, `good.csv:1: target column "label" not found; columns are: a, b, y`},
 		{"bad labels", []string{"--data", writeFile(t, dir, "labels.csv", "a,b,y\n1,2,0\n2,1,2\n")}, `labels.csv:3: label 2 in column "y": logistic regression expects labels 0/1 or −1/+1`},

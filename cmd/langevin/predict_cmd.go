@@ -31,6 +31,8 @@ func cmdPredict(args []string, stdout, _ io.Writer) error {
 	fs.Float64Var(&level, "level", 0.9, "level of the credible intervals")
 	fs.IntVar(&bins, "bins", 15, "confidence bins of the expected calibration error")
 	fs.StringVar(&out, "out", "", "write per-row predictions to `FILE` (CSV)")
+	var split string
+	fs.StringVar(&split, "split", "all", "rows of --data to score: all, or test|train of the run's own seeded split (--data must be the run's data)")
 	fs.Uint64Var(&f.seed, "seed", 2, "generated data: random seed (the run's default seed 1 generated its training data)")
 	fs.IntVar(&f.n, "n", 1000, "generated data: number of points")
 	fs.Float64Var(&f.noise, "noise", 0.1, "generated data: noise sd")
@@ -48,6 +50,8 @@ func cmdPredict(args []string, stdout, _ io.Writer) error {
 		return inputErrorf("--level %v: expected a number in (0, 1)", level)
 	case bins < 1:
 		return inputErrorf("--bins %d: expected at least 1", bins)
+	case split != "all" && split != "test" && split != "train":
+		return inputErrorf("--split %q: expected all, test or train", split)
 	}
 	dirs := strings.Split(samples, ",")
 	for _, dir := range dirs {
@@ -64,6 +68,9 @@ func cmdPredict(args []string, stdout, _ io.Writer) error {
 		return err
 	}
 	f.model = mf.Kind
+	if split != "all" && f.isStoreData() {
+		return inputErrorf("--split %s: not for a store (a store run splits by a hash of each row: score its test rows with langevin run)", split)
+	}
 	if f.isStoreData() {
 		if f.streams() {
 			return predictStore(stdout, &f, mf, sc, r, samples, level, bins, out)
@@ -81,6 +88,14 @@ func cmdPredict(args []string, stdout, _ io.Writer) error {
 	}
 	if !generated {
 		if d, err = readData(&f, f.data, "--data", true); err != nil {
+			return err
+		}
+	}
+	if split != "all" {
+		if generated {
+			return inputErrorf("--split %s: --data %s is generated; predict scores its own test set", split, f.data)
+		}
+		if d, err = mf.Split.apply(d, split, f.data); err != nil {
 			return err
 		}
 	}
@@ -105,7 +120,11 @@ func cmdPredict(args []string, stdout, _ io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "%s (%s) on %s: %d rows, %d draws from %s\n\n", mf.Kind, mf.Data, d.Source, d.Len(), len(draws), samples)
+	rows := fmt.Sprintf("%d rows", d.Len())
+	if split != "all" {
+		rows = fmt.Sprintf("the %d %s rows of the run's split", d.Len(), split)
+	}
+	fmt.Fprintf(stdout, "%s (%s) on %s: %s, %d draws from %s\n\n", mf.Kind, mf.Data, d.Source, rows, len(draws), samples)
 	if g, ok := m.(*model.GLM); ok {
 		return predictGLM(stdout, g, draws, d, logOffsets(mf.Spec, offVals), out)
 	}
@@ -113,6 +132,16 @@ func cmdPredict(args []string, stdout, _ io.Writer) error {
 		reg, err := predict.Regress(r, draws, d.X, level)
 		if err != nil {
 			return err
+		}
+		if sc != nil && sc.TargetScale != 0 {
+			// The run standardised the response: its predictions back in
+			// the response's units (an increasing affine map keeps the
+			// intervals' quantiles).
+			for _, v := range [][]float64{reg.Mean, reg.Lower, reg.Upper, reg.ObsLower, reg.ObsUpper} {
+				for i := range v {
+					v[i] = sc.TargetValue(v[i])
+				}
+			}
 		}
 		printRegression(stdout, reg, d.Y)
 		if out != "" {

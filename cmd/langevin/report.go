@@ -174,6 +174,9 @@ func printWhere(w io.Writer, c *runConfig, tr *langevin.Trace, table diag.Table,
 		}
 		fmt.Fprintf(w, "steps:    %s from %.3g (iteration 1) to %.3g (iteration %d), %s\n", sym, first, last, c.iters, sched)
 	}
+	if c.precondWhy != "" {
+		fmt.Fprintf(w, "auto:     precond: none (%s; --precond laplace to override)\n", c.precondWhy)
+	}
 	printCrossover(w, c, tr)
 	if c.clip > 0 || c.clipValue > 0 {
 		if cl, ok := tr.Stat("clipped__"); ok {

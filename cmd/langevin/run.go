@@ -27,8 +27,10 @@ type job struct {
 	// offTrain and offTest are the --offset/--exposure column's values, as
 	// read (nil without one).
 	offTrain, offTest []float64
-	env               *buildEnv // the sampler's build: its schedule and step
-	rows              *streamed // --data a store, streamed (train and test are stubs)
+	env               *buildEnv   // the sampler's build: its schedule and step
+	rows              *streamed   // --data a store, streamed (train and test are stubs)
+	split             *savedSplit // the seeded train/test split of --data, if the run made one
+	uci               *data.UCI   // --data a UCI benchmark folder
 }
 
 func cmdRun(args []string, stdout, stderr io.Writer) error {
@@ -127,6 +129,8 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		init = langevin.InitZero{}
 	case "prior":
 		init = langevin.InitPrior{}
+	case "random":
+		init = model.InitGlorot{} // a network's random fan-in start
 	case "map":
 		init = langevin.InitAt{Points: [][]float64{mapTheta}}
 	case "laplace":
@@ -184,8 +188,8 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "toy target %s (d = %d, no data, gradient noise sd %g), %s, %s\n\n",
 			c.model, m.Dim(), c.gradNoise, pc.describe(), c.chainsText())
 	} else {
-		fmt.Fprintf(stdout, "%s regression on %s (N = %d train, %d test, d = %d), %s, %s\n\n",
-			c.model, j.train.Source, j.trainLen(), j.testLen(), m.Dim(), pc.describe(), c.chainsText())
+		fmt.Fprintf(stdout, "%s on %s (N = %d train, %d test, d = %d), %s, %s\n\n",
+			modelTitle(c.model, m), j.train.Source, j.trainLen(), j.testLen(), m.Dim(), pc.describe(), c.chainsText())
 	}
 	if err := table.Format(stdout); err != nil {
 		return err
@@ -219,7 +223,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if intr != nil {
 		// Interrupted: no predictions.
 	} else if mlp, ok := m.(*model.MLP); ok && test != nil && test.Len() > 0 {
-		printMLPPredictive(stdout, mlp, tr, mapTheta, test)
+		printMLPPredictive(stdout, mlp, tr, mapTheta, test, j.scaler)
 	} else if g, ok := m.(*model.GLM); ok && test != nil && test.Len() > 0 {
 		printGLMPredictive(stdout, g, tr, mapTheta, test, logOffsets(j.spec, j.offTest))
 	} else if test != nil && test.Len() > 0 {
@@ -295,6 +299,10 @@ func (j *job) buildModel() error {
 		return nil
 	}
 	s.Resolve(j.train.Y)
+	if j.uci != nil && s.Kind == "mlp" && !c.set["hidden"] {
+		s.Hidden = []int{j.uci.Hidden} // the benchmark's protocol (n_hidden.txt)
+	}
+	j.standardizeTarget(s)
 	m, err := s.BuildOffset(j.train.X, j.train.Y, j.offTrain)
 	if err != nil {
 		if c.model == "mlp" {
@@ -387,4 +395,14 @@ func (c *runConfig) chainsText() string {
 		return fmt.Sprintf("chain %d of %d", c.chainID, c.chains)
 	}
 	return fmt.Sprintf("%d chains", c.chains)
+}
+
+// modelTitle names the model of a run in its first line: "logistic
+// regression", and for a network its likelihood ("mlp, bernoulli
+// likelihood"), since a classifier is no regression.
+func modelTitle(name string, m langevin.Model) string {
+	if n, ok := m.(*model.MLP); ok {
+		return fmt.Sprintf("%s, %s likelihood", name, n.Likelihood())
+	}
+	return name + " regression"
 }

@@ -33,6 +33,10 @@ type modelFile struct {
 	Data     string   `json:"data"`
 	Target   string   `json:"target"`
 	Features []string `json:"features"`
+	// Split is the seeded train/test split the run made of Data (nil when
+	// the test set came from --test or a generated set): predict --split
+	// test scores only the held-out rows.
+	Split *savedSplit `json:"split,omitempty"`
 	// Files written before scaler.json and model.Spec (read only).
 	Mean      []float64 `json:"standardize_mean,omitempty"`
 	Scale     []float64 `json:"standardize_scale,omitempty"`
@@ -186,7 +190,32 @@ func (j *job) modelFile() *modelFile {
 	if j.train == nil || !j.spec.NeedsData() {
 		return nil
 	}
-	return &modelFile{Spec: j.spec, Data: j.c.data, Target: j.train.Target, Features: j.train.Names}
+	return &modelFile{Spec: j.spec, Data: j.c.data, Target: j.train.Target, Features: j.train.Names, Split: j.split}
+}
+
+// savedSplit is data.TrainTest(data, TestFrac, Seed) of a data set of Rows
+// rows: the split a run made, which predict --split repeats.
+type savedSplit struct {
+	Rows     int     `json:"rows"`
+	TestFrac float64 `json:"test_frac"`
+	Seed     uint64  `json:"seed"`
+}
+
+// apply returns the part of d named by which (train or test) under the
+// saved split, or an input error if d is not the run's data (another
+// number of rows) or the run made no split.
+func (s *savedSplit) apply(d *data.Dataset, which, source string) (*data.Dataset, error) {
+	if s == nil {
+		return nil, inputErrorf("--split %s: the run made no train/test split of its data (its test set came from --test or a generated set); score that test file instead", which)
+	}
+	if d.Len() != s.Rows {
+		return nil, inputErrorf("--split %s: --data %s has %d rows, the run split %d: give the run's own --data", which, source, d.Len(), s.Rows)
+	}
+	train, test := data.TrainTest(d, s.TestFrac, s.Seed)
+	if which == "train" {
+		return train, nil
+	}
+	return test, nil
 }
 
 // readRun reads a run directory (langevin report, predict).

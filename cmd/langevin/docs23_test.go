@@ -1,0 +1,99 @@
+package main
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/langevin-go/langevin/data"
+)
+
+// A network with a Bernoulli likelihood is a classifier: the run's first
+// line names its likelihood, not "mlp regression" (as it did before).
+func TestRunMLPTitleNamesTheLikelihood(t *testing.T) {
+	for _, tc := range []struct {
+		data, want string
+	}{
+		{"moons", "mlp, bernoulli likelihood on moons"},
+		{"gap1d", "mlp, gaussian likelihood on gap1d"},
+	} {
+		code, out, errOut := runMain("run", "--model", "mlp", "--data", tc.data, "--n", "100", "--hidden", "3",
+			"--sampler", "sgld", "--iters", "40", "--burnin", "20", "--chains", "1", "--quiet", "--out", t.TempDir()+"/run")
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", tc.data, code, errOut)
+		}
+		first, _, _ := strings.Cut(out, "\n")
+		if !strings.HasPrefix(first, tc.want) || strings.Contains(first, "regression") {
+			t.Errorf("%s: first line %q, want it to start %q", tc.data, first, tc.want)
+		}
+	}
+}
+
+// cSGLD on the 25-mode mixture: by default the run no longer takes the
+// Laplace preconditioner of one mode (which kept every chain in one mode:
+// sd 0.17 against the mixture's 2.8), and it says so.
+func TestRunMultimodalDefaultPrecond(t *testing.T) {
+	args := []string{"run", "--model", "mixture25", "--sampler", "csgld", "--step", "0.07", "--cycles", "10",
+		"--iters", "20000", "--burnin", "0", "--thin", "10", "--grad-noise", "1", "--chains", "2", "--quiet", "--out", t.TempDir() + "/run"}
+	code, out, errOut := runMain(args...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out, "auto:     precond: none (the target has 25 modes") {
+		t.Errorf("the output does not say why the preconditioner is off:\n%s", out)
+	}
+	for _, line := range strings.Split(out, "\n") {
+		f := strings.Fields(line)
+		if len(f) > 3 && strings.HasPrefix(f[0], "theta.") {
+			sd, err := strconv.ParseFloat(f[2], 64)
+			// One mode: sd ≈ 0.17; the 25 modes at (2i, 2j): sd ≈ 2.8.
+			if err != nil || sd < 1.2 {
+				t.Errorf("%s: sd %s: the chains stayed near one mode\n%s", f[0], f[2], out)
+			}
+		}
+	}
+}
+
+// predict --split test scores exactly the rows the run held out: its
+// accuracy and NLL equal the run's test-set table. A run's data of another
+// length, or a generated data set, are input errors naming --split.
+func TestPredictSplitTest(t *testing.T) {
+	dir := t.TempDir() + "/run"
+	code, out, errOut := runMain("run", "--sampler", "nuts", "--iters", "200", "--burnin", "100", "--chains", "1", "--quiet", "--out", dir)
+	if code != 0 {
+		t.Fatalf("run: exit %d: %s", code, errOut)
+	}
+	var acc, lpd string
+	for _, line := range strings.Split(out, "\n") {
+		f := strings.Fields(line)
+		switch {
+		case len(f) >= 2 && f[0] == "accuracy":
+			acc = f[1]
+		case len(f) >= 5 && f[0] == "mean" && f[1] == "log":
+			lpd = strings.TrimPrefix(f[4], "-")
+		}
+	}
+	code, pout, errOut := runMain("predict", "--samples", dir, "--data", "australian", "--split", "test")
+	if code != 0 {
+		t.Fatalf("predict: exit %d: %s", code, errOut)
+	}
+	if acc == "" || !strings.Contains(pout, "138 test rows") || !strings.Contains(pout, "accuracy "+acc+" ") || !strings.Contains(pout, "NLL "+lpd+" ") {
+		t.Errorf("predict --split test does not score the run's test rows (run: accuracy %s, NLL %s):\n%s", acc, lpd, pout)
+	}
+	csv := t.TempDir() + "/short.csv"
+	_, part := data.TrainTest(data.Australian(), 0.3, 1)
+	perm := make([]int, part.Dim())
+	for j := range perm {
+		perm[j] = j
+	}
+	writeDatasetCSV(t, csv, part, perm, true)
+	for _, args := range [][]string{
+		{"--data", csv, "--target", part.Target, "--split", "test"},
+		{"--data", "australian", "--split", "held-out"},
+	} {
+		code, _, errOut := runMain(append([]string{"predict", "--samples", dir}, args...)...)
+		if code != 2 || !strings.Contains(errOut, "--split") {
+			t.Errorf("%v: exit %d, %q; want 2 naming --split", args, code, errOut)
+		}
+	}
+}

@@ -1,0 +1,594 @@
+package data
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// Column kinds of a Coding.
+const (
+	Numeric     = "numeric"     // a column of numbers, used as read
+	Categorical = "categorical" // a column of text: one 0/1 dummy per level but the reference
+)
+
+// Missing-value rules of CSVOptions.Missing and Coding.Missing.
+const (
+	MissingError = "error" // a missing value is an error naming its column and how many rows (the default)
+	MissingDrop  = "drop"  // rows with a missing value in a used column are dropped, and counted per column
+)
+
+// MissingTokens are the cells read as a missing value in delimited text: the
+// empty cell, NA, N/A, NaN, nan, NAN, null, NULL and Null (R's and pandas'
+// defaults, less their rarer spellings). A Parquet null is missing too.
+var MissingTokens = []string{"", "NA", "N/A", "NaN", "nan", "NAN", "null", "NULL", "Null"}
+
+// ErrMissing is wrapped by the *ParseError for a missing value when the rule
+// is MissingError, so that a caller can name its own option for dropping them.
+var ErrMissing = errors.New("missing value")
+
+// isMissing reports whether the cell s is one of MissingTokens.
+func isMissing(s string) bool {
+	switch s {
+	case "", "NA", "N/A", "NaN", "nan", "NAN", "null", "NULL", "Null":
+		return true
+	}
+	return false
+}
+
+// ColumnCoding is how one input column became features.
+type ColumnCoding struct {
+	Name string `json:"name"`
+	Kind string `json:"kind"` // Numeric or Categorical
+	// Levels are a categorical column's levels in byte order (as
+	// sort.Strings; R and patsy sort the same way in the C locale). Levels[0]
+	// is the reference level: it has no dummy, and each other level ℓ has a
+	// feature named "Name[ℓ]", 1 on the rows of that level and 0 elsewhere
+	// (treatment coding, the default of R, brms and patsy).
+	Levels []string `json:"levels,omitempty"`
+}
+
+// MissingCount is the number of rows with a missing value in one column.
+type MissingCount struct {
+	Column string `json:"column"`
+	Rows   int    `json:"rows"`
+}
+
+// Coding records how the columns of a table became a Dataset's features and
+// response, so that new rows (Coding in CSVOptions) are read the same way:
+// the same features in the same order, the same dummies, the same labels.
+//
+// Rules (each one is printed by Describe and saved with a run):
+//
+//   - A column whose cells are all numbers (missing values aside) is numeric;
+//     a column of text is categorical, coded against its first level in byte
+//     order; a column listed in CSVOptions.Categorical is categorical whatever
+//     its cells hold. A column mixing numbers and text is an error naming the
+//     first cell of each kind.
+//   - A text target of two levels is coded 0/1: a known pair (no/yes, n/y,
+//     false/true, f/t, −/+, neg/pos, negative/positive, 0/1, in any case) maps
+//     its negative word to 0; any other pair, and a target of three or more
+//     text levels (class labels for softmax), is numbered 0, 1, … in byte
+//     order. A numeric target is used as read.
+//   - The ID column is never a feature; its values are kept (Dataset.IDs).
+//     Dropped columns are not read.
+//   - Missing values (MissingTokens) are an error, or with MissingDrop the
+//     rows holding one in a feature or the target are dropped.
+type Coding struct {
+	Columns      []ColumnCoding `json:"columns"`                 // the feature columns of the input, in file order
+	Target       string         `json:"target"`                  // the response column
+	TargetLevels []string       `json:"target_levels,omitempty"` // a text target: class k is TargetLevels[k]
+	TargetRule   string         `json:"target_rule,omitempty"`   // why this order ("yes/no pair", "byte order")
+	ID           string         `json:"id,omitempty"`            // the ID column, if any
+	Dropped      []string       `json:"dropped,omitempty"`       // columns not read
+	Missing      string         `json:"missing"`                 // MissingError or MissingDrop
+	MissingRows  []MissingCount `json:"missing_rows,omitempty"`  // per column, the rows with a missing value (MissingDrop)
+	RowsDropped  int            `json:"rows_dropped,omitempty"`  // rows dropped for a missing value
+}
+
+// Features returns the names of the features the coding makes, in the order
+// of the columns of X: a numeric column's own name, a categorical column's
+// "name[level]" for each level but the reference.
+func (c *Coding) Features() []string {
+	var out []string
+	for _, col := range c.Columns {
+		if col.Kind != Categorical {
+			out = append(out, col.Name)
+			continue
+		}
+		for _, l := range col.Levels[min(1, len(col.Levels)):] {
+			out = append(out, DummyName(col.Name, l))
+		}
+	}
+	return out
+}
+
+// DummyName is the feature name of level of a categorical column: "col[level]".
+func DummyName(col, level string) string { return col + "[" + level + "]" }
+
+// HasText reports whether the coding holds a categorical column or a text
+// target: whether it says more than the column names do.
+func (c *Coding) HasText() bool {
+	if c == nil {
+		return false
+	}
+	if len(c.TargetLevels) > 0 || c.ID != "" || len(c.Dropped) > 0 || c.RowsDropped > 0 {
+		return true
+	}
+	for _, col := range c.Columns {
+		if col.Kind == Categorical {
+			return true
+		}
+	}
+	return false
+}
+
+// Describe returns the coding's rules as lines for a run's output, each a
+// rule and its reason, without a trailing newline.
+func (c *Coding) Describe() []string {
+	var out []string
+	for _, col := range c.Columns {
+		if col.Kind != Categorical {
+			continue
+		}
+		switch len(col.Levels) {
+		case 0, 1:
+			out = append(out, fmt.Sprintf("column %q: categorical with one level %s: no feature (constant)", col.Name, strings.Join(quoteAll(col.Levels), "")))
+		default:
+			out = append(out, fmt.Sprintf("column %q: categorical, %d levels, treatment coding against reference %q (first in byte order): features %s",
+				col.Name, len(col.Levels), col.Levels[0], strings.Join(dummies(col), ", ")))
+		}
+	}
+	if len(c.TargetLevels) > 0 {
+		var m []string
+		for k, l := range c.TargetLevels {
+			m = append(m, fmt.Sprintf("%q → %d", l, k))
+		}
+		out = append(out, fmt.Sprintf("target %q: text labels %s (%s)", c.Target, strings.Join(m, ", "), c.TargetRule))
+	}
+	if c.ID != "" {
+		out = append(out, fmt.Sprintf("column %q: ID, not a feature (written beside each prediction)", c.ID))
+	}
+	if len(c.Dropped) > 0 {
+		out = append(out, fmt.Sprintf("columns dropped as asked: %s", strings.Join(quoteAll(c.Dropped), ", ")))
+	}
+	if c.Missing == MissingDrop {
+		if c.RowsDropped == 0 {
+			out = append(out, "missing values: none (rows with one would have been dropped)")
+		} else {
+			var m []string
+			for _, mc := range c.MissingRows {
+				m = append(m, fmt.Sprintf("%q %d", mc.Column, mc.Rows))
+			}
+			out = append(out, fmt.Sprintf("missing values: %d rows dropped (rows with a missing value, by column: %s)", c.RowsDropped, strings.Join(m, ", ")))
+		}
+	}
+	return out
+}
+
+func dummies(col ColumnCoding) []string {
+	var out []string
+	for _, l := range col.Levels[1:] {
+		out = append(out, DummyName(col.Name, l))
+	}
+	return out
+}
+
+func quoteAll(s []string) []string {
+	out := make([]string, len(s))
+	for i, v := range s {
+		out[i] = strconv.Quote(v)
+	}
+	return out
+}
+
+// column roles while reading a table.
+const (
+	roleFeature = iota
+	roleTarget
+	roleID
+	roleDrop
+	roleIgnore // a column the given Coding does not use
+)
+
+// colState is the state of one input column while a table is read.
+type colState struct {
+	name  string
+	role  int
+	index int // 1-based field number, for messages
+	slot  int // a feature's position among the features
+
+	cat    bool // categorical (text) column
+	fixed  bool // kind fixed by a Coding or CSVOptions.Categorical: no switching
+	closed bool // levels fixed by a Coding: another level is an error
+	codes  map[string]int
+	levels []string // by code (first appearance), or a Coding's sorted levels
+
+	firstNum     int    // line of the first number, 0 if none
+	firstNumText string // its text
+	missing      int    // cells missing
+	missLine     int    // line of the first missing cell
+	missTok      string
+	textLine     int // line of the first text cell, 0 if none
+}
+
+// cell converts the text f of this column's cell at line into a value: a
+// number, a categorical code, or NaN for a missing value. msg is a
+// ParseError message on failure.
+func (s *colState) cell(f string, line int) (float64, string) {
+	if !s.cat {
+		v, msg := parseValue(f)
+		if msg == "" {
+			if s.firstNum == 0 {
+				s.firstNum, s.firstNumText = line, f
+			}
+			return v, ""
+		}
+		if isMissing(f) {
+			s.missing++
+			if s.missLine == 0 {
+				s.missLine, s.missTok = line, f
+			}
+			return math.NaN(), ""
+		}
+		if s.fixed || s.firstNum > 0 || strings.HasPrefix(msg, "Inf") || strings.HasSuffix(msg, "out of range for float64") {
+			if strings.HasPrefix(msg, "Inf") || strings.HasSuffix(msg, "out of range for float64") {
+				return 0, msg
+			}
+			if s.firstNum > 0 && !s.fixed {
+				msg += fmt.Sprintf(": column %q holds numbers (line %d: %s); a text column holds no numbers", s.name, s.firstNum, quote(s.firstNumText))
+			} else if s.fixed {
+				msg += fmt.Sprintf(": column %q is numeric in the training data", s.name)
+			}
+			return 0, msg
+		}
+		s.cat = true
+		s.codes = map[string]int{}
+	}
+	if isMissing(f) {
+		s.missing++
+		if s.missLine == 0 {
+			s.missLine, s.missTok = line, f
+		}
+		return math.NaN(), ""
+	}
+	if k, ok := s.codes[f]; ok {
+		return float64(k), ""
+	}
+	if s.closed {
+		if s.role == roleTarget {
+			return 0, fmt.Sprintf("label %s of the target %q is not one of the training data's labels (%s)", quote(f), s.name, listNames(s.levels))
+		}
+		return 0, fmt.Sprintf("level %s of column %q is not one of the training data's levels (%s; reference %q)", quote(f), s.name, listNames(s.levels), s.levels[0])
+	}
+	if !s.fixed {
+		if _, msg := parseValue(f); msg == "" {
+			return 0, fmt.Sprintf("%s is a number, but column %q holds text (as %q on line %d is); a column is numbers or text", quote(f), s.name, s.levels[0], s.textLine)
+		}
+	}
+	k := len(s.levels)
+	s.codes[f] = k
+	s.levels = append(s.levels, f)
+	if k == 0 {
+		s.textLine = line
+	}
+	return float64(k), ""
+}
+
+// fixLevels makes s a categorical column with the given levels (from a
+// Coding): code k is levels[k].
+func (s *colState) fixLevels(levels []string) {
+	s.cat, s.fixed, s.closed = true, true, true
+	s.levels = levels
+	s.codes = make(map[string]int, len(levels))
+	for k, l := range levels {
+		s.codes[l] = k
+	}
+}
+
+// targetPairs are the two-level targets with a known negative word (coded 0).
+var targetPairs = [][2]string{
+	{"no", "yes"}, {"n", "y"}, {"false", "true"}, {"f", "t"}, {"-", "+"},
+	{"neg", "pos"}, {"negative", "positive"}, {"0", "1"},
+}
+
+// targetOrder returns the order of a text target's levels (class k is
+// order[k]) and the rule that chose it.
+func targetOrder(levels []string) ([]string, string) {
+	sorted := slices.Clone(levels)
+	slices.Sort(sorted)
+	if len(sorted) == 2 {
+		a, b := strings.ToLower(sorted[0]), strings.ToLower(sorted[1])
+		for _, p := range targetPairs {
+			if a == p[0] && b == p[1] {
+				return sorted, p[0] + "/" + p[1] + " pair: " + p[0] + " is 0"
+			}
+			if a == p[1] && b == p[0] {
+				return []string{sorted[1], sorted[0]}, p[0] + "/" + p[1] + " pair: " + p[0] + " is 0"
+			}
+		}
+	}
+	return sorted, "byte order: the first label is 0"
+}
+
+// table is a table read by ParseCSV or ReadParquet before its coding:
+// features in file order (numbers, categorical codes, NaN for missing), the
+// target, and the ID column.
+type table struct {
+	name   string
+	feats  []*colState // feature columns, file order
+	target *colState   // nil when the target is absent
+	x      []float64   // n×len(feats), row-major
+	y      []float64   // n, or nil when the target is absent
+	ids    []string    // n, or nil
+	n      int
+
+	coding  *Coding // given (reading new rows), or nil
+	id      string
+	dropped []string
+	ignored []string
+	missing string
+	rowWord string // "line" (text) or "row" (Parquet), for messages
+}
+
+// finish checks missing values, fixes the levels and expands the categorical
+// columns into dummies, returning the Dataset with its Coding.
+func (t *table) finish() (*Dataset, error) {
+	perr := func(line, col int, err error, format string, args ...any) error {
+		return &ParseError{File: t.name, Line: line, Column: col, Msg: fmt.Sprintf(format, args...), Err: err}
+	}
+	used := slices.Clone(t.feats)
+	if t.target != nil {
+		used = append(used, t.target)
+	}
+	// Missing values.
+	var counts []MissingCount
+	first := (*colState)(nil)
+	for _, c := range used {
+		if c.missing > 0 {
+			counts = append(counts, MissingCount{Column: c.name, Rows: c.missing})
+			if first == nil || c.missLine < first.missLine || (c.missLine == first.missLine && c.index < first.index) {
+				first = c
+			}
+		}
+	}
+	keep := t.n
+	var drop []bool
+	if first != nil {
+		if t.missing != MissingDrop {
+			also := ""
+			for _, mc := range counts {
+				if mc.Column != first.name {
+					also += fmt.Sprintf("; column %q: %s", mc.Column, rowsHave(mc.Rows))
+				}
+			}
+			tok := "empty cell"
+			if first.missTok != "" {
+				tok = quote(first.missTok)
+			}
+			line, col := first.missLine, first.index
+			where := ""
+			if t.rowWord == "row" {
+				where = fmt.Sprintf("row %d, ", first.missLine)
+				line, col = 0, 0
+			}
+			return nil, perr(line, col, ErrMissing, "%smissing value (%s) in column %q: %s%s; missing values are not imputed: drop those rows (or the column)",
+				where, tok, first.name, rowsHave(first.missing), also)
+		}
+		drop = make([]bool, t.n)
+		q := len(t.feats)
+		for i := range t.n {
+			row := t.x[i*q : (i+1)*q]
+			for _, v := range row {
+				if math.IsNaN(v) {
+					drop[i] = true
+				}
+			}
+			if t.y != nil && math.IsNaN(t.y[i]) {
+				drop[i] = true
+			}
+			if drop[i] {
+				keep--
+			}
+		}
+		if keep == 0 {
+			return nil, perr(0, 0, nil, "every row has a missing value (%s)", missingList(counts))
+		}
+	}
+	// Levels present in the kept rows, in byte order; the target's order.
+	q := len(t.feats)
+	remap := make([][]int, len(used)) // old code → new code, per used column
+	coding := &Coding{Target: "", ID: t.id, Dropped: t.dropped, Missing: t.missing}
+	if coding.Missing == "" {
+		coding.Missing = MissingError
+	}
+	if t.target != nil {
+		coding.Target = t.target.name
+	}
+	for k, c := range used {
+		if !c.cat {
+			continue
+		}
+		var levels []string
+		if c.closed {
+			levels = c.levels // a Coding's: already in order
+		} else {
+			present := make([]bool, len(c.levels))
+			for i := range t.n {
+				if drop != nil && drop[i] {
+					continue
+				}
+				var v float64
+				if k < q {
+					v = t.x[i*q+k]
+				} else {
+					v = t.y[i]
+				}
+				if !math.IsNaN(v) {
+					present[int(v)] = true
+				}
+			}
+			for code, l := range c.levels {
+				if present[code] {
+					levels = append(levels, l)
+				}
+			}
+			if k < q {
+				slices.Sort(levels)
+			} else {
+				var rule string
+				levels, rule = targetOrder(levels)
+				coding.TargetRule = rule
+			}
+		}
+		pos := make(map[string]int, len(levels))
+		for i, l := range levels {
+			pos[l] = i
+		}
+		remap[k] = make([]int, len(c.levels))
+		for code, l := range c.levels {
+			if p, ok := pos[l]; ok {
+				remap[k][code] = p
+			} else {
+				remap[k][code] = -1
+			}
+		}
+		c.levels = levels
+		if k == q {
+			coding.TargetLevels = levels
+			if t.coding != nil {
+				coding.TargetRule = t.coding.TargetRule
+			}
+		}
+	}
+	// The features: numeric columns as read, a categorical one as dummies.
+	p := 0
+	for _, c := range t.feats {
+		kind := Numeric
+		if c.cat {
+			kind = Categorical
+			p += max(0, len(c.levels)-1)
+		} else {
+			p++
+		}
+		coding.Columns = append(coding.Columns, ColumnCoding{Name: c.name, Kind: kind, Levels: c.levels})
+	}
+	if t.coding != nil {
+		coding.TargetRule = t.coding.TargetRule
+		coding.MissingRows, coding.RowsDropped = nil, 0
+	}
+	if drop != nil {
+		coding.MissingRows, coding.RowsDropped = counts, t.n-keep
+	}
+	ds := &Dataset{Names: coding.Features(), Target: coding.Target, Source: t.name, Coding: coding, Ignored: t.ignored}
+	if p == 0 {
+		return nil, perr(0, 0, nil, "no features left: every feature column is constant or dropped")
+	}
+	x := make([]float64, 0, keep*p)
+	if t.y != nil {
+		ds.Y = make([]float64, 0, keep)
+	}
+	if t.ids != nil {
+		ds.IDs = make([]string, 0, keep)
+	}
+	for i := range t.n {
+		if drop != nil && drop[i] {
+			continue
+		}
+		row := t.x[i*q : (i+1)*q]
+		for k, c := range t.feats {
+			if !c.cat {
+				x = append(x, row[k])
+				continue
+			}
+			code := remap[k][int(row[k])]
+			for l := 1; l < len(c.levels); l++ {
+				if code == l {
+					x = append(x, 1)
+				} else {
+					x = append(x, 0)
+				}
+			}
+		}
+		if t.y != nil {
+			v := t.y[i]
+			if t.target.cat {
+				v = float64(remap[q][int(v)])
+			}
+			ds.Y = append(ds.Y, v)
+		}
+		if t.ids != nil {
+			ds.IDs = append(ds.IDs, t.ids[i])
+		}
+	}
+	ds.X = mat.NewDense(keep, p, x)
+	return ds, nil
+}
+
+func missingList(counts []MissingCount) string {
+	var m []string
+	for _, mc := range counts {
+		m = append(m, fmt.Sprintf("column %q: %d", mc.Column, mc.Rows))
+	}
+	return strings.Join(m, ", ")
+}
+
+// resolveColumn returns the index in names of col, a name or a 1-based
+// number (negative from the end), as the target is matched; what names the
+// option in messages.
+func resolveColumn(col string, names []string, what string) (int, string) {
+	j, msg := resolveTarget(col, names)
+	if msg != "" {
+		msg = strings.Replace(msg, "target column", what+" column", 1)
+	}
+	return j, msg
+}
+
+// hasTextOrMissing reports whether a column of t holds text or a missing value.
+func (t *table) hasTextOrMissing() bool {
+	if t.target != nil && (t.target.cat || t.target.missing > 0) {
+		return true
+	}
+	for _, c := range t.feats {
+		if c.cat || c.missing > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// featureNames returns the names of the feature columns.
+func (t *table) featureNames() []string {
+	out := make([]string, len(t.feats))
+	for k, c := range t.feats {
+		out[k] = c.name
+	}
+	return out
+}
+
+// numericCoding returns the Coding of a table of numbers.
+func (t *table) numericCoding() *Coding {
+	c := &Coding{Missing: MissingError, ID: t.id, Dropped: t.dropped}
+	if t.missing == MissingDrop {
+		c.Missing = MissingDrop
+	}
+	if t.target != nil {
+		c.Target = t.target.name
+	}
+	for _, f := range t.feats {
+		c.Columns = append(c.Columns, ColumnCoding{Name: f.name, Kind: Numeric})
+	}
+	return c
+}
+
+func rowsHave(n int) string {
+	if n == 1 {
+		return "1 row has one"
+	}
+	return fmt.Sprintf("%d rows have one", n)
+}

@@ -1,0 +1,198 @@
+package formula
+
+import (
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Table is the data a formula reads: columns by name, numeric or
+// categorical. Frame implements it; so can any typed table.
+type Table interface {
+	// Len returns the number of rows.
+	Len() int
+	// Column returns the column called name: Num holds a numeric column's
+	// values; a categorical column has Num nil, level codes 0 … L−1 in Codes
+	// and the level names in Levels.
+	Column(name string) (c Column, ok bool)
+}
+
+// Column is one column of a Table.
+type Column struct {
+	Num    []float64
+	Codes  []int
+	Levels []string
+}
+
+// Frame is an in-memory Table. A column is numeric when every value parses
+// as a number and categorical otherwise, with its levels sorted (as R's
+// factor() sorts strings); "" and NA are missing values, an error.
+type Frame struct {
+	n     int
+	names []string
+	cols  map[string]Column
+}
+
+// Len returns the number of rows.
+func (f *Frame) Len() int { return f.n }
+
+// Names returns the column names in file order.
+func (f *Frame) Names() []string { return f.names }
+
+// Column returns the column called name.
+func (f *Frame) Column(name string) (Column, bool) {
+	c, ok := f.cols[name]
+	return c, ok
+}
+
+// AddNumeric adds (or replaces) a numeric column.
+func (f *Frame) AddNumeric(name string, v []float64) {
+	f.add(name, Column{Num: v}, len(v))
+}
+
+// AddFactor adds (or replaces) a categorical column with codes into levels.
+func (f *Frame) AddFactor(name string, codes []int, levels []string) {
+	f.add(name, Column{Codes: codes, Levels: levels}, len(codes))
+}
+
+func (f *Frame) add(name string, c Column, n int) {
+	if f.cols == nil {
+		f.cols = map[string]Column{}
+		f.n = n
+	}
+	if n != f.n {
+		panic(fmt.Sprintf("formula: column %s has %d rows, the frame %d", name, n, f.n))
+	}
+	if _, ok := f.cols[name]; !ok {
+		f.names = append(f.names, name)
+	}
+	f.cols[name] = c
+}
+
+// ReadCSVFile reads a CSV file with a header line into a Frame.
+func ReadCSVFile(path string) (*Frame, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	return ReadCSV(fh, path)
+}
+
+// ReadCSV reads CSV with a header line; errors name the source, line and
+// column.
+func ReadCSV(r io.Reader, source string) (*Frame, error) {
+	cr := csv.NewReader(r)
+	cr.ReuseRecord = false
+	header, err := cr.Read()
+	if err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, fmt.Errorf("%s: empty file: expected a header line of column names", source)
+		}
+		return nil, fmt.Errorf("%s: %w", source, err)
+	}
+	for i, h := range header {
+		header[i] = strings.TrimSpace(h)
+		if header[i] == "" {
+			return nil, fmt.Errorf("%s: line 1, column %d: empty column name", source, i+1)
+		}
+	}
+	raw := make([][]string, len(header))
+	line := 1
+	for {
+		rec, err := cr.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", source, err)
+		}
+		line++
+		for j, v := range rec {
+			v = strings.TrimSpace(v)
+			if v == "" || v == "NA" {
+				return nil, fmt.Errorf("%s: line %d, column %d (%s): missing value %q: expected a value (rows with missing values are not dropped silently)", source, line, j+1, header[j], v)
+			}
+			raw[j] = append(raw[j], v)
+		}
+	}
+	if line == 1 {
+		return nil, fmt.Errorf("%s: no rows after the header", source)
+	}
+	f := &Frame{}
+	for j, name := range header {
+		if _, dup := f.cols[name]; dup {
+			return nil, fmt.Errorf("%s: line 1, column %d: column name %q repeated", source, j+1, name)
+		}
+		vals := raw[j]
+		num := make([]float64, len(vals))
+		numeric := true
+		for i, v := range vals {
+			x, err := strconv.ParseFloat(v, 64)
+			if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
+				numeric = false
+				break
+			}
+			num[i] = x
+		}
+		if numeric {
+			f.AddNumeric(name, num)
+			continue
+		}
+		codes, levels := factorOf(vals)
+		f.AddFactor(name, codes, levels)
+	}
+	return f, nil
+}
+
+// factorOf codes strings by their sorted distinct values.
+func factorOf(vals []string) ([]int, []string) {
+	seen := map[string]bool{}
+	var levels []string
+	for _, v := range vals {
+		if !seen[v] {
+			seen[v] = true
+			levels = append(levels, v)
+		}
+	}
+	sort.Strings(levels)
+	idx := make(map[string]int, len(levels))
+	for i, l := range levels {
+		idx[l] = i
+	}
+	codes := make([]int, len(vals))
+	for i, v := range vals {
+		codes[i] = idx[v]
+	}
+	return codes, levels
+}
+
+// numericFactor codes numbers by their sorted distinct values (R's
+// factor() of a numeric vector), levels printed as R prints them.
+func numericFactor(x []float64) ([]int, []string) {
+	u := append([]float64(nil), x...)
+	sort.Float64s(u)
+	var lv []float64
+	for i, v := range u {
+		if i == 0 || v != u[i-1] {
+			lv = append(lv, v)
+		}
+	}
+	levels := make([]string, len(lv))
+	idx := make(map[float64]int, len(lv))
+	for i, v := range lv {
+		levels[i] = strconv.FormatFloat(v, 'g', -1, 64)
+		idx[v] = i
+	}
+	codes := make([]int, len(x))
+	for i, v := range x {
+		codes[i] = idx[v]
+	}
+	return codes, levels
+}

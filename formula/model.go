@@ -1,0 +1,505 @@
+package formula
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/langevin-go/langevin/ad"
+	"github.com/langevin-go/langevin/transform"
+)
+
+// Families of the response, as brms names them.
+var Families = []string{"gaussian", "bernoulli", "probit", "poisson", "negbinomial", "student"}
+
+// Options are the settings of New. The zero value is the default: the
+// gaussian family and brms's default priors.
+type Options struct {
+	// Family is one of Families ("" means gaussian; "logistic" is an alias
+	// of bernoulli).
+	Family string
+	// Priors overrides the default prior of a class (Intercept, b, sd, cor,
+	// sigma, nu, shape); see ParsePriors.
+	Priors map[string]Prior
+}
+
+// groupTerm is one varying-effects term (terms | g) in the model.
+type groupTerm struct {
+	name   string   // grouping factor, brms spelling ("g", "a:b")
+	coefs  []string // "Intercept", "x", …
+	rcols  []string // R column names of the coefficients (for new data)
+	z      *ad.Matrix
+	codes  []int
+	levels []string
+	corr   bool
+	K, J   int
+	sd, L  transform.Block
+	zb     transform.Block
+	ident  []float64 // K×K identity: the factor of an uncorrelated term
+	src    Group
+}
+
+// Model is a Bayesian regression model built from a formula and a table:
+//
+//	η = α + X_c β + Σ_g Z_g r_g[g_i] + offset,  y ~ family(η),
+//
+// where X_c is the population-level design centred at its column means
+// (when the model has an intercept; α is the intercept of the centred
+// design, reported as b_Intercept = α − x̄ᵀβ, as brms does), and each
+// group term's effects are non-centred, r_j = diag(sd) L z_j with
+// z_j ~ N(0, I) (ad.CholeskyEffects). It is a langevin.Model on the
+// unconstrained θ of its layout (block names as in brms's Stan code: b,
+// Intercept, sigma, sd_1, L_1, z_1, …) whose derived quantities are the
+// parameters as brms reports them: b_Intercept, b_x, sd_g__Intercept,
+// cor_g__Intercept__x, sigma, nu, shape, and the group effects, written
+// r_g.j.k in CmdStan CSV (BrmsNames gives brms's r_g[level,coef]).
+type Model struct {
+	*ad.Model
+	Formula *Formula
+	Family  string
+	priors  []priorLine
+	prior   map[string]Prior
+
+	n         int
+	intercept bool
+	xnames    []string // R column names of X
+	means     []float64
+	x         *ad.Matrix
+	y         []float64
+	yi        []int
+	offset    []float64
+	zeros     []float64
+	groups    []*groupTerm
+	book      codebook
+	gen       *ad.Generated
+	brms      []string
+
+	bI, bB, bAux transform.Block
+	hasB, hasAux bool
+	auxName      string
+}
+
+type priorLine struct{ class, prior, why string }
+
+// New builds the model of formula f on the table.
+func New(f *Formula, tab Table, opt Options) (*Model, error) {
+	fam := opt.Family
+	switch fam {
+	case "":
+		fam = "gaussian"
+	case "logistic", "logit":
+		fam = "bernoulli"
+	}
+	ok := false
+	for _, g := range Families {
+		ok = ok || g == fam
+	}
+	if !ok {
+		return nil, fmt.Errorf("family %q: expected one of %s", opt.Family, strings.Join(Families, ", "))
+	}
+	n := tab.Len()
+	if n == 0 {
+		return nil, fmt.Errorf("no rows")
+	}
+	m := &Model{Formula: f, Family: fam, n: n, intercept: f.Intercept, book: codebook{}, prior: opt.Priors}
+	e := &env{tab: tab, book: m.book, train: true}
+	if err := m.response(e, f.Response); err != nil {
+		return nil, err
+	}
+	names, cols, err := e.terms(f.Terms, f.Intercept)
+	if err != nil {
+		return nil, err
+	}
+	m.xnames = names
+	P := len(cols)
+	m.means = make([]float64, P)
+	X := mat.NewDense(n, max(P, 1), nil)
+	for j, c := range cols {
+		if f.Intercept {
+			m.means[j], _ = meanSD(c)
+		}
+		for i, v := range c {
+			X.Set(i, j, v-m.means[j])
+		}
+	}
+	m.x = ad.NewMatrix(X)
+	m.zeros = make([]float64, n)
+	if len(f.Offsets) > 0 {
+		m.offset = make([]float64, n)
+		for _, o := range f.Offsets {
+			v, err := e.num(o)
+			if err != nil {
+				return nil, err
+			}
+			for i, u := range v {
+				m.offset[i] += u
+			}
+		}
+	}
+	seen := map[string]bool{}
+	for _, g := range f.Groups {
+		if seen[g.Name()] {
+			return nil, &SyntaxError{g.Pos, fmt.Sprintf("a second group-level term on %s: write one term, (1 + x | %s) or (1 + x || %s)", g.Name(), g.Name(), g.Name())}
+		}
+		seen[g.Name()] = true
+		gt := &groupTerm{name: g.Name(), corr: g.Correlated, src: g}
+		gn, gc, err := e.terms(g.Terms, g.Intercept)
+		if err != nil {
+			return nil, err
+		}
+		if g.Intercept {
+			gt.coefs, gt.rcols = append(gt.coefs, "Intercept"), append(gt.rcols, "(Intercept)")
+			one := make([]float64, n)
+			for i := range one {
+				one[i] = 1
+			}
+			gc = append([][]float64{one}, gc...)
+		}
+		for _, c := range gn {
+			gt.coefs, gt.rcols = append(gt.coefs, brmsName(c)), append(gt.rcols, c)
+		}
+		gt.K = len(gc)
+		Z := mat.NewDense(n, gt.K, nil)
+		for k, c := range gc {
+			for i, v := range c {
+				Z.Set(i, k, v)
+			}
+		}
+		gt.z = ad.NewMatrix(Z)
+		if gt.codes, gt.levels, err = e.grouping(g); err != nil {
+			return nil, err
+		}
+		gt.J = len(gt.levels)
+		if gt.J < 2 {
+			return nil, &SyntaxError{g.Pos, fmt.Sprintf("grouping factor %s has %d level: expected at least 2", g.Name(), gt.J)}
+		}
+		gt.ident = make([]float64, gt.K*gt.K)
+		for k := 0; k < gt.K; k++ {
+			gt.ident[k*gt.K+k] = 1
+		}
+		m.groups = append(m.groups, gt)
+	}
+	if err := m.setPriors(); err != nil {
+		return nil, err
+	}
+	m.build(P)
+	return m, nil
+}
+
+// response reads y and checks it against the family.
+func (m *Model) response(e *env, r *Expr) error {
+	if codes, levels, isCat, err := e.factor(r); err != nil {
+		return err
+	} else if isCat {
+		if m.Family != "bernoulli" && m.Family != "probit" || len(levels) != 2 {
+			return &SyntaxError{r.Pos, fmt.Sprintf("response %s is categorical with levels %s: expected numbers (or two levels for the bernoulli family)", r.Text, preview(levels))}
+		}
+		m.y = make([]float64, len(codes))
+		for i, k := range codes {
+			m.y[i] = float64(k) // R: the second level is the success
+		}
+	} else {
+		y, err := e.num(r)
+		if err != nil {
+			return err
+		}
+		m.y = y
+	}
+	switch m.Family {
+	case "bernoulli", "probit", "poisson", "negbinomial":
+		m.yi = make([]int, len(m.y))
+		for i, v := range m.y {
+			bad := v != math.Trunc(v) || v < 0 || (m.Family == "bernoulli" || m.Family == "probit") && v > 1
+			if bad {
+				want := "a count 0, 1, 2, …"
+				if m.Family == "bernoulli" || m.Family == "probit" {
+					want = "0 or 1"
+				}
+				return &SyntaxError{r.Pos, fmt.Sprintf("response %s = %v at row %d: the %s family expects %s", r.Text, v, i+1, m.Family, want)}
+			}
+			m.yi[i] = int(v)
+		}
+	}
+	return nil
+}
+
+// setPriors sets brms's default priors, or the overrides, with reasons.
+func (m *Model) setPriors() error {
+	scale, loc := 2.5, 0.0
+	var link func(float64) float64
+	switch m.Family {
+	case "gaussian", "student":
+		link = func(v float64) float64 { return v }
+	case "poisson", "negbinomial":
+		link = func(v float64) float64 {
+			if v == 0 {
+				v += 0.1
+			}
+			return math.Log(v)
+		}
+	}
+	why := "brms default: location 0, scale 2.5"
+	if link != nil {
+		yl := make([]float64, len(m.y))
+		for i, v := range m.y {
+			yl[i] = link(v)
+		}
+		scale = round1(math.Max(2.5, mad(yl)))
+		loc = round1(median(yl))
+		why = "brms default: location median(link(y)), scale max(2.5, mad(link(y))), rounded to 0.1"
+	}
+	set := func(class string, def Prior, why string) Prior {
+		if p, ok := m.prior[class]; ok {
+			m.priors = append(m.priors, priorLine{class, p.String(), "set by the user"})
+			return p
+		}
+		m.priors = append(m.priors, priorLine{class, def.String(), why})
+		return def
+	}
+	pr := map[string]Prior{}
+	if m.intercept {
+		pr["Intercept"] = set("Intercept", Prior{"student_t", []float64{3, loc, scale}}, why+"; on the intercept of the centred predictors")
+	}
+	if len(m.xnames) > 0 {
+		pr["b"] = set("b", Prior{Dist: "flat"}, "brms default: improper flat")
+	}
+	if len(m.groups) > 0 {
+		pr["sd"] = set("sd", Prior{"student_t", []float64{3, 0, scale}}, "brms default: half student_t, scale as the intercept's")
+		corr := false
+		for _, g := range m.groups {
+			corr = corr || g.corr && g.K > 1
+		}
+		if corr {
+			pr["cor"] = set("cor", Prior{"lkj", []float64{1}}, "brms default: uniform over correlation matrices")
+		}
+	}
+	switch m.Family {
+	case "gaussian", "student":
+		pr["sigma"] = set("sigma", Prior{"student_t", []float64{3, 0, scale}}, "brms default: half student_t, scale as the intercept's")
+	}
+	if m.Family == "student" {
+		pr["nu"] = set("nu", Prior{"gamma", []float64{2, 0.1}}, "brms default (Juárez and Steel 2010), nu > 1")
+	}
+	if m.Family == "negbinomial" {
+		pr["shape"] = set("shape", Prior{"gamma", []float64{0.01, 0.01}}, "brms default")
+	}
+	for class := range m.prior {
+		if _, ok := pr[class]; !ok {
+			return fmt.Errorf("prior on %s: the model has no parameter of that class", class)
+		}
+	}
+	m.prior = pr
+	return nil
+}
+
+// PriorLines returns the model's priors, one "class ~ prior  (reason)"
+// line each.
+func (m *Model) PriorLines() []string {
+	out := make([]string, len(m.priors))
+	for i, p := range m.priors {
+		out[i] = fmt.Sprintf("%-9s ~ %-26s (%s)", p.class, p.prior, p.why)
+	}
+	return out
+}
+
+// build lays out the parameters and writes the log density.
+func (m *Model) build(P int) {
+	l := &transform.Layout{}
+	if P > 0 {
+		m.bB, m.hasB = l.Add("b", transform.Identity(P)), true
+	}
+	if m.intercept {
+		m.bI = l.Add("Intercept", transform.Identity(1))
+	}
+	switch m.Family {
+	case "gaussian", "student":
+		m.bAux, m.hasAux, m.auxName = l.Add("sigma", transform.Positive(1)), true, "sigma"
+	case "negbinomial":
+		m.bAux, m.hasAux, m.auxName = l.Add("shape", transform.Positive(1)), true, "shape"
+	}
+	var bNu transform.Block
+	if m.Family == "student" {
+		bNu = l.Add("nu", transform.Lower{L: 1, N: 1})
+	}
+	for i, g := range m.groups {
+		s := strconv.Itoa(i + 1)
+		g.sd = l.Add("sd_"+s, transform.Positive(g.K))
+		if g.corr && g.K > 1 {
+			g.L = l.Add("L_"+s, transform.CholeskyCorr(g.K))
+		}
+		g.zb = l.Add("z_"+s, transform.Identity(g.J*g.K), g.J, g.K)
+	}
+	// Generated quantities: the parameters as brms reports them.
+	gq := &ad.Generated{}
+	var gB, gBI, gAux, gNu ad.GenBlock
+	if m.intercept {
+		gBI = gq.AddNamed([]string{"b_Intercept"})
+	}
+	if P > 0 {
+		names := make([]string, P)
+		for j, c := range m.xnames {
+			names[j] = "b_" + brmsName(c)
+		}
+		gB = gq.AddNamed(names)
+	}
+	gSD := make([]ad.GenBlock, len(m.groups))
+	gCor := make([]ad.GenBlock, len(m.groups))
+	corIdx := make([][]int, len(m.groups))
+	for i, g := range m.groups {
+		names := make([]string, g.K)
+		for k, c := range g.coefs {
+			names[k] = "sd_" + g.name + "__" + c
+		}
+		gSD[i] = gq.AddNamed(names)
+		if g.corr && g.K > 1 {
+			var cn []string
+			for k := 1; k < g.K; k++ { // brms order: (1,2), (1,3), (2,3), …
+				for j := 0; j < k; j++ {
+					cn = append(cn, "cor_"+g.name+"__"+g.coefs[j]+"__"+g.coefs[k])
+					corIdx[i] = append(corIdx[i], j*g.K+k)
+				}
+			}
+			gCor[i] = gq.AddNamed(cn)
+		}
+	}
+	if m.hasAux {
+		gAux = gq.AddNamed([]string{m.auxName})
+	}
+	if m.Family == "student" {
+		gNu = gq.AddNamed([]string{"nu"})
+	}
+	gR := make([]ad.GenBlock, len(m.groups))
+	for i, g := range m.groups {
+		names := make([]string, 0, g.J*g.K)
+		for j := 0; j < g.J; j++ {
+			for k := 0; k < g.K; k++ {
+				names = append(names, fmt.Sprintf("r_%s.%d.%d", g.name, j+1, k+1))
+				m.brms = append(m.brms, fmt.Sprintf("r_%s[%s,%s]", g.name, g.levels[j], g.coefs[k]))
+			}
+		}
+		gR[i] = gq.AddNamed(names)
+	}
+	m.gen = gq
+	pr := m.prior
+	prior := func(t *ad.Tape) ad.Vec {
+		lp := t.Const(0)
+		add := func(v ad.Vec) { lp = t.Add(lp, v) }
+		var b ad.Vec
+		if P > 0 {
+			b = t.Param(m.bB)
+			add(pr["b"].logDensity(t, b, 0, false))
+			t.Generate(gB, b)
+		}
+		if m.intercept {
+			a := t.Param(m.bI)
+			add(pr["Intercept"].logDensity(t, a, 0, false))
+			bi := a
+			if P > 0 {
+				bi = t.Sub(a, t.Dot(t.Data(m.means), b))
+			}
+			t.Generate(gBI, bi)
+		}
+		if m.hasAux {
+			v := t.Param(m.bAux)
+			add(pr[m.auxName].logDensity(t, v, 0, true))
+			t.Generate(gAux, v)
+		}
+		if m.Family == "student" {
+			v := t.Param(bNu)
+			add(pr["nu"].logDensity(t, v, 1, true))
+			t.Generate(gNu, v)
+		}
+		for i, g := range m.groups {
+			sd := t.Param(g.sd)
+			add(pr["sd"].logDensity(t, sd, 0, true))
+			t.Generate(gSD[i], sd)
+			if g.corr && g.K > 1 {
+				L := t.Param(g.L)
+				add(t.LKJCorrCholesky(L, pr["cor"].Args[0]))
+				t.Generate(gCor[i], t.Select(t.Gram(L, g.K), corIdx[i]))
+			}
+			add(t.Normal(t.Param(g.zb), t.Const(0), t.Const(1)))
+		}
+		return lp
+	}
+	lik := func(t *ad.Tape, batch []int) ad.Vec {
+		var eta ad.Vec
+		switch {
+		case P > 0:
+			eta = t.MatVec(m.x, t.Param(m.bB), batch)
+			if m.intercept {
+				eta = t.Add(eta, t.Param(m.bI))
+			}
+		case m.intercept:
+			eta = t.Add(t.Rows(m.zeros, batch), t.Param(m.bI))
+		default:
+			eta = t.Rows(m.zeros, batch)
+		}
+		for i, g := range m.groups {
+			L := t.Data(g.ident)
+			if g.corr && g.K > 1 {
+				L = t.Param(g.L)
+			}
+			r := t.CholeskyEffects(t.Param(g.sd), L, t.Param(g.zb))
+			t.Generate(gR[i], r)
+			eta = t.Add(eta, t.GroupMatVec(g.z, r, g.codes, batch))
+		}
+		if batch != nil && len(batch) == 0 {
+			return t.Const(0)
+		}
+		if m.offset != nil {
+			eta = t.Add(eta, t.Rows(m.offset, batch))
+		}
+		switch m.Family {
+		case "gaussian":
+			return t.Normal(t.Rows(m.y, batch), eta, t.Param(m.bAux))
+		case "student":
+			return t.StudentT(t.Rows(m.y, batch), t.Param(bNu), eta, t.Param(m.bAux))
+		case "bernoulli":
+			return t.BernoulliLogit(t.IntRows(m.yi, batch), eta)
+		case "probit":
+			return t.BernoulliProbit(t.IntRows(m.yi, batch), eta)
+		case "poisson":
+			return t.PoissonLog(t.IntRows(m.yi, batch), eta)
+		case "negbinomial":
+			return t.NegBin2Log(t.IntRows(m.yi, batch), eta, t.Param(m.bAux))
+		}
+		panic("formula: family " + m.Family)
+	}
+	m.Model = ad.New(l, m.n, prior, lik).WithGenerated(gq)
+}
+
+// DerivedNames returns the names of the parameters as brms reports them,
+// stored after θ in every draw: b_Intercept, b_…, sd_…, cor_…, sigma, nu,
+// shape, then the group effects r_g.j.k (level j, coefficient k).
+func (m *Model) DerivedNames() []string { return m.gen.Names() }
+
+// Derive writes the quantities of DerivedNames at θ into dst.
+func (m *Model) Derive(theta, dst []float64) { m.Model.Generate(theta, dst) }
+
+// BrmsNames returns DerivedNames as brms spells them: the same names, with
+// r_g.j.k written r_g[level,coef].
+func (m *Model) BrmsNames() []string {
+	names := m.gen.Names()
+	out := make([]string, len(names))
+	copy(out, names)
+	copy(out[len(out)-len(m.brms):], m.brms)
+	return out
+}
+
+// Groups describes the model's grouping factors: name, number of levels,
+// coefficients.
+func (m *Model) Groups() []string {
+	out := make([]string, len(m.groups))
+	for i, g := range m.groups {
+		kind := "correlated"
+		if !g.corr || g.K == 1 {
+			kind = "uncorrelated"
+		}
+		out[i] = fmt.Sprintf("%s: %d levels, %s (%s)", g.name, g.J, strings.Join(g.coefs, ", "), kind)
+	}
+	return out
+}
