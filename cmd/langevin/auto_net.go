@@ -29,6 +29,9 @@ func buildNetAuto(ctx context.Context, b *buildEnv, net sampler.Network) (langev
 	if c.set["batch"] {
 		opts.Batch = c.batch
 	}
+	if c.set["map-iters"] {
+		opts.MAPIters = c.mlp.mapIters
+	}
 	plan, err := sampler.NewNetPlan(ctx, net, opts)
 	if err != nil {
 		return nil, err

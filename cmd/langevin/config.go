@@ -344,6 +344,9 @@ func (c *runConfig) resolve() error {
 		case c.sampler == "auto":
 			c.init = "prior" // not used: the plan starts the chains at its modes
 		}
+		if c.sampler == "auto" && (c.set["map-batch"] || c.set["map-lr"]) {
+			return inputErrorf("--map-batch/--map-lr: --sampler auto on a network runs Adam at --batch with its own learning rate (10⁻² decaying to 10⁻³); --map-iters sets its iterations")
+		}
 		if !c.set["precond"] {
 			c.precond = "none"
 		}
