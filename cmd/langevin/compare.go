@@ -73,6 +73,7 @@ func cmdCompare(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
+		r.Trace, _ = r.Trace.DropEmpty() // as summary: chains a stopped run never began
 		if r.Trace.NumDraws() < 2 {
 			return inputErrorf("%s: %d draws: expected at least 2", d, r.Trace.NumDraws())
 		}
@@ -108,6 +109,10 @@ func cmdCompare(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintln(stdout, "\n"+report.CompareNote)
 	if baseNote != "" {
 		fmt.Fprintln(stdout, baseNote)
+	}
+	for _, w := range cmp.Warnings() {
+		fmt.Fprintln(stdout, "warning: "+w)
+		baseNote += "\n\n**Warning:** " + w
 	}
 	if out == "" {
 		return nil

@@ -12,12 +12,13 @@ import (
 	"github.com/langevin-go/langevin"
 	"github.com/langevin-go/langevin/approx"
 	"github.com/langevin-go/langevin/diag"
+	"github.com/langevin-go/langevin/fit"
 	"github.com/langevin-go/langevin/model"
 	"github.com/langevin-go/langevin/sampler"
 	"github.com/langevin-go/langevin/schedule"
 )
 
-// --sampler auto (the default): sampler.NewPlan chooses NUTS or SGLD (with
+// --sampler auto (the default): fit.NewPlan chooses NUTS or SGLD (with
 // control variates where they pay) by a cost rule, the preconditioner, the
 // step and the burn-in, and the run goes on until the smallest bulk-ESS
 // reaches --target-ess or --max-time has passed. Every choice is printed
@@ -45,7 +46,7 @@ func maxKeep(target float64, chains int) int {
 
 // autoRun is what buildAuto decided, for the run options and the output.
 type autoRun struct {
-	plan    *sampler.Plan
+	plan    *fit.Plan
 	burnin  int
 	stopWhy string
 
@@ -61,7 +62,7 @@ func buildAuto(ctx context.Context, b *buildEnv) (langevin.Sampler, error) {
 	if net, ok := b.m.(sampler.Network); ok {
 		return buildNetAuto(ctx, b, net)
 	}
-	opts := sampler.PlanOptions{Seed: c.seed}
+	opts := fit.PlanOptions{Seed: c.seed}
 	if c.planned {
 		opts.Kind = "sgld"
 	}
@@ -80,7 +81,7 @@ func buildAuto(ctx context.Context, b *buildEnv) (langevin.Sampler, error) {
 	if c.cv {
 		opts.CV = "on"
 	}
-	plan, err := sampler.NewPlan(ctx, b.m, opts)
+	plan, err := fit.NewPlan(ctx, b.m, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -126,7 +127,7 @@ func (a *autoRun) adjust(c *runConfig, m langevin.Model, o *langevin.Options, st
 		o.MaxKeep = maxKeep(c.targetESS, c.chains)
 	}
 	if a.plan.Cov != nil && !c.set["init"] {
-		o.Init = sampler.InitGaussian{Mean: a.plan.MAP, Cov: a.plan.Cov}
+		o.Init = fit.InitGaussian{Mean: a.plan.MAP, Cov: a.plan.Cov}
 	}
 	o.CheckEvery = 100 // also the rounds of MaxKeep
 	if a.plan.Kind == "sgld" {
@@ -135,7 +136,7 @@ func (a *autoRun) adjust(c *runConfig, m langevin.Model, o *langevin.Options, st
 	if c.chainID > 0 || c.targetESS == 0 {
 		return // no ESS rule (one chain of an analysis cannot see the others'): to --iters
 	}
-	o.Until = sampler.UntilESS(m.Dim(), c.targetESS, start, c.maxTime, &a.stopWhy)
+	o.Until = fit.UntilESS(m.Dim(), c.targetESS, start, c.maxTime, &a.stopWhy)
 }
 
 // config returns the configuration the run amounts to, for the output: the
@@ -272,7 +273,7 @@ func printKSD(ctx context.Context, w io.Writer, c *runConfig, m langevin.Model, 
 		fmt.Fprintf(w, "ksd:      not computed (no Laplace reference: %v)\n", err)
 		return
 	}
-	k, err := sampler.TraceKSD(lap.Model, tr, l.Mean, l.Cov, sampler.KSDOptions{Seed: c.seed})
+	k, err := fit.TraceKSD(lap.Model, tr, l.Mean, l.Cov, fit.KSDOptions{Seed: c.seed})
 	if err != nil {
 		fmt.Fprintf(w, "ksd:      not computed (%v)\n", err)
 		return
