@@ -72,7 +72,7 @@ func (m *MLP) FanInInit(dst []float64, rng *rand.Rand) {
 	}
 }
 
-// InitPoint implements the sampler package's network interface: FanInInit.
+// InitPoint is FanInInit, for fit.Network.
 func (m *MLP) InitPoint(dst []float64, rng *rand.Rand) { m.FanInInit(dst, rng) }
 
 // Inputs returns the training inputs of the given rows (all when rows is

@@ -9,10 +9,10 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/langevin-go/langevin"
-	"github.com/langevin-go/langevin/sampler"
+	"github.com/langevin-go/langevin/fit"
 )
 
-// --sampler auto on a network (--model mlp): sampler.NewNetPlan chooses the
+// --sampler auto on a network (--model mlp): fit.NewNetPlan chooses the
 // starts, the modes, the preconditioner, the step, the burn-in and the
 // length (until the predictions at held-out points converge); each rule is
 // printed on an auto: line.
@@ -23,16 +23,16 @@ import (
 const netTargetESS = 100
 
 // buildNetAuto is buildAuto for a network.
-func buildNetAuto(ctx context.Context, b *buildEnv, net sampler.Network) (langevin.Sampler, error) {
+func buildNetAuto(ctx context.Context, b *buildEnv, net fit.Network) (langevin.Sampler, error) {
 	c := b.c
-	opts := sampler.NetPlanOptions{Seed: c.seed, Starts: c.chains, Points: b.points}
+	opts := fit.NetPlanOptions{Seed: c.seed, Starts: c.chains, Points: b.points}
 	if c.set["batch"] {
 		opts.Batch = c.batch
 	}
 	if c.set["map-iters"] {
 		opts.MAPIters = c.mlp.mapIters
 	}
-	plan, err := sampler.NewNetPlan(ctx, net, opts)
+	plan, err := fit.NewNetPlan(ctx, net, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -66,7 +66,7 @@ func (a *autoRun) adjustNet(c *runConfig, o *langevin.Options) {
 	o.SaveWarmup = false
 	if !c.set["thin"] {
 		o.Thin = 1
-		o.MaxKeep = maxKeep(netTarget(c), c.chains)
+		o.MaxKeep = fit.MaxKeep(netTarget(c), c.chains)
 	}
 	o.CheckEvery = max(200, a.burnin/4)
 	if c.chainID > 0 || (c.set["target-ess"] && c.targetESS == 0) {
@@ -120,7 +120,7 @@ func netPoints(j *job) *mat.Dense {
 
 // bestMode is the mode of the plan with the largest log posterior: the MAP
 // network of the output.
-func bestMode(p *sampler.NetPlan) []float64 {
+func bestMode(p *fit.NetPlan) []float64 {
 	b := 0
 	for k, lp := range p.ModeLP {
 		if lp > p.ModeLP[b] {

@@ -1,4 +1,4 @@
-package sampler_test
+package fit_test
 
 import (
 	"context"
@@ -6,8 +6,8 @@ import (
 
 	"github.com/langevin-go/langevin"
 	"github.com/langevin-go/langevin/data"
+	"github.com/langevin-go/langevin/fit"
 	"github.com/langevin-go/langevin/model"
-	"github.com/langevin-go/langevin/sampler"
 )
 
 // The library path of langevin run --model mlp with no tuning flag: the
@@ -24,12 +24,12 @@ func ExampleNewNetPlan() {
 		return
 	}
 	ctx := context.Background()
-	p, err := sampler.NewNetPlan(ctx, m, sampler.NetPlanOptions{Seed: 1})
+	p, err := fit.NewNetPlan(ctx, m, fit.NetPlanOptions{Seed: 1})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	var conv *sampler.FunctionConvergence
+	var conv *fit.FunctionConvergence
 	tr, err := langevin.Run(ctx, m, p.Sampler, langevin.Options{
 		Chains: 4, Iters: p.MaxIters, BurnIn: p.BurnIn, Init: p.Init(), Seed: 1,
 		Until: p.Until(m, 100, &conv), CheckEvery: max(200, p.BurnIn/4), MaxKeep: 250,

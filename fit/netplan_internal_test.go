@@ -1,4 +1,4 @@
-package sampler
+package fit
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"github.com/langevin-go/langevin"
 	"github.com/langevin-go/langevin/data"
 	"github.com/langevin-go/langevin/model"
+	"github.com/langevin-go/langevin/sampler"
 )
 
 // gapNet is a 1-10-1 tanh network with the defaults of model.MLPDefaults on
@@ -113,7 +114,7 @@ func (q quad) LogLik([]float64, []int, []float64) float64 { return 0 }
 func TestNetPlanRestart(t *testing.T) {
 	for _, kind := range []string{"sgld", "sghmc"} {
 		q := quad{prec: []float64{1, 4, 25}}
-		p := &NetPlan{Kind: kind, Eta: 1, Precond: []float64{1, 1, 1}, Batch: Minibatch{Size: 1},
+		p := &NetPlan{Kind: kind, Eta: 1, Precond: []float64{1, 1, 1}, Batch: sampler.Minibatch{Size: 1},
 			Modes: [][]float64{{0.5, 0.5, 0.5}, {-1, 1, 0.2}}}
 		p.setSampler()
 		tr, err := langevin.Run(context.Background(), q, p.Sampler, langevin.Options{Chains: 2, Iters: 2000, BurnIn: 1000, Init: p.Init(), Seed: 1})

@@ -1,4 +1,4 @@
-package sampler
+package fit
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 
 	"github.com/langevin-go/langevin"
 	"github.com/langevin-go/langevin/diag"
+	"github.com/langevin-go/langevin/sampler"
 	"github.com/langevin-go/langevin/schedule"
 )
 
@@ -70,7 +71,7 @@ type NetPlan struct {
 	LambdaMax []float64   // λmax(MH) at each mode (power iteration on Hessian-vector products)
 	Eta       float64     // SGLD's step
 	Ratio     float64     // gradient-noise to injected-noise variance at the best mode
-	Batch     Minibatch
+	Batch     sampler.Minibatch
 	BurnIn    int
 	MaxIters  int // the cap on the run length (burn-in included)
 	Points    *mat.Dense
@@ -138,7 +139,7 @@ func NewNetPlan(ctx context.Context, m Network, opt NetPlanOptions) (*NetPlan, e
 	if !(opt.Budget > 0 && opt.Budget < 2) {
 		return nil, fmt.Errorf("sampler: network plan: budget η·λmax %v: expected a number in (0, 2)", opt.Budget)
 	}
-	p := &NetPlan{Batch: Minibatch{Size: opt.Batch}, budget: opt.Budget}
+	p := &NetPlan{Batch: sampler.Minibatch{Size: opt.Batch}, budget: opt.Budget}
 	iters := opt.MAPIters
 	epoch := float64(n) / float64(opt.Batch)
 	if iters == 0 {
@@ -175,7 +176,7 @@ func NewNetPlan(ctx context.Context, m Network, opt NetPlanOptions) (*NetPlan, e
 	}
 	prec := make([]float64, ng)
 	cnt := make([]float64, ng)
-	idx := subsetIndex(n, min(n, 2000), rng)
+	idx := sampler.SubsetIndex(n, min(n, 2000), rng)
 	gi := make([]float64, d)
 	one := make([]int, 1)
 	fisher := make([]float64, d)
@@ -247,7 +248,7 @@ func NewNetPlan(ctx context.Context, m Network, opt NetPlanOptions) (*NetPlan, e
 	p.note("burn-in: %d iterations from the modes (3/η: a direction of unit preconditioned curvature within e⁻³ of stationary, at least 200); at most %d iterations in all", p.BurnIn, p.MaxIters)
 	p.Points = opt.Points
 	if p.Points == nil {
-		p.Points = m.Inputs(subsetIndex(n, min(n, 100), rng))
+		p.Points = m.Inputs(sampler.SubsetIndex(n, min(n, 100), rng))
 	}
 	p.Kind = opt.Kind
 	if p.Kind == "" {
@@ -270,13 +271,13 @@ func (p *NetPlan) setSampler() {
 // curvature (its frequency per step is √(ηλ)), fixed at the planned step.
 func (p *NetPlan) build(eta float64) langevin.Sampler {
 	if p.Kind == "sgld" {
-		return SGLD{Step: schedule.Constant(eta), Batch: p.Batch, Precond: p.Precond}
+		return sampler.SGLD{Step: schedule.Constant(eta), Batch: p.Batch, Precond: p.Precond}
 	}
 	mass := make([]float64, len(p.Precond))
 	for j, v := range p.Precond {
 		mass[j] = 1 / v
 	}
-	return SGHMC{Step: schedule.Constant(eta), Batch: p.Batch, Mass: mass, Friction: p.Friction}
+	return sampler.SGHMC{Step: schedule.Constant(eta), Batch: p.Batch, Mass: mass, Friction: p.Friction}
 }
 
 // logPost returns log p(θ|D) on all the data and adds its gradient into
@@ -290,7 +291,7 @@ func logPost(m langevin.Model, theta, grad []float64) float64 {
 func adamDecay(ctx context.Context, m langevin.Model, theta0 []float64, iters, batch int, rng *rand.Rand) ([]float64, error) {
 	T := float64(iters)
 	sched := schedule.Polynomial{A: 1e-2 * T / 9, B: T / 9, Gamma: 1}
-	ch, err := Adam{Step: sched, Batch: Minibatch{Size: min(batch, m.Len())}}.NewChain(m, theta0, rng)
+	ch, err := sampler.Adam{Step: sched, Batch: sampler.Minibatch{Size: min(batch, m.Len())}}.NewChain(m, theta0, rng)
 	if err != nil {
 		return nil, err
 	}
