@@ -130,7 +130,7 @@ func newRunFlagSet(c *runConfig) *flag.FlagSet {
 	fs.IntVar(&c.thin, "thin", 450, "keep every `N`-th draw after burn-in")
 	fs.Uint64Var(&c.seed, "seed", 1, "random `seed` of the run (split, initial points, chains)")
 	fs.StringVar(&c.init, "init", "laplace", "initial points: zero|map|prior|laplace (the MAP plus a draw from the diagonal Laplace approximation, so chains start dispersed on the posterior's scale)|random (--model mlp: each chain its own random fan-in start)")
-	fs.StringVar(&c.precond, "precond", "laplace", "constant diagonal preconditioner M of sgld, csgld, sghmc, csghmc, rwm, mala, nuts: laplace (diag of the inverse Hessian at the MAP) or none")
+	fs.StringVar(&c.precond, "precond", "laplace", "constant diagonal preconditioner M of sgld, csgld, sghmc, csghmc, rwm, mala, nuts: laplace (diag of the inverse Hessian at the MAP) or none (the default for csgld, csghmc and --model mixture25, whose several modes one Laplace fit would hide; the output says so)")
 	fs.StringVar(&c.out, "out", "", "write DIR/chain-1.csv … DIR/chain-K.csv (CmdStan format), DIR/summary.csv and DIR/model.json")
 	fs.BoolVar(&c.overwrite, "overwrite", false, "let --out DIR hold another run's files: they are removed first (without it such a DIR is refused)")
 	fs.BoolVar(&c.report, "report", false, "also write DIR/report.html (settings, summary, warnings, plots) into --out DIR (default "+defaultReportDir+")")
