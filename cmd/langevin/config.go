@@ -122,7 +122,7 @@ func newRunFlagSet(c *runConfig) *flag.FlagSet {
 
 	fs.StringVar(&c.sampler, "sampler", "auto", "algorithm `NAME`: "+strings.Join(samplerNames(), "|")+" (see the list above)")
 	fs.Float64Var(&c.targetESS, "target-ess", 400, "--sampler auto: run until the smallest bulk-ESS over the parameters and chains reaches `E` (or --max-time, or --iters); 0: no ESS rule, run to --iters (what each process of --chain-id does)")
-	fs.DurationVar(&c.maxTime, "max-time", 0, "--sampler auto: stop the sampling after `T` (for example 10m) even if --target-ess is not reached (0: no limit; not reproducible)")
+	fs.DurationVar(&c.maxTime, "max-time", 0, "--sampler auto: stop after `T` from the start of the job (for example 10m) even if --target-ess is not reached; a budget that ends before the sampling begins (MAP, plan) is an error (0: no limit; not reproducible)")
 	fs.IntVar(&c.chains, "chains", 4, fmt.Sprintf("number of chains `K` (at most %d)", maxChains))
 	fs.IntVar(&c.chainID, "chain-id", 0, "run only chain `C` (1 ≤ C ≤ --chains) of the analysis, for one process (a Slurm array task) per chain: its --out DIR/chain-C.csv is the file that the run of all --chains writes, and langevin summary|report|predict combine the directories (0: all chains)")
 	fs.IntVar(&c.iters, "iters", 500000, "iterations `N` per chain, burn-in included")
