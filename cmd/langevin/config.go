@@ -108,12 +108,12 @@ func newRunFlagSet(c *runConfig) *flag.FlagSet {
 	fs.StringVar(&c.exposure, "exposure", "", "poisson, negbin: `COL`umn of exposures uᵢ > 0 (offset log uᵢ: E[yᵢ] = uᵢ·exp(α + xᵢᵀβ)), taken out of the features")
 	fs.Float64Var(&c.nu, "nu", 0, "robust: fix the Student-t degrees of freedom `ν` (default: estimated, ν ~ Gamma(2, 0.1) on ν > 1)")
 	m := &c.mlp
-	fs.StringVar(&m.hidden, "hidden", "100,10", "MLP hidden layer widths, comma-separated (\"\" or 0: no hidden layer)")
+	fs.StringVar(&m.hidden, "hidden", "50", "MLP hidden layer widths, comma-separated (\"\" or 0: no hidden layer); default one layer of 50 units, the protocol of the UCI regression benchmark")
 	fs.StringVar(&m.activation, "activation", "relu", "MLP activation: relu|tanh|sigmoid|identity")
 	fs.StringVar(&m.likelihood, "likelihood", "", "MLP likelihood: bernoulli|categorical|gaussian (default: bernoulli for 0/1 labels, categorical for more classes, gaussian otherwise)")
 	fs.IntVar(&m.classes, "classes", 0, "categorical likelihood: number of classes `K` (0: largest label + 1)")
 	fs.Float64Var(&m.noiseVar, "noise-var", 1, "Gaussian likelihood: noise variance σ² (the initial value with --learn-noise)")
-	fs.BoolVar(&m.learnNoise, "learn-noise", false, "Gaussian likelihood: sample log σ² too (prior N(0, 1))")
+	fs.BoolVar(&m.learnNoise, "learn-noise", true, "Gaussian likelihood: sample log σ² too (prior N(0, 2²) on log σ² of the standardised response; --learn-noise=false fixes σ² at --noise-var)")
 	fs.IntVar(&m.mapIters, "map-iters", 20000, "MLP --init map: Adam iterations")
 	fs.IntVar(&m.mapBatch, "map-batch", 32, "MLP --init map: Adam minibatch size")
 	fs.Float64Var(&m.mapLR, "map-lr", 1e-3, "MLP --init map: Adam learning rate")
@@ -336,13 +336,18 @@ func (c *runConfig) resolve() error {
 		c.sampler, c.def = "sgld", samplerTable["sgld"]
 	}
 	if c.model == "mlp" {
-		if !c.set["sampler"] {
-			// --sampler auto's plan is for models whose Laplace approximation
-			// is the reference; networks keep SGLD's defaults.
-			c.sampler, c.def = "sgld", samplerTable["sgld"]
-		}
-		if !c.set["init"] {
+		// --sampler auto (the default) runs the network plan
+		// (sampler.NewNetPlan): its own starts, modes and preconditioner.
+		switch {
+		case c.sampler != "auto" && !c.set["init"]:
 			c.init = "map"
+		case c.sampler == "auto" && c.set["init"]:
+			return inputErrorf("--init %s: --sampler auto on a network starts each chain at its own mode (the network plan's multi-start MAP)", c.init)
+		case c.sampler == "auto":
+			c.init = "prior" // not used: the plan starts the chains at its modes
+		}
+		if c.sampler == "auto" && (c.set["map-batch"] || c.set["map-lr"]) {
+			return inputErrorf("--map-batch/--map-lr: --sampler auto on a network runs Adam at --batch with its own learning rate (10⁻² decaying to 10⁻³); --map-iters sets its iterations")
 		}
 		if !c.set["precond"] {
 			c.precond = "none"
@@ -581,6 +586,7 @@ func (c *runConfig) spec() model.Spec {
 		s.Hidden, _ = parseHidden(c.mlp.hidden)
 		s.Activation, s.Likelihood, s.Classes = c.mlp.activation, c.mlp.likelihood, c.mlp.classes
 		s.NoiseVar, s.LearnNoise = c.mlp.noiseVar, c.mlp.learnNoise
+		s.NetDefaults = true // model.MLPDefaults: fan-in prior, standardised response
 	case "gauss2":
 		s.Rho = c.rho
 	case "poisson", "negbin":

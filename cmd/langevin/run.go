@@ -111,7 +111,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if mapErr != nil && needMAP {
 		return fmt.Errorf("finding the MAP (needed by --init map|laplace and --precond laplace): %w", mapErr)
 	}
-	j.env = &buildEnv{c: c, m: m, lap: lap, mapTh: mapTheta}
+	j.env = &buildEnv{c: c, m: m, lap: lap, mapTh: mapTheta, points: netPoints(j)}
 	var laplace []float64
 	if c.init == "laplace" || usePrecond {
 		st.enter("the Laplace approximation", false)
@@ -140,6 +140,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	ph.done("MAP and setup", "")
+	if a := j.env.auto; a != nil && a.net != nil {
+		mapTheta = bestMode(a.net) // the MAP network of the output
+	}
 	if strings.HasPrefix(j.env.stepNote, "warning") {
 		fmt.Fprintln(stderr, "langevin run: "+j.env.stepNote) // also before a run that diverges
 	}
@@ -214,7 +217,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	params, note := fit.CommonLength(tr)
 	table := diag.Summarize(tr.Names, params)
 	if c.formula.text != "" {
-		printFormulaHeader(stdout, j, pc.describe())
+		printFormulaHeader(stdout, j, pc)
 	} else if c.toy() {
 		fmt.Fprintf(stdout, "toy target %s (d = %d, no data, gradient noise sd %g), %s, %s\n\n",
 			c.model, m.Dim(), c.gradNoise, pc.describe(), c.chainsText())
@@ -267,7 +270,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	// sampler's tuning, the checks — is printed and is the report's.
 	var notes bytes.Buffer
 	if auto != nil {
-		auto.print(&notes, c)
+		auto.print(&notes, c, tr)
 	}
 	printWhere(&notes, pc, tr, table, elapsed, mapTheta)
 	if j.env.stepNote != "" {
