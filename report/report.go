@@ -77,6 +77,10 @@ type Options struct {
 	RefLabel  string
 	// Intro is a paragraph under the title.
 	Intro string
+	// Pre is preformatted text under the table's notes: the run's account
+	// as it printed it (the rules that chose its settings, the draws, the
+	// sampler's tuning, the checks).
+	Pre string
 	// Sections are appended after the built ones (e.g. predictive plots).
 	Sections []Section
 	// Trajectory marks the draws as an optimiser's iterates (GD, SGD):
@@ -109,7 +113,7 @@ func FromTrace(title string, tr *langevin.Trace, opt Options) (*Report, error) {
 	if n < 2 {
 		return nil, fmt.Errorf("report: %d draws per chain: need at least 2", n)
 	}
-	r := &Report{Title: title, Intro: opt.Intro, Settings: opt.Settings}
+	r := &Report{Title: title, Intro: opt.Intro, Settings: opt.Settings, Pre: opt.Pre}
 	if empty > 0 {
 		r.Notes = append(r.Notes, fmt.Sprintf("%d of %d chains hold no draw (the run stopped before they began) and are left out.", empty, all))
 	}
@@ -257,6 +261,10 @@ func samplerSection(tr *langevin.Trace) (Section, bool) {
 	}
 	sec := Section{Title: "Step size and noise crossover (chain 1)",
 		Text: "SGLD optimises while the stochastic-gradient noise exceeds the injected noise and samples after the crossover (Welling & Teh 2011, §4); the burn-in is shaded."}
+	if ki < 0 || kg < 0 {
+		// An exact sampler (NUTS, MALA): no minibatch noise to cross.
+		sec = Section{Title: "Step size (chain 1)", Text: "The step size adapts during the warm-up (shaded) and is fixed after it."}
+	}
 	iters, eta := statSeries(tr, 0, ks)
 	if p, err := plot.StepSize(iters, eta, float64(tr.BurnIn)); err == nil {
 		if png, err := plot.Encode(p, wide[0], wide[1], "png"); err == nil {
