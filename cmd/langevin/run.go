@@ -217,7 +217,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	params, note := fit.CommonLength(tr)
 	table := diag.Summarize(tr.Names, params)
 	if c.formula.text != "" {
-		printFormulaHeader(stdout, j, pc.describe())
+		printFormulaHeader(stdout, j, pc)
 	} else if c.toy() {
 		fmt.Fprintf(stdout, "toy target %s (d = %d, no data, gradient noise sd %g), %s, %s\n\n",
 			c.model, m.Dim(), c.gradNoise, pc.describe(), c.chainsText())

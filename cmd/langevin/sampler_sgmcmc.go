@@ -26,6 +26,8 @@ func init() {
 		summary: "stochastic-gradient HMC (Chen et al. 2014), friction α; --thermostat: SGNHT"})
 	registerSampler(&samplerDef{name: "csghmc", family: "SG-MCMC", kind: withM, flags: []string{"sghmc"}, build: buildSGHMC,
 		summary: "cyclical SGHMC (Zhang et al. 2020)"})
+	registerSampler(&samplerDef{name: "baoab", family: "SG-MCMC", kind: withM, flags: []string{"sghmc"}, build: buildBAOAB, check: checkBAOAB,
+		summary: "underdamped Langevin, BAOAB splitting (Leimkuhler & Matthews 2013): exact Gaussian marginals at any stable step; --friction α"})
 	optim := samplerKind{optimiser: true}
 	registerSampler(&samplerDef{name: "gd", family: "optimisers", kind: optim, build: buildSGD,
 		summary: "gradient descent on all data (a trajectory, not posterior draws)"})
@@ -156,4 +158,30 @@ func buildSGD(_ context.Context, b *buildEnv) (langevin.Sampler, error) {
 		s.Batch = b.minibatch()
 	}
 	return s, nil
+}
+
+// checkBAOAB: --friction is BAOAB's α = 1 − c; the thermostat and the
+// temperature annealing are SGHMC's.
+func checkBAOAB(c *runConfig) error {
+	if o := opt[*sghmcFlags](c, "sghmc"); !(o.friction > 0 && o.friction <= 1) {
+		return inputErrorf("--friction %v: expected 0 < α ≤ 1", o.friction)
+	} else if o.thermostat {
+		return inputErrorf("--thermostat: only for --sampler sghmc|csghmc (SGNHT)")
+	}
+	if c.tStart > 0 {
+		return inputErrorf("--temperature-start: --sampler baoab samples at --temperature throughout")
+	}
+	return nil
+}
+
+// buildBAOAB: the step η = h² of SGHMC's rule at the friction α (the same
+// units), M the Laplace diagonal.
+func buildBAOAB(_ context.Context, b *buildEnv) (langevin.Sampler, error) {
+	o := opt[*sghmcFlags](b.c, "sghmc")
+	sched, err := b.schedule(familyStep(b, o.friction))
+	if err != nil {
+		return nil, err
+	}
+	return sampler.BAOAB{Step: sched, Batch: b.minibatch(), Friction: o.friction, Precond: b.precond,
+		Temperature: b.c.temperature, Clip: b.clipping()}, nil
 }
