@@ -34,6 +34,8 @@ func init() {
 	optim.minibatch = true
 	registerSampler(&samplerDef{name: "sgd", family: "optimisers", kind: optim, build: buildSGD,
 		summary: "stochastic gradient descent (Robbins & Monro 1951)"})
+	registerSampler(&samplerDef{name: "adam", family: "optimisers", kind: optim, build: buildAdam,
+		summary: "Adam (Kingma & Ba 2015) on minibatches, step 1e-3 per coordinate unless --step (lecture notes' Note 15)"})
 
 	registerFlags(flagGroup{name: "psgld", title: "pSGLD flags", define: func(fs *flag.FlagSet) any {
 		o := &psgldFlags{}
@@ -158,6 +160,17 @@ func buildSGD(_ context.Context, b *buildEnv) (langevin.Sampler, error) {
 		s.Batch = b.minibatch()
 	}
 	return s, nil
+}
+
+// buildAdam is Adam ascent on the log posterior with minibatches; its step
+// is about the distance a coordinate moves per step whatever N, so the
+// default is Kingma & Ba's 10⁻³, not a rate in units of the loss.
+func buildAdam(_ context.Context, b *buildEnv) (langevin.Sampler, error) {
+	sched, err := b.schedule(1e-3)
+	if err != nil {
+		return nil, err
+	}
+	return sampler.Adam{Step: sched, Batch: b.minibatch(), Clip: b.clipping()}, nil
 }
 
 // checkBAOAB: --friction is BAOAB's α = 1 − c; the thermostat and the
