@@ -36,6 +36,10 @@ func init() {
 		summary: "stochastic gradient descent (Robbins & Monro 1951)"})
 	registerSampler(&samplerDef{name: "adam", family: "optimisers", kind: optim, build: buildAdam,
 		summary: "Adam (Kingma & Ba 2015) on minibatches, step 1e-3 per coordinate unless --step (lecture notes' Note 15)"})
+	registerSampler(&samplerDef{name: "adagrad", family: "optimisers", kind: optim, build: buildAdaGrad,
+		summary: "AdaGrad (Duchi et al. 2011) on minibatches, step 0.1 unless --step (Note 15)"})
+	registerSampler(&samplerDef{name: "rmsprop", family: "optimisers", kind: optim, build: buildRMSProp,
+		summary: "RMSProp (Tieleman & Hinton 2012) on minibatches, step 1e-3 unless --step (Note 15)"})
 
 	registerFlags(flagGroup{name: "psgld", title: "pSGLD flags", define: func(fs *flag.FlagSet) any {
 		o := &psgldFlags{}
@@ -171,6 +175,26 @@ func buildAdam(_ context.Context, b *buildEnv) (langevin.Sampler, error) {
 		return nil, err
 	}
 	return sampler.Adam{Step: sched, Batch: b.minibatch(), Clip: b.clipping()}, nil
+}
+
+// buildAdaGrad is AdaGrad ascent on minibatches; its accumulated ĝ² makes
+// each coordinate's step decay like 1/√t, so a constant 0.1 is its default.
+func buildAdaGrad(_ context.Context, b *buildEnv) (langevin.Sampler, error) {
+	sched, err := b.schedule(0.1)
+	if err != nil {
+		return nil, err
+	}
+	return sampler.AdaGrad{Step: sched, Batch: b.minibatch(), Clip: b.clipping()}, nil
+}
+
+// buildRMSProp is RMSProp ascent on minibatches; like Adam its step is a
+// distance per coordinate, 10⁻³ by default.
+func buildRMSProp(_ context.Context, b *buildEnv) (langevin.Sampler, error) {
+	sched, err := b.schedule(1e-3)
+	if err != nil {
+		return nil, err
+	}
+	return sampler.RMSProp{Step: sched, Batch: b.minibatch(), Clip: b.clipping()}, nil
 }
 
 // checkBAOAB: --friction is BAOAB's α = 1 − c; the thermostat and the
