@@ -178,3 +178,25 @@ func TestRunAdamOptimiser(t *testing.T) {
 		t.Errorf("Adam after 200 steps from zero: %g from the MAP: the check cannot fail", d)
 	}
 }
+
+// run --sampler psgld --gamma adds Li et al.'s correction Γ (main could not
+// ask for it): the same seed gives other draws with it than without, and the
+// flag is refused by another sampler.
+func TestRunPSGLDGamma(t *testing.T) {
+	args := []string{"run", "--sampler", "psgld", "--iters", "1000", "--burnin", "200", "--thin", "5", "--chains", "1", "--quiet"}
+	code, plain, errOut := runMain(append(args, "--out", t.TempDir()+"/plain")...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	code, gamma, errOut := runMain(append(args, "--gamma", "--out", t.TempDir()+"/gamma")...)
+	if code != 0 {
+		t.Fatalf("--gamma: exit %d: %s", code, errOut)
+	}
+	table := func(out string) string { s, _, _ := strings.Cut(out, "\n\ndraws:"); return s }
+	if table(plain) == table(gamma) {
+		t.Error("--gamma changed no draw: the correction is not applied")
+	}
+	if code, _, errOut := runMain("run", "--sampler", "sgld", "--gamma", "--quiet"); code != 2 || !strings.Contains(errOut, "--gamma") {
+		t.Errorf("--sampler sgld --gamma: exit %d, %q; want 2 naming --gamma", code, errOut)
+	}
+}

@@ -45,6 +45,7 @@ func init() {
 		o := &psgldFlags{}
 		fs.Float64Var(&o.alpha, "alpha", 0.99, "pSGLD's moving-average weight `α` of V ← αV + (1−α)ḡ⊙ḡ (1 freezes V)")
 		fs.Float64Var(&o.lambda, "lambda", 1e-5, "pSGLD's `λ` in G = diag(1 ⊘ (λ + √V))")
+		fs.BoolVar(&o.correction, "gamma", false, "pSGLD: add Li et al.'s correction term Γ (off by default, as in common practice; costs one more gradient per step)")
 		return o
 	}})
 	registerFlags(flagGroup{name: "sghmc", title: "SGHMC flags", define: func(fs *flag.FlagSet) any {
@@ -73,7 +74,10 @@ func init() {
 	samplerTable["csghmc"].check = checkFriction
 }
 
-type psgldFlags struct{ alpha, lambda float64 }
+type psgldFlags struct {
+	alpha, lambda float64
+	correction    bool // --gamma: add Γ
+}
 
 type sghmcFlags struct {
 	friction   float64
@@ -139,7 +143,7 @@ func buildPSGLD(_ context.Context, b *buildEnv) (langevin.Sampler, error) {
 	}
 	o := opt[*psgldFlags](b.c, "psgld")
 	ts, burn := annealing(b.c)
-	return sampler.PSGLD{Step: sched, Batch: b.minibatch(), Alpha: o.alpha, Lambda: o.lambda,
+	return sampler.PSGLD{Step: sched, Batch: b.minibatch(), Alpha: o.alpha, Lambda: o.lambda, Correction: o.correction,
 		Temperature: b.c.temperature, Clip: b.clipping(), TemperatureStart: ts, BurnIn: burn}, nil
 }
 
