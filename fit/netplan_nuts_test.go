@@ -21,7 +21,7 @@ import (
 // variance of f(x), E[σ²], and their Monte Carlo standard errors (from the
 // bulk-ESS of each quantity).
 type nutsFixture struct {
-	X                   []float64 `json:"x"`
+	X        []float64 `json:"x"`
 	MeanF    []float64 `json:"mean_f"`
 	VarF     []float64 `json:"var_f"`
 	SEMeanF  []float64 `json:"se_mean_f"`
