@@ -21,6 +21,7 @@ const maxChains = 1024
 type runConfig struct {
 	// data
 	data, test, target, format string
+	columns                    columnFlags // --id, --drop, --categorical, --missing
 	testFrac                   float64
 	standardize                bool
 	n, k                       int     // generated data: points, spiral arms
@@ -78,7 +79,7 @@ type mlpConfig struct {
 
 // The groups of the common flags, in the order of run -h.
 var commonGroups = []struct{ title, flags string }{
-	{"data", "data test test-frac target format standardize n noise k"},
+	{"data", "data test test-frac target id drop categorical missing format standardize n noise k"},
 	{"model", "model intercept prior-scale offset exposure nu hidden activation likelihood classes noise-var learn-noise map-iters map-batch map-lr grad-noise rho"},
 	{"run", "sampler target-ess max-time chains chain-id iters burnin thin seed init precond out overwrite report quiet"},
 	{"step size", "step schedule step-b decay step-floor cycles explore temperature temperature-start"},
@@ -92,6 +93,7 @@ func newRunFlagSet(c *runConfig) *flag.FlagSet {
 	fs.Float64Var(&c.testFrac, "test-frac", 0.2, "fraction of --data held out as test set when --test is not given (0: fit on all the data)")
 	fs.StringVar(&c.target, "target", "", "target `COL`umn: a name, or a 1-based column number (-1 = last); default the last column")
 	fs.StringVar(&c.format, "format", "auto", "data format: auto|csv|libsvm|parquet|store (a data.Store file; auto tells them by content)")
+	c.columns.register(fs)
 	fs.BoolVar(&c.standardize, "standardize", true, "standardise features with the training set's mean and sd")
 	fs.IntVar(&c.n, "n", 1000, "generated data (--data moons|spirals|gap1d): number of points `N`; fashion-mnist: use the first N training images (default all)")
 	fs.Float64Var(&c.noise, "noise", 0.1, "generated data: noise sd (moons: of the points, spirals: of the angle, gap1d: of y)")
@@ -230,6 +232,9 @@ func parseRun(args []string, stdout io.Writer) (*runConfig, error) {
 	if err := c.checkApplies(); err != nil {
 		return nil, err
 	}
+	if err := c.columns.check(); err != nil {
+		return nil, err
+	}
 	if err := c.resolve(); err != nil {
 		return nil, err
 	}
@@ -262,7 +267,7 @@ func (c *runConfig) checkApplies() error {
 		{"clip clip-value", c.sampler != "auto", "--sampler auto picks its sampler and step itself (it may pick NUTS, which has no gradient to clip); give --sampler sgld (or another SG-MCMC sampler) to clip"},
 		{"temperature temperature-start", c.def.family == "SG-MCMC", "only the SG-MCMC samplers (" + strings.Join(familyMembers("SG-MCMC"), ", ") + ") take a temperature; --sampler " + c.sampler + " would sample at τ = 1"},
 		{"hidden activation likelihood classes noise-var learn-noise map-iters map-batch map-lr", c.model == "mlp", "only for --model mlp"},
-		{"data test test-frac target format standardize n noise k prior-scale intercept", !toy, "the toy target --model " + c.model + " has no data and a fixed density"},
+		{"data test test-frac target id drop categorical missing format standardize n noise k prior-scale intercept", !toy, "the toy target --model " + c.model + " has no data and a fixed density"},
 		{"rho", c.model == "gauss2", "only for --model gauss2"},
 		{"n", generated[c.data] || toy, "only for generated data (--data moons|spirals|gap1d|fashion-mnist)"},
 		{"noise", c.data == "moons" || c.data == "spirals" || c.data == "gap1d" || toy, "only for generated data (--data moons|spirals|gap1d)"},

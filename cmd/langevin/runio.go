@@ -37,6 +37,10 @@ type modelFile struct {
 	// the test set came from --test or a generated set): predict --split
 	// test scores only the held-out rows.
 	Split *savedSplit `json:"split,omitempty"`
+	// Columns is how the data's columns became the features and the target
+	// (text columns' levels and reference, text labels, the ID column,
+	// dropped columns and rows): predict reads new rows by it.
+	Columns *data.Coding `json:"columns,omitempty"`
 	// Files written before scaler.json and model.Spec (read only).
 	Mean      []float64 `json:"standardize_mean,omitempty"`
 	Scale     []float64 `json:"standardize_scale,omitempty"`
@@ -190,7 +194,7 @@ func (j *job) modelFile() *modelFile {
 	if j.train == nil || !j.spec.NeedsData() {
 		return nil
 	}
-	return &modelFile{Spec: j.spec, Data: j.c.data, Target: j.train.Target, Features: j.train.Names, Split: j.split}
+	return &modelFile{Spec: j.spec, Data: j.c.data, Target: j.train.Target, Features: j.train.Names, Split: j.split, Columns: j.train.Coding}
 }
 
 // savedSplit is data.TrainTest(data, TestFrac, Seed) of a data set of Rows
