@@ -5,11 +5,14 @@ package main
 // (data.Coding), the scale in data.Scaler.Unscale.
 
 import (
+	"bufio"
+	"bytes"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -17,6 +20,9 @@ import (
 	"github.com/langevin-go/langevin"
 	"github.com/langevin-go/langevin/data"
 	"github.com/langevin-go/langevin/diag"
+	"github.com/langevin-go/langevin/model"
+	"github.com/langevin-go/langevin/predict"
+	"github.com/langevin-go/langevin/rundir"
 )
 
 // columnFlags are the flags that say how a table's columns are read.
@@ -200,4 +206,123 @@ func printDataScale(w io.Writer, tr *langevin.Trace, features []string, sc *data
 // without a header.
 func headerlessNames(features []string) bool {
 	return slices.IndexFunc(features, func(f string) bool { return !strings.HasPrefix(f, "V") }) < 0
+}
+
+// sameData reports whether the --data of predict is the run's own data: the
+// same name (an embedded or generated set) or the same file.
+func sameData(a, b string) bool {
+	if a == b {
+		return true
+	}
+	sa, err1 := os.Stat(a)
+	sb, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
+}
+
+// predictUnlabelled writes one prediction per row of d, which has no target
+// column: the ID (or the row number) and the predictive probabilities, or
+// the mean and intervals; no metrics. The rows go to out, or to stdout.
+func predictUnlabelled(stdout io.Writer, mf *modelFile, d *data.Dataset, r *rundir.Run, offVals []float64, level float64, out, samples string) error {
+	n := d.Len()
+	m, err := mf.Spec.BuildOffset(d.X, make([]float64, n), offVals)
+	if err != nil {
+		return inputErrorf("--data %s: %v", d.Source, err)
+	}
+	draws, err := drawsOf(r, m.Dim())
+	if err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	switch mm := m.(type) {
+	case *model.GLM:
+		mean := mm.PredictMean(draws, d.X, logOffsets(mf.Spec, offVals), nil)
+		buf.WriteString("y,mean\n")
+		for _, v := range mean {
+			fmt.Fprintf(&buf, ",%g\n", v)
+		}
+	case predict.Classifier:
+		if _, reg := m.(predict.Regressor); reg && !mf.Classifies() {
+			break
+		}
+		res, err := predict.Classify(mm, draws, d.X, predict.ClassifyOptions{Level: level})
+		if err != nil {
+			return err
+		}
+		if err := res.WriteCSV(&buf, make([]float64, n)); err != nil {
+			return err
+		}
+	}
+	if buf.Len() == 0 {
+		reg, ok := m.(predict.Regressor)
+		if !ok {
+			return inputErrorf("model %s: no predictions", mf.Kind)
+		}
+		res, err := predict.Regress(reg, draws, d.X, level)
+		if err != nil {
+			return err
+		}
+		if err := res.WriteCSV(&buf, make([]float64, n)); err != nil {
+			return err
+		}
+	}
+	// The y column (no target here) becomes the ID column.
+	idName := "row"
+	if d.IDs != nil {
+		idName = d.Coding.ID
+	}
+	lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
+	var sb strings.Builder
+	sb.WriteString(csvField(idName) + lines[0][strings.IndexByte(lines[0], ','):] + "\n")
+	for i, l := range lines[1:] {
+		id := strconv.Itoa(i + 1)
+		if d.IDs != nil {
+			id = d.IDs[i]
+		}
+		sb.WriteString(csvField(id) + l[strings.IndexByte(l, ','):] + "\n")
+	}
+	fmt.Fprintf(stdout, "%s (%s) on %s: %d rows without the target %q: predictions only, no metrics; %d draws from %s\n",
+		mf.Kind, mf.Data, d.Source, n, mf.Target, len(draws), samples)
+	if out == "" {
+		fmt.Fprintln(stdout)
+		_, err := io.WriteString(stdout, sb.String())
+		return err
+	}
+	if err := os.WriteFile(out, []byte(sb.String()), 0o644); err != nil {
+		return inputErrorf("--out %s: %v", out, err)
+	}
+	fmt.Fprintf(stdout, "written:  %s (%d rows: %s, then the predictions)\n", out, n, idName)
+	return nil
+}
+
+// csvField quotes s for a CSV file when it needs it.
+func csvField(s string) string {
+	if strings.ContainsAny(s, ",\"\n\r") {
+		return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
+	}
+	return s
+}
+
+// withIDs wraps the writer of a per-row predictions file so that, when d
+// has an ID column, each line starts with the row's ID (the header with the
+// column's name).
+func withIDs(d *data.Dataset, write func(io.Writer) error) func(io.Writer) error {
+	if d.IDs == nil {
+		return write
+	}
+	return func(w io.Writer) error {
+		var buf bytes.Buffer
+		if err := write(&buf); err != nil {
+			return err
+		}
+		lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
+		bw := bufio.NewWriter(w)
+		for i, l := range lines {
+			id := d.Coding.ID
+			if i > 0 {
+				id = d.IDs[i-1]
+			}
+			bw.WriteString(csvField(id) + "," + l + "\n")
+		}
+		return bw.Flush()
+	}
 }

@@ -124,6 +124,9 @@ func readData(c *runConfig, path, flagName string, builtins bool) (*data.Dataset
 			headerLine = 0
 		}
 		if err != nil {
+			if c.columns.coding != nil {
+				err = fmt.Errorf("%s %w", flagName, err) // read as the training data were
+			}
 			return nil, readError(err)
 		}
 	} else {
