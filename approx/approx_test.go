@@ -120,3 +120,60 @@ func TestLaplace(t *testing.T) {
 		t.Error("short mode accepted")
 	}
 }
+
+// TestLaplaceFloored: with a positive definite negative Hessian P (the
+// Gaussian's precision, eigenvalues above the floor) the floored Laplace
+// covariance is P⁻¹; with one eigenvalue made negative
+// (−H = P − 3 v vᵀ, v a unit eigenvector of P with eigenvalue 1) exactly that
+// one is raised to the floor, and Prec·Cov = I.
+func TestLaplaceFloored(t *testing.T) {
+	// P = Q diag(1, 2, 4, 8) Qᵀ, Q a rotation in the first two and last two coordinates.
+	c, s := math.Cos(0.3), math.Sin(0.3)
+	q := mat.NewDense(4, 4, []float64{c, -s, 0, 0, s, c, 0, 0, 0, 0, c, s, 0, 0, -s, c})
+	var p mat.Dense
+	p.Mul(q, mat.NewDiagDense(4, []float64{1, 2, 4, 8}))
+	p.Mul(&p, q.T())
+	mode := []float64{1, 2, 3, 4}
+	h := make([]float64, 16)
+	for i := range 4 {
+		for j := range 4 {
+			h[i*4+j] = -p.At(i, j)
+		}
+	}
+	var plain mat.Dense
+	if err := plain.Inverse(&p); err != nil {
+		t.Fatal(err)
+	}
+	fl, raised, err := approx.LaplaceFloored(mode, h, 0.5)
+	if err != nil || raised != 0 {
+		t.Fatalf("PD: raised %d, err %v", raised, err)
+	}
+	if !mat.EqualApprox(&plain, fl.Cov, 1e-12) {
+		t.Errorf("PD: floored covariance differs from the plain one")
+	}
+	// Make the eigenvalue 1 (eigenvector (c, s, 0, 0)) equal to −2.
+	v := []float64{c, s, 0, 0}
+	for i := range 4 {
+		for j := range 4 {
+			h[i*4+j] += 3 * v[i] * v[j]
+		}
+	}
+	fl, raised, err = approx.LaplaceFloored(mode, h, 0.5)
+	if err != nil || raised != 1 {
+		t.Fatalf("indefinite: raised %d, err %v", raised, err)
+	}
+	// Along v the precision is now the floor 0.5: vᵀ Cov v = 2.
+	var cv mat.VecDense
+	cv.MulVec(fl.Cov, mat.NewVecDense(4, v))
+	if got := mat.Dot(&cv, mat.NewVecDense(4, v)); math.Abs(got-2) > 1e-12 {
+		t.Errorf("vᵀ Cov v = %v, want 2 (1/floor)", got)
+	}
+	var id mat.Dense
+	id.Mul(fl.Prec, fl.Cov)
+	if !mat.EqualApprox(&id, mat.NewDiagDense(4, []float64{1, 1, 1, 1}), 1e-12) {
+		t.Errorf("Prec·Cov ≠ I")
+	}
+	if _, _, err := approx.LaplaceFloored(mode, h, 0); err == nil {
+		t.Error("floor 0 accepted")
+	}
+}

@@ -3,6 +3,7 @@ package approx
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 
 	"gonum.org/v1/gonum/mat"
@@ -127,3 +128,82 @@ func (c *laplaceChain) Step() error {
 func (c *laplaceChain) Position() []float64 { return c.theta }
 
 func (c *laplaceChain) Stats(dst []float64) { dst[0] = c.lp }
+
+// LaplaceFloored is the Laplace approximation at mode from the row-major
+// Hessian h of the log posterior there, with the eigenvalues of the
+// negative Hessian −H = V Λ Vᵀ raised to at least floor > 0:
+//
+//	N(mode, V max(Λ, floor)⁻¹ Vᵀ).
+//
+// At an exact local maximum −H is positive semi-definite and the likelihood
+// adds curvature to the prior's, so floor = the prior's smallest curvature
+// ([PriorCurvature]) changes nothing there; at an inexact mode (a network's
+// MAP from Adam) or a saddle it replaces the negative curvature by the
+// prior's, instead of failing. raised counts the eigenvalues raised.
+func LaplaceFloored(mode, h []float64, floor float64) (l *LaplaceApprox, raised int, err error) {
+	d := len(mode)
+	if len(h) != d*d {
+		return nil, 0, fmt.Errorf("approx: Laplace: a Hessian of %d values for %d parameters", len(h), d)
+	}
+	if !(floor > 0) {
+		return nil, 0, fmt.Errorf("approx: Laplace: eigenvalue floor %v: expected a positive curvature (is the prior flat?)", floor)
+	}
+	prec := mat.NewSymDense(d, nil)
+	for i := 0; i < d; i++ {
+		for j := i; j < d; j++ {
+			prec.SetSym(i, j, -(h[i*d+j]+h[j*d+i])/2)
+		}
+	}
+	var eig mat.EigenSym
+	if !eig.Factorize(prec, true) {
+		return nil, 0, fmt.Errorf("approx: Laplace: the eigendecomposition of the negative Hessian failed")
+	}
+	vals := eig.Values(nil)
+	var V mat.Dense
+	eig.VectorsTo(&V)
+	inv := make([]float64, d)
+	for k, v := range vals {
+		if !(v >= floor) {
+			v = floor
+			raised++
+		}
+		vals[k], inv[k] = v, 1/v
+	}
+	rebuild := func(w []float64) *mat.SymDense {
+		var vd mat.Dense
+		vd.Mul(&V, mat.NewDiagDense(d, w))
+		var out mat.Dense
+		out.Mul(&vd, V.T())
+		s := mat.NewSymDense(d, nil)
+		for i := 0; i < d; i++ {
+			for j := i; j < d; j++ {
+				s.SetSym(i, j, (out.At(i, j)+out.At(j, i))/2)
+			}
+		}
+		return s
+	}
+	return &LaplaceApprox{Mean: append([]float64(nil), mode...), Prec: rebuild(vals), Cov: rebuild(inv)}, raised, nil
+}
+
+// PriorCurvature returns the smallest curvature of m's log prior at θ over
+// the coordinates, minⱼ −∂²log p(θ)/∂θⱼ², by central differences of the
+// prior's gradient (step 10⁻⁴·max(1, |θⱼ|)): 1/s² for a N(0, s²) prior on
+// every weight. It is 0 for a flat prior.
+func PriorCurvature(m langevin.Model, theta []float64) float64 {
+	d := len(theta)
+	th := append([]float64(nil), theta...)
+	gp, gm := make([]float64, d), make([]float64, d)
+	lo := math.Inf(1)
+	for j := range d {
+		h := 1e-4 * math.Max(1, math.Abs(theta[j]))
+		clear(gp)
+		clear(gm)
+		th[j] = theta[j] + h
+		m.LogPrior(th, gp)
+		th[j] = theta[j] - h
+		m.LogPrior(th, gm)
+		th[j] = theta[j]
+		lo = math.Min(lo, -(gp[j]-gm[j])/(2*h))
+	}
+	return math.Max(lo, 0)
+}

@@ -46,6 +46,9 @@ type RunLaplace struct {
 	lap       *LaplaceApprox
 	lapErr    error
 	lapDone   bool
+	hess      []float64 // the Hessian at the mode, row-major (nil until computed)
+	hessErr   error
+	hessDone  bool
 	maps, hes int
 }
 
@@ -78,19 +81,56 @@ func (r *RunLaplace) Approx(ctx context.Context) (*LaplaceApprox, error) {
 	if r.lapDone {
 		return r.lap, r.lapErr
 	}
-	mode, err := r.mapLocked(ctx)
+	mode, h, err := r.hessianLocked(ctx)
 	if err != nil {
 		return nil, err
 	}
 	r.lapDone = true
-	r.hes++
-	d := r.Model.Dim()
-	h := make([]float64, d*d)
-	if r.lapErr = HessianContext(ctx, r.Model, mode, h); r.lapErr != nil {
-		return nil, r.lapErr
-	}
 	r.lap, r.lapErr = laplaceFromHessian(mode, h)
 	return r.lap, r.lapErr
+}
+
+// hessianLocked returns the mode and the Hessian there, computed on the
+// first call (with r.mu held).
+func (r *RunLaplace) hessianLocked(ctx context.Context) ([]float64, []float64, error) {
+	mode, err := r.mapLocked(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !r.hessDone {
+		r.hessDone = true
+		r.hes++
+		d := r.Model.Dim()
+		r.hess = make([]float64, d*d)
+		if r.hessErr = HessianContext(ctx, r.Model, mode, r.hess); r.hessErr != nil {
+			r.hess = nil
+		}
+	}
+	return mode, r.hess, r.hessErr
+}
+
+// Floored returns the Laplace approximation of [LaplaceFloored] at the run's
+// MAP and Hessian, with the floor the prior's smallest curvature there
+// ([PriorCurvature]), and a note saying how many eigenvalues it raised ("" if
+// none): the Laplace approximation of a network, whose MAP from Adam is
+// not an exact mode and whose Hessian there is often indefinite.
+func (r *RunLaplace) Floored(ctx context.Context) (*LaplaceApprox, string, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	mode, h, err := r.hessianLocked(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	if l, err := laplaceFromHessian(mode, h); err == nil {
+		return l, "", nil // positive definite: the plain approximation, bit for bit
+	}
+	floor := PriorCurvature(r.Model, mode)
+	l, raised, err := LaplaceFloored(mode, h, floor)
+	if err != nil || raised == 0 {
+		return l, "", err
+	}
+	return l, fmt.Sprintf("laplace:  %d of %d eigenvalues of the negative Hessian at the MAP were below the prior's smallest curvature %.3g and were raised to it (an inexact mode, or a saddle)",
+		raised, len(mode), floor), nil
 }
 
 // Diag returns the diagonal of the Laplace covariance, diag(H⁻¹): SGLD's

@@ -13,9 +13,19 @@ import (
 // Fit a Scaler on the training data only and apply the same Scaler to
 // validation and test data, so that no information from held-out rows leaks
 // into the model.
+//
+// A regression response may be standardised too (FitTarget):
+// z = (y − TargetMean)/TargetScale. Scores of a predictive distribution
+// of z convert to y's units by the change of variables: a density
+// p_y(y) = p_z(z)/TargetScale, so log p_y = log p_z − log TargetScale, and
+// a root mean squared error RMSE_y = TargetScale · RMSE_z (see
+// TargetLogDensity and TargetRMSE). TargetScale 0 means the response is
+// not standardised.
 type Scaler struct {
 	Mean  []float64 // column means
 	Scale []float64 // column standard deviations; 1 for constant columns
+
+	TargetMean, TargetScale float64 // the response's standardisation; TargetScale 0: none
 }
 
 // FitScaler returns a Scaler holding the column means of X and the sample
@@ -103,4 +113,54 @@ func (s *Scaler) Unscale(dst, coef []float64) {
 		dst[j+1] = b
 	}
 	dst[0] = a
+}
+
+// FitTarget sets the response standardisation of s to the mean and sample
+// standard deviation (divisor n−1, as FitScaler) of y, and standardises y
+// in place. A constant or single response gets scale 1.
+func (s *Scaler) FitTarget(y []float64) {
+	X := mat.NewDense(len(y), 1, append([]float64(nil), y...))
+	f := FitScaler(X)
+	s.TargetMean, s.TargetScale = f.Mean[0], f.Scale[0]
+	s.TransformTarget(y)
+}
+
+// TransformTarget standardises the responses y in place with the response
+// standardisation of s (none when TargetScale is 0).
+func (s *Scaler) TransformTarget(y []float64) {
+	if s.TargetScale == 0 {
+		return
+	}
+	for i, v := range y {
+		y[i] = (v - s.TargetMean) / s.TargetScale
+	}
+}
+
+// TargetValue returns the response in its original units for the
+// standardised value z: TargetMean + TargetScale·z (z itself when the
+// response is not standardised).
+func (s *Scaler) TargetValue(z float64) float64 {
+	if s.TargetScale == 0 {
+		return z
+	}
+	return s.TargetMean + s.TargetScale*z
+}
+
+// TargetLogDensity converts a log density of the standardised response to
+// the response's units: log p(y) = log p(z) − log TargetScale.
+func (s *Scaler) TargetLogDensity(logpz float64) float64 {
+	if s.TargetScale == 0 {
+		return logpz
+	}
+	return logpz - math.Log(s.TargetScale)
+}
+
+// TargetRMSE converts a root mean squared error (or any error of the
+// response's scale: a standard deviation, an interval width) of the
+// standardised response to the response's units: TargetScale·e.
+func (s *Scaler) TargetRMSE(e float64) float64 {
+	if s.TargetScale == 0 {
+		return e
+	}
+	return s.TargetScale * e
 }

@@ -29,6 +29,7 @@ import (
 	"strings"
 
 	gplot "gonum.org/v1/plot"
+	"gonum.org/v1/plot/palette"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
@@ -246,6 +247,16 @@ func band(x0, x1, y0, y1 float64, c color.NRGBA) *plotter.Polygon {
 // EncodeTiles renders a grid of plots, rows[r][c] (nil leaves a tile
 // empty), aligned on one w×h canvas, in the given format ("png" or "svg").
 func EncodeTiles(rows [][]*gplot.Plot, w, h vg.Length, format string) ([]byte, error) {
+	return EncodeTilesBar(rows, nil, w, h, format)
+}
+
+// BarWidth is the width of the strip EncodeTilesBar gives a colour bar.
+const BarWidth = 2.4 * vg.Centimeter
+
+// EncodeTilesBar is EncodeTiles with a colour bar (ColorBar; nil: none)
+// drawn in a strip BarWidth wide at the right of the canvas, beside the
+// tiles, spanning their height less a title's and an axis's room.
+func EncodeTilesBar(rows [][]*gplot.Plot, bar *gplot.Plot, w, h vg.Length, format string) ([]byte, error) {
 	if len(rows) == 0 || len(rows[0]) == 0 {
 		return nil, errors.New("plot: EncodeTiles: no plots")
 	}
@@ -267,6 +278,10 @@ func EncodeTiles(rows [][]*gplot.Plot, w, h vg.Length, format string) ([]byte, e
 		return nil, fmt.Errorf("plot: format %q: expected png or svg", format)
 	}
 	dc := draw.New(c)
+	if bar != nil {
+		bar.Draw(draw.Crop(dc, w-BarWidth+4*vg.Millimeter, -6*vg.Millimeter, 12*vg.Millimeter, -8*vg.Millimeter))
+		dc = draw.Crop(dc, 0, -BarWidth, 0, 0)
+	}
 	t := draw.Tiles{Rows: len(rows), Cols: cols, PadX: 2 * vg.Millimeter, PadY: 2 * vg.Millimeter,
 		PadTop: vg.Millimeter, PadBottom: vg.Millimeter, PadLeft: vg.Millimeter, PadRight: vg.Millimeter}
 	canvases := gplot.Align(rows, t, dc)
@@ -297,4 +312,17 @@ func HLine(p *gplot.Plot, y, x0, x1 float64, label string) {
 		p.Legend.Add(label, l)
 		p.Legend.Top = true
 	}
+}
+
+// ColorBar returns the key of a heat map: a narrow plot of the colour map cm
+// over [cm.Min(), cm.Max()] with labelled ticks, its axis titled label. Draw
+// it beside the heat maps with EncodeTilesBar.
+func ColorBar(cm palette.ColorMap, label string) *gplot.Plot {
+	p := gplot.New()
+	p.Add(&plotter.ColorBar{ColorMap: cm, Vertical: true})
+	p.HideX()
+	p.Y.Label.Text = label
+	p.Y.Tick.Marker = Ticks{}
+	p.Y.Padding = 0
+	return p
 }

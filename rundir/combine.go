@@ -81,5 +81,6 @@ func scalerEqual(a, b *Run) bool {
 	if a.Scaler == nil || b.Scaler == nil {
 		return a.Scaler == nil && b.Scaler == nil
 	}
-	return slices.Equal(a.Scaler.Mean, b.Scaler.Mean) && slices.Equal(a.Scaler.Scale, b.Scaler.Scale)
+	return slices.Equal(a.Scaler.Mean, b.Scaler.Mean) && slices.Equal(a.Scaler.Scale, b.Scaler.Scale) &&
+		a.Scaler.TargetMean == b.Scaler.TargetMean && a.Scaler.TargetScale == b.Scaler.TargetScale
 }

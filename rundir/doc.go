@@ -5,7 +5,8 @@
 //	warmup-K.csv   its saved warm-up draws, CmdStan CSV (save_warmup = 1, num_samples = 0)
 //	summary.csv    the summary table (diag.Table.WriteCSV)
 //	model.json     the model specification, JSON (opaque to this package)
-//	scaler.json    the standardisation of the features: {"mean": [...], "scale": [...]}
+//	scaler.json    the standardisation of the features: {"mean": [...], "scale": [...]}, and of a
+//	               regression response when the run standardised it: "target_mean", "target_scale"
 //	report.html    the report, if one was written
 //	.lock          the lock file of the writer (left in place; empty)
 //

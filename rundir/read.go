@@ -209,7 +209,7 @@ func Read(dir string) (*Run, error) {
 		if len(s.Mean) != len(s.Scale) {
 			return nil, fmt.Errorf("%s: %d means but %d scales", filepath.Join(dir, ScalerFile), len(s.Mean), len(s.Scale))
 		}
-		r.Scaler = &data.Scaler{Mean: s.Mean, Scale: s.Scale}
+		r.Scaler = &data.Scaler{Mean: s.Mean, Scale: s.Scale, TargetMean: s.TargetMean, TargetScale: s.TargetScale}
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
 	}

@@ -103,7 +103,7 @@ func TestRoundTrip(t *testing.T) {
 	if err := w.WriteSpec(spec); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.WriteScaler(&data.Scaler{Mean: []float64{1, 2}, Scale: []float64{3, 0.1}}); err != nil {
+	if err := w.WriteScaler(&data.Scaler{Mean: []float64{1, 2}, Scale: []float64{3, 0.1}, TargetMean: 7, TargetScale: 2.5}); err != nil {
 		t.Fatal(err)
 	}
 	if err := w.Close(nil); err != nil {
@@ -124,7 +124,7 @@ func TestRoundTrip(t *testing.T) {
 	if err := json.Unmarshal(r.Spec, &spec2); err != nil || spec2["model"] != "mean" {
 		t.Errorf("spec %s (%v)", r.Spec, err)
 	}
-	if r.Scaler == nil || !slices.Equal(r.Scaler.Scale, []float64{3, 0.1}) {
+	if r.Scaler == nil || !slices.Equal(r.Scaler.Scale, []float64{3, 0.1}) || r.Scaler.TargetMean != 7 || r.Scaler.TargetScale != 2.5 {
 		t.Errorf("scaler %+v", r.Scaler)
 	}
 	want := [][2]string{{"model", "mean"}, {"num_samples", "200"}, {"num_warmup", "100"}, {"thin", "2"}, {"algorithm", "sgld"}, {"seed", "5"}, {"data", "z.csv"}}

@@ -284,12 +284,15 @@ func (w *Writer) WriteSpec(spec any) error {
 type scalerJSON struct {
 	Mean  []float64 `json:"mean"`
 	Scale []float64 `json:"scale"`
+	// The response's standardisation, when the run standardised it.
+	TargetMean  float64 `json:"target_mean,omitempty"`
+	TargetScale float64 `json:"target_scale,omitempty"`
 }
 
 // WriteScaler writes the feature standardisation s to DIR/scaler.json
 // atomically.
 func (w *Writer) WriteScaler(s *data.Scaler) error {
-	b, err := json.MarshalIndent(scalerJSON{s.Mean, s.Scale}, "", "  ")
+	b, err := json.MarshalIndent(scalerJSON{s.Mean, s.Scale, s.TargetMean, s.TargetScale}, "", "  ")
 	if err != nil {
 		return fmt.Errorf("rundir: scaler: %v", err)
 	}

@@ -146,7 +146,7 @@ const maxDataScaleRows = 200
 // intercept) or the features are unnamed or too many.
 func dataScaleTable(tr *langevin.Trace, features []string, sc *data.Scaler) (table diag.Table, ok bool) {
 	p := len(features)
-	if p == 0 || p > maxDataScaleRows || !coefLayout(tr.Names, p) || (sc != nil && len(sc.Mean) != p) {
+	if p == 0 || p > maxDataScaleRows || !coefLayout(tr.Names, p) || (sc != nil && (len(sc.Mean) != p || sc.TargetScale != 0)) {
 		return nil, false
 	}
 	params, _ := commonLength(tr)

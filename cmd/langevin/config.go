@@ -23,6 +23,7 @@ type runConfig struct {
 	data, test, target, format string
 	columns                    columnFlags // --id, --drop, --categorical, --missing
 	testFrac                   float64
+	split                      int // --data a UCI benchmark folder: its split
 	standardize                bool
 	n, k                       int     // generated data: points, spiral arms
 	noise                      float64 // generated data: noise
@@ -79,7 +80,7 @@ type mlpConfig struct {
 
 // The groups of the common flags, in the order of run -h.
 var commonGroups = []struct{ title, flags string }{
-	{"data", "data test test-frac target id drop categorical missing format standardize n noise k"},
+	{"data", "data split test test-frac target id drop categorical missing format standardize n noise k"},
 	{"model", "model intercept prior-scale offset exposure nu hidden activation likelihood classes noise-var learn-noise map-iters map-batch map-lr grad-noise rho"},
 	{"run", "sampler target-ess max-time chains chain-id iters burnin thin seed init precond out overwrite report quiet"},
 	{"step size", "step schedule step-b decay step-floor cycles explore temperature temperature-start"},
@@ -92,9 +93,10 @@ func newRunFlagSet(c *runConfig) *flag.FlagSet {
 	fs.StringVar(&c.test, "test", "", "test data `FILE`; without it a seeded split of --data is held out (--test-frac; of a store: a hashed split by row)")
 	fs.Float64Var(&c.testFrac, "test-frac", 0.2, "fraction of --data held out as test set when --test is not given (0: fit on all the data)")
 	fs.StringVar(&c.target, "target", "", "target `COL`umn: a name, or a 1-based column number (-1 = last); default the last column")
-	fs.StringVar(&c.format, "format", "auto", "data format: auto|csv|libsvm|parquet|store (a data.Store file; auto tells them by content)")
 	c.columns.register(fs)
-	fs.BoolVar(&c.standardize, "standardize", true, "standardise features with the training set's mean and sd")
+	fs.StringVar(&c.format, "format", "auto", "data format: auto|csv|libsvm|parquet|store (a data.Store file)|uci (a folder of the UCI regression benchmark: data.txt, index_*.txt); auto tells them by content")
+	fs.IntVar(&c.split, "split", 0, "--data a UCI benchmark folder: split `K` (0-based): its index_train_K rows are the data, its index_test_K rows the test set; an MLP gets the folder's n_hidden units unless --hidden is given")
+	fs.BoolVar(&c.standardize, "standardize", true, "standardise features with the training set's mean and sd (and an MLP's Gaussian response: the test scores are reported in its units)")
 	fs.IntVar(&c.n, "n", 1000, "generated data (--data moons|spirals|gap1d): number of points `N`; fashion-mnist: use the first N training images (default all)")
 	fs.Float64Var(&c.noise, "noise", 0.1, "generated data: noise sd (moons: of the points, spirals: of the angle, gap1d: of y)")
 	fs.IntVar(&c.k, "k", 3, "--data spirals: number of arms (classes)")
@@ -127,7 +129,7 @@ func newRunFlagSet(c *runConfig) *flag.FlagSet {
 	fs.IntVar(&c.burnin, "burnin", 50000, "burn-in iterations `N` discarded per chain")
 	fs.IntVar(&c.thin, "thin", 450, "keep every `N`-th draw after burn-in")
 	fs.Uint64Var(&c.seed, "seed", 1, "random `seed` of the run (split, initial points, chains)")
-	fs.StringVar(&c.init, "init", "laplace", "initial points: zero|map|prior|laplace (the MAP plus a draw from the diagonal Laplace approximation, so chains start dispersed on the posterior's scale)")
+	fs.StringVar(&c.init, "init", "laplace", "initial points: zero|map|prior|laplace (the MAP plus a draw from the diagonal Laplace approximation, so chains start dispersed on the posterior's scale)|random (--model mlp: each chain its own random fan-in start)")
 	fs.StringVar(&c.precond, "precond", "laplace", "constant diagonal preconditioner M of sgld, csgld, sghmc, csghmc, rwm, mala, nuts: laplace (diag of the inverse Hessian at the MAP) or none")
 	fs.StringVar(&c.out, "out", "", "write DIR/chain-1.csv … DIR/chain-K.csv (CmdStan format), DIR/summary.csv and DIR/model.json")
 	fs.BoolVar(&c.overwrite, "overwrite", false, "let --out DIR hold another run's files: they are removed first (without it such a DIR is refused)")
@@ -273,6 +275,8 @@ func (c *runConfig) checkApplies() error {
 		{"noise", c.data == "moons" || c.data == "spirals" || c.data == "gap1d" || toy, "only for generated data (--data moons|spirals|gap1d)"},
 		{"k", c.data == "spirals" || toy, "only for --data spirals"},
 		{"test-frac", c.test == "", "--test gives the test set"},
+		{"split", !toy && c.isUCI(), "only for --data a UCI benchmark folder"},
+		{"test test-frac", !c.isUCI(), "the UCI folder's split (--split) gives the test set"},
 	} {
 		if r.applies {
 			continue
@@ -370,6 +374,9 @@ func (c *runConfig) resolve() error {
 	if c.def.kind.exact {
 		return c.resolveExact()
 	}
+	if c.def.resolve != nil {
+		return c.def.resolve(c)
+	}
 	if c.sampler == "sgld" && c.set["chain-id"] && !c.set["iters"] && c.chains > 1 && !c.toy() && c.model != "mlp" {
 		// Without --chain-id, an untuned --sampler sgld runs auto's plan,
 		// whose length needs all chains.
@@ -436,9 +443,9 @@ func (c *runConfig) validate() error {
 		allowed []string
 	}{
 		{"schedule", c.schedule, []string{"const", "poly", "cyclic"}},
-		{"init", c.init, []string{"zero", "map", "prior", "laplace"}},
+		{"init", c.init, []string{"zero", "map", "prior", "laplace", "random"}},
 		{"precond", c.precond, []string{"laplace", "none"}},
-		{"format", c.format, []string{"auto", "csv", "libsvm", "parquet", "store"}},
+		{"format", c.format, []string{"auto", "csv", "libsvm", "parquet", "store", "uci"}},
 	} {
 		if err := oneOf(o.name, o.v, o.allowed...); err != nil {
 			return err
@@ -521,6 +528,8 @@ func (c *runConfig) validate() error {
 		return inputErrorf("--explore %v: only the cyclic schedule has an exploration phase (--schedule cyclic or --sampler csgld|csghmc)", c.explore)
 	case c.gradNoise > 0 && !c.toy():
 		return inputErrorf("--grad-noise: only for the toy targets (--model gauss2|mixture25)")
+	case c.init == "random" && c.model != "mlp":
+		return inputErrorf("--init random: only for --model mlp (a network's random fan-in start; other models: zero|map|prior|laplace)")
 	case c.toy() && c.set["batch"] && c.batch > 1:
 		return inputErrorf("--batch %d: the toy target %s has a single observation (use 0 or 1)", c.batch, c.model)
 	}

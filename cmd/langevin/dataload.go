@@ -32,13 +32,22 @@ func (j *job) loadData() error {
 			return err
 		}
 	}
-	if !generated {
+	if !generated && !c.isUCI() {
 		if full, err = readData(c, c.data, "--data", true); err != nil {
 			return err
 		}
 	}
 	var train, test *data.Dataset
-	if ownTest != nil && c.test == "" {
+	if !generated && c.isUCI() {
+		// The benchmark's split: its training rows as the data, its test
+		// rows as the test set.
+		if j.uci, err = data.ReadUCI(c.data); err != nil {
+			return inputError{err}
+		}
+		if train, test, err = j.uci.Split(c.split); err != nil {
+			return inputErrorf("--split %d: %v", c.split, err)
+		}
+	} else if ownTest != nil && c.test == "" {
 		train, test = full, ownTest
 	} else if c.test != "" {
 		train = full
@@ -233,6 +242,28 @@ func checkSoftmaxLabels(train, test *data.Dataset) error {
 		return inputErrorf("--model softmax: the labels of column %q start at %v, not 0: softmax expects the classes 0, 1, …, K−1 (with labels 1…K, subtract 1: class 0 would be empty)", train.Target, lo)
 	}
 	return nil
+}
+
+// isUCI reports whether --data is a folder of the UCI regression benchmark
+// (data.UCI): --split K picks its split.
+func (c *runConfig) isUCI() bool {
+	return c.format == "uci" || (c.format == "auto" && data.IsUCIDir(c.data))
+}
+
+// standardizeTarget standardises the training responses of an MLP with a
+// Gaussian likelihood by their mean and sd (the test responses with the
+// same numbers), when the features are standardised: the network's N(0, 1)
+// weights and the learned noise's prior are on the scale of a unit
+// response. The test scores are converted back to the response's units
+// (data.Scaler's Target methods).
+func (j *job) standardizeTarget(s model.Spec) {
+	if j.scaler == nil || s.Kind != "mlp" || s.Likelihood != "gaussian" {
+		return
+	}
+	j.scaler.FitTarget(j.train.Y)
+	if j.test != nil {
+		j.scaler.TransformTarget(j.test.Y)
+	}
 }
 
 // offsetColumn returns the --offset or --exposure column and its flag ("" if

@@ -34,3 +34,14 @@ func cmdExperiment(args []string, stdout, stderr io.Writer) error {
 	}
 	return err
 }
+
+func init() {
+	// experiment uci measures langevin run itself: it calls the command
+	// in-process, through the same code path as the shell.
+	experiment.RunCommand = func(args []string, stdout, stderr io.Writer) error {
+		if code := Main(args, stdout, stderr); code != 0 {
+			return fmt.Errorf("langevin %s: exit %d", args[0], code)
+		}
+		return nil
+	}
+}

@@ -55,6 +55,7 @@ var goldenCases = []struct {
 	{"nuts", []string{"--sampler", "nuts"}, false},
 	{"mlp", []string{"--model", "mlp", "--data", "moons", "--n", "300", "--hidden", "10", "--iters", "5000", "--map-iters", "2000"}, true},
 	{"mlp-csgld", []string{"--model", "mlp", "--data", "moons", "--n", "300", "--hidden", "8", "--sampler", "csgld", "--cycles", "2", "--iters", "4000", "--map-iters", "1000"}, false},
+	{"mlp-ensemble", []string{"--model", "mlp", "--data", "moons", "--n", "300", "--hidden", "8", "--sampler", "ensemble", "--map-iters", "1000"}, false},
 	{"linear", []string{"--model", "linear", "--data", "lecture"}, false},
 	{"probit", []string{"--model", "probit"}, false},
 }

@@ -158,6 +158,16 @@ func cmdPredict(args []string, stdout, _ io.Writer) error {
 		if err != nil {
 			return err
 		}
+		if sc != nil && sc.TargetScale != 0 {
+			// The run standardised the response: its predictions back in
+			// the response's units (an increasing affine map keeps the
+			// intervals' quantiles).
+			for _, v := range [][]float64{reg.Mean, reg.Lower, reg.Upper, reg.ObsLower, reg.ObsUpper} {
+				for i := range v {
+					v[i] = sc.TargetValue(v[i])
+				}
+			}
+		}
 		printRegression(stdout, reg, d.Y)
 		if out != "" {
 			return writeCSV(out, withIDs(d, func(w io.Writer) error { return reg.WriteCSV(w, d.Y) }))

@@ -30,6 +30,7 @@ type job struct {
 	env               *buildEnv   // the sampler's build: its schedule and step
 	rows              *streamed   // --data a store, streamed (train and test are stubs)
 	split             *savedSplit // the seeded train/test split of --data, if the run made one
+	uci               *data.UCI   // --data a UCI benchmark folder
 }
 
 func cmdRun(args []string, stdout, stderr io.Writer) error {
@@ -125,6 +126,8 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		init = langevin.InitZero{}
 	case "prior":
 		init = langevin.InitPrior{}
+	case "random":
+		init = model.InitGlorot{} // a network's random fan-in start
 	case "map":
 		init = langevin.InitAt{Points: [][]float64{mapTheta}}
 	case "laplace":
@@ -223,7 +226,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if intr != nil {
 		// Interrupted: no predictions.
 	} else if mlp, ok := m.(*model.MLP); ok && test != nil && test.Len() > 0 {
-		printMLPPredictive(stdout, mlp, tr, mapTheta, test)
+		printMLPPredictive(stdout, mlp, tr, mapTheta, test, j.scaler)
 	} else if g, ok := m.(*model.GLM); ok && test != nil && test.Len() > 0 {
 		printGLMPredictive(stdout, g, tr, mapTheta, test, logOffsets(j.spec, j.offTest))
 	} else if test != nil && test.Len() > 0 {
@@ -299,6 +302,10 @@ func (j *job) buildModel() error {
 		return nil
 	}
 	s.Resolve(j.train.Y)
+	if j.uci != nil && s.Kind == "mlp" && !c.set["hidden"] {
+		s.Hidden = []int{j.uci.Hidden} // the benchmark's protocol (n_hidden.txt)
+	}
+	j.standardizeTarget(s)
 	m, err := s.BuildOffset(j.train.X, j.train.Y, j.offTrain)
 	if err != nil {
 		if c.model == "mlp" {

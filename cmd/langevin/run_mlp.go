@@ -30,7 +30,7 @@ func generatedData(c *runConfig, name string) (train, test *data.Dataset, ok boo
 
 // printMLPPredictive prints the predict package's metrics of the posterior
 // predictive and of the MAP network on the test set.
-func printMLPPredictive(w io.Writer, m *model.MLP, tr *langevin.Trace, mapTheta []float64, test *data.Dataset) {
+func printMLPPredictive(w io.Writer, m *model.MLP, tr *langevin.Trace, mapTheta []float64, test *data.Dataset, sc *data.Scaler) {
 	rows := tr.Rows()
 	draws := make([][]float64, len(rows))
 	for i, r := range rows {
@@ -38,12 +38,7 @@ func printMLPPredictive(w io.Writer, m *model.MLP, tr *langevin.Trace, mapTheta 
 	}
 	defer printFunctionSpace(w, m, tr, test)
 	if m.NumClasses() == 0 {
-		reg, err := predict.Regress(m, draws, test.X, 0.95)
-		if err != nil {
-			fmt.Fprintf(w, "test set: %v\n\n", err)
-			return
-		}
-		printRegression(w, reg, test.Y)
+		printMLPRegression(w, m, draws, mapTheta, test, sc)
 		return
 	}
 	fmt.Fprintf(w, "test set (%d rows)   %9s %9s %9s %9s\n", test.Len(), "accuracy", "NLL", "Brier", "ECE")
@@ -68,6 +63,45 @@ func printMLPPredictive(w io.Writer, m *model.MLP, tr *langevin.Trace, mapTheta 
 			// SWAG with a step too large for the network's curvature).
 			fmt.Fprintf(w, "warning:  the posterior draws predict far worse than the MAP network (accuracy %.3f vs %.3f): the sampler did not stay near the posterior — a smaller --step (η·λmax(MH) well below 2), or --sampler sgld\n", bma, mp)
 		}
+	}
+	fmt.Fprintln(w)
+}
+
+// printMLPRegression prints the test scores of the posterior predictive
+// (the equal mixture over the draws of N(fₛ(x), σₛ²)) and of the MAP
+// network, in the response's units when it was standardised (sc's target):
+// the mean log predictive density per test point ("log-lik", nats, as the
+// UCI benchmark's papers report it), the RMSE of the predictive mean, and
+// the coverage of the 95% predictive interval.
+func printMLPRegression(w io.Writer, m *model.MLP, draws [][]float64, mapTheta []float64, test *data.Dataset, sc *data.Scaler) {
+	if sc == nil {
+		sc = &data.Scaler{}
+	}
+	units := "its units"
+	if sc.TargetScale == 0 {
+		units = "as fitted"
+	}
+	fmt.Fprintf(w, "test set (%d rows; %s in %s)  %9s %9s %9s\n", test.Len(), test.Target, units, "log-lik", "RMSE", "cover95")
+	row := func(name string, th [][]float64) {
+		score, err := predict.ScoreRegression(m, th, test.X, test.Y)
+		if err == nil {
+			var reg *predict.Regression
+			if reg, err = predict.Regress(m, th, test.X, 0.95); err == nil {
+				in := 0
+				for i, v := range test.Y {
+					if v >= reg.ObsLower[i] && v <= reg.ObsUpper[i] {
+						in++
+					}
+				}
+				fmt.Fprintf(w, "  %-28s %9.4f %9.4g %9.3f\n", name, sc.TargetLogDensity(score.LPD), sc.TargetRMSE(score.RMSE), float64(in)/float64(test.Len()))
+				return
+			}
+		}
+		fmt.Fprintf(w, "  %s: %v\n", name, err)
+	}
+	row(fmt.Sprintf("BMA (%d draws)", len(draws)), draws)
+	if mapTheta != nil {
+		row("MAP network", [][]float64{mapTheta})
 	}
 	fmt.Fprintln(w)
 }

@@ -76,12 +76,21 @@ func checkMandt(c *runConfig) error {
 
 func buildMandt(ctx context.Context, b *buildEnv) (langevin.Sampler, error) {
 	c, m := b.c, b.m
+	if c.sampler == "laplace" {
+		// The negative Hessian's eigenvalues floored at the prior's
+		// curvature (approx.LaplaceFloored): a network's MAP from Adam is
+		// not an exact mode and its Hessian is often indefinite; at an
+		// exact mode nothing changes.
+		l, note, err := b.lap.Floored(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("--sampler laplace: %w", err)
+		}
+		b.stepNote = note
+		return l.Sampler(), nil
+	}
 	l, err := b.lap.Approx(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("--sampler %s: %w", c.sampler, err)
-	}
-	if c.sampler == "laplace" {
-		return l.Sampler(), nil
 	}
 	o := opt[*mandtFlags](c, "mandt")
 	d, n, s := m.Dim(), m.Len(), c.batch

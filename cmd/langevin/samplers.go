@@ -30,6 +30,10 @@ type samplerDef struct {
 	build func(ctx context.Context, b *buildEnv) (langevin.Sampler, error)
 	// check, when not nil, validates the configuration for this sampler.
 	check func(c *runConfig) error
+	// resolve, when not nil, sets the sampler's own defaults of the run
+	// (chains, iterations, burn-in, thinning, initial points) in place of
+	// the SG-MCMC ones, and refuses the flags it cannot honour.
+	resolve func(c *runConfig) error
 }
 
 // samplerKind describes how the run treats a sampler.

@@ -236,6 +236,13 @@ func num(v float64) string {
 // [−zmax, zmax] (blue to red), entry (1, 1) at the top left, axes numbered
 // 1…d (every index up to d = 15, else 1 and the multiples of 5).
 func matrixMap(title string, a mat.Symmetric, zmax float64) *gplot.Plot {
+	p, _ := matrixMapBar(title, a, zmax, "")
+	return p
+}
+
+// matrixMapBar is matrixMap and its colour bar (plot.ColorBar), the axis of
+// the bar titled label: draw it with Page.TilesBar.
+func matrixMapBar(title string, a mat.Symmetric, zmax float64, label string) (*gplot.Plot, *gplot.Plot) {
 	d := a.SymmetricDim()
 	g := plot.Grid{Xs: make([]float64, d), Ys: make([]float64, d), Values: make([][]float64, d)}
 	for i := 0; i < d; i++ {
@@ -271,7 +278,7 @@ func matrixMap(title string, a mat.Symmetric, zmax float64) *gplot.Plot {
 	}
 	p.X.Tick.Marker = gplot.ConstantTicks(xt)
 	p.Y.Tick.Marker = gplot.ConstantTicks(yt)
-	return p
+	return p, plot.ColorBar(cm, label)
 }
 
 // indexTicks labels an axis of indices 1…d at every integer (d ≤ 15) or

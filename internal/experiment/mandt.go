@@ -31,7 +31,7 @@ func init() {
 	})
 	Register(Experiment{
 		Name:    "mandt-iasg",
-		Summary: "Mandt et al. 2017 §7.2: IASG vs SGLD marginal variances against the exact posterior by passes through the data (random starts and error bars over repeats: mandt-fig5)",
+		Summary: "Mandt et al. 2017 §7.2: IASG vs SGLD marginal variances against the exact posterior by passes through the data (random starts, repeats and min/max over coordinates: mandt-fig4; the covariance estimates: mandt-fig5)",
 		Run:     cliRun(runMandtIASG),
 	})
 }

@@ -117,7 +117,7 @@ func checkCov(emp, se, pred *mat.SymDense, k, rel float64) (float64, error) {
 
 // covFigure draws two covariance matrices side by side on one colour scale
 // and the entries of emp against pred in units of pred's sds.
-func covFigure(leftTitle string, emp *mat.SymDense, rightTitle string, ref *mat.SymDense, se *mat.SymDense, xlabel string) [][]*gplot.Plot {
+func covFigure(leftTitle string, emp *mat.SymDense, rightTitle string, ref *mat.SymDense, se *mat.SymDense, xlabel string) ([][]*gplot.Plot, *gplot.Plot) {
 	var zmax float64
 	d := emp.SymmetricDim()
 	for _, a := range []*mat.SymDense{emp, ref} {
@@ -132,8 +132,8 @@ func covFigure(leftTitle string, emp *mat.SymDense, rightTitle string, ref *mat.
 	es.ScaleSym(scale, emp)
 	rs.ScaleSym(scale, ref)
 	zs := zmax * scale
-	unit := fmt.Sprintf("×%s, colour ±%.2g", num(1/scale), zs)
-	left := matrixMap(leftTitle+" ("+unit+")", &es, zs)
+	unit := "×" + num(1/scale)
+	left, bar := matrixMapBar(leftTitle+" ("+unit+")", &es, zs, "covariance entry ("+unit+")")
 	mid := matrixMap(rightTitle+" ("+unit+")", &rs, zs)
 	p := newPlot("entries / √(Σaa Σbb)", xlabel, "empirical")
 	var x, y, e []float64
@@ -156,7 +156,7 @@ func covFigure(leftTitle string, emp *mat.SymDense, rightTitle string, ref *mat.
 	p.Legend.Top, p.Legend.Left = false, false
 	p.Legend.XOffs, p.Legend.YOffs = -vg.Millimeter, vg.Millimeter
 	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = lo, hi, lo, hi
-	return [][]*gplot.Plot{{left, mid, p}}
+	return [][]*gplot.Plot{{left, mid, p}}, bar
 }
 
 func runMandtFig3(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -174,7 +174,7 @@ func runMandtFig3(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return err
 	}
 	worst, cerr := checkCov(r.emp, r.se, r.post, 4, 0.03)
-	tiles := covFigure("IASG", r.emp, "exact posterior", r.post, r.se, "exact posterior")
+	tiles, bar := covFigure("IASG", r.emp, "exact posterior", r.post, r.se, "exact posterior")
 	// Right: the marginal variances by coordinate, relative to the exact.
 	p := newPlot("marginal variances", "coordinate", "IASG / exact")
 	d := r.m.Dim()
@@ -198,7 +198,7 @@ func runMandtFig3(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	p.X.Tick.Marker = indexTicks(d)
 	p.Y.Min, p.Y.Max = 0.6, 1.6
 	tiles[0][2] = p
-	if err := pg.Tiles("covariance", fmt.Sprintf("IASG on §7.2's regression (N = 10⁴, D = 10): the covariance of %d averaged draws (ε = 0.005, S = 1, window T = 10⁴; left), the exact posterior covariance (middle), and the marginal variances relative to the exact ones with ±2 MCSE (right).", r.draws), tiles, 40*vg.Centimeter, 12*vg.Centimeter); err != nil {
+	if err := pg.TilesBar("covariance", fmt.Sprintf("IASG on §7.2's regression (N = 10⁴, D = 10): the covariance of %d averaged draws (ε = 0.005, S = 1, window T = 10⁴; left), the exact posterior covariance (middle), and the marginal variances relative to the exact ones with ±2 MCSE (right).", r.draws), tiles, bar, 42*vg.Centimeter, 12*vg.Centimeter); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "IASG: η = ε/N = %s, S = 1, T = %d, %d draws (%.1f s)\n", num(r.eta), r.window, r.draws, r.elapsed.Seconds())

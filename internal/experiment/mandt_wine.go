@@ -204,8 +204,8 @@ func runMandtFig2(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	es.ScaleSym(scale, r.emp)
 	ps.ScaleSym(scale, r.eq13)
 	zs := zmax * scale
-	unit := fmt.Sprintf("×%s, colour ±%.2g", num(1/scale), zs)
-	left := matrixMap("empirical ("+unit+")", &es, zs)
+	unit := "×" + num(1/scale)
+	left, bar := matrixMapBar("empirical ("+unit+")", &es, zs, "covariance entry ("+unit+")")
 	mid := matrixMap("predicted, eq. 13 ("+unit+")", &ps, zs)
 
 	// Entries: empirical against predicted, in units of the predicted
@@ -236,7 +236,7 @@ func runMandtFig2(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	p.Legend.Top, p.Legend.Left = false, false
 	p.Legend.XOffs, p.Legend.YOffs = -vg.Millimeter, vg.Millimeter
 	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = lo, hi, lo, hi
-	if err := pg.Tiles("covariance", fmt.Sprintf("Stationary covariance of constant SGD on wine (D = %d, N = %d, S = %d, η* = %s): the covariance of the iterates (left), eq. 13's prediction (middle), and every entry of the empirical covariance against the two predictions, in units of the predicted sds (right: the diagonal entries sit at 1).", d, w.m.Len(), w.s, num(r.eta)), [][]*gplot.Plot{{left, mid, p}}, 40*vg.Centimeter, 12*vg.Centimeter); err != nil {
+	if err := pg.TilesBar("covariance", fmt.Sprintf("Stationary covariance of constant SGD on wine (D = %d, N = %d, S = %d, η* = %s): the covariance of the iterates (left), eq. 13's prediction (middle), and every entry of the empirical covariance against the two predictions, in units of the predicted sds (right: the diagonal entries sit at 1).", d, w.m.Len(), w.s, num(r.eta)), [][]*gplot.Plot{{left, mid, p}}, bar, 42*vg.Centimeter, 12*vg.Centimeter); err != nil {
 		return err
 	}
 

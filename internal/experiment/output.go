@@ -101,10 +101,18 @@ func (pg *Page) Figure(name, caption string, p *gplot.Plot, w, h vg.Length) erro
 // Tiles writes a grid of aligned plots as name.png and name.svg and links it
 // from the page with the caption.
 func (pg *Page) Tiles(name, caption string, rows [][]*gplot.Plot, w, h vg.Length) error {
+	return pg.TilesBar(name, caption, rows, nil, w, h)
+}
+
+// TilesBar is Tiles with a colour bar (plot.ColorBar) at the right of the
+// grid, the key of its heat maps; nil bar: none.
+func (pg *Page) TilesBar(name, caption string, rows [][]*gplot.Plot, bar *gplot.Plot, w, h vg.Length) error {
 	for _, format := range []string{"png", "svg"} {
 		var b []byte
 		var err error
-		if len(rows) == 1 && len(rows[0]) == 1 {
+		if bar != nil {
+			b, err = plot.EncodeTilesBar(rows, bar, w, h, format)
+		} else if len(rows) == 1 && len(rows[0]) == 1 {
 			b, err = plot.Encode(rows[0][0], w, h, format)
 		} else {
 			b, err = plot.EncodeTiles(rows, w, h, format)

