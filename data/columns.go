@@ -165,7 +165,11 @@ func (c *Coding) Describe() []string {
 			for _, mc := range c.MissingRows {
 				m = append(m, fmt.Sprintf("%q %d", mc.Column, mc.Rows))
 			}
-			out = append(out, fmt.Sprintf("missing values: %d rows dropped (rows with a missing value, by column: %s)", c.RowsDropped, strings.Join(m, ", ")))
+			rows := "rows"
+			if c.RowsDropped == 1 {
+				rows = "row"
+			}
+			out = append(out, fmt.Sprintf("missing values: %d %s dropped (rows with a missing value, by column: %s)", c.RowsDropped, rows, strings.Join(m, ", ")))
 		}
 	}
 	return out

@@ -77,6 +77,9 @@ type Options struct {
 	RefLabel  string
 	// Intro is a paragraph under the title.
 	Intro string
+	// Pre is preformatted text under the table's notes (the coefficients
+	// on the data's own scale, say).
+	Pre string
 	// Sections are appended after the built ones (e.g. predictive plots).
 	Sections []Section
 	// Trajectory marks the draws as an optimiser's iterates (GD, SGD):
@@ -104,7 +107,7 @@ func FromTrace(title string, tr *langevin.Trace, opt Options) (*Report, error) {
 	if n < 2 {
 		return nil, fmt.Errorf("report: %d draws per chain: need at least 2", n)
 	}
-	r := &Report{Title: title, Intro: opt.Intro, Settings: opt.Settings}
+	r := &Report{Title: title, Intro: opt.Intro, Settings: opt.Settings, Pre: opt.Pre}
 	r.Table = diag.Summarize(tr.Names, params)
 	r.Notes = append(r.Notes, fmt.Sprintf("%d chains × %d draws (thin %d) after %d burn-in iterations per chain.", tr.NumChains(), n, max(1, tr.Thin), tr.BurnIn))
 	if opt.Trajectory {

@@ -180,8 +180,21 @@ func dataScaleTable(tr *langevin.Trace, features []string, sc *data.Scaler) (tab
 	return diag.Summarize(names, out), true
 }
 
-// printDataScale prints the coefficients on the data's own scale when the
-// run standardised its features or its features have names of their own.
+// namedTable reports whether the data source is a table of the user's
+// (a file or standard input, not an embedded or generated set, whose
+// output stays as it was) or a coding with text columns: the tables named
+// after its columns are printed for it.
+func namedTable(source string, coding *data.Coding) bool {
+	if coding.HasText() || source == "-" {
+		return true
+	}
+	st, err := os.Stat(source)
+	return err == nil && !st.IsDir()
+}
+
+// printDataScale prints the coefficients on the data's own scale, named
+// after the columns (unless they are the V1, V2, … of a file without a
+// header).
 func printDataScale(w io.Writer, tr *langevin.Trace, features []string, sc *data.Scaler) error {
 	if headerlessNames(features) {
 		return nil
@@ -191,9 +204,9 @@ func printDataScale(w io.Writer, tr *langevin.Trace, features []string, sc *data
 		return nil
 	}
 	if sc != nil {
-		fmt.Fprintln(w, "coefficients on the data's own scale (each draw de-standardised: beta.x = β/sd(x), intercept − Σ β·mean/sd; a dummy col[level] is the difference from the reference level):")
+		fmt.Fprintln(w, "coefficients on the data's own scale, named after the columns (rows in the order of intercept, beta.1, … above, each draw de-standardised: beta.x = β/sd(x), intercept − Σ β·mean/sd; a dummy col[level] is the difference from the reference level):")
 	} else {
-		fmt.Fprintln(w, "coefficients named after the columns (the data's own scale: no standardisation):")
+		fmt.Fprintln(w, "coefficients named after the columns (rows in the order of intercept, beta.1, … above; the data's own scale: no standardisation):")
 	}
 	if err := t.Format(w); err != nil {
 		return err
@@ -282,6 +295,13 @@ func predictUnlabelled(stdout io.Writer, mf *modelFile, d *data.Dataset, r *rund
 	}
 	fmt.Fprintf(stdout, "%s (%s) on %s: %d rows without the target %q: predictions only, no metrics; %d draws from %s\n",
 		mf.Kind, mf.Data, d.Source, n, mf.Target, len(draws), samples)
+	if mf.Columns != nil && len(mf.Columns.TargetLevels) > 0 {
+		var cl []string
+		for k, l := range mf.Columns.TargetLevels {
+			cl = append(cl, fmt.Sprintf("p.%d is P(%s = %q)", k, mf.Target, l))
+		}
+		fmt.Fprintf(stdout, "classes: %s\n", strings.Join(cl, ", "))
+	}
 	if out == "" {
 		fmt.Fprintln(stdout)
 		_, err := io.WriteString(stdout, sb.String())
@@ -325,4 +345,38 @@ func withIDs(d *data.Dataset, write func(io.Writer) error) func(io.Writer) error
 		}
 		return bw.Flush()
 	}
+}
+
+// dataScaleText is the coding and the coefficients on the data's own scale
+// as text (the report's and summary's), "" when there is no such table.
+func dataScaleText(tr *langevin.Trace, d *data.Dataset, sc *data.Scaler) string {
+	var b bytes.Buffer
+	if d.Coding.HasText() {
+		for _, l := range d.Coding.Describe() {
+			fmt.Fprintln(&b, "columns: "+l)
+		}
+	}
+	n := b.Len()
+	printDataScale(&b, tr, d.Names, sc)
+	if b.Len() == n {
+		return ""
+	}
+	return b.String()
+}
+
+// runDataScaleText is dataScaleText of a run directory, from its model.json
+// and scaler.json; "" when the directory has none.
+func runDataScaleText(r *rundir.Run) string {
+	if r.Spec == nil {
+		return ""
+	}
+	mf, sc, err := readModelFile(r)
+	if err != nil || len(mf.Features) == 0 || !namedTable(mf.Data, mf.Columns) {
+		return ""
+	}
+	coding := mf.Columns
+	if coding == nil {
+		coding = &data.Coding{}
+	}
+	return dataScaleText(r.Trace, &data.Dataset{Names: mf.Features, Coding: coding}, sc)
 }

@@ -196,7 +196,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stdout, note)
 	}
 	fmt.Fprintln(stdout)
-	if j.train != nil {
+	if j.train != nil && namedTable(c.data, j.train.Coding) {
 		if err := printDataScale(stdout, tr, j.train.Names, j.scaler); err != nil {
 			return err
 		}
