@@ -249,8 +249,8 @@ func Run(ctx context.Context, m Model, s Sampler, opts Options) (*Trace, error) 
 	}
 	statNames := s.StatNames()
 	// As CmdStan: the first iteration after burn-in is kept, then every Thin-th.
-	keep := (opts.Iters - opts.BurnIn + opts.Thin - 1) / opts.Thin
-	keep = min(keep, 1<<12) // grown as needed (a run may be cut short)
+	warmRows, postRows := opts.KeptRows()
+	keep := int(min(postRows, 1<<12)) // grown as needed (a run may be cut short)
 	tr := &Trace{
 		Names:     names,
 		Dim:       d,
@@ -271,14 +271,14 @@ func Run(ctx context.Context, m Model, s Sampler, opts Options) (*Trace, error) 
 		runs[c] = &chainRun{c: c, g: opts.FirstChain + c, thin: opts.Thin}
 		runs[c].post.alloc(keep, len(names), len(statNames))
 		if opts.SaveWarmup {
-			runs[c].warm.alloc(min((opts.BurnIn+opts.Thin-1)/opts.Thin, 1<<12), len(names), len(statNames))
+			runs[c].warm.alloc(int(min(warmRows, 1<<12)), len(names), len(statNames))
 		}
 	}
 	every := opts.Iters
 	if opts.Until != nil || opts.MaxKeep > 0 {
 		every = opts.CheckEvery
 	}
-	for to := min(every, opts.Iters); ; to = min(to+every, opts.Iters) {
+	for to := min(every, opts.Iters); ; to += min(every, opts.Iters-to) { // no overflow near math.MaxInt
 		jobs := make(chan *chainRun)
 		var wg sync.WaitGroup
 		for w := 0; w < opts.Workers; w++ {

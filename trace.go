@@ -146,3 +146,45 @@ func (t *Trace) Rows() [][]float64 {
 	}
 	return rows
 }
+
+// DropEmpty returns a trace without the chains that hold no kept draw (a
+// run stopped before they began), sharing t's draws, and how many were
+// dropped; t itself when none was. The chains kept keep their order;
+// FirstChain is that of the first chain kept when the chains before it
+// were dropped.
+func (t *Trace) DropEmpty() (*Trace, int) {
+	var keep []int
+	for c, d := range t.Draws {
+		if len(d) > 0 {
+			keep = append(keep, c)
+		}
+	}
+	if len(keep) == len(t.Draws) {
+		return t, 0
+	}
+	out := *t
+	out.Draws, out.Stats, out.Iters, out.Warmup = nil, nil, nil, nil
+	out.WarmupTime, out.SampleTime = nil, nil
+	for _, c := range keep {
+		out.Draws = append(out.Draws, t.Draws[c])
+		if c < len(t.Stats) {
+			out.Stats = append(out.Stats, t.Stats[c])
+		}
+		if c < len(t.Iters) {
+			out.Iters = append(out.Iters, t.Iters[c])
+		}
+		if c < len(t.Warmup) {
+			out.Warmup = append(out.Warmup, t.Warmup[c])
+		}
+		if c < len(t.WarmupTime) {
+			out.WarmupTime = append(out.WarmupTime, t.WarmupTime[c])
+		}
+		if c < len(t.SampleTime) {
+			out.SampleTime = append(out.SampleTime, t.SampleTime[c])
+		}
+	}
+	if len(keep) > 0 {
+		out.FirstChain = t.FirstChain + keep[0]
+	}
+	return &out, len(t.Draws) - len(keep)
+}

@@ -129,7 +129,7 @@ func parseValue(s string) (float64, string) {
 		if errors.Is(err, strconv.ErrRange) && math.IsInf(v, 0) {
 			return 0, fmt.Sprintf("%s is out of range for float64", quote(s))
 		}
-		return 0, fmt.Sprintf("cannot parse %s as a number", quote(s))
+		return 0, fmt.Sprintf("cannot parse %s as a number", quoteValue(s))
 	}
 	switch {
 	case math.IsNaN(v):
@@ -138,6 +138,17 @@ func parseValue(s string) (float64, string) {
 		return 0, "Inf is not allowed"
 	}
 	return v, ""
+}
+
+// quoteValue returns a field's content quoted, shortened to 12 characters
+// and "...": an error shows enough of a field to recognise it (the file,
+// line and column name it), never a whole line of a file that is not data
+// (a mistyped path to /etc/passwd).
+func quoteValue(s string) string {
+	if r := []rune(s); len(r) > 12 {
+		return strconv.Quote(string(r[:12])) + "..."
+	}
+	return strconv.Quote(s)
 }
 
 // quote returns s quoted with strconv.Quote, shortened if it is long.

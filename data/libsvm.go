@@ -85,11 +85,11 @@ func ParseLIBSVM(r io.Reader, name string, dim int) (*Dataset, error) {
 			col := j + 2
 			colon := strings.IndexByte(it, ':')
 			if colon < 0 {
-				return nil, perr(line, col, "expected index:value, got %s", quote(it))
+				return nil, perr(line, col, "expected index:value, got %s", quoteValue(it))
 			}
 			k, err := strconv.Atoi(it[:colon])
 			if err != nil {
-				return nil, perr(line, col, "cannot parse index %s", quote(it[:colon]))
+				return nil, perr(line, col, "cannot parse index %s", quoteValue(it[:colon]))
 			}
 			switch {
 			case k < 1:

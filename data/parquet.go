@@ -24,8 +24,9 @@ import (
 // ParquetOptions controls OpenParquet and ReadParquet. The zero value reads
 // every column, with the response in the last one.
 type ParquetOptions struct {
-	// Target is the name of the response column; "" means the last column of
-	// the file.
+	// Target is the name of the response column, or its 1-based number
+	// (−1 the last, as CSVOptions.Target; a column so named wins); "" means
+	// the last column of the file.
 	Target string
 	// Features names the feature columns, in the order wanted; nil means
 	// every column but the target, in file order.
@@ -163,10 +164,12 @@ func (p *ParquetFile) selectColumns(opt ParquetOptions) error {
 	if len(top) == 0 {
 		return p.errorf("the file has no columns")
 	}
-	target := opt.Target
-	if target == "" {
-		target = top[len(top)-1].el.Name
+	// By name, or by number (1-based, −1 the last) as for CSV.
+	j, msg := resolveTarget(opt.Target, all)
+	if msg != "" {
+		return p.errorf("%s", msg)
 	}
+	target := all[j]
 	feats := opt.Features
 	if feats == nil {
 		for _, f := range top {

@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -202,5 +203,33 @@ func TestParquetCorrupt(t *testing.T) {
 		if err := try("cut", b[:cut]); err == nil {
 			t.Errorf("file cut at %d bytes: no error", cut)
 		}
+	}
+}
+
+// TestParquetNumericTarget: --target by number picks the column as for a
+// CSV file (1-based, −1 the last); it was ignored (issue 24, row 12): the
+// last column was the target whatever the number.
+func TestParquetNumericTarget(t *testing.T) {
+	for _, tc := range []struct {
+		target string
+		want   string
+		feats  []string
+	}{
+		{"1", "i", []string{"x", "z", "y"}},
+		{"3", "z", []string{"i", "x", "y"}},
+		{"-1", "y", []string{"i", "x", "z"}},
+		{"-3", "x", []string{"i", "z", "y"}},
+	} {
+		p, err := data.OpenParquet("testdata/parquet/groups.parquet", data.ParquetOptions{Target: tc.target})
+		if err != nil {
+			t.Fatalf("--target %s: %v", tc.target, err)
+		}
+		if p.Target() != tc.want || !slices.Equal(p.Names(), tc.feats) {
+			t.Errorf("--target %s: target %q, features %v; want %q, %v", tc.target, p.Target(), p.Names(), tc.want, tc.feats)
+		}
+		p.Close()
+	}
+	if _, err := data.OpenParquet("testdata/parquet/groups.parquet", data.ParquetOptions{Target: "5"}); err == nil || !strings.Contains(err.Error(), "target column 5 out of range") {
+		t.Errorf("--target 5 of 4 columns: %v", err)
 	}
 }

@@ -132,8 +132,19 @@ func (s Spec) Validate() error {
 	default:
 		return fmt.Errorf("model: unknown kind %q: expected one of %s", s.Kind, strings.Join(Kinds, ", "))
 	}
+	for _, v := range []struct {
+		name string
+		x    float64
+	}{{"prior_scale", s.PriorScale}, {"noise_var", s.NoiseVar}, {"grad_noise", s.GradNoise}, {"nu", s.Nu}, {"rho", s.Rho}} {
+		if math.IsNaN(v.x) || math.IsInf(v.x, 0) {
+			return fmt.Errorf("model: %s: %s %v: expected a finite number", s.Kind, v.name, v.x)
+		}
+	}
 	if s.PriorScale < 0 || s.NoiseVar < 0 || s.GradNoise < 0 {
 		return fmt.Errorf("model: %s: negative prior scale, noise variance or gradient noise", s.Kind)
+	}
+	if s.Classes < 0 {
+		return fmt.Errorf("model: %s: classes %d: expected a positive count (0: from the labels)", s.Kind, s.Classes)
 	}
 	return nil
 }

@@ -141,17 +141,47 @@ func (c *Comparison) WriteDir(dir string, params []string, note string) error {
 	}
 	labels := make([]string, len(c.Runs))
 	for i, r := range c.Runs {
-		labels[i] = r.Label
+		labels[i] = mdEscape(r.Label)
 	}
 	var tab strings.Builder
 	if err := c.WriteTable(&tab); err != nil {
 		return err
 	}
-	page := "# compare: " + strings.Join(labels, ", ") + "\n\n![marginals](marginals.png)\n\n```\n" + tab.String() + "```\n"
+	fence := "```" // longer than any run of backticks in the table (a label's)
+	for strings.Contains(tab.String(), fence) {
+		fence += "`"
+	}
+	page := "# compare: " + strings.Join(labels, ", ") + "\n\n![marginals](marginals.png)\n\n" + fence + "\n" + tab.String() + fence + "\n"
 	if note != "" {
-		page += "\n" + note + "\n"
+		page += "\n" + mdEscape(note) + "\n"
 	}
 	return os.WriteFile(filepath.Join(dir, "index.md"), []byte(page), 0o644)
+}
+
+// mdEscape returns s as literal Markdown text on one line: '<', '>' and '&'
+// as HTML entities (no raw HTML from a run's name reaches the page), the
+// other characters Markdown gives a meaning to behind a backslash, line
+// breaks as spaces.
+func mdEscape(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == '<':
+			b.WriteString("&lt;")
+		case r == '>':
+			b.WriteString("&gt;")
+		case r == '&':
+			b.WriteString("&amp;")
+		case r == '\n' || r == '\r':
+			b.WriteByte(' ')
+		case strings.ContainsRune("\\`*_{}[]()#+-.!|~", r):
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
 
 func indexOf(names []string, name string) int {

@@ -103,11 +103,19 @@ func FromTrace(title string, tr *langevin.Trace, opt Options) (*Report, error) {
 	if tr == nil || tr.NumChains() == 0 {
 		return nil, errors.New("report: no chains")
 	}
+	all := tr.NumChains()
+	tr, empty := tr.DropEmpty() // a run stopped before some chains began
+	if tr.NumChains() == 0 {
+		return nil, errors.New("report: no chain holds a draw")
+	}
 	params, n := commonParams(tr)
 	if n < 2 {
 		return nil, fmt.Errorf("report: %d draws per chain: need at least 2", n)
 	}
 	r := &Report{Title: title, Intro: opt.Intro, Settings: opt.Settings, Pre: opt.Pre}
+	if empty > 0 {
+		r.Notes = append(r.Notes, fmt.Sprintf("%d of %d chains hold no draw (the run stopped before they began) and are left out.", empty, all))
+	}
 	r.Table = diag.Summarize(tr.Names, params)
 	r.Notes = append(r.Notes, fmt.Sprintf("%d chains × %d draws (thin %d) after %d burn-in iterations per chain.", tr.NumChains(), n, max(1, tr.Thin), tr.BurnIn))
 	if opt.Trajectory {

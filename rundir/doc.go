@@ -20,6 +20,9 @@
 // exclusive lock (flock(2) on DIR/.lock) so that a second process cannot
 // write the same directory, and refuses a directory that holds the files of
 // another run unless Options.Overwrite is set, in which case it removes them.
+// A non-empty directory that holds none of a run's files (a symbolic link
+// to /etc, a folder of data) is refused before anything is made in it, with
+// or without Overwrite.
 //
 // The chain files are written as the draws come (Writer.Chain returns a
 // ChainWriter, a langevin.DrawSink): each draw is formatted into one whole

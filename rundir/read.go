@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -206,32 +207,97 @@ func Read(dir string) (*Run, error) {
 		if err := json.Unmarshal(b, &s); err != nil {
 			return nil, fmt.Errorf("%s: %v", filepath.Join(dir, ScalerFile), err)
 		}
-		if len(s.Mean) != len(s.Scale) {
-			return nil, fmt.Errorf("%s: %d means but %d scales", filepath.Join(dir, ScalerFile), len(s.Mean), len(s.Scale))
+		sc := &data.Scaler{Mean: s.Mean, Scale: s.Scale, TargetMean: s.TargetMean, TargetScale: s.TargetScale}
+		if err := CheckScaler(sc); err != nil {
+			return nil, fmt.Errorf("%s: %v", filepath.Join(dir, ScalerFile), err)
 		}
-		r.Scaler = &data.Scaler{Mean: s.Mean, Scale: s.Scale, TargetMean: s.TargetMean, TargetScale: s.TargetScale}
+		r.Scaler = sc
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
 	}
 	return r, nil
 }
 
-// readMaybeGz reads path, or path.gz decompressed.
+// CheckScaler checks a standardisation read from a run directory (trusted no
+// more than input): as many means as scales, every mean finite and every
+// scale finite and positive. The error names the first bad entry (0-based
+// index) and what was expected.
+func CheckScaler(s *data.Scaler) error {
+	if len(s.Mean) != len(s.Scale) {
+		return fmt.Errorf("%d means but %d scales: expected one of each per feature", len(s.Mean), len(s.Scale))
+	}
+	for j, m := range s.Mean {
+		if math.IsNaN(m) || math.IsInf(m, 0) {
+			return fmt.Errorf("mean[%d] = %v: expected a finite number", j, m)
+		}
+	}
+	for j, v := range s.Scale {
+		if !(v > 0) || math.IsInf(v, 0) {
+			return fmt.Errorf("scale[%d] = %v: expected a finite positive number", j, v)
+		}
+	}
+	if math.IsNaN(s.TargetMean) || math.IsInf(s.TargetMean, 0) {
+		return fmt.Errorf("target_mean = %v: expected a finite number", s.TargetMean)
+	}
+	if !(s.TargetScale >= 0) || math.IsInf(s.TargetScale, 0) {
+		return fmt.Errorf("target_scale = %v: expected a finite positive number (0: the target is not standardised)", s.TargetScale)
+	}
+	return nil
+}
+
+// openRegular opens path for reading if it is a regular file (or a symbolic
+// link to one): a FIFO, a device or a directory in place of a run's file is
+// refused at once, never read (opening a FIFO would wait for a writer).
+func openRegular(path string) (*os.File, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file (%s): expected a file a run wrote", path, st.Mode().Type())
+	}
+	return os.Open(path)
+}
+
+// maxRunFile bounds the size of model.json and scaler.json as read: far
+// above any a run writes (a network's spec, a million features' scales).
+const maxRunFile = 256 << 20
+
+// readMaybeGz reads path, or path.gz decompressed, refusing a file that is
+// not regular or holds more than maxRunFile bytes.
 func readMaybeGz(path string) ([]byte, error) {
-	b, err := os.ReadFile(path)
+	b, err := readBounded(path, false)
 	if errors.Is(err, fs.ErrNotExist) {
-		f, gerr := os.Open(path + ".gz")
-		if gerr != nil {
-			return nil, err
+		if b, gerr := readBounded(path+".gz", true); !errors.Is(gerr, fs.ErrNotExist) {
+			return b, gerr
 		}
-		defer f.Close()
-		zr, gerr := gzip.NewReader(f)
-		if gerr != nil {
-			return nil, fmt.Errorf("%s.gz: %v", path, gerr)
-		}
-		return io.ReadAll(zr)
 	}
 	return b, err
+}
+
+// readBounded reads path whole (gunzipped if gz), at most maxRunFile bytes.
+func readBounded(path string, gz bool) ([]byte, error) {
+	f, err := openRegular(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var r io.Reader = f
+	if gz {
+		zr, err := gzip.NewReader(f)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", path, err)
+		}
+		r = zr
+	}
+	b, err := io.ReadAll(io.LimitReader(r, maxRunFile+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	if len(b) > maxRunFile {
+		return nil, fmt.Errorf("%s: more than %d MiB: not a file a run wrote", path, maxRunFile>>20)
+	}
+	return b, nil
 }
 
 // ReadFiles reads the given chain files as the chains of one run, in order:
@@ -311,8 +377,17 @@ func readChains(paths []string, warmupPath func(k int) string) (*Run, error) {
 		}
 	}
 	tr.Dim = len(tr.Names)
-	tr.Thin = max(1, atoi(f0.Config["thin"]))
-	tr.BurnIn = atoi(f0.Config["num_warmup"])
+	// The header's counts are trusted no more than input: an absent one
+	// takes CmdStan's default, a present one must be a count.
+	thin, err := headerCount(f0, paths[first], "thin", 1, 1)
+	if err != nil {
+		return nil, err
+	}
+	burn, err := headerCount(f0, paths[first], "num_warmup", 0, 0)
+	if err != nil {
+		return nil, err
+	}
+	tr.Thin, tr.BurnIn = thin, burn
 	split := func(rows [][]float64, firstIter int) ([][]float64, [][]float64, []int) {
 		theta := make([][]float64, len(rows))
 		stats := make([][]float64, len(rows))
@@ -357,7 +432,7 @@ func orNone(s string) string {
 // readStan reads a Stan CSV file, plain or gzip-compressed, up to its last
 // whole line. It returns a nil File for a file with no header line yet.
 func readStan(path string) (*stancsv.File, bool, error) {
-	fh, err := os.Open(path)
+	fh, err := openRegular(path)
 	if err != nil {
 		return nil, false, err
 	}
@@ -507,14 +582,24 @@ func settings(f *stancsv.File) [][2]string {
 			continue
 		}
 		seen[k] = true
-		out = append(out, [2]string{k, strings.TrimSuffix(v, " (Default)")})
+		out = append(out, [2]string{k, stancsv.UnescapeValue(strings.TrimSuffix(v, " (Default)"))})
 	}
 	return out
 }
 
-func atoi(s string) int {
-	n, _ := strconv.Atoi(strings.TrimSpace(s))
-	return n
+// headerCount returns the configuration value key of f as a count of at
+// least lo (def if absent), or an error naming the file, the key and what
+// was expected.
+func headerCount(f *stancsv.File, path, key string, def, lo int) (int, error) {
+	v, ok := f.Config[key]
+	if !ok || v == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < lo || n > 1<<40 {
+		return 0, fmt.Errorf("%s: header: %s = %q: expected a whole number from %d to 2^40", path, key, v, lo)
+	}
+	return n, nil
 }
 
 func equal(a, b []string) bool {

@@ -52,6 +52,10 @@ var (
 	// ErrExists is wrapped by Create's error for a directory that holds
 	// the files of another run.
 	ErrExists = errors.New("holds the files of another run")
+	// ErrNotRun is wrapped by Create's error for a non-empty directory
+	// that holds none of a run's files: Create never writes into it, even
+	// with Options.Overwrite.
+	ErrNotRun = errors.New("is not empty and not a langevin run's directory")
 	// ErrLocked is wrapped by Create's error for a directory that another
 	// process is writing.
 	ErrLocked = errors.New("is being written by another process")
@@ -104,6 +108,17 @@ type Writer struct {
 func Create(dir string, opt Options) (*Writer, error) {
 	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
 		return nil, fmt.Errorf("%s: is a file, not a directory", dir)
+	} else if err == nil {
+		// Before anything is made in it (the lock file): a non-empty
+		// directory without a run's files is not written into, whether
+		// it is reached through a symbolic link or not.
+		foreign, err := foreignFiles(dir)
+		if err != nil {
+			return nil, pathErr(dir, err)
+		}
+		if len(foreign) > 0 {
+			return nil, fmt.Errorf("%s: %w (%s)", dir, ErrNotRun, listFiles(foreign))
+		}
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, pathErr(dir, err)
@@ -181,6 +196,25 @@ func runFiles(dir string) ([]string, error) {
 		if IsRunFile(e.Name()) {
 			out = append(out, e.Name())
 		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// foreignFiles lists, sorted, the entries of dir when it holds no file that
+// a run writes (IsRunFile, the lock file): a non-empty directory that is
+// not a run's. It returns nil for an empty directory or a run's.
+func foreignFiles(dir string) ([]string, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, e := range ents {
+		if n := e.Name(); n == LockFile || IsRunFile(n) {
+			return nil, nil
+		}
+		out = append(out, e.Name())
 	}
 	sort.Strings(out)
 	return out, nil

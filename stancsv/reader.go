@@ -136,6 +136,16 @@ func (p *parser) errorf(col int, format string, args ...interface{}) error {
 	return &SyntaxError{File: p.name, Line: p.line, Column: col, Msg: fmt.Sprintf(format, args...)}
 }
 
+// quoteShort returns s quoted, shortened to 12 characters and "...": an
+// error names the file, line and column, and shows no more of a file that
+// is not a Stan CSV file (a mistyped path) than it needs to.
+func quoteShort(s string) string {
+	if r := []rune(s); len(r) > 12 {
+		return strconv.Quote(string(r[:12])) + "..."
+	}
+	return strconv.Quote(s)
+}
+
 // MaxLineBytes is the longest line Read accepts, "\n" included: 64 MiB,
 // a row of some three million numbers.
 const MaxLineBytes = 64 << 20
@@ -244,6 +254,7 @@ func (p *parser) configLine(text string) {
 	}
 	val := strings.TrimSpace(text[i+1:])
 	val = strings.TrimSpace(strings.TrimSuffix(val, "(Default)"))
+	val = UnescapeValue(val)
 	if _, ok := p.f.Config[key]; !ok {
 		p.f.Config[key] = val
 	}
@@ -263,7 +274,7 @@ func (p *parser) bodyComment(text string) error {
 		s := strings.TrimSpace(text[strings.IndexByte(text, '=')+1:])
 		v, ok := parseNumber(s)
 		if !ok {
-			return p.errorf(0, "cannot parse step size %q as a number", s)
+			return p.errorf(0, "cannot parse step size %s as a number", quoteShort(s))
 		}
 		p.f.StepSize = v
 	case text == "Diagonal elements of inverse mass matrix:":
@@ -294,7 +305,7 @@ func (p *parser) metricLine(text string) error {
 		field = strings.TrimSpace(field)
 		v, ok := parseNumber(field)
 		if !ok {
-			return p.errorf(i, "cannot parse %q as a number in the inverse metric", field)
+			return p.errorf(i, "cannot parse %s as a number in the inverse metric", quoteShort(field))
 		}
 		p.f.InvMetric = append(p.f.InvMetric, v)
 		if j < 0 {
@@ -343,7 +354,7 @@ func (p *parser) dataLine(line string) error {
 		}
 		v, ok := parseNumber(strings.TrimSpace(field))
 		if !ok {
-			return p.errorf(i+1, "cannot parse %q as a number (column %q)", field, p.f.Columns[i])
+			return p.errorf(i+1, "cannot parse %s as a number (column %s)", quoteShort(field), quoteShort(p.f.Columns[i]))
 		}
 		row[i] = v
 	}

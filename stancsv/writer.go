@@ -65,8 +65,9 @@ type Config struct {
 
 	// Extra holds further key = value pairs, written in order as top-level
 	// comment lines after the standard ones, e.g. {"step_size", "0.001"}.
-	// Keys must be single words and must not repeat a key written above;
-	// values must not contain line breaks, '#' or '='. For instance
+	// Keys must be single words and must not repeat a key written above.
+	// Values (and Model) are written through EscapeValue, so any string
+	// (a path with '=', '#' or a line break) is kept on its line. For instance
 	// {"sampler_t", "SGLD"} makes rstan's print say "Samples were drawn
 	// using SGLD".
 	Extra [][2]string
@@ -153,7 +154,7 @@ func (w *Writer) writeConfig() {
 		w.bw.WriteByte('\n')
 	}
 	itoa := strconv.Itoa
-	kv(0, "model", c.Model)
+	kv(0, "model", EscapeValue(c.Model))
 	kv(0, "method", c.Method)
 	section(1, c.Method)
 	kv(2, "num_samples", itoa(c.NumSamples))
@@ -181,7 +182,7 @@ func (w *Writer) writeConfig() {
 		kv(1, "sig_figs", itoa(c.SigFigs))
 	}
 	for _, e := range c.Extra {
-		kv(0, e[0], e[1])
+		kv(0, e[0], EscapeValue(e[1]))
 	}
 }
 
@@ -195,9 +196,6 @@ var reservedKeys = map[string]bool{
 func checkConfig(c *Config) error {
 	if c.Model == "" {
 		return errors.New("stancsv: Config.Model is empty")
-	}
-	if err := checkValue("Model", c.Model); err != nil {
-		return err
 	}
 	for _, f := range []struct{ name, val string }{
 		{"Method", c.Method}, {"Algorithm", c.Algorithm}, {"Metric", c.Metric},
@@ -218,7 +216,7 @@ func checkConfig(c *Config) error {
 	}
 	seen := make(map[string]bool)
 	for _, e := range c.Extra {
-		k, v := e[0], e[1]
+		k := e[0]
 		if !isWord(k) {
 			return fmt.Errorf("stancsv: Config.Extra key %q is not a single word", k)
 		}
@@ -226,9 +224,6 @@ func checkConfig(c *Config) error {
 			return fmt.Errorf("stancsv: Config.Extra key %q is written twice", k)
 		}
 		seen[k] = true
-		if err := checkValue("Extra["+k+"]", v); err != nil {
-			return err
-		}
 	}
 	return nil
 }
@@ -248,13 +243,34 @@ func isWord(s string) bool {
 	return true
 }
 
-// checkValue reports an error if a configuration value would break the
-// comment line it is written on.
-func checkValue(field, v string) error {
-	if strings.ContainsAny(v, "\n\r#=") {
-		return fmt.Errorf("stancsv: Config.%s %q contains a line break, '#' or '='", field, v)
+// valueEscapes are the characters of a configuration value that
+// EscapeValue writes as %XX: those that would end the comment line or be
+// read as the start of a comment or of a value, and '%' itself.
+var valueEscapes = strings.NewReplacer("%", "%25", "\n", "%0A", "\r", "%0D", "#", "%23", "=", "%3D")
+
+// valueUnescapes undoes valueEscapes.
+var valueUnescapes = strings.NewReplacer("%25", "%", "%0A", "\n", "%0D", "\r", "%23", "#", "%3D", "=")
+
+// EscapeValue returns v as a configuration comment writes it: '%', line
+// breaks, '#' and '=' percent-encoded as in a URL (%25, %0A, %0D, %23,
+// %3D), every other character as is, so that a value is one line that
+// splits at its first '=' into key and value in every reader (CmdStan's
+// own, cmdstanpy, rstan); the Reader decodes it with UnescapeValue.
+func EscapeValue(v string) string {
+	if !strings.ContainsAny(v, "%\n\r#=") {
+		return v
 	}
-	return nil
+	return valueEscapes.Replace(v)
+}
+
+// UnescapeValue undoes EscapeValue: it decodes %25, %0A, %0D, %23 and %3D
+// and leaves everything else alone (a '%' before other characters, in a
+// file that another program wrote, stays as it is).
+func UnescapeValue(v string) string {
+	if !strings.Contains(v, "%") {
+		return v
+	}
+	return valueUnescapes.Replace(v)
 }
 
 func checkColumns(columns []string) error {

@@ -73,6 +73,7 @@ func cmdCompare(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
+		r.Trace, _ = r.Trace.DropEmpty() // as summary: chains a stopped run never began
 		if r.Trace.NumDraws() < 2 {
 			return inputErrorf("%s: %d draws: expected at least 2", d, r.Trace.NumDraws())
 		}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
+	"syscall"
 	"time"
 
 	"github.com/langevin-go/langevin/data"
@@ -14,7 +16,7 @@ import (
 // cmdConvert writes a data store (data.Store) once from a CSV or Parquet
 // file, streaming it; run and predict then read the store's rows as they
 // need them instead of loading the data (docs/scaling-out.md).
-func cmdConvert(args []string, stdout, _ io.Writer) error {
+func cmdConvert(args []string, stdout, stderr io.Writer) error {
 	var in, out, format, target string
 	var f32, noHeader, force bool
 	fs := flag.NewFlagSet("convert", flag.ContinueOnError)
@@ -43,6 +45,22 @@ func cmdConvert(args []string, stdout, _ io.Writer) error {
 	if _, err := os.Stat(out); err == nil && !force {
 		return inputErrorf("--out %s exists: give --force to replace it", out)
 	}
+	// The store is written under out.tmp: a signal removes it and exits
+	// (128 + the signal's number), leaving no partial file behind.
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	quit := make(chan struct{})
+	defer func() { signal.Stop(sigs); close(quit) }()
+	go func() {
+		select {
+		case sig := <-sigs:
+			os.Remove(out + ".tmp")
+			e := &interrupted{sig: sig, phase: "convert"}
+			fmt.Fprintf(stderr, "langevin convert: %v: %s.tmp removed\n", e, out)
+			exit(e.exitCode())
+		case <-quit:
+		}
+	}()
 	t0 := time.Now()
 	n, err := data.ConvertToStore(in, out, data.ConvertOptions{Format: format, Float32: f32,
 		CSV: data.CSVOptions{Target: target, NoHeader: noHeader}})

@@ -31,7 +31,7 @@ type progress struct {
 }
 
 func newProgress(w io.Writer, quiet bool, chains, iters int) *progress {
-	p := &progress{w: w, quiet: quiet, total: int64(chains) * int64(iters), done: make([]atomic.Int64, chains)}
+	p := &progress{w: w, quiet: quiet, total: satMul(int64(chains), int64(max(iters, 1))), done: make([]atomic.Int64, chains)}
 	if f, ok := w.(*os.File); ok {
 		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
 			p.terminal = true

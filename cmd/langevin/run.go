@@ -72,8 +72,8 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	}
 	ph.done("load", "")
 	m := j.m
-	if err := checkRunSize(c, m); err != nil {
-		return err
+	if err := checkRunSize(c, m, c.earlyOptions()); err != nil {
+		return err // before any work; checked again with the plan's options
 	}
 	st.enter("the MAP", false)
 	// The MAP is the baseline, and the start or the preconditioner's centre;
@@ -135,7 +135,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	}
 	opts := langevin.Options{
 		Chains: c.chains, Iters: c.iters, BurnIn: c.burnin, Thin: c.thin, Seed: c.seed,
-		Init: init, SaveWarmup: true,
+		Init: init, SaveWarmup: !c.def.kind.noWarmup,
 	}
 	if c.chainID > 0 { // one chain of the analysis: the same draws as in the run of all
 		opts.Chains, opts.FirstChain = 1, c.chainID-1
@@ -145,6 +145,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	auto := j.env.auto
 	if auto != nil {
 		auto.adjust(c, m, &opts, time.Now())
+	}
+	if err := checkRunSize(c, m, opts); err != nil {
+		return err
 	}
 	if rd != nil {
 		names := append(langevin.ParamNames(m), derivedNames(m)...)
@@ -390,6 +393,20 @@ func derivedNames(m langevin.Model) []string {
 		return d.DerivedNames()
 	}
 	return nil
+}
+
+// earlyOptions are the run options as far as they are known before the
+// MAP and the plan, for the memory check: --sampler auto's burn-in and
+// rounds are the plan's, so its count is a lower bound until then.
+func (c *runConfig) earlyOptions() langevin.Options {
+	o := langevin.Options{Chains: c.chains, Iters: c.iters, BurnIn: c.burnin, Thin: c.thin, SaveWarmup: true}
+	if c.chainID > 0 {
+		o.Chains = 1
+	}
+	if (c.sampler == "auto" || c.planned) && !c.set["thin"] {
+		o.Thin, o.MaxKeep, o.CheckEvery = 1, maxKeep(c.targetESS, c.chains), 100
+	}
+	return o
 }
 
 // chainsText says which chains ran: "4 chains", or "chain 2 of 4".

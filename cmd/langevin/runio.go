@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -94,6 +95,9 @@ const flushEvery = 250 * time.Millisecond
 func createRunDir(dir string, overwrite bool) (*runDir, error) {
 	w, err := rundir.Create(dir, rundir.Options{Overwrite: overwrite, FlushEvery: flushEvery})
 	if err != nil {
+		if errors.Is(err, rundir.ErrNotRun) {
+			return nil, inputErrorf("--out %v: give a new or empty directory (a run writes a dozen files into it)", err)
+		}
 		if errors.Is(err, rundir.ErrExists) {
 			return nil, inputErrorf("--out %v: use --overwrite to replace it, or another directory", err)
 		}
@@ -270,10 +274,44 @@ func readModelFile(r *rundir.Run) (*modelFile, *data.Scaler, error) {
 		return nil, nil, inputErrorf("%s: %v", path, err)
 	}
 	sc := r.Scaler
+	scPath := filepath.Join(strings.Split(r.Dir, ", ")[0], rundir.ScalerFile)
 	if sc == nil && mf.Mean != nil {
-		sc = &data.Scaler{Mean: mf.Mean, Scale: mf.Scale}
+		sc, scPath = &data.Scaler{Mean: mf.Mean, Scale: mf.Scale}, path
+		if err := rundir.CheckScaler(sc); err != nil {
+			return nil, nil, inputErrorf("%s: %v", path, err)
+		}
+	}
+	if err := checkModelFile(r, &mf, sc, path, scPath); err != nil {
+		return nil, nil, err
 	}
 	return &mf, sc, nil
+}
+
+// checkModelFile checks model.json and the scaler against each other and
+// the chain files, trusted no more than input: the features named once
+// each, as many scales as features, and a scaler present when the chain
+// files record that the run standardised its features.
+func checkModelFile(r *rundir.Run, mf *modelFile, sc *data.Scaler, path, scPath string) error {
+	seen := make(map[string]bool, len(mf.Features))
+	for i, name := range mf.Features {
+		if seen[name] {
+			return inputErrorf("%s: features[%d] %q named twice: expected the training data's column names, each once", path, i, name)
+		}
+		seen[name] = true
+	}
+	standardised := false
+	for _, kv := range r.Settings {
+		if kv[0] == "standardize" {
+			standardised = kv[1] == "true"
+		}
+	}
+	if sc == nil && standardised && mf.Spec.NeedsData() {
+		return inputErrorf("%s: missing, but the chain files record standardize = true: the draws are on the standardised scale; restore the run's %s (or run again)", scPath, rundir.ScalerFile)
+	}
+	if sc != nil && len(sc.Mean) != len(mf.Features) {
+		return inputErrorf("%s: %d means and scales, but %s names %d features: expected one per feature", scPath, len(sc.Mean), path, len(mf.Features))
+	}
+	return nil
 }
 
 // drawsOf returns every kept draw of the run, the first d columns of each
@@ -305,8 +343,17 @@ func runID(cfg stancsv.Config, statNames, names []string) string {
 func fmtF(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 
 // memoryBudget is the memory the kept draws of a run may take: half the
-// machine's memory (from /proc/meminfo), or 8 GiB where that is unknown.
+// machine's memory (from /proc/meminfo), or 8 GiB where that is unknown, and
+// at most half the process's address-space limit (ulimit -v).
 func memoryBudget() int64 {
+	b := machineBudget()
+	if lim := addressLimit(); lim > 0 {
+		b = min(b, lim/2)
+	}
+	return b
+}
+
+func machineBudget() int64 {
 	if b, err := os.ReadFile("/proc/meminfo"); err == nil {
 		for _, line := range strings.Split(string(b), "\n") {
 			if f := strings.Fields(line); len(f) >= 2 && f[0] == "MemTotal:" {
@@ -322,13 +369,17 @@ func memoryBudget() int64 {
 // budgetHook, when set (by tests), replaces memoryBudget.
 var budgetHook func() int64
 
-// checkRunSize refuses, before any work, a run whose kept draws (warm-up
-// included: run keeps them for the report) would not fit in memory.
-func checkRunSize(c *runConfig, m langevin.Model) error {
-	keep := int64(c.iters-c.burnin+c.thin-1)/int64(c.thin) + int64(c.burnin+c.thin-1)/int64(c.thin)
+// checkRunSize refuses, before the sampling, a run whose draws held in
+// memory (warm-up included: run keeps them for the report) would not fit:
+// the rows langevin.Options.KeptRows counts (auto's growing thinning, MaxKeep,
+// included), each of the model's columns and about 8 statistics. The
+// arithmetic saturates: --iters near 2^63 is refused, not wrapped round.
+func checkRunSize(c *runConfig, m langevin.Model, o langevin.Options) error {
+	warm, post := o.KeptRows()
+	keep := satAdd(warm, post)
 	cols := int64(m.Dim()+len(derivedNames(m))) + 8 // + the sampler's statistics, about 8
 	perRow := cols*8 + 56                           // values, two slice headers and the iteration
-	need := int64(c.chains) * keep * perRow
+	need := satMul(satMul(int64(max(o.Chains, 1)), keep), perRow)
 	budget := memoryBudget()
 	if budgetHook != nil {
 		budget = budgetHook()
@@ -336,8 +387,24 @@ func checkRunSize(c *runConfig, m langevin.Model) error {
 	if need <= budget {
 		return nil
 	}
-	return inputErrorf("--chains %d --iters %d --burnin %d --thin %d: the %d × %d kept draws of %d columns would take %s in memory, more than %s (half this machine's memory): raise --thin, or lower --iters or --chains",
-		c.chains, c.iters, c.burnin, c.thin, c.chains, keep, cols, fmtBytes(need), fmtBytes(budget))
+	return inputErrorf("--chains %d --iters %d --burnin %d --thin %d: the %d × %d kept draws of %d columns would take %s in memory, more than %s (half this machine's memory, or of ulimit -v): raise --thin, or lower --iters or --chains",
+		c.chains, c.iters, o.BurnIn, o.Thin, max(o.Chains, 1), keep, cols, fmtBytes(need), fmtBytes(budget))
+}
+
+// satAdd and satMul add and multiply non-negative counts, saturating at
+// math.MaxInt64.
+func satAdd(a, b int64) int64 {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
+}
+
+func satMul(a, b int64) int64 {
+	if a != 0 && b > math.MaxInt64/a {
+		return math.MaxInt64
+	}
+	return a * b
 }
 
 func fmtBytes(n int64) string {

@@ -11,7 +11,7 @@ import (
 // The deep ensemble, a baseline of the UCI benchmark.
 
 func init() {
-	registerSampler(&samplerDef{name: "ensemble", family: "approximations", resolve: resolveEnsemble, build: buildEnsemble,
+	registerSampler(&samplerDef{name: "ensemble", family: "approximations", kind: samplerKind{noWarmup: true}, resolve: resolveEnsemble, build: buildEnsemble,
 		summary: "deep ensemble (Lakshminarayanan et al. 2017): --chains members (default 5), each Adam from its own random fan-in start (the --map-* settings); predictive = their equal mixture"})
 }
 

@@ -43,6 +43,7 @@ type samplerKind struct {
 	laplace     bool // takes the Laplace diagonal as preconditioner (--precond laplace)
 	minibatch   bool // reads --batch and takes --cv
 	needsBurnin bool // fits during burn-in (SWAG, VI)
+	noWarmup    bool // the burn-in is not kept (ensemble: every member's Adam path, d numbers an iteration)
 }
 
 // The families, in the order of run -h.
