@@ -320,6 +320,10 @@ func targetOrder(levels []string) ([]string, string) {
 	return sorted, "byte order: the first label is 0"
 }
 
+// maxDistinctLevels: a text column with more levels than this and than half
+// the rows is taken for an ID column mistaken for a feature, and refused.
+const maxDistinctLevels = 20
+
 // table is a table read by ParseCSV or ReadParquet before its coding:
 // features in file order (numbers, categorical codes, NaN for missing), the
 // target, and the ID column.
@@ -449,6 +453,10 @@ func (t *table) finish() (*Dataset, error) {
 				levels, rule = targetOrder(levels)
 				coding.TargetRule = rule
 			}
+		}
+		if k < q && !c.fixed && len(levels) > max(maxDistinctLevels, keep/2) {
+			return nil, perr(0, c.index, nil, "column %q holds %d different texts in %d rows (as %s, %s): an ID, not a category? name it as the ID column or drop it (or list it as categorical to code it anyway)",
+				c.name, len(levels), keep, quote(levels[0]), quote(levels[1]))
 		}
 		pos := make(map[string]int, len(levels))
 		for i, l := range levels {

@@ -164,3 +164,10 @@ func TestParseCSVCategoricalNumbers(t *testing.T) {
 		}
 	}
 }
+
+func TestReadFileTypedCSVOnly(t *testing.T) {
+	_, err := ReadFile("testdata/moons_sklearn.csv", "libsvm", CSVOptions{ID: "x"})
+	if err == nil || !strings.Contains(err.Error(), "read from delimited text (CSV) only") {
+		t.Errorf("libsvm with an ID column: %v", err)
+	}
+}

@@ -40,6 +40,11 @@ func ReadFile(path, format string, opt CSVOptions) (*Dataset, error) {
 	if format == "" || format == "auto" {
 		format = SniffFormat(br, path)
 	}
+	if format != "csv" {
+		if typed := opt.ID != "" || len(opt.Drop) > 0 || len(opt.Categorical) > 0 || opt.Missing == MissingDrop || opt.Coding.HasText(); typed {
+			return nil, &ParseError{File: name, Msg: format + " data: an ID column, dropped or categorical columns, dropped rows and text columns are read from delimited text (CSV) only"}
+		}
+	}
 	switch format {
 	case "libsvm":
 		return ParseLIBSVM(br, name, 0)

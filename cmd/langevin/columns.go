@@ -72,6 +72,9 @@ func readError(err error) error {
 	if errors.Is(err, data.ErrMissing) {
 		return inputErrorf("%v (--missing drop drops them)", err)
 	}
+	if strings.Contains(err.Error(), "an ID, not a category?") {
+		return inputErrorf("%v: --id COL or --drop COL", err)
+	}
 	return inputError{err}
 }
 
