@@ -126,6 +126,19 @@ func (c *Comparison) Marginals(params []string, format string) ([]byte, error) {
 	return plot.EncodeTiles([][]*gplot.Plot{row}, w, 10*vg.Centimeter, format)
 }
 
+// Warnings says which runs have fewer than plot.MinDensityDraws draws of
+// params, whose density curves are then mostly the kernel's shape: one
+// sentence per run, naming it and the remedy.
+func (c *Comparison) Warnings() []string {
+	var w []string
+	for _, r := range c.Runs {
+		if n := r.Trace.NumDraws(); n < plot.MinDensityDraws {
+			w = append(w, fmt.Sprintf("%s has %d draws: its density curves are drawn from fewer than %d draws and show the kernel more than the posterior (run longer or lower --thin)", r.Label, n, plot.MinDensityDraws))
+		}
+	}
+	return w
+}
+
 // WriteDir writes the comparison into the existing directory dir:
 // marginals.png and marginals.svg (Marginals of params) and index.md, a
 // page with the figure, the table and note (when not empty).

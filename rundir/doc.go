@@ -48,9 +48,16 @@
 // A file without either line belongs to a run that is still going or was
 // killed. A run that thins its draws further after writing them
 // (langevin.Options.MaxKeep) calls ChainWriter.Keep with the draws it kept:
-// Close then replaces the file, atomically, by one with only those rows
-// (copied line for line) and the final thinning in its header, so that the
-// files hold the draws the run summarised. Every chain file records the run's identifier as "run_id = ..." in
+// Writer.Close then replaces the files by ones with only those rows (copied
+// line for line) and the final thinning in their headers, so that the files
+// hold the draws the run summarised. It does so all or nothing: every chain
+// file is closed first, then the copies are written beside them
+// (".tmp-chain-K.csv", synced), then the marker ".switch" listing them is
+// written and the copies renamed over the files, then the marker removed.
+// Read reads a copy in place of its file while the marker is there, so a
+// kill at any moment leaves a directory that reads as all draws as written
+// or all draws as kept; chain files with different thinnings (left by an
+// older langevin) are refused with ErrMixed. Every chain file records the run's identifier as "run_id = ..." in
 // its configuration comments, so that files of two runs are never read as
 // one.
 //

@@ -21,6 +21,13 @@ import (
 	"github.com/langevin-go/langevin/stancsv"
 )
 
+// ErrMixed is wrapped by the errors of Read and ReadFiles for chain files
+// that disagree on their thinning or burn-in: the files of one run were
+// left half rewritten (a langevin before the switch of Writer.Close was
+// killed while it thinned them) or are not of one run. Their draws cannot
+// be read as one trace.
+var ErrMixed = errors.New("the chain files do not share one thinning and burn-in: some were rewritten to the run's kept draws and others not (a run killed while it ended), or they are of different runs; run it again (--overwrite)")
+
 // Run is what Read finds in a run directory.
 type Run struct {
 	Dir string // the directory, or "" for ReadFiles
@@ -166,13 +173,27 @@ func Read(dir string) (*Run, error) {
 	for k := range byNum {
 		minK = min(minK, k)
 	}
+	switching, err := switchList(dir)
+	if err != nil {
+		return nil, err
+	}
 	var paths []string
 	for k := minK; k <= maxK; k++ {
 		name, ok := byNum[k]
 		if !ok {
 			return nil, fmt.Errorf("%s: %s is missing but %s is there: chains of different runs?", dir, ChainFile(k), byNum[maxK])
 		}
-		paths = append(paths, filepath.Join(dir, name))
+		p := filepath.Join(dir, name)
+		if switching[name] {
+			// Killed while the files were switched to their copies with
+			// the kept draws (Writer.Close): a copy not yet renamed is
+			// read in place of its file, so that the run reads as
+			// wholly switched.
+			if tmp := filepath.Join(dir, ".tmp-"+name); isRegular(tmp) {
+				p = tmp
+			}
+		}
+		paths = append(paths, p)
 	}
 	r, err := readChains(paths, func(i int) string {
 		k := minK + i - 1 // paths[i-1] holds chain k
@@ -243,6 +264,44 @@ func CheckScaler(s *data.Scaler) error {
 		return fmt.Errorf("target_scale = %v: expected a finite positive number (0: the target is not standardised)", s.TargetScale)
 	}
 	return nil
+}
+
+// switchList returns the chain files listed by DIR/SwitchFile, nil if
+// there is none.
+func switchList(dir string) (map[string]bool, error) {
+	path := filepath.Join(dir, SwitchFile)
+	if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	b, err := readBounded(path, false)
+	if err != nil {
+		return nil, err
+	}
+	list := map[string]bool{}
+	for _, name := range strings.Split(string(b), "\n") {
+		if name == "" {
+			continue
+		}
+		if !chainName.MatchString(name) {
+			return nil, fmt.Errorf("%s: %s is not a chain file: expected the list langevin writes while it switches the chain files to the kept draws", path, quoteShort(name))
+		}
+		list[name] = true
+	}
+	return list, nil
+}
+
+// isRegular reports whether path is a regular file.
+func isRegular(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.Mode().IsRegular()
+}
+
+// quoteShort quotes s, shortened to 40 characters.
+func quoteShort(s string) string {
+	if r := []rune(s); len(r) > 40 {
+		return strconv.Quote(string(r[:40])) + "..."
+	}
+	return strconv.Quote(s)
 }
 
 // openRegular opens path for reading if it is a regular file (or a symbolic
@@ -343,6 +402,12 @@ func readChains(paths []string, warmupPath func(k int) string) (*Run, error) {
 			}
 			if id := f.Config["run_id"]; id != runID {
 				return nil, fmt.Errorf("%s: written by another run than %s (run_id %s, not %s)", p, paths[first], orNone(id), orNone(runID))
+			}
+			f0 := files[first].f
+			for _, key := range []string{"thin", "num_warmup"} {
+				if a, b := f0.Config[key], f.Config[key]; a != b {
+					return nil, fmt.Errorf("%s: %s = %s but %s has %s = %s: %w", p, key, orNone(b), paths[first], key, orNone(a), ErrMixed)
+				}
 			}
 		}
 		files[i].f = f

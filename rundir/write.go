@@ -32,6 +32,10 @@ const (
 	ScalerFile  = "scaler.json"
 	ReportFile  = "report.html"
 	LockFile    = ".lock"
+	// SwitchFile marks a directory whose chain files are being replaced by
+	// their copies with the kept draws (".tmp-chain-K.csv"): it lists the
+	// chain files, one a line. See Writer.Close and Read.
+	SwitchFile = ".switch"
 )
 
 // ChainFile returns the name of chain k's file (k 1-based), "chain-k.csv".
@@ -42,7 +46,7 @@ func WarmupFile(k int) string { return "warmup-" + strconv.Itoa(k) + ".csv" }
 
 // runFile matches the names of the files a run leaves in its directory,
 // including the temporary files of an interrupted atomic write.
-var runFile = regexp.MustCompile(`^((chain|warmup)-[0-9]+\.csv|summary\.csv|model\.json|scaler\.json|report\.html)(\.gz)?$|^\.tmp-`)
+var runFile = regexp.MustCompile(`^((chain|warmup)-[0-9]+\.csv|summary\.csv|model\.json|scaler\.json|report\.html)(\.gz)?$|^\.tmp-|^\.switch$`)
 
 // IsRunFile reports whether name (a base name) is one of the files that a
 // run writes, and that Options.Overwrite removes.
@@ -394,12 +398,80 @@ func (w *Writer) Close(stopped error) error {
 	w.mu.Unlock()
 	close(w.stop)
 	<-w.done
+	// Every chain's file is closed first (its pending draws written), then
+	// the copies with the kept draws are written beside them, and only
+	// then switched in, in one step (switchFiles): a kill at any moment
+	// leaves every chain file as written, or every one as kept.
 	var errs []error
 	for _, c := range chains {
-		errs = append(errs, c.Close(stopped))
+		errs = append(errs, c.closeFiles(stopped))
+	}
+	var kept []*ChainWriter
+	for _, c := range chains {
+		if !c.mustRewrite() {
+			continue
+		}
+		if err := c.writeKept(); err != nil {
+			errs = append(errs, err)
+			for _, k := range kept { // all draws as written, in every file
+				os.Remove(k.keptPath())
+			}
+			kept = nil
+			break
+		}
+		kept = append(kept, c)
+	}
+	if len(kept) > 0 {
+		errs = append(errs, w.switchFiles(kept))
 	}
 	errs = append(errs, unlockFile(w.lock), w.lock.Close())
 	return errors.Join(errs...)
+}
+
+// switchFiles renames the kept-draws copies of the chains over their files
+// in one step as far as a reader sees: first the marker SwitchFile, listing
+// the chain files, is written (atomically), then each copy is renamed,
+// then the marker removed. A reader that finds the marker reads the copies
+// still beside their files (Read), so that a kill during the renames
+// leaves a directory that reads as wholly switched.
+func (w *Writer) switchFiles(kept []*ChainWriter) error {
+	var list strings.Builder
+	for _, c := range kept {
+		list.WriteString(filepath.Base(c.post.path) + "\n")
+	}
+	if err := w.WriteFile(SwitchFile, func(wr io.Writer) error {
+		_, err := io.WriteString(wr, list.String())
+		return err
+	}); err != nil {
+		for _, c := range kept {
+			os.Remove(c.keptPath())
+		}
+		return fmt.Errorf("rundir: keeping the run's draws: %v", err)
+	}
+	syncDir(w.dir)
+	var errs []error
+	for _, c := range kept {
+		if err := rename(c.keptPath(), c.post.path); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if len(errs) > 0 { // the marker stays: readers read the copies left
+		return errors.Join(errs...)
+	}
+	syncDir(w.dir)
+	return os.Remove(filepath.Join(w.dir, SwitchFile))
+}
+
+// rename is os.Rename; tests slow it down to kill a process between two.
+var rename = os.Rename
+
+// syncDir makes the renames and creations in dir durable (fsync of the
+// directory); errors are ignored (not every file system allows it).
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		d.Sync()
+		d.Close()
+	}
 }
 
 // ChainWriter writes the draws of one chain as they come. It implements
@@ -421,6 +493,10 @@ type ChainWriter struct {
 	keep       []int     // Keep's iterations (sorted); nil: keep all
 	keepThin   int
 	closed     bool
+	rewritten  bool // writeKept was called
+
+	status       string        // the closing status line, set by closeFiles
+	warmT, sampT time.Duration // the timing block, set by closeFiles
 }
 
 // Draw writes one draw: the sampler's statistics and the row of
@@ -513,50 +589,87 @@ func (c *ChainWriter) Flush() error {
 
 // Close writes the pending draws and closes the chain's files, ending them
 // with CmdStan's timing block and the status line: "# Run finished" if
-// stopped is nil, otherwise "# Run stopped: " and the reason. Later calls do
-// nothing.
+// stopped is nil, otherwise "# Run stopped: " and the reason; with Keep, it
+// then replaces the file by one of the kept draws (written beside it, then
+// renamed). Later calls do nothing. Writer.Close closes all chains and
+// switches all their files at once.
 func (c *ChainWriter) Close(stopped error) error {
+	if err := c.closeFiles(stopped); err != nil {
+		return err
+	}
+	if !c.mustRewrite() {
+		return nil
+	}
+	if err := c.writeKept(); err != nil {
+		return err
+	}
+	if err := os.Rename(c.keptPath(), c.post.path); err != nil {
+		os.Remove(c.keptPath())
+		return err
+	}
+	return nil
+}
+
+// closeFiles closes the chain's files with the status line (see Close).
+func (c *ChainWriter) closeFiles(stopped error) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed {
 		return nil
 	}
 	c.closed = true
-	status := "Run finished"
+	c.status = "Run finished"
 	if stopped != nil {
-		status = "Run stopped: " + oneLine(stopped.Error())
+		c.status = "Run stopped: " + oneLine(stopped.Error())
 	}
 	now := time.Now()
-	warmT, sampT := now.Sub(c.start), time.Duration(0)
+	c.warmT, c.sampT = now.Sub(c.start), 0
 	if c.warmDone {
-		warmT, sampT = c.mid.Sub(c.start), now.Sub(c.mid)
+		c.warmT, c.sampT = c.mid.Sub(c.start), now.Sub(c.mid)
 	}
 	var errs []error
 	if c.warm != nil && !c.warm.closed {
-		errs = append(errs, c.warm.close(warmT, 0, status))
+		errs = append(errs, c.warm.close(c.warmT, 0, c.status))
 	}
-	errs = append(errs, c.post.close(warmT, sampT, status))
+	errs = append(errs, c.post.close(c.warmT, c.sampT, c.status))
 	err := errors.Join(errs...)
 	if c.err != nil {
 		return c.err
 	}
-	if err == nil && c.keep != nil && !slices.Equal(c.keep, c.iters) {
-		err = c.rewrite(warmT, sampT, status)
+	if err != nil {
+		c.err = err
 	}
 	return err
 }
 
-// rewrite replaces the closed chain file by one that holds only the draws
-// of Keep, copied line for line (the same bits), with the same comments,
-// timing block and status line.
-func (c *ChainWriter) rewrite(warmT, sampT time.Duration, status string) error {
+// mustRewrite reports whether the closed chain's file holds other draws
+// than Keep's.
+func (c *ChainWriter) mustRewrite() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.closed && c.err == nil && c.keep != nil && !c.rewritten && !slices.Equal(c.keep, c.iters)
+}
+
+// keptPath is the path of the copy of the chain file with the kept draws,
+// ".tmp-chain-K.csv" beside it.
+func (c *ChainWriter) keptPath() string {
+	return filepath.Join(filepath.Dir(c.post.path), ".tmp-"+filepath.Base(c.post.path))
+}
+
+// writeKept writes, beside the closed chain file, a copy that holds only
+// the draws of Keep, copied line for line (the same bits), with the same
+// comments, timing block and status line, synced.
+func (c *ChainWriter) writeKept() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.rewritten = true
 	old := c.post.path
 	in, err := os.Open(old)
 	if err != nil {
 		return err
 	}
 	defer in.Close()
-	tmp := filepath.Join(filepath.Dir(old), ".tmp-"+filepath.Base(old))
+	tmp := c.keptPath()
 	os.Remove(tmp) // a leftover of a crash during an earlier rewrite
 	cfg := c.cfg
 	cfg.Thin = c.keepThin
@@ -564,6 +677,7 @@ func (c *ChainWriter) rewrite(warmT, sampT time.Duration, status string) error {
 	if err != nil {
 		return err
 	}
+	out.sync = true
 	fail := func(err error) error {
 		out.f.Close()
 		os.Remove(tmp)
@@ -600,13 +714,9 @@ func (c *ChainWriter) rewrite(warmT, sampT time.Duration, status string) error {
 			}
 		}
 	}
-	if err := out.close(warmT, sampT, status); err != nil {
+	if err := out.close(c.warmT, c.sampT, c.status); err != nil {
 		os.Remove(tmp)
 		return fmt.Errorf("rundir: chain %d: keeping the run's draws: %v", c.k, err)
-	}
-	if err := os.Rename(tmp, old); err != nil {
-		os.Remove(tmp)
-		return err
 	}
 	return nil
 }
@@ -628,6 +738,7 @@ type chainFile struct {
 	orig    []byte  // their first bytes
 	size    int64   // bytes written to f
 	closed  bool
+	sync    bool // close syncs the file (a copy about to replace another)
 }
 
 // file is the part of *os.File that a chainFile uses.
@@ -800,5 +911,9 @@ func (cf *chainFile) close(warm, samp time.Duration, status string) error {
 		err = nil // a run stopped early, or a chain that skips iterations
 	}
 	cf.pending.b = append(cf.pending.b, "# "+status+"\n"...)
-	return errors.Join(err, cf.flush(), cf.f.Close())
+	err = errors.Join(err, cf.flush())
+	if s, ok := cf.f.(interface{ Sync() error }); ok && cf.sync && err == nil {
+		err = s.Sync()
+	}
+	return errors.Join(err, cf.f.Close())
 }

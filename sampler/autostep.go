@@ -403,6 +403,19 @@ func subsetIndex(n, k int, rng *rand.Rand) []int {
 	return p[:k]
 }
 
+// SubsetIndex returns k distinct indices of 0…n−1 (all of them, in order,
+// when k ≥ n), drawn from rng: a random permutation's first k up to
+// FloydAbove observations, Floyd's sample (in increasing order) above.
+func SubsetIndex(n, k int, rng *rand.Rand) []int { return subsetIndex(n, k, rng) }
+
+// FloydSample returns k < n distinct uniform indices of 0…n−1 in increasing
+// order by Floyd's algorithm (O(k) memory; see floydSample).
+func FloydSample(n, k int, rng *rand.Rand) []int { return floydSample(n, k, rng) }
+
+// FloydAbove is the number of observations above which a uniform subset
+// is drawn by Floyd's algorithm (see floydAbove).
+const FloydAbove = floydAbove
+
 // floydAbove is the number of observations above which a uniform subset of
 // distinct indices is drawn by Floyd's algorithm (O(k) memory) instead of
 // from a random permutation of all n indices (8n bytes: 800 MB at 10⁸

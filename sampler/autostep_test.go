@@ -2,43 +2,19 @@ package sampler_test
 
 import (
 	"context"
-	"fmt"
-	"math"
 	"math/rand/v2"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/langevin-go/langevin"
-	"github.com/langevin-go/langevin/diag"
+	"github.com/langevin-go/langevin/internal/testmodel"
 	"github.com/langevin-go/langevin/model"
 	"github.com/langevin-go/langevin/sampler"
 	"github.com/langevin-go/langevin/schedule"
 )
 
-// interactionLinear is a linear regression on raw, correlated features with
-// an interaction: x₁ ~ N(30, 8²), x₂ = 0.6x₁ + N(0, 5²), x₃ = x₁x₂, n = 434,
-// y = 2 + 0.5x₁ − 0.3x₂ + 0.01x₃ + N(0, 18²). Unstandardised, its posterior
-// correlations are near ±1 and its scales differ by orders of magnitude.
-func interactionLinear(tb testing.TB) *model.Linear {
-	const n = 434
-	rng := rand.New(rand.NewPCG(434, 1))
-	X := mat.NewDense(n, 3, nil)
-	y := make([]float64, n)
-	for i := 0; i < n; i++ {
-		x1 := 30 + 8*rng.NormFloat64()
-		x2 := 0.6*x1 + 5*rng.NormFloat64()
-		X.Set(i, 0, x1)
-		X.Set(i, 1, x2)
-		X.Set(i, 2, x1*x2)
-		y[i] = 2 + 0.5*x1 - 0.3*x2 + 0.01*x1*x2 + 18*rng.NormFloat64()
-	}
-	m, err := model.NewLinear(X, y, model.LinearOptions{})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return m
-}
+func interactionLinear(tb testing.TB) *model.Linear { return testmodel.InteractionLinear(tb) }
 
 // autoRun runs SGLD with the dense Laplace preconditioner at step eta (0:
 // the automatic step) with minibatches of 20, the estimator ChooseEstimator
@@ -75,30 +51,8 @@ func autoRun(tb testing.TB, m langevin.Model, mapTheta []float64, eta float64) (
 	return tr, v, ch
 }
 
-// closeMoments checks every parameter: mean within 0.1 exact sd, sd within 10%.
 func closeMoments(tr *langevin.Trace, mean, sd []float64) (string, error) {
-	var out string
-	var first error
-	for j := 0; j < tr.Dim; j++ {
-		var s, ss float64
-		n := 0
-		for _, c := range tr.Param(j) {
-			for _, x := range c {
-				s += x
-				ss += x * x
-				n++
-			}
-		}
-		m := s / float64(n)
-		r := math.Sqrt(ss/float64(n)-m*m) / sd[j]
-		e := (m - mean[j]) / sd[j]
-		ess := diag.ESSBulk(tr.Param(j))
-		out += fmt.Sprintf("%s: mean %+.3f sd, sd ratio %.3f, ESS %.0f; ", tr.Names[j], e, r, ess)
-		if first == nil && !(math.Abs(e) <= 0.1 && math.Abs(r-1) <= 0.1) {
-			first = fmt.Errorf("%s: mean off %.3f sd, sd ratio %.3f", tr.Names[j], e, r)
-		}
-	}
-	return out, first
+	return testmodel.CloseMoments(tr, mean, sd)
 }
 
 // TestAutoStepLinear: on the correlated linear regression with an interaction
@@ -173,20 +127,7 @@ func logisticData(n, d int, seed uint64) *struct {
 	X *mat.Dense
 	Y []float64
 } {
-	rng := rand.New(rand.NewPCG(seed, 3))
-	X := mat.NewDense(n, d, nil)
-	y := make([]float64, n)
-	for i := 0; i < n; i++ {
-		eta := 0.5
-		for j := 0; j < d; j++ {
-			x := rng.NormFloat64()
-			X.Set(i, j, x)
-			eta += x / math.Sqrt(float64(d))
-		}
-		if rng.Float64() < 1/(1+math.Exp(-eta)) {
-			y[i] = 1
-		}
-	}
+	X, y := testmodel.LogisticData(n, d, seed)
 	return &struct {
 		X *mat.Dense
 		Y []float64

@@ -1,4 +1,4 @@
-// Command rightdefault measures langevin's automatic plan (sampler.NewPlan:
+// Command rightdefault measures langevin's automatic plan (fit.NewPlan:
 // NUTS where cheap, otherwise SGLD with control variates, step and burn-in
 // by rule, run until min bulk-ESS 400 and R̂ ≤ 1.01) on generated logistic
 // regressions, phase by phase, against NUTS (where affordable) or the
@@ -23,6 +23,7 @@ import (
 
 	"github.com/langevin-go/langevin"
 	"github.com/langevin-go/langevin/data"
+	"github.com/langevin-go/langevin/fit"
 	"github.com/langevin-go/langevin/model"
 	"github.com/langevin-go/langevin/sampler"
 )
@@ -88,7 +89,7 @@ func run(n, d int, withNUTS bool, kind string) error {
 	tGen := time.Since(t0)
 	t1 := time.Now()
 	c1 := cpu()
-	p, err := sampler.NewPlan(ctx, m, sampler.PlanOptions{Kind: kind, Seed: 1})
+	p, err := fit.NewPlan(ctx, m, fit.PlanOptions{Kind: kind, Seed: 1})
 	if err != nil {
 		return err
 	}
@@ -110,8 +111,8 @@ func run(n, d int, withNUTS bool, kind string) error {
 	}
 	tr, err := langevin.Run(ctx, m, p.Sampler, langevin.Options{
 		Chains: 4, Iters: 10_000_000, BurnIn: burn, Seed: 1,
-		Init:  sampler.InitGaussian{Mean: p.MAP, Cov: p.Cov},
-		Until: sampler.UntilESS(m.Dim(), 400, time.Now(), 0, &why), CheckEvery: every, MaxKeep: 250,
+		Init:  fit.InitGaussian{Mean: p.MAP, Cov: p.Cov},
+		Until: fit.UntilESS(m.Dim(), 400, time.Now(), 0, &why), CheckEvery: every, MaxKeep: 250,
 	})
 	if err != nil {
 		return err
@@ -119,14 +120,14 @@ func run(n, d int, withNUTS bool, kind string) error {
 	tSample := time.Since(t2)
 	c3 := cpu()
 	t3 := time.Now()
-	k, err := sampler.TraceKSD(m, tr, p.MAP, p.Cov, sampler.KSDOptions{Seed: 1})
+	k, err := fit.TraceKSD(m, tr, p.MAP, p.Cov, fit.KSDOptions{Seed: 1})
 	if err != nil {
 		return err
 	}
 	tKSD := time.Since(t3)
 	c4 := cpu()
-	ess, _ := sampler.MinESSBulk(tr, m.Dim())
-	rh, _ := sampler.MaxRHat(tr, m.Dim())
+	ess, _ := fit.MinESSBulk(tr, m.Dim())
+	rh, _ := fit.MaxRHat(tr, m.Dim())
 	last := tr.Iters[0][len(tr.Iters[0])-1]
 	fmt.Printf("stopped: %s at iteration %d (thin %d)\n", why, last, tr.Thin)
 	fmt.Printf("ksd: %v\n", k)
@@ -143,7 +144,7 @@ func run(n, d int, withNUTS bool, kind string) error {
 		t4 := time.Now()
 		s := sampler.NUTS{InvMetricDense: p.Cov, Adapt: sampler.Adapt{Warmup: 1000, Metric: sampler.MetricDense}}
 		ntr, err := langevin.Run(ctx, m, s, langevin.Options{Chains: 4, Iters: 2000, BurnIn: 1000, Seed: 2,
-			Init: sampler.InitGaussian{Mean: p.MAP, Cov: p.Cov}})
+			Init: fit.InitGaussian{Mean: p.MAP, Cov: p.Cov}})
 		if err != nil {
 			return err
 		}

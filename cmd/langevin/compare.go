@@ -110,6 +110,10 @@ func cmdCompare(args []string, stdout, stderr io.Writer) error {
 	if baseNote != "" {
 		fmt.Fprintln(stdout, baseNote)
 	}
+	for _, w := range cmp.Warnings() {
+		fmt.Fprintln(stdout, "warning: "+w)
+		baseNote += "\n\n**Warning:** " + w
+	}
 	if out == "" {
 		return nil
 	}

@@ -309,7 +309,7 @@ var plannedTuning = []string{"step", "iters", "precond", "schedule", "step-b", "
 	"temperature", "temperature-start", "replace", "clip", "clip-value", "chain-id"}
 
 // plannedSGLD reports whether --sampler sgld runs on --sampler auto's plan
-// with SGLD forced (sampler.PlanOptions.Kind = "sgld"): the step by
+// with SGLD forced (fit.PlanOptions.Kind = "sgld"): the step by
 // sampler.ChooseStep under the dense Laplace preconditioner, control
 // variates where they pay, the plan's burn-in, and a run until
 // --target-ess — the same rules as auto's SGLD branch, for the same reason

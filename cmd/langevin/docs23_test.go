@@ -97,3 +97,29 @@ func TestPredictSplitTest(t *testing.T) {
 		}
 	}
 }
+
+// compare warns when a run's density would be drawn from fewer than 100
+// draws (the documented example kept 8 SGLD draws and drew their "density"
+// without a word), and not when every run has enough.
+func TestCompareWarnsOnFewDraws(t *testing.T) {
+	dir := t.TempDir()
+	for _, r := range [][]string{
+		{"--sampler", "sgld", "--iters", "2000", "--burnin", "500", "--chains", "2", "--out", dir + "/sgld"}, // thin 450: 8 draws
+		{"--sampler", "mala", "--iters", "300", "--burnin", "100", "--chains", "2", "--out", dir + "/mala"},
+	} {
+		if code, _, errOut := runMain(append([]string{"run", "--quiet"}, r...)...); code != 0 {
+			t.Fatalf("%v: exit %d: %s", r, code, errOut)
+		}
+	}
+	code, out, errOut := runMain("compare", dir+"/sgld", dir+"/mala", "--names", "SGLD,MALA", "--out", dir+"/cmp")
+	if code != 0 {
+		t.Fatalf("compare: exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out, "warning: SGLD has 8 draws") || strings.Contains(out, "warning: MALA") {
+		t.Errorf("compare does not warn about SGLD's 8 draws alone:\n%s", out)
+	}
+	code, out, _ = runMain("compare", dir+"/mala", dir+"/mala", "--names", "a,b")
+	if code != 0 || strings.Contains(out, "warning:") {
+		t.Errorf("compare of two 400-draw runs: exit %d, warned:\n%s", code, out)
+	}
+}

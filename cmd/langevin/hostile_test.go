@@ -380,3 +380,27 @@ func TestHostileSmall(t *testing.T) {
 		t.Errorf("convert left %s.tmp after SIGTERM", store)
 	}
 }
+
+// TestHostileMixedThinning is row 7 as the commands see it: a directory
+// whose chain files were left with different thinnings (an older langevin
+// killed while it rewrote them; rundir's TestKillDuringRewrite kills the
+// writer of today 20 times during the rewrite) is refused by summary,
+// predict and report with one message (summary mixed the thinnings,
+// R̂ 1.044; predict used the mixed draws; report failed).
+func TestHostileMixedThinning(t *testing.T) {
+	dir := baseRun(t)
+	p := filepath.Join(dir, rundir.ChainFile(2))
+	b, _ := os.ReadFile(p)
+	os.WriteFile(p, []byte(strings.Replace(string(b), "#     thin = 10\n", "#     thin = 1\n", 1)), 0o644)
+	csv := filepath.Join(t.TempDir(), "credit.csv")
+	credit(t, csv)
+	msg := ""
+	for _, cmd := range [][]string{{"summary", dir}, {"predict", "--samples", dir, "--data", csv}, {"report", dir}} {
+		errOut := expectExit2(t, cmd[0], cmd, "chain-2.csv: thin = 1 but", "do not share one thinning")
+		_, m, _ := strings.Cut(errOut, ": ")
+		if msg != "" && m != msg {
+			t.Errorf("%s: %q, want the same message as summary's %q", cmd[0], m, msg)
+		}
+		msg = m
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/langevin-go/langevin"
+	"github.com/langevin-go/langevin/fit"
 )
 
 func runMain(args ...string) (code int, stdout, stderr string) {
@@ -211,7 +212,7 @@ func TestProgressLog(t *testing.T) {
 func TestCommonLength(t *testing.T) {
 	tr := &langevin.Trace{Names: []string{"a"}, Dim: 1,
 		Draws: [][][]float64{{{1}, {2}, {3}}, {{4}}}}
-	params, note := commonLength(tr)
+	params, note := fit.CommonLength(tr)
 	if len(params[0][0]) != 1 || len(params[0][1]) != 1 || !strings.Contains(note, "first 1 draws") {
 		t.Errorf("params %v, note %q", params, note)
 	}

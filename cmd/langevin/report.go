@@ -12,79 +12,31 @@ import (
 	"github.com/langevin-go/langevin"
 	"github.com/langevin-go/langevin/data"
 	"github.com/langevin-go/langevin/diag"
+	"github.com/langevin-go/langevin/fit"
 	"github.com/langevin-go/langevin/model"
 	"github.com/langevin-go/langevin/plot"
 	"github.com/langevin-go/langevin/predict"
 )
 
-// printPredictive scores the posterior predictive (the mean over all draws)
-// and the MAP on the test set: accuracy or RMSE, and the mean log predictive
-// density (package predict).
+// printPredictive prints the test-set table of fit.ScoreTest: the
+// posterior predictive and the MAP on the test set.
 func printPredictive(w io.Writer, m langevin.Model, tr *langevin.Trace, mapTheta []float64, test *data.Dataset) {
-	d := m.Dim()
-	rows := tr.Rows()
-	for i := range rows {
-		rows[i] = rows[i][:d]
-	}
-	// score returns the accuracy (or RMSE) and the mean log predictive density.
-	score := func(draws [][]float64) (float64, float64, error) {
-		if c, ok := m.(predict.Classifier); ok {
-			res, err := predict.Classify(c, draws, test.X, predict.ClassifyOptions{ProbsOnly: true})
-			if err != nil {
-				return 0, 0, err
-			}
-			met, err := predict.Evaluate(res.Probs, test.Y, 0)
-			if err != nil {
-				return 0, 0, err
-			}
-			return met.Accuracy, -met.NLL, nil
-		}
-		r, ok := m.(predict.Regressor)
-		if !ok {
-			return 0, 0, fmt.Errorf("the model gives no predictions")
-		}
-		sc, err := predict.ScoreRegression(r, draws, test.X, test.Y)
-		if err != nil {
-			return 0, 0, err
-		}
-		return sc.RMSE, sc.LPD, nil
-	}
-	name := "RMSE"
-	if _, ok := m.(predict.Classifier); ok {
-		name = "accuracy"
-	}
-	printScores(w, name, test.Len(), rows, mapTheta, score, "")
-}
-
-// printScores prints the test-set table: the first metric (name) and the
-// mean log predictive density of score over the draws and at the MAP (when
-// there is one), after note when the score of the draws succeeds.
-func printScores(w io.Writer, name string, n int, draws [][]float64, mapTheta []float64, score func([][]float64) (float64, float64, error), note string) {
-	post1, post2, err := score(draws)
+	sc, err := fit.ScoreTest(m, tr, mapTheta, test)
 	if err != nil {
 		fmt.Fprintf(w, "test set: %v\n\n", err)
 		return
 	}
-	fmt.Fprint(w, note)
-	fmt.Fprintf(w, "test set (%d rows)        posterior predictive   MAP (optimisation)\n", n)
-	var map1, map2 float64
-	hasMAP := mapTheta != nil
-	if hasMAP {
-		if map1, map2, err = score([][]float64{mapTheta}); err != nil {
-			hasMAP = false
-		}
+	sc.Format(w)
+}
+
+// printScores prints the test-set table of score (fit.NewTestTable).
+func printScores(w io.Writer, name string, n int, draws [][]float64, mapTheta []float64, score func([][]float64) (float64, float64, error), note string) {
+	sc, err := fit.NewTestTable(name, n, draws, mapTheta, score, note)
+	if err != nil {
+		fmt.Fprintf(w, "test set: %v\n\n", err)
+		return
 	}
-	for _, row := range []struct {
-		name       string
-		post, mapv float64
-	}{{name, post1, map1}, {"mean log pred. density", post2, map2}} {
-		fmt.Fprintf(w, "  %-24s %-22s", row.name, fmtMetric(row.post))
-		if hasMAP {
-			fmt.Fprintf(w, " %s", fmtMetric(row.mapv))
-		}
-		fmt.Fprintln(w)
-	}
-	fmt.Fprintln(w)
+	sc.Format(w)
 }
 
 // predictBudget bounds the row·draw evaluations of the streamed test-set
@@ -121,8 +73,6 @@ func printPredictiveRows(w io.Writer, m langevin.Model, tr *langevin.Trace, mapT
 	}
 	printScores(w, "accuracy", test.Len(), rows, mapTheta, score, note)
 }
-
-func fmtMetric(v float64) string { return strconv.FormatFloat(v, 'f', 4, 64) }
 
 // printWhere says where the draws went: counts, time, ESS per second, step
 // sizes, the noise crossover, clipping and warnings.
@@ -371,9 +321,9 @@ func printGLMPredictive(w io.Writer, g *model.GLM, tr *langevin.Trace, mapTheta 
 		name       string
 		post, mapv float64
 	}{{name, p1, m1}, {"mean log pred. density", p2, m2}} {
-		fmt.Fprintf(w, "  %-24s %-22s", row.name, fmtMetric(row.post))
+		fmt.Fprintf(w, "  %-24s %-22s", row.name, fit.FormatMetric(row.post))
 		if mapTheta != nil {
-			fmt.Fprintf(w, " %s", fmtMetric(row.mapv))
+			fmt.Fprintf(w, " %s", fit.FormatMetric(row.mapv))
 		}
 		fmt.Fprintln(w)
 	}

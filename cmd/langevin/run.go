@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"strings"
 	"time"
 
@@ -13,6 +12,7 @@ import (
 	"github.com/langevin-go/langevin/approx"
 	"github.com/langevin-go/langevin/data"
 	"github.com/langevin-go/langevin/diag"
+	"github.com/langevin-go/langevin/fit"
 	"github.com/langevin-go/langevin/model"
 	"github.com/langevin-go/langevin/sampler"
 )
@@ -182,7 +182,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if auto != nil {
 		pc = auto.config(c, tr)
 	}
-	params, note := commonLength(tr)
+	params, note := fit.CommonLength(tr)
 	table := diag.Summarize(tr.Names, params)
 	if c.toy() {
 		fmt.Fprintf(stdout, "toy target %s (d = %d, no data, gradient noise sd %g), %s, %s\n\n",
@@ -324,15 +324,11 @@ func (j *job) buildModel() error {
 // after the run, to count its MAPs and Hessians.
 var laplaceHook func(*approx.RunLaplace)
 
-// newRunLaplace returns the run's one MAP and Laplace approximation: of the
-// model without injected gradient noise; an MLP's MAP is Adam's from a
+// newRunLaplace returns the run's one MAP and Laplace approximation
+// (fit.NewLaplace); an MLP's MAP is Adam's from a
 // Glorot start (--map-iters, --map-batch, --map-lr), and only with --init map.
 func newRunLaplace(c *runConfig, m langevin.Model) *approx.RunLaplace {
-	base := m
-	if nm, ok := m.(model.NoisyGradient); ok {
-		base = nm.Model
-	}
-	lap := &approx.RunLaplace{Model: base}
+	lap := fit.NewLaplace(m)
 	if mlp, ok := m.(*model.MLP); ok {
 		lap.FindMAP = func(ctx context.Context, _ langevin.Model) ([]float64, error) {
 			if c.init != "map" {
@@ -345,45 +341,6 @@ func newRunLaplace(c *runConfig, m langevin.Model) *approx.RunLaplace {
 		}
 	}
 	return lap
-}
-
-// commonLength returns the trace's draws per parameter, cut to the shortest
-// chain when a chain stopped early (the diagnostics need equal lengths), and
-// without the chains that hold no draw (a run stopped before they started),
-// and a note saying what was left out.
-func commonLength(tr *langevin.Trace) ([][][]float64, string) {
-	var chains []int
-	n, longest := math.MaxInt, 0
-	for c, d := range tr.Draws {
-		if len(d) == 0 {
-			continue
-		}
-		chains = append(chains, c)
-		n = min(n, len(d))
-		longest = max(longest, len(d))
-	}
-	params := make([][][]float64, len(tr.Names))
-	for j := range params {
-		params[j] = make([][]float64, len(chains))
-		for i, c := range chains {
-			col := make([]float64, n)
-			for t := range col {
-				col[t] = tr.Draws[c][t][j]
-			}
-			params[j][i] = col
-		}
-	}
-	var notes []string
-	if empty := tr.NumChains() - len(chains); empty > 0 {
-		notes = append(notes, fmt.Sprintf("%d of %d chains hold no draw and are left out", empty, tr.NumChains()))
-	}
-	if n < longest {
-		notes = append(notes, fmt.Sprintf("a chain stopped early: the table uses the first %d draws of each chain", n))
-	}
-	if len(notes) == 0 {
-		return params, ""
-	}
-	return params, "(" + strings.Join(notes, "; ") + ")"
 }
 
 // derivedNames are the names of the model's derived quantities (σ² of the
@@ -404,7 +361,7 @@ func (c *runConfig) earlyOptions() langevin.Options {
 		o.Chains = 1
 	}
 	if (c.sampler == "auto" || c.planned) && !c.set["thin"] {
-		o.Thin, o.MaxKeep, o.CheckEvery = 1, maxKeep(c.targetESS, c.chains), 100
+		o.Thin, o.MaxKeep, o.CheckEvery = 1, fit.MaxKeep(c.targetESS, c.chains), 100
 	}
 	return o
 }

@@ -11,13 +11,11 @@ import (
 
 	"github.com/langevin-go/langevin"
 	"github.com/langevin-go/langevin/approx"
-	"github.com/langevin-go/langevin/diag"
+	"github.com/langevin-go/langevin/fit"
 	"github.com/langevin-go/langevin/model"
-	"github.com/langevin-go/langevin/sampler"
-	"github.com/langevin-go/langevin/schedule"
 )
 
-// --sampler auto (the default): sampler.NewPlan chooses NUTS or SGLD (with
+// --sampler auto (the default): fit.NewPlan chooses NUTS or SGLD (with
 // control variates where they pay) by a cost rule, the preconditioner, the
 // step and the burn-in, and the run goes on until the smallest bulk-ESS
 // reaches --target-ess or --max-time has passed. Every choice is printed
@@ -30,29 +28,16 @@ func init() {
 		summary: "NUTS where it is cheap, else SGLD (control variates where they pay), step/burn-in/length by rule; each choice printed"})
 }
 
-// autoMaxKeep is the kept draws per chain above which the thinning doubles,
-// unless the ESS target needs more (see maxKeep).
-const autoMaxKeep = 250
-
-// maxKeep returns the bound on kept draws per chain for an ESS target over
-// K chains: a chain keeps between MaxKeep/2 and MaxKeep draws, and thinned
-// draws give at most about one effective draw each, so the bound is at least
-// 4·target/K (at least 2·target draws in all) — else a target above the
-// kept draws could never be met and the run would go on to --iters.
-func maxKeep(target float64, chains int) int {
-	return max(autoMaxKeep, int(math.Ceil(4*target/float64(chains))))
-}
-
 // autoRun is what buildAuto decided, for the run options and the output.
 type autoRun struct {
-	plan    *sampler.Plan
+	plan    *fit.Plan
 	burnin  int
 	stopWhy string
 }
 
 func buildAuto(ctx context.Context, b *buildEnv) (langevin.Sampler, error) {
 	c := b.c
-	opts := sampler.PlanOptions{Seed: c.seed}
+	opts := fit.PlanOptions{Seed: c.seed}
 	if c.planned {
 		opts.Kind = "sgld"
 	}
@@ -71,36 +56,24 @@ func buildAuto(ctx context.Context, b *buildEnv) (langevin.Sampler, error) {
 	if c.cv {
 		opts.CV = "on"
 	}
-	plan, err := sampler.NewPlan(ctx, b.m, opts)
+	plan, err := fit.NewPlan(ctx, b.m, opts)
 	if err != nil {
 		return nil, err
 	}
 	a := &autoRun{plan: plan}
 	b.auto = a
-	if plan.Kind == "nuts" {
-		a.burnin = min(1000, c.iters/2)
-		if c.set["burnin"] {
-			a.burnin = c.burnin
-		}
-		s := plan.Sampler.(sampler.NUTS)
-		s.Adapt.Warmup = a.burnin
-		if c.stepSet {
-			s.Step = c.step
-		}
-		return s, nil
-	}
-	a.burnin = min(plan.BurnIn, c.iters/2)
+	burnin, step := -1, 0.0
 	if c.set["burnin"] {
-		a.burnin = c.burnin
+		burnin = c.burnin
 	}
-	s := plan.Sampler.(sampler.SGLD)
-	eta := plan.Step.Eta
 	if c.stepSet {
-		eta = c.step
-		s.Step = schedule.Constant(eta)
+		step = c.step
 	}
-	s.NoiseEvery = c.noiseEvery
-	b.recordStep(eta)
+	s, burn, eta := plan.Configure(c.iters, burnin, step, c.noiseEvery)
+	a.burnin = burn
+	if plan.Kind == "sgld" {
+		b.recordStep(eta)
+	}
 	return s, nil
 }
 
@@ -110,19 +83,16 @@ func (a *autoRun) adjust(c *runConfig, m langevin.Model, o *langevin.Options, st
 	o.BurnIn = a.burnin
 	if !c.set["thin"] {
 		o.Thin = 1
-		o.MaxKeep = maxKeep(c.targetESS, c.chains)
+		o.MaxKeep = fit.MaxKeep(c.targetESS, c.chains)
 	}
-	if a.plan.Cov != nil && !c.set["init"] {
-		o.Init = sampler.InitGaussian{Mean: a.plan.MAP, Cov: a.plan.Cov}
+	if in := a.plan.Init(); in != nil && !c.set["init"] {
+		o.Init = in
 	}
-	o.CheckEvery = 100 // also the rounds of MaxKeep
-	if a.plan.Kind == "sgld" {
-		o.CheckEvery = max(100, int(10*a.plan.Step.AutocorrSteps(a.plan.Step.Eta)))
-	}
+	o.CheckEvery = a.plan.CheckEvery() // also the rounds of MaxKeep
 	if c.chainID > 0 || c.targetESS == 0 {
 		return // no ESS rule (one chain of an analysis cannot see the others'): to --iters
 	}
-	o.Until = sampler.UntilESS(m.Dim(), c.targetESS, start, c.maxTime, &a.stopWhy)
+	o.Until = fit.UntilESS(m.Dim(), c.targetESS, start, c.maxTime, &a.stopWhy)
 }
 
 // config returns the configuration the run amounts to, for the output: the
@@ -160,8 +130,8 @@ func (a *autoRun) config(c *runConfig, tr *langevin.Trace) *runConfig {
 
 // print writes the plan, one "auto:" line per rule, and why the run stopped.
 func (a *autoRun) print(w io.Writer, c *runConfig) {
-	for _, line := range strings.Split(strings.TrimSpace(a.plan.String()), "\n") {
-		fmt.Fprintf(w, "auto:     %s\n", line)
+	for _, n := range a.plan.Notes() {
+		fmt.Fprintln(w, n)
 	}
 	why := a.stopWhy
 	switch {
@@ -173,7 +143,7 @@ func (a *autoRun) print(w io.Writer, c *runConfig) {
 	default:
 		why = fmt.Sprintf("--iters %d reached before min bulk-ESS %.0f", c.iters, c.targetESS)
 	}
-	fmt.Fprintf(w, "auto:     length: ran until %s (--target-ess %.0f, --max-time %v)\n", why, c.targetESS, c.maxTime)
+	fmt.Fprintln(w, fit.LengthNote(why, c.targetESS, c.maxTime))
 	if a.plan.Kind == "sgld" && c.stepSet {
 		for _, msg := range a.plan.Step.Check(c.step) {
 			fmt.Fprintf(w, "warning:  --step: %s\n", msg)
@@ -239,29 +209,14 @@ func (p *phases) print(w io.Writer) {
 	}
 }
 
-// printKSD prints the kernel Stein discrepancy of the draws next to that of
-// as many draws from the Laplace approximation, and a warning when the run
-// is clearly worse (diag.KSDWorseFactor). Not for optimisers, MLPs, models
-// of more than 200 parameters, or without a Laplace approximation.
+// printKSD prints fit.KSDNotes: the kernel Stein discrepancy of the draws
+// next to that of as many draws from the Laplace approximation, and a
+// warning when the run is clearly worse. Not for optimisers.
 func printKSD(ctx context.Context, w io.Writer, c *runConfig, m langevin.Model, lap *approx.RunLaplace, tr *langevin.Trace) {
-	if c.def.kind.optimiser || tr.NumDraws() < 10 {
+	if c.def.kind.optimiser {
 		return
 	}
-	if _, isMLP := m.(*model.MLP); isMLP || m.Dim() > 200 {
-		return
-	}
-	l, err := lap.Approx(ctx)
-	if err != nil {
-		fmt.Fprintf(w, "ksd:      not computed (no Laplace reference: %v)\n", err)
-		return
-	}
-	k, err := sampler.TraceKSD(lap.Model, tr, l.Mean, l.Cov, sampler.KSDOptions{Seed: c.seed})
-	if err != nil {
-		fmt.Fprintf(w, "ksd:      not computed (%v)\n", err)
-		return
-	}
-	fmt.Fprintf(w, "ksd:      %.3g (IMQ kernel in Laplace-sd units, %d draws); %d Laplace draws: %.3g; ratio %.2f\n", k.Run, k.N, k.N, k.Reference, k.Run/k.Reference)
-	if k.Worse {
-		fmt.Fprintf(w, "warning:  the kernel Stein discrepancy is %.1f× the Laplace reference's (> %g): the draws are further from the posterior than a Gaussian approximation's — the sampler is biased (a smaller --step) or has not mixed\n", k.Run/k.Reference, diag.KSDWorseFactor)
+	for _, n := range fit.KSDNotes(ctx, lap, m, tr, c.seed) {
+		fmt.Fprintln(w, n)
 	}
 }

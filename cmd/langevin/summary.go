@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/langevin-go/langevin/diag"
+	"github.com/langevin-go/langevin/fit"
 	"github.com/langevin-go/langevin/rundir"
 )
 
@@ -40,7 +41,7 @@ func cmdSummary(args []string, stdout, stderr io.Writer) error {
 	if tr.NumDraws() == 0 {
 		return inputErrorf("%s: no draws yet (%s)", fs.Arg(0), r.Status())
 	}
-	params, note := commonLength(tr)
+	params, note := fit.CommonLength(tr)
 	table := diag.Summarize(tr.Names, params)
 	if *asCSV {
 		return table.WriteCSV(stdout)

@@ -1,4 +1,4 @@
-package sampler
+package fit
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/langevin-go/langevin"
 	"github.com/langevin-go/langevin/diag"
+	"github.com/langevin-go/langevin/sampler"
 	"github.com/langevin-go/langevin/schedule"
 )
 
@@ -31,7 +32,7 @@ type PlanOptions struct {
 	// "on" or "off" forces them.
 	CV string
 	// Rule holds the step rule's targets.
-	Rule StepRule
+	Rule sampler.StepRule
 	// NUTSBudget is the work (observation gradients × parameters per chain)
 	// below which NUTS is chosen; 0 means 2e9 (a few seconds on one core).
 	NUTSBudget float64
@@ -65,9 +66,9 @@ type Plan struct {
 	PrecondWhy string
 
 	// SGLD only.
-	Step   *StepChoice
-	CV     *CVChoice // nil when forced
-	Batch  Minibatch
+	Step   *sampler.StepChoice
+	CV     *sampler.CVChoice // nil when forced
+	Batch  sampler.Minibatch
 	BurnIn int // burn-in rule: StepChoice.BurnIn, at least 100
 
 	Sampler langevin.Sampler
@@ -103,7 +104,7 @@ func (p *Plan) String() string {
 //     preconditioning; it stays positive where the Hessian is not, as in
 //     neural networks);
 //   - for SGLD: control variates where they pay and the step
-//     ([ChooseEstimator]), the burn-in (StepChoice.BurnIn).
+//     ([sampler.ChooseEstimator]), the burn-in (StepChoice.BurnIn).
 func NewPlan(ctx context.Context, m langevin.Model, opt PlanOptions) (*Plan, error) {
 	d, n := m.Dim(), m.Len()
 	if opt.NUTSBudget == 0 {
@@ -118,7 +119,7 @@ func NewPlan(ctx context.Context, m langevin.Model, opt PlanOptions) (*Plan, err
 	mp := opt.MAP
 	if mp == nil {
 		var err error
-		if mp, err = FindMAP(ctx, m, nil); err != nil {
+		if mp, err = sampler.FindMAP(ctx, m, nil); err != nil {
 			return nil, err
 		}
 	}
@@ -176,20 +177,20 @@ func NewPlan(ctx context.Context, m langevin.Model, opt PlanOptions) (*Plan, err
 		M = mat.NewDiagDense(d, p.Precond)
 	}
 	if p.Kind == "nuts" {
-		s := NUTS{}
+		s := sampler.NUTS{}
 		if p.Dense {
 			s.InvMetricDense = p.Cov
-			s.Adapt.Metric = MetricDense
+			s.Adapt.Metric = sampler.MetricDense
 		} else {
 			s.InvMetric = p.Precond
 		}
 		p.Sampler = s
 		return p, nil
 	}
-	mb := Minibatch{Size: opt.Batch, Replace: opt.Replace}
+	mb := sampler.Minibatch{Size: opt.Batch, Replace: opt.Replace}
 	switch opt.CV {
 	case "":
-		v, chosen, err := ChooseEstimator(m, mp, p.NegHess, M, mb, opt.Rule, rng)
+		v, chosen, err := sampler.ChooseEstimator(m, mp, p.NegHess, M, mb, opt.Rule, rng)
 		if err != nil {
 			return nil, err
 		}
@@ -203,7 +204,7 @@ func NewPlan(ctx context.Context, m langevin.Model, opt PlanOptions) (*Plan, err
 			mb.CV = append([]float64(nil), mp...)
 		}
 		var err error
-		if p.Step, err = ChooseStep(m, mp, p.NegHess, M, mb, opt.Rule, rng); err != nil {
+		if p.Step, err = sampler.ChooseStep(m, mp, p.NegHess, M, mb, opt.Rule, rng); err != nil {
 			return nil, err
 		}
 	default:
@@ -211,7 +212,7 @@ func NewPlan(ctx context.Context, m langevin.Model, opt PlanOptions) (*Plan, err
 	}
 	p.Batch = mb
 	p.BurnIn = max(100, p.Step.BurnIn(p.Step.Eta))
-	s := SGLD{Step: schedule.Constant(p.Step.Eta), Batch: mb}
+	s := sampler.SGLD{Step: schedule.Constant(p.Step.Eta), Batch: mb}
 	if p.Dense {
 		s.PrecondFull = p.Cov
 	} else {
@@ -225,7 +226,7 @@ func NewPlan(ctx context.Context, m langevin.Model, opt PlanOptions) (*Plan, err
 // information N·mean over (up to 20,000) observations of ∇ⱼlog p(zᵢ|θ)².
 func fisherDiag(m langevin.Model, theta []float64, negHess *mat.SymDense, rng *rand.Rand) []float64 {
 	d, n := m.Dim(), m.Len()
-	idx := subsetIndex(n, min(n, 20000), rng)
+	idx := sampler.SubsetIndex(n, min(n, 20000), rng)
 	f := make([]float64, d)
 	g := make([]float64, d)
 	one := make([]int, 1)

@@ -1,4 +1,4 @@
-package sampler_test
+package fit_test
 
 import (
 	"context"
@@ -6,7 +6,8 @@ import (
 	"time"
 
 	"github.com/langevin-go/langevin"
-	"github.com/langevin-go/langevin/sampler"
+	"github.com/langevin-go/langevin/fit"
+	"github.com/langevin-go/langevin/internal/testmodel"
 )
 
 // The plan on the small interaction regression picks NUTS by the cost rule;
@@ -14,17 +15,17 @@ import (
 // reaches 1000 and recovers the exact posterior (means within 0.1 sd, sds
 // within 10%), and the same seed gives the same draws.
 func TestPlanSGLDToTarget(t *testing.T) {
-	m := interactionLinear(t)
+	m := testmodel.InteractionLinear(t)
 	exact := m.Posterior()
 	ctx := context.Background()
-	auto, err := sampler.NewPlan(ctx, m, sampler.PlanOptions{})
+	auto, err := fit.NewPlan(ctx, m, fit.PlanOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if auto.Kind != "nuts" {
 		t.Errorf("N = 434, d = 5: plan chose %s: %s", auto.Kind, auto.Why)
 	}
-	p, err := sampler.NewPlan(ctx, m, sampler.PlanOptions{Kind: "sgld", Batch: 20})
+	p, err := fit.NewPlan(ctx, m, fit.PlanOptions{Kind: "sgld", Batch: 20})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,8 +34,8 @@ func TestPlanSGLDToTarget(t *testing.T) {
 		var why string
 		tr, err := langevin.Run(ctx, m, p.Sampler, langevin.Options{
 			Chains: 4, Iters: 10_000_000, BurnIn: p.BurnIn, Seed: 5,
-			Init:       sampler.InitGaussian{Mean: p.MAP, Cov: p.Cov},
-			Until:      sampler.UntilESS(m.Dim(), 1000, time.Now(), 0, &why),
+			Init:       fit.InitGaussian{Mean: p.MAP, Cov: p.Cov},
+			Until:      fit.UntilESS(m.Dim(), 1000, time.Now(), 0, &why),
 			CheckEvery: 2000, MaxKeep: 4000,
 		})
 		if err != nil {
@@ -43,12 +44,12 @@ func TestPlanSGLDToTarget(t *testing.T) {
 		return tr, why
 	}
 	tr, why := run()
-	ess, _ := sampler.MinESSBulk(tr, m.Dim())
+	ess, _ := fit.MinESSBulk(tr, m.Dim())
 	t.Logf("stopped: %s after %d iterations, thin %d, %d draws per chain", why, tr.Iters[0][len(tr.Iters[0])-1], tr.Thin, len(tr.Draws[0]))
 	if ess < 1000 {
 		t.Errorf("min bulk-ESS %.0f < 1000", ess)
 	}
-	sum, err := closeMoments(tr, exact.Mean(), exact.SD())
+	sum, err := testmodel.CloseMoments(tr, exact.Mean(), exact.SD())
 	t.Log(sum)
 	if err != nil {
 		t.Error(err)

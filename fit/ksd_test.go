@@ -1,4 +1,4 @@
-package sampler_test
+package fit_test
 
 import (
 	"context"
@@ -11,6 +11,8 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/langevin-go/langevin"
+	"github.com/langevin-go/langevin/fit"
+	"github.com/langevin-go/langevin/internal/testmodel"
 	"github.com/langevin-go/langevin/model"
 	"github.com/langevin-go/langevin/sampler"
 	"github.com/langevin-go/langevin/schedule"
@@ -19,8 +21,8 @@ import (
 // ksdSetup is a logistic regression (N = 20,000, 5 features), its MAP, the
 // Laplace covariance, and the automatic step with control variates.
 func ksdSetup(t *testing.T) (*model.Logistic, []float64, *mat.SymDense, *sampler.StepChoice, sampler.Minibatch) {
-	ds := logisticData(20000, 5, 7)
-	m, err := model.NewLogistic(ds.X, ds.Y, model.LogisticOptions{})
+	dsX, dsY := testmodel.LogisticData(20000, 5, 7)
+	m, err := model.NewLogistic(dsX, dsY, model.LogisticOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +65,7 @@ func TestTraceKSD(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		k, err := sampler.TraceKSD(m, tr, mp, cov, sampler.KSDOptions{Draws: 300, Seed: 1})
+		k, err := fit.TraceKSD(m, tr, mp, cov, fit.KSDOptions{Draws: 300, Seed: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -84,11 +86,11 @@ func TestScoresBatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	rows := pts.Draws[0]
-	full, err := sampler.Scores(m, rows, nil, 0, nil)
+	full, err := fit.Scores(m, rows, nil, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	est, err := sampler.Scores(m, rows, mp, 2000, rand.New(rand.NewPCG(1, 2)))
+	est, err := fit.Scores(m, rows, mp, 2000, rand.New(rand.NewPCG(1, 2)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,8 +110,8 @@ func TestScoresBatch(t *testing.T) {
 	// whatever GOMAXPROCS.
 	for _, procs := range []int{1, 3} {
 		old := runtime.GOMAXPROCS(procs)
-		f, err1 := sampler.Scores(m, rows, nil, 0, nil)
-		e, err2 := sampler.Scores(m, rows, mp, 2000, rand.New(rand.NewPCG(1, 2)))
+		f, err1 := fit.Scores(m, rows, nil, 0, nil)
+		e, err2 := fit.Scores(m, rows, mp, 2000, rand.New(rand.NewPCG(1, 2)))
 		runtime.GOMAXPROCS(old)
 		if err1 != nil || err2 != nil {
 			t.Fatal(err1, err2)
@@ -128,11 +130,11 @@ func TestSelectStepKSD(t *testing.T) {
 	m, mp, cov, ch, mb := ksdSetup(t)
 	cands := []float64{ch.Eta / 30, ch.Eta, 15 * ch.Eta}
 	iters := int(100 * ch.AutocorrSteps(ch.Eta))
-	best, res, err := sampler.SelectStepKSD(context.Background(), m, cands, mp,
+	best, res, err := fit.SelectStepKSD(context.Background(), m, cands, mp,
 		func(ctx context.Context, eta float64) (*langevin.Trace, error) {
 			return pilot(m, mp, cov, mb, eta, iters)
 		},
-		sampler.KSDOptions{Draws: 300, Seed: 1})
+		fit.KSDOptions{Draws: 300, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

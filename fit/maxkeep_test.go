@@ -1,4 +1,4 @@
-package main
+package fit
 
 import "testing"
 
@@ -16,11 +16,11 @@ func TestMaxKeep(t *testing.T) {
 		{2000, 1, 8000},
 		{1000, 3, 1334},
 	} {
-		if got := maxKeep(tc.target, tc.chains); got != tc.want {
-			t.Errorf("maxKeep(%v, %d) = %d, want %d", tc.target, tc.chains, got, tc.want)
+		if got := MaxKeep(tc.target, tc.chains); got != tc.want {
+			t.Errorf("MaxKeep(%v, %d) = %d, want %d", tc.target, tc.chains, got, tc.want)
 		}
 		if tc.want/2*tc.chains < int(2*tc.target) && tc.want != autoMaxKeep {
-			t.Errorf("maxKeep(%v, %d): fewer than 2·target kept draws", tc.target, tc.chains)
+			t.Errorf("MaxKeep(%v, %d): fewer than 2·target kept draws", tc.target, tc.chains)
 		}
 	}
 }

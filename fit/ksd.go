@@ -1,4 +1,4 @@
-package sampler
+package fit
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/langevin-go/langevin"
 	"github.com/langevin-go/langevin/diag"
+	"github.com/langevin-go/langevin/sampler"
 )
 
 // KSDOptions controls [TraceKSD] and [SelectStepKSD]. A zero field means its
@@ -78,16 +79,16 @@ func Scores(m langevin.Model, rows [][]float64, centre []float64, batch int, rng
 	if centre == nil {
 		return nil, fmt.Errorf("sampler: scores from a batch of %d of %d observations need a control-variate centre", batch, n)
 	}
-	// Above floydAbove observations the batch is drawn without the
+	// Above sampler.FloydAbove observations the batch is drawn without the
 	// Batcher's permutation of all n indices.
-	large := n > floydAbove
+	large := n > sampler.FloydAbove
 	b, err := langevin.NewBatcher(n, batch, large, rng)
 	if err != nil {
 		return nil, err
 	}
 	var fixed []int
 	if large {
-		fixed = floydSample(n, batch, rng)
+		fixed = sampler.FloydSample(n, batch, rng)
 	} else {
 		fixed = append([]int(nil), b.Next()...)
 	}

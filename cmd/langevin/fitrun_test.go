@@ -1,0 +1,132 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/langevin-go/langevin/data"
+	"github.com/langevin-go/langevin/fit"
+	"github.com/langevin-go/langevin/model"
+)
+
+// TestFitRunEqualsCommand: fit.Run on the default job (Australian credit,
+// seeded 80/20 split, standardised, logistic regression) gives, bit for bit,
+// the draws that langevin run writes — with a nil method (the cost rule:
+// NUTS) and with the SG-MCMC method (auto's SGLD, as --sampler sgld) — and
+// every note, the summary table and the test-set table it prints.
+func TestFitRunEqualsCommand(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		method *fit.Method
+	}{
+		{"nil method", nil, nil},
+		{"SGLD", []string{"--sampler", "sgld"}, fit.SGLD},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			code, out, errOut := runMain(append([]string{"run", "--quiet", "--out", dir}, tc.args...)...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			train, test := data.TrainTest(data.Australian(), 0.2, 1)
+			sc := data.FitScaler(train.X)
+			sc.Transform(train.X)
+			sc.Transform(test.X)
+			m, err := model.NewLogistic(train.X, train.Y, model.LogisticOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := fit.Run(context.Background(), fit.Job{Model: m, Test: test}, fit.Settings{}, tc.method)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tr := res.Trace
+			for c := range tr.NumChains() {
+				got := chainFileDraws(t, filepath.Join(dir, fmt.Sprintf("chain-%d.csv", c+1)), tr.Names)
+				if len(got) != len(tr.Draws[c]) {
+					t.Fatalf("chain %d: the command kept %d draws, fit.Run %d", c+1, len(got), len(tr.Draws[c]))
+				}
+				for i, row := range got {
+					for j, v := range row {
+						if math.Float64bits(v) != math.Float64bits(tr.Draws[c][i][j]) {
+							t.Fatalf("chain %d draw %d %s: command %v, fit.Run %v", c+1, i, tr.Names[j], v, tr.Draws[c][i][j])
+						}
+					}
+				}
+			}
+			var want []string
+			var tb bytes.Buffer
+			if err := res.Table.Format(&tb); err != nil {
+				t.Fatal(err)
+			}
+			want = append(want, strings.Split(strings.TrimSpace(tb.String()), "\n")...)
+			if res.Test == nil {
+				t.Fatalf("no test-set table (%v)", res.TestErr)
+			}
+			tb.Reset()
+			res.Test.Format(&tb)
+			want = append(want, strings.Split(strings.TrimSpace(tb.String()), "\n")...)
+			for _, n := range res.Notes {
+				want = append(want, n.String())
+			}
+			lines := strings.Split(out, "\n")
+			for _, w := range want {
+				if !slices.Contains(lines, w) {
+					t.Errorf("langevin run does not print fit.Run's line\n%s\noutput:\n%s", w, out)
+				}
+			}
+			if res.Plan.Kind != map[*fit.Method]string{nil: "nuts", fit.SGLD: "sgld"}[tc.method] {
+				t.Errorf("plan %s", res.Plan.Kind)
+			}
+		})
+	}
+}
+
+// chainFileDraws reads the columns names of a CmdStan CSV file's draws.
+func chainFileDraws(t *testing.T, path string, names []string) [][]float64 {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<24)
+	var cols []int
+	var out [][]float64
+	for sc.Scan() {
+		line := sc.Text()
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		fields := strings.Split(line, ",")
+		if cols == nil {
+			for _, n := range names {
+				k := slices.Index(fields, n)
+				if k < 0 {
+					t.Fatalf("%s: no column %s", path, n)
+				}
+				cols = append(cols, k)
+			}
+			continue
+		}
+		row := make([]float64, len(cols))
+		for j, k := range cols {
+			if row[j], err = strconv.ParseFloat(fields[k], 64); err != nil {
+				t.Fatal(err)
+			}
+		}
+		out = append(out, row)
+	}
+	return out
+}

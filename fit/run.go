@@ -1,0 +1,348 @@
+package fit
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/langevin-go/langevin"
+	"github.com/langevin-go/langevin/approx"
+	"github.com/langevin-go/langevin/data"
+	"github.com/langevin-go/langevin/diag"
+	"github.com/langevin-go/langevin/model"
+	"github.com/langevin-go/langevin/sampler"
+	"github.com/langevin-go/langevin/schedule"
+)
+
+// Job is what to fit: a model of the training data and, optionally, the
+// held-out rows its posterior predictive is scored on.
+type Job struct {
+	Model langevin.Model
+	Test  *data.Dataset // nil or empty: no test-set scores
+}
+
+// Settings are the settings of [Run]. A zero field means the rule, stated
+// in the result's notes.
+type Settings struct {
+	Chains int    // 0: 4
+	Seed   uint64 // 0: 1
+	// TargetESS is the smallest bulk-ESS over the parameters at which the
+	// run stops (with max R̂ ≤ 1.01); 0: 400; negative: no ESS rule, run to
+	// Iters.
+	TargetESS float64
+	// MaxTime stops the sampling after this time even if TargetESS is not
+	// reached (0: no limit; not reproducible).
+	MaxTime time.Duration
+	Iters   int // the most iterations per chain, burn-in included; 0: 10⁷
+	BurnIn  int // 0: the plan's rule (NUTS: Stan's 1000 warm-up iterations; SGLD: 3/(η·λmin(MH)))
+	Batch   int // SGLD's minibatch; 0: the plan's rule, min(N, 100)
+
+	// Progress, when not nil, is called by each chain with the iterations
+	// it has done (langevin.Options.Progress).
+	Progress func(chain, done int)
+	// Sink, when not nil, receives each chain's draws as they come
+	// (langevin.Options.Sink), for example a run directory's files.
+	Sink func(chain int) langevin.DrawSink
+}
+
+// Method forces the kind of sampler of the plan; a nil *Method lets the
+// cost rule of [NewPlan] choose (as gonum's optimize.Minimize chooses its
+// method when given nil).
+type Method struct {
+	Kind string // "nuts" or "sgld"
+}
+
+// The methods of the plan.
+var (
+	NUTS = &Method{Kind: "nuts"} // exact NUTS with the plan's metric
+	SGLD = &Method{Kind: "sgld"} // SGLD with the plan's step, preconditioner and estimator
+)
+
+// Note is one line of a result's account: a rule and the reason it gave
+// (Key "auto"), what the run did ("draws", "ksd"), or a warning.
+type Note struct {
+	Key  string
+	Text string
+}
+
+// String is the note as langevin run prints it: the key and a colon padded
+// to ten columns, then the text.
+func (n Note) String() string {
+	k := n.Key + ":"
+	if len(k) < 10 {
+		k += strings.Repeat(" ", 10-len(k))
+	} else {
+		k += " "
+	}
+	return k + n.Text
+}
+
+// Result is what [Run] found.
+type Result struct {
+	Plan  *Plan
+	Trace *langevin.Trace
+	Table diag.Table // the summary of the draws (diag.Summarize)
+	MAP   []float64  // the MAP, the baseline of the test-set scores
+	// Test is the test-set table (nil without a test set); TestErr says
+	// why the scores could not be computed.
+	Test    *TestTable
+	TestErr error
+	Notes   []Note // the plan's rules, the length rule, the KSD check
+}
+
+// autoMaxKeep is the kept draws per chain above which the thinning doubles,
+// unless the ESS target needs more (see MaxKeep).
+const autoMaxKeep = 250
+
+// MaxKeep returns the bound on kept draws per chain for an ESS target over
+// K chains: a chain keeps between MaxKeep/2 and MaxKeep draws, and thinned
+// draws give at most about one effective draw each, so the bound is at least
+// 4·target/K (at least 2·target draws in all) — else a target above the
+// kept draws could never be met and the run would go on to the most
+// iterations.
+func MaxKeep(target float64, chains int) int {
+	return max(autoMaxKeep, int(math.Ceil(4*target/float64(chains))))
+}
+
+// Configure returns the plan's sampler for a run of at most iters
+// iterations per chain, and its burn-in: NUTS warms up for Stan's 1000
+// iterations (at most half the run), SGLD burns in for the plan's
+// StepChoice.BurnIn (at most half the run). burnin ≥ 0 overrides the rule;
+// step > 0 overrides NUTS's initial step or SGLD's constant step;
+// noiseEvery is SGLD's NoiseEvery. For SGLD it also returns the step η.
+func (p *Plan) Configure(iters, burnin int, step float64, noiseEvery int) (s langevin.Sampler, burn int, eta float64) {
+	if p.Kind == "nuts" {
+		burn = min(1000, iters/2)
+		if burnin >= 0 {
+			burn = burnin
+		}
+		n := p.Sampler.(sampler.NUTS)
+		n.Adapt.Warmup = burn
+		if step > 0 {
+			n.Step = step
+		}
+		return n, burn, 0
+	}
+	burn = min(p.BurnIn, iters/2)
+	if burnin >= 0 {
+		burn = burnin
+	}
+	g := p.Sampler.(sampler.SGLD)
+	eta = p.Step.Eta
+	if step > 0 {
+		eta = step
+		g.Step = schedule.Constant(eta)
+	}
+	g.NoiseEvery = noiseEvery
+	return g, burn, eta
+}
+
+// Init returns the plan's initial points, draws from the Laplace
+// approximation N(MAP, H⁻¹), or nil when H is not positive definite.
+func (p *Plan) Init() langevin.Initializer {
+	if p.Cov == nil {
+		return nil
+	}
+	return InitGaussian{Mean: p.MAP, Cov: p.Cov}
+}
+
+// CheckEvery is how often the run checks its ESS stop (and the rounds of
+// MaxKeep's thinning): every 100 iterations, for SGLD at least every 10
+// autocorrelation times of its step.
+func (p *Plan) CheckEvery() int {
+	if p.Kind == "sgld" {
+		return max(100, int(10*p.Step.AutocorrSteps(p.Step.Eta)))
+	}
+	return 100
+}
+
+// Notes returns the plan's rules, one note per line of String.
+func (p *Plan) Notes() []Note {
+	var out []Note
+	for _, line := range strings.Split(strings.TrimSpace(p.String()), "\n") {
+		out = append(out, Note{"auto", line})
+	}
+	return out
+}
+
+// LengthNote says why the run stopped: why is what UntilESS recorded, or
+// the rule's own reason when it did not stop the run.
+func LengthNote(why string, target float64, maxTime time.Duration) Note {
+	return Note{"auto", fmt.Sprintf("length: ran until %s (--target-ess %.0f, --max-time %v)", why, target, maxTime)}
+}
+
+// KSDNotes checks the draws of tr against the Laplace approximation of lap
+// by the kernel Stein discrepancy (TraceKSD): a "ksd" note with both
+// discrepancies, and a warning when the run's is clearly worse
+// (diag.KSDWorseFactor). None for networks, models of more than 200
+// parameters or fewer than 10 draws.
+func KSDNotes(ctx context.Context, lap *approx.RunLaplace, m langevin.Model, tr *langevin.Trace, seed uint64) []Note {
+	if tr.NumDraws() < 10 {
+		return nil
+	}
+	if _, isMLP := m.(*model.MLP); isMLP || m.Dim() > 200 {
+		return nil
+	}
+	l, err := lap.Approx(ctx)
+	if err != nil {
+		return []Note{{"ksd", fmt.Sprintf("not computed (no Laplace reference: %v)", err)}}
+	}
+	k, err := TraceKSD(lap.Model, tr, l.Mean, l.Cov, KSDOptions{Seed: seed})
+	if err != nil {
+		return []Note{{"ksd", fmt.Sprintf("not computed (%v)", err)}}
+	}
+	out := []Note{{"ksd", fmt.Sprintf("%.3g (IMQ kernel in Laplace-sd units, %d draws); %d Laplace draws: %.3g; ratio %.2f", k.Run, k.N, k.N, k.Reference, k.Run/k.Reference)}}
+	if k.Worse {
+		out = append(out, Note{"warning", fmt.Sprintf("the kernel Stein discrepancy is %.1f× the Laplace reference's (> %g): the draws are further from the posterior than a Gaussian approximation's — the sampler is biased (a smaller --step) or has not mixed", k.Run/k.Reference, diag.KSDWorseFactor)})
+	}
+	return out
+}
+
+// Run does what langevin run does with no tuning flag, for a model and its
+// test set: the MAP and the Laplace approximation (approx.RunLaplace, once),
+// the plan (NewPlan; method nil lets the cost rule choose NUTS or SGLD),
+// the burn-in, the growing thinning (MaxKeep) and the ESS stop (UntilESS),
+// then the summary table, the test-set scores of the posterior predictive
+// and of the MAP, and the kernel Stein discrepancy check. Every rule that
+// chose a setting is a note of the result, with its reason.
+//
+// The same job and settings give the same draws as langevin run, bit for
+// bit (the command's data loading aside: Job holds the data as loaded).
+// Cancelling ctx stops the sampling; the result holds the draws so far,
+// with ctx's error.
+func Run(ctx context.Context, job Job, s Settings, method *Method) (*Result, error) {
+	m := job.Model
+	if m == nil {
+		return nil, fmt.Errorf("fit: the job has no model")
+	}
+	if s.Chains == 0 {
+		s.Chains = 4
+	}
+	if s.Seed == 0 {
+		s.Seed = 1
+	}
+	if s.TargetESS == 0 {
+		s.TargetESS = 400
+	}
+	if s.Iters == 0 {
+		s.Iters = 10_000_000
+	}
+	burnin := -1
+	if s.BurnIn > 0 {
+		burnin = s.BurnIn
+	}
+	lap := NewLaplace(m)
+	mapTheta, err := lap.MAP(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("fit: finding the MAP: %w", err)
+	}
+	laplace, err := lap.Diag(ctx)
+	if err != nil {
+		return nil, err
+	}
+	opts := PlanOptions{Seed: s.Seed, Batch: s.Batch}
+	if method != nil {
+		opts.Kind = method.Kind
+	}
+	if _, isMLP := m.(*model.MLP); !isMLP {
+		if l, err := lap.Approx(ctx); err == nil {
+			opts.MAP, opts.NegHess = l.Mean, l.Prec
+		}
+	}
+	if opts.MAP == nil {
+		opts.MAP = mapTheta
+	}
+	plan, err := NewPlan(ctx, m, opts)
+	if err != nil {
+		return nil, err
+	}
+	smp, burn, _ := plan.Configure(s.Iters, burnin, 0, 10)
+	o := langevin.Options{
+		Chains: s.Chains, Iters: s.Iters, BurnIn: burn, Thin: 1, Seed: s.Seed,
+		Init: approx.InitLaplace{Mean: mapTheta, Var: laplace}, SaveWarmup: true,
+		MaxKeep: MaxKeep(math.Max(s.TargetESS, 0), s.Chains), CheckEvery: plan.CheckEvery(),
+		Progress: s.Progress, Sink: s.Sink,
+	}
+	if in := plan.Init(); in != nil {
+		o.Init = in
+	}
+	var why string
+	if s.TargetESS > 0 {
+		o.Until = UntilESS(m.Dim(), s.TargetESS, time.Now(), s.MaxTime, &why)
+	}
+	tr, runErr := langevin.Run(ctx, m, smp, o)
+	if tr == nil {
+		return nil, runErr
+	}
+	res := &Result{Plan: plan, Trace: tr, MAP: mapTheta}
+	params, _ := CommonLength(tr)
+	res.Table = diag.Summarize(tr.Names, params)
+	if job.Test != nil && job.Test.Len() > 0 && runErr == nil {
+		res.Test, res.TestErr = ScoreTest(m, tr, mapTheta, job.Test)
+	}
+	res.Notes = plan.Notes()
+	target := math.Max(s.TargetESS, 0)
+	switch {
+	case why != "":
+	case target == 0:
+		why = fmt.Sprintf("--iters %d (no ESS rule)", s.Iters)
+	default:
+		why = fmt.Sprintf("--iters %d reached before min bulk-ESS %.0f", s.Iters, target)
+	}
+	res.Notes = append(res.Notes, LengthNote(why, target, s.MaxTime))
+	if runErr == nil {
+		res.Notes = append(res.Notes, KSDNotes(ctx, lap, m, tr, s.Seed)...)
+	}
+	return res, runErr
+}
+
+// NewLaplace returns the run's one MAP and Laplace approximation of m: of
+// the model without injected gradient noise (model.NoisyGradient).
+func NewLaplace(m langevin.Model) *approx.RunLaplace {
+	base := m
+	if nm, ok := m.(model.NoisyGradient); ok {
+		base = nm.Model
+	}
+	return &approx.RunLaplace{Model: base}
+}
+
+// CommonLength returns the trace's draws per parameter, cut to the shortest
+// chain when a chain stopped early (the diagnostics need equal lengths), and
+// without the chains that hold no draw (a run stopped before they started),
+// and a note saying what was left out.
+func CommonLength(tr *langevin.Trace) ([][][]float64, string) {
+	var chains []int
+	n, longest := math.MaxInt, 0
+	for c, d := range tr.Draws {
+		if len(d) == 0 {
+			continue
+		}
+		chains = append(chains, c)
+		n = min(n, len(d))
+		longest = max(longest, len(d))
+	}
+	params := make([][][]float64, len(tr.Names))
+	for j := range params {
+		params[j] = make([][]float64, len(chains))
+		for i, c := range chains {
+			col := make([]float64, n)
+			for t := range col {
+				col[t] = tr.Draws[c][t][j]
+			}
+			params[j][i] = col
+		}
+	}
+	var notes []string
+	if empty := tr.NumChains() - len(chains); empty > 0 {
+		notes = append(notes, fmt.Sprintf("%d of %d chains hold no draw and are left out", empty, tr.NumChains()))
+	}
+	if n < longest {
+		notes = append(notes, fmt.Sprintf("a chain stopped early: the table uses the first %d draws of each chain", n))
+	}
+	if len(notes) == 0 {
+		return params, ""
+	}
+	return params, "(" + strings.Join(notes, "; ") + ")"
+}
