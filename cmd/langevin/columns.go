@@ -20,6 +20,7 @@ import (
 	"github.com/langevin-go/langevin"
 	"github.com/langevin-go/langevin/data"
 	"github.com/langevin-go/langevin/diag"
+	"github.com/langevin-go/langevin/fit"
 	"github.com/langevin-go/langevin/model"
 	"github.com/langevin-go/langevin/predict"
 	"github.com/langevin-go/langevin/rundir"
@@ -152,7 +153,7 @@ func dataScaleTable(tr *langevin.Trace, features []string, sc *data.Scaler) (tab
 	if p == 0 || p > maxDataScaleRows || !coefLayout(tr.Names, p) || (sc != nil && (len(sc.Mean) != p || sc.TargetScale != 0)) {
 		return nil, false
 	}
-	params, _ := commonLength(tr)
+	params, _ := fit.CommonLength(tr)
 	chains := len(params[0])
 	out := make([][][]float64, p+1)
 	for j := range out {
@@ -382,4 +383,24 @@ func runDataScaleText(r *rundir.Run) string {
 		coding = &data.Coding{}
 	}
 	return dataScaleText(r.Trace, &data.Dataset{Names: mf.Features, Coding: coding}, sc)
+}
+
+// positionalName maps the name of a coefficient after its column,
+// "beta.age" (the tables on the data's own scale), to the chain files'
+// positional name "beta.1" by the run's features; other names are returned
+// as given.
+func positionalName(r *rundir.Run, name string) string {
+	if slices.Contains(r.Trace.Names, name) || r.Spec == nil {
+		return name
+	}
+	mf, _, err := readModelFile(r)
+	if err != nil {
+		return name
+	}
+	for j, f := range mf.Features {
+		if coefName(f) == name {
+			return "beta." + strconv.Itoa(j+1)
+		}
+	}
+	return name
 }
