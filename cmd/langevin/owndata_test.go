@@ -151,6 +151,13 @@ func TestYourOwnData(t *testing.T) {
 		}
 	}
 	t.Logf("largest miss: %.2f posterior sd", worst)
+	// summary and compare know the same names.
+	if code, sout, serr := runMain("summary", out); code != 0 || !strings.Contains(sout, "beta.region[south]") || !strings.Contains(sout, `reference "east"`) {
+		t.Errorf("summary: exit %d: %s%s", code, sout, serr)
+	}
+	if code, _, cerr := runMain("compare", "--params", "beta.age,beta.region[south]", out); code != 0 {
+		t.Errorf("compare --params beta.age,beta.region[south]: exit %d: %s", code, cerr)
+	}
 
 	// New rows without the target, columns in another order, a new ID.
 	newRows := "plan,region,age,income,customer\npro,north,60.5,71.74,N1\nbasic,west,39,57.07,N2\nmax,east,47,26.99,N3\n"
