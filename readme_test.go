@@ -7,7 +7,8 @@ import (
 )
 
 // TestREADME keeps the README short and its library example the code that
-// ExampleRun compiles, runs and checks.
+// fit.ExampleRun (the default job as a library call) compiles, runs and
+// checks, with the output it checks.
 func TestREADME(t *testing.T) {
 	readme, err := os.ReadFile("README.md")
 	if err != nil {
@@ -16,7 +17,7 @@ func TestREADME(t *testing.T) {
 	if n := strings.Count(string(readme), "\n"); n > 300 {
 		t.Errorf("README.md has %d lines, want at most 300 (move material into docs/)", n)
 	}
-	src, err := os.ReadFile("example_test.go")
+	src, err := os.ReadFile("fit/example_test.go")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -24,7 +25,7 @@ func TestREADME(t *testing.T) {
 	i := strings.Index(s, "func ExampleRun() {\n")
 	j := strings.Index(s, "\t// Output:")
 	if i < 0 || j < i {
-		t.Fatal("example_test.go: no ExampleRun with an Output comment")
+		t.Fatal("fit/example_test.go: no ExampleRun with an Output comment")
 	}
 	var body strings.Builder
 	for _, l := range strings.SplitAfter(s[i+len("func ExampleRun() {\n"):j], "\n") {
@@ -42,6 +43,16 @@ func TestREADME(t *testing.T) {
 		t.Fatal("README.md: no Go code block in \"The library\"")
 	}
 	if got := block[a+6 : a+6+b]; got != body.String() {
-		t.Errorf("README.md's library example differs from ExampleRun's body:\n--- README\n%s--- ExampleRun\n%s", got, body.String())
+		t.Errorf("README.md's library example differs from fit.ExampleRun's body:\n--- README\n%s--- ExampleRun\n%s", got, body.String())
+	}
+	var out strings.Builder
+	for _, l := range strings.Split(s[j:], "\n")[1:] {
+		if !strings.HasPrefix(l, "\t// ") {
+			break
+		}
+		out.WriteString(strings.TrimPrefix(l, "\t// ") + "\n")
+	}
+	if !strings.Contains(block, "It prints\n\n```\n"+out.String()+"```\n") {
+		t.Errorf("README.md's library example does not show fit.ExampleRun's output:\n%s", out.String())
 	}
 }

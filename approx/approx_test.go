@@ -177,3 +177,27 @@ func TestLaplaceFloored(t *testing.T) {
 		t.Error("floor 0 accepted")
 	}
 }
+
+// TestPriorCurvature: a network's N(0, s²) prior on every weight has
+// curvature 1/s² in every coordinate; with the learned noise's N(0, 1)
+// prior on log σ², the smallest of 1/s² and 1.
+func TestPriorCurvature(t *testing.T) {
+	X := mat.NewDense(4, 2, []float64{1, 2, 3, 4, 5, 6, 7, 8})
+	y := []float64{1, 2, 3, 4}
+	for _, tc := range []struct {
+		scale, want float64
+		learn       bool
+	}{{1, 1, false}, {0.5, 4, false}, {2, 0.25, false}, {0.5, 1, true}} {
+		m, err := model.NewMLP(X, y, model.MLPOptions{Hidden: []int{3}, PriorScale: []float64{tc.scale}, LearnNoise: tc.learn})
+		if err != nil {
+			t.Fatal(err)
+		}
+		theta := make([]float64, m.Dim())
+		for j := range theta {
+			theta[j] = 0.1 * float64(j%5)
+		}
+		if got := approx.PriorCurvature(m, theta); math.Abs(got-tc.want) > 1e-6*tc.want {
+			t.Errorf("prior sd %v, learned noise %v: curvature %v, want %v", tc.scale, tc.learn, got, tc.want)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package formula
 
 import (
+	"gonum.org/v1/gonum/mat"
 	"math"
 	"math/rand/v2"
 	"strconv"
@@ -76,3 +77,5 @@ func poisson(rng *rand.Rand, mu float64) int {
 		k++
 	}
 }
+
+func denseOf(n, p int, x []float64) *mat.Dense { return mat.NewDense(n, p, x) }

@@ -28,18 +28,19 @@ type Options struct {
 
 // groupTerm is one varying-effects term (terms | g) in the model.
 type groupTerm struct {
-	name   string   // grouping factor, brms spelling ("g", "a:b")
-	coefs  []string // "Intercept", "x", …
-	rcols  []string // R column names of the coefficients (for new data)
-	z      *ad.Matrix
-	codes  []int
-	levels []string
-	corr   bool
-	K, J   int
-	sd, L  transform.Block
-	zb     transform.Block
-	ident  []float64 // K×K identity: the factor of an uncorrelated term
-	src    Group
+	name                string   // grouping factor, brms spelling ("g", "a:b")
+	coefs               []string // "Intercept", "x", …
+	rcols               []string // R column names of the coefficients (for new data)
+	z                   *ad.Matrix
+	codes               []int
+	levels              []string
+	corr                bool
+	K, J                int
+	sd, L               transform.Block
+	zb                  transform.Block
+	ident               []float64   // K×K identity: the factor of an uncorrelated term
+	genSD, genCor, genR ad.GenBlock // among the derived quantities
+	src                 Group
 }
 
 // Model is a Bayesian regression model built from a formula and a table:
@@ -76,6 +77,8 @@ type Model struct {
 	book      codebook
 	gen       *ad.Generated
 	brms      []string
+	genBI     ad.GenBlock // b_Intercept among the derived quantities
+	genB      ad.GenBlock // b_…
 
 	bI, bB, bAux transform.Block
 	hasB, hasAux bool
@@ -250,6 +253,11 @@ func (m *Model) setPriors() error {
 		scale = round1(math.Max(2.5, mad(yl)))
 		loc = round1(median(yl))
 		why = "brms default: location median(link(y)), scale max(2.5, mad(link(y))), rounded to 0.1"
+		if m.offset != nil {
+			mo, _ := meanSD(m.offset)
+			loc -= mo
+			why = "brms default: location median(link(y)) rounded to 0.1 minus the mean offset, scale max(2.5, mad(link(y))) rounded to 0.1"
+		}
 	}
 	set := func(class string, def Prior, why string) Prior {
 		if p, ok := m.prior[class]; ok {
@@ -383,6 +391,10 @@ func (m *Model) build(P int) {
 		gR[i] = gq.AddNamed(names)
 	}
 	m.gen = gq
+	m.genBI, m.genB = gBI, gB
+	for i, g := range m.groups {
+		g.genSD, g.genCor, g.genR = gSD[i], gCor[i], gR[i]
+	}
 	pr := m.prior
 	prior := func(t *ad.Tape) ad.Vec {
 		lp := t.Const(0)

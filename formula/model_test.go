@@ -1,6 +1,7 @@
 package formula
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -50,5 +51,125 @@ func TestModelGradients(t *testing.T) {
 		dst := make([]float64, len(m.DerivedNames()))
 		m.Derive(th, dst)
 		t.Logf("%s: %v", c.formula, m.BrmsNames()[:min(8, len(dst))])
+	}
+}
+
+// TestModelDensity computes the log posterior of y ~ x + (1 + x | g)
+// (bernoulli) by hand — priors, Jacobians, the centred design and the
+// non-centred correlated effects — and compares it with the model's, and
+// the derived brms quantities with the hand values.
+func TestModelDensity(t *testing.T) {
+	fr := simFrame(40, 4, "bernoulli", 3)
+	f, _ := Parse("y ~ x + (1 + x | g)")
+	m, err := New(f, fr, Options{Family: "bernoulli"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Dim() != 1+1+2+1+8 {
+		t.Fatalf("dim %d, want 13 (b, Intercept, sd_1 ×2, L_1, z_1 4×2)", m.Dim())
+	}
+	rng := rand.New(rand.NewPCG(5, 5))
+	th := make([]float64, m.Dim())
+	for j := range th {
+		th[j] = 0.6 * rng.NormFloat64()
+	}
+	b, alpha := th[0], th[1]
+	sd := []float64{math.Exp(th[2]), math.Exp(th[3])}
+	rho := math.Tanh(th[4])
+	z := th[5:]
+	tlog := func(x, nu, s float64) float64 { // log student_t(x | nu, 0, s)
+		a, _ := math.Lgamma((nu + 1) / 2)
+		c, _ := math.Lgamma(nu / 2)
+		return a - c - 0.5*math.Log(nu*math.Pi) - math.Log(s) - (nu+1)/2*math.Log1p(x*x/(nu*s*s))
+	}
+	want := tlog(alpha, 3, 2.5)
+	for k := range sd {
+		want += math.Ln2 + tlog(sd[k], 3, 2.5) + th[2+k] // half-t and the log Jacobian
+	}
+	want += -math.Ln2 + math.Log(1-rho*rho) // LKJ(1) on a 2×2 correlation, through tanh
+	for _, v := range z {
+		want += -0.5*v*v - 0.5*math.Log(2*math.Pi)
+	}
+	x, _ := fr.Column("x")
+	y, _ := fr.Column("y")
+	g, _ := fr.Column("g")
+	var xbar float64
+	for _, v := range x.Num {
+		xbar += v
+	}
+	xbar /= float64(len(x.Num))
+	r := make([][2]float64, 4)
+	for j := range r {
+		r[j][0] = sd[0] * z[2*j]
+		r[j][1] = sd[1] * (rho*z[2*j] + math.Sqrt(1-rho*rho)*z[2*j+1])
+	}
+	for i := range x.Num {
+		j := int(g.Num[i]) - 1
+		eta := alpha + b*(x.Num[i]-xbar) + r[j][0] + r[j][1]*x.Num[i]
+		want += y.Num[i]*eta - math.Log1p(math.Exp(eta))
+	}
+	got := langevin.LogPosterior(m, th, nil)
+	if math.Abs(got-want) > 1e-10*math.Abs(want) {
+		t.Errorf("log posterior %.12g, by hand %.12g", got, want)
+	}
+	names := m.DerivedNames()
+	dst := make([]float64, len(names))
+	m.Derive(th, dst)
+	wantD := map[string]float64{"b_Intercept": alpha - b*xbar, "b_x": b, "sd_g__Intercept": sd[0], "sd_g__x": sd[1],
+		"cor_g__Intercept__x": rho, "r_g.3.2": r[2][1], "r_g.1.1": r[0][0]}
+	for k, n := range names {
+		if w, ok := wantD[n]; ok && math.Abs(dst[k]-w) > 1e-12 {
+			t.Errorf("%s = %v, want %v", n, dst[k], w)
+		}
+		delete(wantD, n)
+	}
+	if len(wantD) > 0 {
+		t.Errorf("missing derived quantities %v in %v", wantD, names)
+	}
+	if bn := m.BrmsNames(); bn[len(bn)-1] != "r_g[4,x]" {
+		t.Errorf("last brms name %q, want r_g[4,x]", bn[len(bn)-1])
+	}
+}
+
+// TestDefaultPriors compares the default priors with brms 2.18.0's
+// get_prior on the same data (the side-by-side data sets): the intercept's
+// location is median(link(y)) rounded to 0.1 minus the mean offset, unrounded.
+func TestDefaultPriors(t *testing.T) {
+	cases := []struct {
+		family, formula string
+		n, J            int
+		sim             string
+		want            map[string][]float64
+	}{
+		{"poisson", "y ~ x + offset(log(u)) + (1 | g)", 1000, 15, "poisson",
+			map[string][]float64{"Intercept": {3, 0.365527019889332, 2.5}, "sd": {3, 0, 2.5}}},
+		{"negbinomial", "y ~ x + offset(log(u)) + (1 | g)", 1000, 15, "poisson",
+			map[string][]float64{"Intercept": {3, 0.365527019889332, 2.5}, "shape": {0.01, 0.01}}},
+		{"student", "y ~ x + (1 | g)", 600, 12, "gaussian",
+			map[string][]float64{"Intercept": {3, 2.4, 2.5}, "nu": {2, 0.1}, "sigma": {3, 0, 2.5}, "sd": {3, 0, 2.5}}},
+		{"bernoulli", "y ~ x + w + f + (1 + x | g)", 2000, 20, "bernoulli",
+			map[string][]float64{"Intercept": {3, 0, 2.5}, "sd": {3, 0, 2.5}, "cor": {1}}},
+	}
+	for _, c := range cases {
+		f, _ := Parse(c.formula)
+		m, err := New(f, simFrame(c.n, c.J, c.sim, 7), Options{Family: c.family})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for class, want := range c.want {
+			got := m.prior[class].Args
+			if len(got) != len(want) {
+				t.Errorf("%s %s: %v, brms %v", c.family, class, m.prior[class], want)
+				continue
+			}
+			for k := range want {
+				if math.Abs(got[k]-want[k]) > 1e-12 {
+					t.Errorf("%s %s: %v, brms %v", c.family, class, m.prior[class], want)
+				}
+			}
+		}
+		if p := m.prior["b"]; p.Dist != "flat" {
+			t.Errorf("%s b: %v, brms flat", c.family, p)
+		}
 	}
 }

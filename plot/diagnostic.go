@@ -171,6 +171,19 @@ func Bands(title string, x []float64, names []string, mean, lo, hi [][]float64, 
 		p.Legend.Add(fmt.Sprintf("data (%d)", len(xobs)), sc)
 	}
 	p.X.Min, p.X.Max = x[0], x[len(x)-1]
+	// The y range from the data and the bands (not a fixed one, which
+	// squashes narrow bands), with room above for the legend.
+	ylo, yhi := math.Inf(1), math.Inf(-1)
+	for k := range names {
+		for i := range x {
+			ylo, yhi = math.Min(ylo, lo[k][i]), math.Max(yhi, hi[k][i])
+		}
+	}
+	for _, v := range yobs {
+		ylo, yhi = math.Min(ylo, v), math.Max(yhi, v)
+	}
+	span := yhi - ylo
+	p.Y.Min, p.Y.Max = ylo-0.05*span, yhi+0.12*span*float64(len(names)+2)
 	p.Legend.Top, p.Legend.Left = true, true
 	return p, nil
 }
@@ -228,7 +241,7 @@ func PPC(stat string, observed float64, replicated []float64) (*gplot.Plot, erro
 		pad = 0.5
 	}
 	p.X.Min, p.X.Max = lo-pad, hi+pad
-	p.Y.Max *= 1.35
+	p.Y.Max *= 1.6 // room above the bars for the legend
 	v := vline(observed, 0, p.Y.Max, refColor, false)
 	v.Width = vg.Points(2)
 	p.Add(v)
@@ -236,5 +249,45 @@ func PPC(stat string, observed float64, replicated []float64) (*gplot.Plot, erro
 	p.Legend.Top = true
 	// The legend on the side away from the observed line.
 	p.Legend.Left = observed > (lo+hi)/2
+	return p, nil
+}
+
+// BandWidths draws the width hi − lo of each named run's band over x
+// (sorted), with the interval gap (no data there) shaded when gap[0] <
+// gap[1]: where Bands' narrow bands cannot be told apart on the data's
+// scale, their widths can, and a band that widens away from the data
+// shows as a bump over the gap.
+func BandWidths(title string, x []float64, names []string, lo, hi [][]float64, gap [2]float64) (*gplot.Plot, error) {
+	if len(names) != len(lo) || len(lo) != len(hi) {
+		return nil, fmt.Errorf("plot: BandWidths: %d names, %d lower and %d upper bounds", len(names), len(lo), len(hi))
+	}
+	p := New(title, "x", "band width")
+	var top float64
+	for k := range names {
+		if len(lo[k]) != len(x) || len(hi[k]) != len(x) {
+			return nil, fmt.Errorf("plot: BandWidths: %s does not have one value per x", names[k])
+		}
+		xy := make(plotter.XYs, len(x))
+		for i := range x {
+			xy[i] = plotter.XY{X: x[i], Y: hi[k][i] - lo[k][i]}
+			top = math.Max(top, xy[i].Y)
+		}
+		ln, err := plotter.NewLine(xy)
+		if err != nil {
+			return nil, err
+		}
+		ln.Color = Color(k)
+		ln.Width = vg.Points(1.5)
+		p.Add(ln)
+		p.Legend.Add(names[k], ln)
+	}
+	if gap[0] < gap[1] {
+		g := band(gap[0], gap[1], 0, 1.4*top, Translucent(refColor, 25))
+		p.Add(g)
+		p.Legend.Add("no data", g)
+	}
+	p.X.Min, p.X.Max = x[0], x[len(x)-1]
+	p.Y.Min, p.Y.Max = 0, 1.4*top
+	p.Legend.Top, p.Legend.Left = true, true
 	return p, nil
 }

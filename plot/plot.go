@@ -251,7 +251,7 @@ func EncodeTiles(rows [][]*gplot.Plot, w, h vg.Length, format string) ([]byte, e
 }
 
 // BarWidth is the width of the strip EncodeTilesBar gives a colour bar.
-const BarWidth = 2.4 * vg.Centimeter
+const BarWidth = 3 * vg.Centimeter
 
 // EncodeTilesBar is EncodeTiles with a colour bar (ColorBar; nil: none)
 // drawn in a strip BarWidth wide at the right of the canvas, beside the
@@ -279,7 +279,7 @@ func EncodeTilesBar(rows [][]*gplot.Plot, bar *gplot.Plot, w, h vg.Length, forma
 	}
 	dc := draw.New(c)
 	if bar != nil {
-		bar.Draw(draw.Crop(dc, w-BarWidth+4*vg.Millimeter, -6*vg.Millimeter, 12*vg.Millimeter, -8*vg.Millimeter))
+		bar.Draw(draw.Crop(dc, w-BarWidth+3*vg.Millimeter, -3*vg.Millimeter, 12*vg.Millimeter, -8*vg.Millimeter))
 		dc = draw.Crop(dc, 0, -BarWidth, 0, 0)
 	}
 	t := draw.Tiles{Rows: len(rows), Cols: cols, PadX: 2 * vg.Millimeter, PadY: 2 * vg.Millimeter,

@@ -202,9 +202,16 @@ func Map(title string, g Grid, zmin, zmax float64, pts Points) (*gplot.Plot, err
 	if !(zmax > zmin) {
 		return nil, fmt.Errorf("plot: Map: colour range [%v, %v] is empty", zmin, zmax)
 	}
-	p := New(fmt.Sprintf("%s (colour: %.3g to %.3g)", title, zmin, zmax), "x₁", "x₂")
+	key := ""
+	if pts.Label != nil {
+		// The classes' key in the title: a legend drawn over the map is
+		// dark text on the map's own colours.
+		key = "; rings: y = 0, crosses: y = 1"
+	}
+	p := New(fmt.Sprintf("%s\n(colour: %.3g to %.3g%s)", title, zmin, zmax, key), "x₁", "x₂")
 	p.Add(heat(g, zmin, zmax, moreland.SmoothBlueRed()))
 	addPoints(p, pts)
+	p.Legend = gplot.NewLegend()
 	return p, nil
 }
 

@@ -77,8 +77,9 @@ type Options struct {
 	RefLabel  string
 	// Intro is a paragraph under the title.
 	Intro string
-	// Pre is preformatted text under the table's notes (the coefficients
-	// on the data's own scale, say).
+	// Pre is preformatted text under the table's notes: the run's account
+	// as it printed it (the rules that chose its settings, the draws, the
+	// sampler's tuning, the checks).
 	Pre string
 	// Sections are appended after the built ones (e.g. predictive plots).
 	Sections []Section
@@ -260,6 +261,10 @@ func samplerSection(tr *langevin.Trace) (Section, bool) {
 	}
 	sec := Section{Title: "Step size and noise crossover (chain 1)",
 		Text: "SGLD optimises while the stochastic-gradient noise exceeds the injected noise and samples after the crossover (Welling & Teh 2011, §4); the burn-in is shaded."}
+	if ki < 0 || kg < 0 {
+		// An exact sampler (NUTS, MALA): no minibatch noise to cross.
+		sec = Section{Title: "Step size (chain 1)", Text: "The step size adapts during the warm-up (shaded) and is fixed after it."}
+	}
 	iters, eta := statSeries(tr, 0, ks)
 	if p, err := plot.StepSize(iters, eta, float64(tr.BurnIn)); err == nil {
 		if png, err := plot.Encode(p, wide[0], wide[1], "png"); err == nil {

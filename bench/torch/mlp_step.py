@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """One SGLD step of the UCI benchmark's network in PyTorch on one CPU thread.
 
 The step that `go test ./model -bench MLPUCI -benchmem` times in Go
@@ -12,7 +12,7 @@ threads), the figure to compare with the Go benchmark's cpu-ns/op, because
 the machine is shared and the wall clock counts other processes' time.
 
 Not run by CI (it needs python3-torch: apt-get install -y python3-torch).
-Usage: python3 bench/torch/mlp_step.py [steps]
+Usage: /usr/bin/python3 bench/torch/mlp_step.py [steps]  (Debian's python, which has the torch module)
 """
 import math
 import sys

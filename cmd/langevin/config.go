@@ -28,6 +28,7 @@ type runConfig struct {
 	n, k                       int     // generated data: points, spiral arms
 	noise                      float64 // generated data: noise
 	// model
+	formula    formulaConfig // --formula, --family, --priors
 	model      string
 	intercept  bool
 	priorScale float64
@@ -81,7 +82,7 @@ type mlpConfig struct {
 // The groups of the common flags, in the order of run -h.
 var commonGroups = []struct{ title, flags string }{
 	{"data", "data split test test-frac target id drop categorical missing format standardize n noise k"},
-	{"model", "model intercept prior-scale offset exposure nu hidden activation likelihood classes noise-var learn-noise map-iters map-batch map-lr grad-noise rho"},
+	{"model", "formula family priors model intercept prior-scale offset exposure nu hidden activation likelihood classes noise-var learn-noise map-iters map-batch map-lr grad-noise rho"},
 	{"run", "sampler target-ess max-time chains chain-id iters burnin thin seed init precond out overwrite report quiet"},
 	{"step size", "step schedule step-b decay step-floor cycles explore temperature temperature-start"},
 	{"stochastic gradients", "batch replace cv clip clip-value noise-every"},
@@ -101,6 +102,7 @@ func newRunFlagSet(c *runConfig) *flag.FlagSet {
 	fs.Float64Var(&c.noise, "noise", 0.1, "generated data: noise sd (moons: of the points, spirals: of the angle, gap1d: of y)")
 	fs.IntVar(&c.k, "k", 3, "--data spirals: number of arms (classes)")
 
+	registerFormulaFlags(fs, &c.formula)
 	fs.StringVar(&c.model, "model", "logistic", "model: linear|logistic|mlp|softmax (integer class labels 0…K−1; --prior-scale σ₀ is precision λ = 1/σ₀²)|poisson|negbin (counts, log link; --offset/--exposure)|probit (0/1 labels)|robust (Student-t regression), or a toy target that needs no --data: gauss2|mixture25")
 	fs.BoolVar(&c.intercept, "intercept", true, "add an intercept")
 	fs.Float64Var(&c.priorScale, "prior-scale", 0, "prior scale `S`: σ₀ of the N(0, σ₀²I) prior (logistic, default 1), or √v of the N(μ, σ²vI) prior (linear, default 10)")

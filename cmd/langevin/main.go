@@ -2,12 +2,19 @@
 // and summarises CmdStan-format draws.
 //
 //	langevin run [flags]          sample a model's posterior (default: logistic
-//	                              regression on the embedded Australian credit data)
+//	                              regression on the embedded Australian credit data,
+//	                              --sampler auto)
 //	langevin summary FILE…        summary table of CmdStan CSV files (Stan's too)
 //	langevin datasets             list the embedded data sets
 //	langevin experiment NAME      reproduce a figure or table of the source documents
 //	langevin report DIR           one self-contained HTML report of a run's output
+//	langevin predict --samples DIR --data FILE   score a run on new data
+//	langevin compare DIR…         runs side by side (marginals, ESS, test accuracy)
 //	langevin convert --data F --out F.lvs   write a data store, streamed by run and predict
+//	langevin help [COMMAND]       the usage, or a command's flags
+//	langevin version              the version and source revision of the binary
+//
+// The commands are a table (commands in main.go), as cmd/go's.
 //
 // Exit codes: 0 success, 2 usage or input error, 1 run failure, 128 + the
 // signal's number for a run stopped by a signal (130 SIGINT, 143 SIGTERM;
@@ -28,32 +35,78 @@ func main() {
 	os.Exit(Main(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-const usage = `langevin: scalable Bayesian learning with stochastic-gradient MCMC
+// A command is one of langevin's subcommands, as cmd/go's base.Command: its
+// usage line, its description (the lines after the first are indented under
+// it) and the function that runs it. The usage text, the package doc's list
+// and the unknown-command message come from the table.
+type command struct {
+	usageLine string // "run [flags]": the name, then the arguments
+	short     string // one or more lines of usage text
+	run       func(args []string, stdout, stderr io.Writer) error
+}
 
-Usage:
-  langevin run [flags]        sample a posterior (no flags: logistic regression on
-                              the embedded Australian credit data, SGLD, 4 chains)
-  langevin summary FILE...    summary table of CmdStan-format CSV files
-  langevin datasets           list the embedded data sets
-  langevin experiment NAME    reproduce a figure or table of the source documents
-  langevin report DIR         DIR/report.html: settings, summary, warnings and plots
-                              of the CSV files of langevin run --out DIR
-  langevin predict --samples DIR --data FILE
-                              posterior predictive metrics of a run --out DIR on new data
-  langevin compare DIR... [--data FILE] [--out DIR]
-                              runs side by side: marginals overlaid, ESS, ESS/s, test
-                              accuracy with the optimisation (MAP) baseline
-  langevin convert --data FILE --out FILE.lvs [--target COL] [--float32]
-                              write a CSV or Parquet file once as a data store,
-                              which run and predict --data FILE.lvs stream from
-                              disk (logistic: data larger than memory)
-  langevin help [COMMAND]     this text, or a command's flags
-  langevin version            the version and the source revision of this binary
+// name is the command's name, the first word of its usage line.
+func (c *command) name() string { return strings.Fields(c.usageLine)[0] }
 
+// commands is the table of langevin's commands, in the order of the usage
+// text; help and version are handled by Main.
+var commands = []*command{
+	{"run [flags]", "sample a posterior (no flags: logistic regression on\nthe embedded Australian credit data, --sampler auto:\nNUTS here, 4 chains, until bulk-ESS 400)", cmdRun},
+	{"summary FILE...", "summary table of CmdStan-format CSV files", cmdSummary},
+	{"datasets", "list the embedded data sets", func(args []string, stdout, _ io.Writer) error { return cmdDatasets(args, stdout) }},
+	{"experiment NAME", "reproduce a figure or table of the source documents", cmdExperiment},
+	{"report DIR", "DIR/report.html: settings, summary, warnings and plots\nof the CSV files of langevin run --out DIR", cmdReport},
+	{"predict --samples DIR --data FILE", "\nposterior predictive metrics of a run --out DIR on new data", cmdPredict},
+	{"compare DIR... [--data FILE] [--out DIR]", "\nruns side by side: marginals overlaid, ESS, ESS/s, test\naccuracy with the optimisation (MAP) baseline", cmdCompare},
+	{"convert --data FILE --out FILE.lvs [--target COL] [--float32]", "\nwrite a CSV or Parquet file once as a data store,\nwhich run and predict --data FILE.lvs stream from\ndisk (logistic: data larger than memory)", cmdConvert},
+	{"help [COMMAND]", "this text, or a command's flags", nil},
+	{"version", "the version and the source revision of this binary", nil},
+}
+
+// usage is langevin's usage text, built from the table of commands.
+var usage = func() string {
+	var sb strings.Builder
+	sb.WriteString("langevin: scalable Bayesian learning with stochastic-gradient MCMC\n\nUsage:\n")
+	for _, c := range commands {
+		lines := strings.Split(c.short, "\n")
+		head := "  langevin " + c.usageLine
+		if lines[0] == "" { // the description starts on the next line
+			sb.WriteString(head + "\n")
+		} else {
+			fmt.Fprintf(&sb, "%-30s%s\n", head, lines[0])
+		}
+		for _, l := range lines[1:] {
+			fmt.Fprintf(&sb, "%30s%s\n", "", l)
+		}
+	}
+	sb.WriteString(`
 Exit codes: 0 success, 2 usage or input error, 1 run failure; a run stopped by
 SIGINT or SIGTERM keeps its draws and exits with 128 + the signal's number
 (130, 143).
-`
+`)
+	return sb.String()
+}()
+
+// lookup returns the command named name, or nil.
+func lookup(name string) *command {
+	for _, c := range commands {
+		if c.name() == name && c.run != nil {
+			return c
+		}
+	}
+	return nil
+}
+
+// commandNames lists the commands as "run, summary, … or help".
+func commandNames() string {
+	var names []string
+	for _, c := range commands {
+		if c.name() != "version" {
+			names = append(names, c.name())
+		}
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
 
 // inputError is a usage or input error: exit code 2.
 type inputError struct{ err error }
@@ -73,35 +126,21 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	var err error
-	switch args[0] {
-	case "run":
-		err = cmdRun(args[1:], stdout, stderr)
-	case "summary":
-		err = cmdSummary(args[1:], stdout, stderr)
-	case "datasets":
-		err = cmdDatasets(args[1:], stdout)
-	case "experiment":
-		err = cmdExperiment(args[1:], stdout, stderr)
-	case "report":
-		err = cmdReport(args[1:], stdout, stderr)
-	case "compare":
-		err = cmdCompare(args[1:], stdout, stderr)
-	case "predict":
-		err = cmdPredict(args[1:], stdout, stderr)
-	case "convert":
-		err = cmdConvert(args[1:], stdout, stderr)
-	case "help", "-h", "-help", "--help":
+	switch cmd := lookup(args[0]); {
+	case cmd != nil:
+		err = cmd.run(args[1:], stdout, stderr)
+	case isHelp(args[0]):
 		// help COMMAND is COMMAND -h; help help, help -h and -h -h are help.
 		if len(args) > 1 && !isHelp(args[1]) {
 			return Main([]string{args[1], "-h"}, stdout, stderr)
 		}
 		fmt.Fprint(stdout, usage)
 		return 0
-	case "version", "-version", "--version":
+	case args[0] == "version" || args[0] == "-version" || args[0] == "--version":
 		fmt.Fprintln(stdout, version())
 		return 0
 	default:
-		fmt.Fprintf(stderr, "langevin: unknown command %q: expected run, summary, datasets, experiment, report, predict, compare, convert or help\n", args[0])
+		fmt.Fprintf(stderr, "langevin: unknown command %q: expected %s\n", args[0], commandNames())
 		return 2
 	}
 	var intr *interrupted

@@ -24,10 +24,14 @@ type progress struct {
 	quiet    bool
 	terminal bool
 	total    int64
-	done     []atomic.Int64
-	begin    time.Time
-	quit     chan struct{}
-	wg       sync.WaitGroup
+	// until, when not empty, is the rule that stops the run before total
+	// (--sampler auto's ESS target): the line counts iterations and says
+	// so instead of a fraction of an upper bound it seldom reaches.
+	until string
+	done  []atomic.Int64
+	begin time.Time
+	quit  chan struct{}
+	wg    sync.WaitGroup
 }
 
 func newProgress(w io.Writer, quiet bool, chains, iters int) *progress {
@@ -81,6 +85,17 @@ func (p *progress) draw(final bool) {
 	n := p.sum()
 	frac := float64(n) / float64(p.total)
 	el := time.Since(p.begin).Seconds()
+	if p.until != "" {
+		if p.terminal {
+			fmt.Fprintf(p.w, "\r%d iterations, %.1fs (%s)", n, el, p.until)
+			if final {
+				fmt.Fprint(p.w, "\r\033[K")
+			}
+		} else if !final {
+			fmt.Fprintf(p.w, "langevin: %d iterations, %.1f s (%s)\n", n, el, p.until)
+		}
+		return
+	}
 	if p.terminal {
 		const width = 30
 		k := int(frac * width)

@@ -162,15 +162,7 @@ func printWhere(w io.Writer, c *runConfig, tr *langevin.Trace, table diag.Table,
 		}
 		return
 	}
-	var warn []string
-	for _, s := range table {
-		if s.RHat > 1.01 {
-			warn = append(warn, fmt.Sprintf("%s R-hat %.3f > 1.01", s.Name, s.RHat))
-		}
-		if s.ESSBulk < 100*float64(tr.NumChains()) {
-			warn = append(warn, fmt.Sprintf("%s bulk-ESS %.0f < %d (100 per chain)", s.Name, s.ESSBulk, 100*tr.NumChains()))
-		}
-	}
+	warn := table.Warnings(tr.NumChains())
 	if len(warn) > 0 {
 		if len(warn) > 6 {
 			warn = append(warn[:6], fmt.Sprintf("and %d more", len(warn)-6))

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/langevin-go/langevin"
 	"github.com/langevin-go/langevin/model"
@@ -60,17 +61,22 @@ func cmdReport(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// runReport writes f.out/report.html for langevin run --report, from the
+// runReport writes DIR/report.html for langevin run --report, from the
 // trace in memory; for the linear model sampled at τ = 1 the exact marginal
 // densities are drawn over the histograms, and for the logistic model with a
 // test set the sorted posterior predictive probabilities with their 90% band
 // (report Figure 5). GD and SGD iterates are reported as a trajectory.
-func (j *job) runReport(dir string, tr *langevin.Trace) (string, error) {
-	c, m, test := j.c, j.m, j.test
+//
+// pc is the configuration as run (--sampler auto: the sampler it chose, with
+// its burn-in, thinning and iterations), so the page names the sampler that
+// ran and its settings; notes are the run's account as printed (the plan's
+// rules, the draws, the tuning, the checks).
+func (j *job) runReport(dir string, tr *langevin.Trace, pc *runConfig, notes string) (string, error) {
+	c, m, test := pc, j.m, j.test
 	trajectory := c.def.kind.optimiser
-	opt := report.Options{Settings: j.settings(), Trajectory: trajectory}
+	opt := report.Options{Settings: reportSettings(j.settingsOf(pc), pc), Trajectory: trajectory, Pre: notes}
 	if j.train != nil && namedTable(c.data, j.train.Coding) {
-		opt.Pre = dataScaleText(tr, j.train, j.scaler)
+		opt.Pre = dataScaleText(tr, j.train, j.scaler) + "\n" + notes
 	}
 	if lm, ok := m.(*model.Logistic); ok && test != nil && test.Len() > 0 && !trajectory {
 		rows := tr.Rows()
@@ -98,4 +104,36 @@ func (j *job) runReport(dir string, tr *langevin.Trace) (string, error) {
 	title := fmt.Sprintf("langevin run: %s regression, %s", c.model, c.describe())
 	path := filepath.Join(dir, "report.html")
 	return path, report.WriteFile(path, title, tr, opt)
+}
+
+// untimedNotes returns the run's printed account without the lines that
+// report times, which differ from run to run.
+func untimedNotes(s string) string {
+	var sb strings.Builder
+	for _, line := range strings.SplitAfter(s, "\n") {
+		if strings.HasPrefix(line, "sampling:") {
+			continue
+		}
+		sb.WriteString(line)
+	}
+	return sb.String()
+}
+
+// sgOnly are the settings an exact sampler (NUTS, MALA, RWM) does not read.
+var sgOnly = map[string]bool{"schedule": true, "step_b": true, "decay": true, "batch": true, "replace": true,
+	"temperature": true, "clip": true, "clip_value": true, "noise_every": true}
+
+// reportSettings are the settings the report of a run lists: an exact
+// sampler's without the stochastic-gradient ones, with its metric.
+func reportSettings(all [][2]string, c *runConfig) [][2]string {
+	if !c.def.kind.exact {
+		return all
+	}
+	var out [][2]string
+	for _, kv := range all {
+		if !sgOnly[kv[0]] {
+			out = append(out, kv)
+		}
+	}
+	return append(out, [2]string{"metric", opt[*exactFlags](c, "exact").metric})
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -59,6 +60,8 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	st.enter("loading", true)
 	if c.toy() {
 		j.train = &data.Dataset{Source: "no data (toy target " + c.model + ")"}
+	} else if c.formula.text != "" {
+		// read with the model, by package formula
 	} else if err := j.loadData(); err != nil {
 		j.rows.close()
 		return err
@@ -145,6 +148,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	auto := j.env.auto
 	if auto != nil {
 		auto.adjust(c, m, &opts, time.Now())
+		if opts.Until != nil {
+			prog.until = fmt.Sprintf("until min bulk-ESS ≥ %.0f and R̂ ≤ 1.01, at most %d per chain", c.targetESS, c.iters)
+		}
 	}
 	if err := checkRunSize(c, m, opts); err != nil {
 		return err
@@ -184,7 +190,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	}
 	params, note := fit.CommonLength(tr)
 	table := diag.Summarize(tr.Names, params)
-	if c.toy() {
+	if c.formula.text != "" {
+		printFormulaHeader(stdout, j, pc.describe())
+	} else if c.toy() {
 		fmt.Fprintf(stdout, "toy target %s (d = %d, no data, gradient noise sd %g), %s, %s\n\n",
 			c.model, m.Dim(), c.gradNoise, pc.describe(), c.chainsText())
 	} else {
@@ -238,27 +246,31 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		printPredictiveRows(stdout, m, tr, mapTheta, j.rows.test)
 	}
 	ph.done("prediction", "")
+	// The run's account — the plan's rules, where the draws went, the
+	// sampler's tuning, the checks — is printed and is the report's.
+	var notes bytes.Buffer
 	if auto != nil {
-		auto.print(stdout, c)
+		auto.print(&notes, c)
 	}
-	printWhere(stdout, pc, tr, table, elapsed, mapTheta)
+	printWhere(&notes, pc, tr, table, elapsed, mapTheta)
 	if j.env.stepNote != "" {
-		fmt.Fprintln(stdout, j.env.stepNote)
+		fmt.Fprintln(&notes, j.env.stepNote)
 	}
 	if j.env.schedNote != "" {
-		fmt.Fprintln(stdout, j.env.schedNote)
+		fmt.Fprintln(&notes, j.env.schedNote)
 	}
 	if intr == nil {
-		printKSD(ctx, stdout, pc, m, lap, tr)
+		printKSD(ctx, &notes, pc, m, lap, tr)
 		ph.done("KSD", "")
 	}
+	stdout.Write(notes.Bytes())
 	ph.print(stdout)
 	if files != "" {
 		fmt.Fprintf(stdout, "written:  %s\n", files)
 	}
 	if c.report && intr == nil {
 		st.enter("the report", true)
-		path, err := j.runReport(out, tr)
+		path, err := j.runReport(out, tr, pc, untimedNotes(notes.String()))
 		if err != nil {
 			return fmt.Errorf("report: %w", err)
 		}
@@ -291,6 +303,9 @@ func testLen(d *data.Dataset) int {
 // with its spec resolved against the training labels.
 func (j *job) buildModel() error {
 	c := j.c
+	if c.formula.text != "" {
+		return j.buildFormulaModel()
+	}
 	s := c.spec()
 	s.Classes = max(s.Classes, j.classes())
 	if j.rows != nil {

@@ -56,8 +56,12 @@ type runDir struct {
 
 // settings lists a run's settings, as the chain files and the report record
 // them (empty ones left out).
-func (j *job) settings() [][2]string {
-	c, b := j.c, j.env
+func (j *job) settings() [][2]string { return j.settingsOf(j.c) }
+
+// settingsOf lists the settings of the configuration c: the run's, or the
+// configuration as run (--sampler auto's choice).
+func (j *job) settingsOf(c *runConfig) [][2]string {
+	b := j.env
 	step := ""
 	if b.sched != nil {
 		step = fmtF(b.sched.At(1))
@@ -195,7 +199,7 @@ func (j *job) chainConfig() stancsv.Config {
 
 // modelFile returns DIR/model.json's contents, nil for the toy targets.
 func (j *job) modelFile() *modelFile {
-	if j.train == nil || !j.spec.NeedsData() {
+	if j.train == nil || j.c.formula.text != "" || !j.spec.NeedsData() {
 		return nil
 	}
 	return &modelFile{Spec: j.spec, Data: j.c.data, Target: j.train.Target, Features: j.train.Names, Split: j.split, Columns: j.train.Coding}

@@ -74,7 +74,10 @@ func writeCreditFigures(dir string, res *creditResult, stdout io.Writer) error {
 			if err != nil {
 				return err
 			}
-			p.Title.Text = m.Name + ": " + name
+			// The burn-in and the first 1000 kept iterations: a whole run
+			// of nearly independent draws (NUTS) is solid ink at this width.
+			p.Title.Text = fmt.Sprintf("%s: %s (burn-in and the first 1000 draws)", m.Name, name)
+			p.X.Min, p.X.Max = 0, float64(m.BurnIn+1000)
 			trow = append(trow, p)
 			a, err := plot.Autocorrelation(name, chains, 100)
 			if err != nil {

@@ -255,8 +255,11 @@ func runDiagnostics(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err != nil {
 		return err
 	}
-	bands.Y.Min, bands.Y.Max = -3, 4
-	if err := pg.Figure("bands", "Posterior predictive mean and 95% band of f(x) for a 1-20-20-1 tanh network on the gap1d data (N = 64, no data in (−0.5, 0.5)), by SGLD and by MALA from the Adam MAP over the same ηT; dashed: the true mean sin(2x) + x/2.", bands, 20*vg.Centimeter, 13*vg.Centimeter); err != nil {
+	widths, err := plot.BandWidths("width of the 95% band", grid, names, los, his, data.Gap1DGap)
+	if err != nil {
+		return err
+	}
+	if err := pg.Tiles("bands", "Posterior predictive mean and 95% band of f(x) for a 1-20-20-1 tanh network on the gap1d data (N = 64, no data in (−0.5, 0.5)), by SGLD and by MALA from the Adam MAP over the same ηT; dashed: the true mean sin(2x) + x/2 (left; y range from the data and bands); the width of each band by x, the gap shaded (right).", [][]*gplot.Plot{{bands, widths}}, 34*vg.Centimeter, 12*vg.Centimeter); err != nil {
 		return err
 	}
 	fmt.Fprintf(stderr, "diagnostics: bands done (%.1f s)\n", time.Since(start).Seconds())
@@ -281,6 +284,8 @@ func runDiagnostics(ctx context.Context, args []string, stdout, stderr io.Writer
 			if err != nil {
 				return err
 			}
+			// Each panel names its row's data set.
+			p.Title.Text = map[*ppcResult]string{well: "normal noise", heavy: "t3 noise"}[r] + ", " + p.Title.Text
 			row = append(row, p)
 			pv := plot.PPCPValue(r.observed[j], r.rep[j])
 			pg.Printf(" %.3f |", pv)

@@ -10,6 +10,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 	gplot "gonum.org/v1/plot"
+	"gonum.org/v1/plot/palette"
 	"gonum.org/v1/plot/palette/moreland"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -299,3 +300,40 @@ var (
 	circle = draw.CircleGlyph{}
 	ring   = draw.RingGlyph{}
 )
+
+// whiteTo is a sequential colour map from white at Min to the colour C at
+// Max, linear in RGB: counts and shares, where 0 is "nothing" (moreland's
+// luminance maps must grow lighter, not darker).
+type whiteTo struct {
+	C        color.NRGBA
+	min, max float64
+	alpha    float64
+}
+
+func newWhiteTo(c color.NRGBA) *whiteTo { return &whiteTo{C: c, max: 1, alpha: 1} }
+
+func (m *whiteTo) At(v float64) (color.Color, error) {
+	if m.max <= m.min {
+		return nil, fmt.Errorf("colour map: empty range [%v, %v]", m.min, m.max)
+	}
+	t := math.Max(0, math.Min(1, (v-m.min)/(m.max-m.min)))
+	mix := func(c uint8) uint8 { return uint8(math.Round(255 + t*(float64(c)-255))) }
+	return color.NRGBA{R: mix(m.C.R), G: mix(m.C.G), B: mix(m.C.B), A: uint8(255 * m.alpha)}, nil
+}
+func (m *whiteTo) Min() float64       { return m.min }
+func (m *whiteTo) Max() float64       { return m.max }
+func (m *whiteTo) SetMin(v float64)   { m.min = v }
+func (m *whiteTo) SetMax(v float64)   { m.max = v }
+func (m *whiteTo) Alpha() float64     { return m.alpha }
+func (m *whiteTo) SetAlpha(a float64) { m.alpha = a }
+func (m *whiteTo) Palette(n int) palette.Palette {
+	cs := make([]color.Color, n)
+	for i := range cs {
+		cs[i], _ = m.At(m.min + (m.max-m.min)*float64(i)/float64(max(n-1, 1)))
+	}
+	return plainPalette(cs)
+}
+
+type plainPalette []color.Color
+
+func (p plainPalette) Colors() []color.Color { return p }

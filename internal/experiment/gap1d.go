@@ -152,7 +152,6 @@ func writeGapBands(dir string, results []*gapResult, stdout io.Writer) error {
 		return err
 	}
 	var tiles [][]*gplot.Plot
-	var row []*gplot.Plot
 	for _, r := range results {
 		x := mat.Col(nil, 0, r.grid)
 		names := []string{"cyclical SGLD"}
@@ -171,19 +170,13 @@ func writeGapBands(dir string, results []*gapResult, stdout io.Writer) error {
 		if err != nil {
 			return err
 		}
-		p.Y.Min, p.Y.Max = -3, 4
-		row = append(row, p)
-		if len(row) == 2 {
-			tiles, row = append(tiles, row), nil
+		wp, err := plot.BandWidths(fmt.Sprintf("N = %d: width of the 95%% band", r.n), x, names, los, his, data.Gap1DGap)
+		if err != nil {
+			return err
 		}
+		tiles = append(tiles, []*gplot.Plot{p, wp})
 	}
-	if len(row) > 0 {
-		for len(row) < 2 && len(tiles) > 0 {
-			row = append(row, nil)
-		}
-		tiles = append(tiles, row)
-	}
-	if err := pg.Tiles("bands", "Posterior predictive mean and 95% band of the function f(x) (without the observation noise) by cyclical SGLD, MALA and constant SGD for each N; the data and the true mean (dashed). No data fall in (−0.5, 0.5).", tiles, 32*vg.Centimeter, vg.Length(len(tiles))*11*vg.Centimeter); err != nil {
+	if err := pg.Tiles("bands", "Posterior predictive mean and 95% band of the function f(x) (without the observation noise) by cyclical SGLD, MALA and constant SGD for each N, with the data and the true mean (dashed; left), and the width of each band by x (right; shaded: no data, (−0.5, 0.5)). Each panel's y range is its data's.", tiles, 32*vg.Centimeter, vg.Length(len(tiles))*10*vg.Centimeter); err != nil {
 		return err
 	}
 	pg.Printf("\nCommand: `langevin experiment gap1d --out DIR`. The table the command prints gives the mean widths in the gap and over the data; the bands of every N are also in `gap1d-N.csv`.\n")

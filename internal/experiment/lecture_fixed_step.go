@@ -220,11 +220,15 @@ func runLectureFixedStep(ctx context.Context, args []string, stdout, stderr io.W
 			return math.Exp(-0.5*(x-mu)*(x-mu)/(sd*sd)) / (sd * math.Sqrt(2*math.Pi))
 		}, lo, hi, col(3), true)
 		p.Add(ex, pr)
-		p.Legend.Add("SGLD draws", hist)
-		p.Legend.Add("exact posterior", ex)
-		p.Legend.Add("predicted, indep. batches", pr)
-		p.Legend.Top = true
-		p.Legend.Left = true
+		if k == len(r.Runs)-1 {
+			// One legend, top right of the last panel, where only the
+			// narrowest histogram's empty flank lies under it.
+			p.Legend.Add("SGLD draws", hist)
+			p.Legend.Add("exact posterior", ex)
+			p.Legend.Add("predicted, indep. batches", pr)
+			p.Legend.Top, p.Legend.Left = true, false
+			p.Legend.XOffs, p.Legend.YOffs = -vg.Millimeter, -vg.Millimeter
+		}
 		p.X.Min, p.X.Max = lo, hi
 		p.Y.Min = 0
 		// The exact density peaks far above the wide histograms: cap the

@@ -94,7 +94,7 @@ func runMandtFig6(ctx context.Context, args []string, stdout, stderr io.Writer) 
 // the λ's of variational EM and BBVI-EM marked, and λ along the VEM run, as
 // the page's figure "validation".
 func hyperFigure(pg *Page, res *hyperResult, what string) error {
-	lp := newPlot("validation loss of the MAP", "prior precision λ", "mean cross-entropy (nats)")
+	lp := newPlot("validation loss of the MAP", "prior precision λ (log scale)", "mean cross-entropy (nats)")
 	grid := line(res.grid, res.loss, col(0), false)
 	gp := points(res.grid, res.loss, col(0), circle, vg.Points(2.5))
 	vem := points([]float64{res.vemLambda}, []float64{res.vemLoss}, col(1), ring, vg.Points(5))
@@ -121,12 +121,20 @@ func hyperFigure(pg *Page, res *hyperResult, what string) error {
 	}
 	tl := line(xs, res.vemTrace, col(1), false)
 	tp.Add(tl)
-	setLog(&tp.Y)
+	tp.Legend.Add("λ of variational EM", tl)
+	// A linear axis over the trace's range (a log axis labelled only at
+	// 10 and 20 read 13.1 as ≈ 12), and the λ the run reports.
 	tlo, thi := math.Inf(1), 0.0
 	for _, v := range res.vemTrace {
 		tlo, thi = math.Min(tlo, v), math.Max(thi, v)
 	}
-	tp.Y.Min, tp.Y.Max = tlo/1.5, thi*1.5
+	fin := line([]float64{xs[0], xs[len(xs)-1]}, []float64{res.vemLambda, res.vemLambda}, refColor, true)
+	tp.Add(fin)
+	tp.Legend.Add(fmt.Sprintf("reported λ = %.3g", res.vemLambda), fin)
+	tp.Legend.Top = false
+	tp.Legend.XOffs, tp.Legend.YOffs = -vg.Millimeter, vg.Millimeter
+	span := thi - tlo
+	tp.Y.Min, tp.Y.Max = math.Max(0, tlo-0.6*span), thi+0.1*span
 	return pg.Tiles("validation", "Validation loss (mean cross-entropy on held-out rows) of the MAP against the prior precision λ, with the λ chosen by constant-SGD variational EM and by BBVI-EM ("+what+"); right: λ along the variational-EM run.", [][]*gplot.Plot{{lp, tp}}, 30*vg.Centimeter, 11*vg.Centimeter)
 }
 

@@ -7,6 +7,7 @@ import (
 	"math"
 	"time"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 	gplot "gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -268,11 +269,38 @@ func runProbAI(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		pl.Legend.Add("data (N = 256)", pts)
 		pl.Legend.Top, pl.Legend.Left = true, true
 		pl.X.Min, pl.X.Max = -2.5, 2.5
-		pl.Y.Min, pl.Y.Max = -2.2, 2.9
+		// The y range from the bands and the data, room above for the legend.
+		ylo, yhi := floats.Min(p.train.Y), floats.Max(p.train.Y)
+		for _, r := range runs {
+			ylo, yhi = math.Min(ylo, floats.Min(r.lo)), math.Max(yhi, floats.Max(r.hi))
+		}
+		pl.Y.Min, pl.Y.Max = ylo-0.05*(yhi-ylo), yhi+0.45*(yhi-ylo)
 		return pl
 	}
-	// Figure 1: the three SGD samplers' bands and their sds side by side.
-	left := bandPlot("constant SGD as a sampler", sgd)
+	// Figure 1: the three SGD samplers' bands around the S = 32 mean (on
+	// the data's scale they are ±0.01 wide: invisible) and their sds.
+	ref := sgd[len(sgd)-1].mean
+	left := newPlot(fmt.Sprintf("constant SGD: f(x) − the S = %d mean", probaiBatches[len(probaiBatches)-1]), "x", "f(x) − mean")
+	var dlo, dhi float64
+	for k, r := range sgd {
+		lo, hi, mid := make([]float64, len(xs)), make([]float64, len(xs)), make([]float64, len(xs))
+		for i := range xs {
+			lo[i], hi[i], mid[i] = r.lo[i]-ref[i], r.hi[i]-ref[i], r.mean[i]-ref[i]
+			dlo, dhi = math.Min(dlo, lo[i]), math.Max(dhi, hi[i])
+		}
+		left.Add(bandPolygon(xs, lo, hi, plot.Translucent(col(k), 50)))
+		ml := line(xs, mid, col(k), false)
+		l1, l2 := line(xs, lo, col(k), true), line(xs, hi, col(k), true)
+		l1.Width, l2.Width = vg.Points(0.8), vg.Points(0.8)
+		left.Add(ml, l1, l2)
+		left.Legend.Add(r.label+": mean, 95%", ml)
+	}
+	gap := bandPolygon([]float64{data.Gap1DGap[0], data.Gap1DGap[1]}, []float64{dlo * 1.1, dlo * 1.1}, []float64{dhi * 1.6, dhi * 1.6}, plot.Translucent(refColor, 20))
+	left.Add(gap)
+	left.Legend.Add("no data", gap)
+	left.Legend.Top, left.Legend.Left = true, true
+	left.X.Min, left.X.Max = -2.5, 2.5
+	left.Y.Min, left.Y.Max = dlo*1.1, dhi*1.6
 	right := newPlot("predictive sd of f(x)", "x", "sd of f(x)")
 	var top float64
 	for k, r := range sgd {
@@ -289,11 +317,15 @@ func runProbAI(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	right.Legend.Top, right.Legend.Left = true, true
 	right.X.Min, right.X.Max = -2.5, 2.5
 	right.Y.Min, right.Y.Max = 0, 1.5*top
-	if err := pg.Tiles("sgd-sampler", fmt.Sprintf("Constant SGD as a sampler at N = %d for S = 8, 16, 32, rates η = f·η*(S), η*(S) = 2SD/(N² Tr V) and one stability factor f = %s: predictive mean and 95%% band of f(x) (left) and the predictive sd with ±2 MCSE (right).", probaiN, num(p.factor)), [][]*gplot.Plot{{left, right}}, 36*vg.Centimeter, 12*vg.Centimeter); err != nil {
+	if err := pg.Tiles("sgd-sampler", fmt.Sprintf("Constant SGD as a sampler at N = %d for S = 8, 16, 32, rates η = f·η*(S), η*(S) = 2SD/(N² Tr V) and one stability factor f = %s: predictive mean and 95%% band of f(x) relative to the S = 32 mean, the gap without data shaded (left; on the data's scale the bands are too narrow to see), and the predictive sd with ±2 MCSE (right).", probaiN, num(p.factor)), [][]*gplot.Plot{{left, right}}, 36*vg.Centimeter, 12*vg.Centimeter); err != nil {
 		return err
 	}
 	// Figure 2: SGLD against MALA.
-	if err := pg.Figure("sgld-mala", fmt.Sprintf("SGLD (B = 32, η = %s, ηλmax = 0.2) and MALA (full data, adapted η = %s) on the same network, 2 chains each from the MAP over the same ηT: predictive means and 95%% bands of f(x).", num(sgldStep), num(malaStep)), bandPlot("SGLD against MALA", []*bandStats{bSGLD, bMALA}), 20*vg.Centimeter, 13*vg.Centimeter); err != nil {
+	widths, err := plot.BandWidths("width of the 95% band of f(x)", xs, []string{bSGLD.label, bMALA.label}, [][]float64{bSGLD.lo, bMALA.lo}, [][]float64{bSGLD.hi, bMALA.hi}, data.Gap1DGap)
+	if err != nil {
+		return err
+	}
+	if err := pg.Tiles("sgld-mala", fmt.Sprintf("SGLD (B = 32, η = %s, ηλmax = 0.2) and MALA (full data, adapted η = %s) on the same network, 2 chains each from the MAP over the same ηT: predictive means and 95%% bands of f(x), the y range from the data (left), and the width of each band by x, the gap without data shaded (right).", num(sgldStep), num(malaStep)), [][]*gplot.Plot{{bandPlot("SGLD against MALA", []*bandStats{bSGLD, bMALA}), widths}}, 34*vg.Centimeter, 12*vg.Centimeter); err != nil {
 		return err
 	}
 	// Figure 3: the gradient noise at the MAP.

@@ -9,7 +9,6 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 	gplot "gonum.org/v1/plot"
-	"gonum.org/v1/plot/palette/moreland"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
@@ -99,15 +98,15 @@ func writeSpiralsFigures(dir string, r *moonsResult, text string, stdout io.Writ
 		return err
 	}
 	cr := r.classifierReport
-	bc, err := confusionMap(fmt.Sprintf("BNN: test accuracy %.3f", cr.bnnTest.Accuracy), cr.bnnTest.Confusion)
+	bc, bar, err := confusionMap(fmt.Sprintf("BNN: test accuracy %.3f", cr.bnnTest.Accuracy), cr.bnnTest.Confusion)
 	if err != nil {
 		return err
 	}
-	mc, err := confusionMap(fmt.Sprintf("MAP: test accuracy %.3f", cr.mapTest.Accuracy), cr.mapTest.Confusion)
+	mc, _, err := confusionMap(fmt.Sprintf("MAP: test accuracy %.3f", cr.mapTest.Accuracy), cr.mapTest.Confusion)
 	if err != nil {
 		return err
 	}
-	if err := pg.Tiles("confusion", "Confusion matrices on the test set (rows: true class, columns: predicted class; counts) of the BNN's model average and of the MAP network (report Figure 10).", [][]*gplot.Plot{{bc, mc}}, 24*vg.Centimeter, 11*vg.Centimeter); err != nil {
+	if err := pg.TilesBar("confusion", "Confusion matrices on the test set of the BNN's model average and of the MAP network: rows the true class, columns the predicted one, each cell its count and its share of the true class, coloured by that share (colour bar). The report's Figure 10 shows this display for its credit classifiers; here it is for spirals.", [][]*gplot.Plot{{bc, mc}}, bar, 27*vg.Centimeter, 11*vg.Centimeter); err != nil {
 		return err
 	}
 	pg.Printf("Command: `langevin experiment spirals --out DIR` (with the flags of the run below).\n\n```\n%s```\n", text)
@@ -134,33 +133,36 @@ func addClassPoints(p *gplot.Plot, X *mat.Dense, y []float64, k int) {
 }
 
 // confusionMap draws a confusion matrix (rows: true class) as a heat map
-// from 0 to its largest count with the counts written in the cells.
-func confusionMap(title string, counts [][]int) (*gplot.Plot, error) {
+// of each cell's share of its true class, 0 (white) to 1 (blue), with the
+// count and the share written in the cell, and returns its colour bar.
+func confusionMap(title string, counts [][]int) (*gplot.Plot, *gplot.Plot, error) {
 	k := len(counts)
 	if k == 0 {
-		return nil, fmt.Errorf("confusion matrix: no classes")
+		return nil, nil, fmt.Errorf("confusion matrix: no classes")
 	}
 	g := plot.Grid{Xs: make([]float64, k), Ys: make([]float64, k), Values: make([][]float64, k)}
-	var mx float64
 	for i := 0; i < k; i++ {
 		g.Xs[i], g.Ys[i] = float64(i), float64(i)
 		g.Values[i] = make([]float64, k)
 	}
 	var labels plotter.XYLabels
 	for t := 0; t < k; t++ {
+		var row float64
+		for _, v := range counts[t] {
+			row += float64(v)
+		}
 		for c := 0; c < k; c++ {
-			v := float64(counts[t][c])
-			g.Values[k-1-t][c] = v // true class 0 at the top
-			mx = math.Max(mx, v)
+			share := float64(counts[t][c]) / math.Max(row, 1)
+			g.Values[k-1-t][c] = share // true class 0 at the top
 			labels.XYs = append(labels.XYs, plotter.XY{X: float64(c), Y: float64(k - 1 - t)})
-			labels.Labels = append(labels.Labels, strconv.Itoa(counts[t][c]))
+			labels.Labels = append(labels.Labels, fmt.Sprintf("%d (%.0f%%)", counts[t][c], 100*share))
 		}
 	}
-	cm := moreland.SmoothBlueRed()
+	cm := newWhiteTo(color.NRGBA{R: 70, G: 130, B: 200, A: 255})
 	cm.SetMin(0)
-	cm.SetMax(math.Max(mx, 1))
+	cm.SetMax(1)
 	h := plotter.NewHeatMap(g, cm.Palette(64))
-	h.Min, h.Max = 0, math.Max(mx, 1)
+	h.Min, h.Max = 0, 1
 	p := gplot.New()
 	p.Title.Text = title
 	p.X.Label.Text = "predicted class"
@@ -168,7 +170,7 @@ func confusionMap(title string, counts [][]int) (*gplot.Plot, error) {
 	p.Add(h)
 	l, err := plotter.NewLabels(labels)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for i := range l.TextStyle {
 		l.TextStyle[i].XAlign = draw.XCenter
@@ -182,5 +184,5 @@ func confusionMap(title string, counts [][]int) (*gplot.Plot, error) {
 	}
 	p.X.Tick.Marker = gplot.ConstantTicks(xt)
 	p.Y.Tick.Marker = gplot.ConstantTicks(yt)
-	return p, nil
+	return p, plot.ColorBar(cm, "share of the true class"), nil
 }

@@ -560,6 +560,19 @@ func uciTable(sets []uciSet, rows []uciRow) string {
 		} else {
 			v += "worse"
 		}
+		budget := 10.0 // CPU seconds of a small set's split (issue 25)
+		if s.name == "protein" {
+			budget = 120
+		} else if s.name == "power" {
+			budget = math.NaN() // no target stated
+		}
+		v += fmt.Sprintf("; CPU %.1f s a split", ours.cpu)
+		if !math.IsNaN(budget) {
+			v += fmt.Sprintf(" (target ≤ %.0f)", budget)
+		}
+		if ours.hasRhat {
+			v += fmt.Sprintf("; function-space R̂ median %.3f (≤ 1.02), max %.3f (≤ 1.1)", ours.rhatMedian, ours.rhatMax)
+		}
 		if ours.n < 20 && s.name != "protein" || s.name == "protein" && ours.n < 5 {
 			v += fmt.Sprintf(" (%d splits only)", ours.n)
 		}

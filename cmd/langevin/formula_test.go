@@ -1,0 +1,69 @@
+package main
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// formulaCSV writes a gaussian varying-intercept data set: y = 1 + 0.5 x +
+// a_g + ε, 6 groups with text labels.
+func formulaCSV(t *testing.T, n int) string {
+	rng := rand.New(rand.NewPCG(4, 4))
+	a := []float64{-1, -0.5, 0, 0.3, 0.8, 1.2}
+	var b strings.Builder
+	b.WriteString("y,x,g\n")
+	for i := 0; i < n; i++ {
+		g := rng.IntN(len(a))
+		x := rng.NormFloat64()
+		fmt.Fprintf(&b, "%g,%g,s%d\n", 1+0.5*x+a[g]+0.5*rng.NormFloat64(), x, g+1)
+	}
+	return writeFile(t, t.TempDir(), "d.csv", b.String())
+}
+
+func TestRunFormula(t *testing.T) {
+	path := formulaCSV(t, 150)
+	out := filepath.Join(t.TempDir(), "run")
+	code, stdout, stderr := runMain("run", "--data", path, "--formula", "y ~ x + (1 | g)", "--target-ess", "100", "--iters", "1500", "--quiet", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"gaussian regression (formula)", "groups:   g: 6 levels, Intercept (uncorrelated)",
+		"auto: prior Intercept ~ student_t(3, ", "auto: prior sigma     ~ student_t(3, 0, 2.5)", "auto: prior b         ~ flat",
+		"\nb_Intercept ", "\nb_x ", "\nsd_g__Intercept ", "\nsigma ", "\nr_g.6.1 ", "sampler: nuts"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("output lacks %q:\n%s", want, stdout)
+		}
+	}
+	head, err := os.ReadFile(filepath.Join(out, "chain-1.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(head), ",b_Intercept,b_x,sd_g__Intercept,sigma,r_g.1.1,") {
+		t.Errorf("chain-1.csv header lacks the brms names in order")
+	}
+}
+
+func TestRunFormulaErrors(t *testing.T) {
+	path := formulaCSV(t, 30)
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--formula", "y ~ x + (1 | g"}, "--formula: formula: column 15: expected ')'"},
+		{[]string{"--formula", "y ~ x + z"}, "column 9: no column \"z\" in the data"},
+		{[]string{"--formula", "y ~ x", "--family", "weibull"}, "family \"weibull\": expected one of"},
+		{[]string{"--formula", "y ~ x", "--family", "poisson"}, "the poisson family expects a count"},
+		{[]string{"--formula", "y ~ x", "--priors", "b ~ normal(0)"}, "--priors: prior \"normal(0)\": normal takes 2 arguments"},
+		{[]string{"--formula", "y ~ x", "--priors", "sd ~ normal(0, 1)"}, "prior on sd: the model has no parameter of that class"},
+	}
+	for _, c := range cases {
+		code, _, stderr := runMain(append([]string{"run", "--data", path, "--quiet"}, c.args...)...)
+		if code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 and %q", c.args, code, stderr, c.want)
+		}
+	}
+}
