@@ -210,6 +210,7 @@ type colState struct {
 	cat    bool // categorical (text) column
 	fixed  bool // kind fixed by a Coding or CSVOptions.Categorical: no switching
 	closed bool // levels fixed by a Coding: another level is an error
+	forced bool // listed in CSVOptions.Categorical
 	codes  map[string]int
 	levels []string // by code (first appearance), or a Coding's sorted levels
 
@@ -454,7 +455,7 @@ func (t *table) finish() (*Dataset, error) {
 				coding.TargetRule = rule
 			}
 		}
-		if k < q && !c.fixed && len(levels) > max(maxDistinctLevels, keep/2) {
+		if k < q && !c.forced && !c.closed && len(levels) > max(maxDistinctLevels, keep/2) {
 			return nil, perr(0, c.index, nil, "column %q holds %d different texts in %d rows (as %s, %s): an ID, not a category? name it as the ID column or drop it (or list it as categorical to code it anyway)",
 				c.name, len(levels), keep, quote(levels[0]), quote(levels[1]))
 		}
