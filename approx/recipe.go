@@ -67,5 +67,5 @@ func LaplaceMALA(ctx context.Context, m langevin.Model) (sampler.MALA, langevin.
 	if err != nil {
 		return sampler.MALA{}, nil, err
 	}
-	return sampler.MALA{PrecondDense: l.Cov}, l.Init(), nil
+	return sampler.MALA{PrecondFull: l.Cov}, l.Init(), nil
 }

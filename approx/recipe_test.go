@@ -54,7 +54,7 @@ func TestLaplaceMALA(t *testing.T) {
 		t.Log(sum)
 	}
 	l, _ := approx.Laplace(ctx, g, nil)
-	slip := sampler.MALA{PrecondDense: l.Prec}
+	slip := sampler.MALA{PrecondFull: l.Prec}
 	tr, err = langevin.Run(ctx, g, slip, opts)
 	if err == nil {
 		if _, err := testmodel.CompareMoments(tr, mu, sd, 400); err == nil {

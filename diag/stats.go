@@ -291,3 +291,36 @@ func qnorm(p float64) float64 {
 	}
 	return val
 }
+
+// StepWeightedMean is the step-weighted estimator of a decaying-step
+// SG-MCMC run (lecture notes (3.8); Welling & Teh 2011, §4):
+//
+//	ĥ = Σₜ ηₜ h(θₜ) / Σₜ ηₜ,
+//
+// here with h(θ) = θⱼ: chains[c][t] is a parameter's draw and steps[c][t] the
+// step ηₜ it was drawn with (CmdStan's stepsize__), for every chain c. With
+// a decaying step the late, small-step draws are closer to the posterior
+// but each moves less, and the weights make every draw count for the time
+// it represents. Thinned draws are weighted by their own step, which
+// approximates the sum over the iterations they stand for when η changes
+// little within a thinning interval. It returns NaN if the chains are
+// empty or a length differs, or if the steps sum to zero or less.
+func StepWeightedMean(chains, steps [][]float64) float64 {
+	if len(chains) != len(steps) {
+		return math.NaN()
+	}
+	var num, den float64
+	for c, x := range chains {
+		if len(steps[c]) != len(x) {
+			return math.NaN()
+		}
+		for t, v := range x {
+			num += steps[c][t] * v
+			den += steps[c][t]
+		}
+	}
+	if !(den > 0) {
+		return math.NaN()
+	}
+	return num / den
+}

@@ -179,10 +179,10 @@ func NewPlan(ctx context.Context, m langevin.Model, opt PlanOptions) (*Plan, err
 	if p.Kind == "nuts" {
 		s := sampler.NUTS{}
 		if p.Dense {
-			s.InvMetricDense = p.Cov
+			s.PrecondFull = p.Cov
 			s.Adapt.Metric = sampler.MetricDense
 		} else {
-			s.InvMetric = p.Precond
+			s.Precond = p.Precond
 		}
 		p.Sampler = s
 		return p, nil

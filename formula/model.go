@@ -502,6 +502,19 @@ func (m *Model) BrmsNames() []string {
 	return out
 }
 
+// HasGroups reports whether the model has group-level terms.
+func (m *Model) HasGroups() bool { return len(m.groups) > 0 }
+
+// StochasticGradientCaveat is the statement a run must print when a
+// stochastic-gradient sampler draws from a model with group-level terms:
+// a group's effects get gradient only from that group's rows in a
+// minibatch, so their gradient noise is large, and the funnel between sd
+// and the effects defeats a constant preconditioner; SGLD through the
+// plan was measured wrong on such a model (R̂ 1.15, bulk-ESS 30 on 2,000
+// rows and 20 groups) — hence the draws are to be trusted only where the
+// convergence checks pass.
+const StochasticGradientCaveat = "a stochastic-gradient sampler on a model with group-level terms is not validated (measured: R̂ up to 1.15 on 20 groups); trust the draws only if no R̂/ESS/KSD warning follows, or run --sampler nuts"
+
 // Groups describes the model's grouping factors: name, number of levels,
 // coefficients.
 func (m *Model) Groups() []string {

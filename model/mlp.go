@@ -88,8 +88,9 @@ type MLPOptions struct {
 	// Classes is K for the categorical likelihood; 0 means the largest label
 	// plus one.
 	Classes int
-	// NoiseVar is the fixed noise variance σ² of the Gaussian likelihood; 0
-	// means 1. With LearnNoise it is only the initial value of σ².
+	// NoiseVar is the fixed noise variance σ² of the Gaussian likelihood, in
+	// y's units; 0 means 1 (with StandardizeY: 1 in the standardised units,
+	// the variance of y). With LearnNoise it is only the initial value of σ².
 	NoiseVar float64
 	// LearnNoise makes γ = log σ² a parameter (the last one, "log_sigma2")
 	// with prior γ ~ N(LogNoiseMean, LogNoiseSD²) (LogNoiseSD 0 means 1).
@@ -100,6 +101,17 @@ type MLPOptions struct {
 	// nil means 1 for all, one value is used for every layer, otherwise one
 	// value per layer (len(Hidden)+1), input layer first.
 	PriorScale []float64
+	// FanIn scales the prior of each layer's weights by its fan-in: W⁽ˡ⁾ ~
+	// N(0, sₗ²/inₗ), biases N(0, sₗ²), so that every unit's pre-activation has
+	// prior variance about sₗ²(1 + Var a) whatever the width (the scaling of
+	// Neal 1996 and of He/Glorot initialisation). See [MLPDefaults].
+	FanIn bool
+	// StandardizeY (Gaussian likelihood) fits the network to z = (y − ȳ)/s_y,
+	// ȳ and s_y the mean and sd of the training responses: f and σ² (and the
+	// prior of log σ²) are in z's units inside θ, while LogLik stays the
+	// log-density of y (it subtracts n·log s_y) and RegressionMean, Output,
+	// NoiseVar and the derived sigma2 are in y's units.
+	StandardizeY bool
 }
 
 // MLP is a Bayesian multilayer perceptron (a fully connected feed-forward
@@ -153,9 +165,13 @@ type MLP struct {
 	noiseVar     float64
 	learn        bool
 	lgMean, lgSD float64
-	scale        []float64 // per layer
-	priorC       float64   // normalising constant of the prior
-	maxInner     int       // widest layer after the input
+	scale        []float64 // per layer: prior sd of the weights
+	bscale       []float64 // per layer: prior sd of the biases
+	fanIn        bool
+	yMean, ySD   float64 // the responses' standardisation (0, 1 without)
+	logSDY       float64 // log ySD
+	priorC       float64 // normalising constant of the prior
+	maxInner     int     // widest layer after the input
 	pool         workPool
 }
 
@@ -181,6 +197,16 @@ func NewMLP(X *mat.Dense, y []float64, opt MLPOptions) (*MLP, error) {
 	switch opt.Likelihood {
 	case LikGaussian:
 		copy(m.y, y)
+		m.yMean, m.ySD = 0, 1
+		if opt.StandardizeY {
+			m.yMean, m.ySD = meanSD(y)
+			if !(m.ySD > 0) || math.IsInf(m.ySD, 0) {
+				return nil, fmt.Errorf("model: MLP: StandardizeY: the responses have sd %v: expected a positive finite sd (constant responses cannot be standardised)", m.ySD)
+			}
+			for i, v := range y {
+				m.y[i] = (v - m.yMean) / m.ySD
+			}
+		}
 	case LikBernoulli:
 		if err := CheckLabels(y); err != nil {
 			return nil, err
@@ -213,6 +239,12 @@ func NewMLP(X *mat.Dense, y []float64, opt MLPOptions) (*MLP, error) {
 	default:
 		return nil, fmt.Errorf("model: MLP: unknown likelihood %v", opt.Likelihood)
 	}
+	if opt.Likelihood != LikGaussian {
+		m.yMean, m.ySD = 0, 1
+	}
+	if opt.Likelihood != LikGaussian && opt.StandardizeY {
+		return nil, fmt.Errorf("model: MLP: StandardizeY needs the Gaussian likelihood, not %v", opt.Likelihood)
+	}
 	if opt.Likelihood != LikGaussian && opt.LearnNoise {
 		return nil, fmt.Errorf("model: MLP: LearnNoise needs the Gaussian likelihood, not %v", opt.Likelihood)
 	}
@@ -238,6 +270,9 @@ func NewMLP(X *mat.Dense, y []float64, opt MLPOptions) (*MLP, error) {
 	}
 	if !(m.noiseVar > 0) || math.IsInf(m.noiseVar, 0) {
 		return nil, fmt.Errorf("model: MLP: NoiseVar = %v: expected a positive finite number (0 for 1)", opt.NoiseVar)
+	}
+	if opt.NoiseVar != 0 {
+		m.noiseVar /= m.ySD * m.ySD // given in y's units
 	}
 	if opt.LearnNoise {
 		m.learn = true
@@ -266,18 +301,37 @@ func NewMLP(X *mat.Dense, y []float64, opt MLPOptions) (*MLP, error) {
 	default:
 		return nil, fmt.Errorf("model: MLP: %d prior scales: expected 1 or one per layer (%d)", len(opt.PriorScale), L)
 	}
+	m.fanIn = opt.FanIn
+	m.bscale = make([]float64, L)
 	for l, s := range m.scale {
 		if !(s > 0) || math.IsInf(s, 0) {
 			return nil, fmt.Errorf("model: MLP: prior scale of layer %d is %v: expected a positive finite number", l+1, s)
 		}
-		k := float64(m.layerLen(l + 1))
-		m.priorC += -k/2*log2Pi - k*math.Log(s)
+		m.bscale[l] = s
+		if m.fanIn {
+			m.scale[l] = s / math.Sqrt(float64(m.sizes[l]))
+		}
+		kw, kb := float64(m.sizes[l+1]*m.sizes[l]), float64(m.sizes[l+1])
+		m.priorC += -(kw+kb)/2*log2Pi - kw*math.Log(m.scale[l]) - kb*math.Log(m.bscale[l])
 	}
 	if m.learn {
 		m.priorC += -0.5*log2Pi - math.Log(m.lgSD)
 	}
+	m.logSDY = math.Log(m.ySD)
 	m.pool.m = m
 	return m, nil
+}
+
+// meanSD returns the mean and the sd (divisor n) of v.
+func meanSD(v []float64) (mean, sd float64) {
+	for _, x := range v {
+		mean += x
+	}
+	mean /= float64(len(v))
+	for _, x := range v {
+		sd += (x - mean) * (x - mean)
+	}
+	return mean, math.Sqrt(sd / float64(len(v)))
 }
 
 // layerLen is the number of parameters of layer l (1-based).
@@ -338,38 +392,45 @@ func (m *MLP) DerivedNames() []string {
 // Derive writes σ² = exp(log_sigma2) when the noise is learned.
 func (m *MLP) Derive(theta, dst []float64) {
 	if m.learn {
-		dst[0] = math.Exp(theta[m.dim-1])
+		dst[0] = math.Exp(theta[m.dim-1]) * m.ySD * m.ySD
 	}
 }
 
 // NoiseVar returns the Gaussian noise variance σ² at θ (fixed, or
-// exp(log_sigma2) when learned); it is 0 for the other likelihoods.
+// exp(log_sigma2) when learned), in y's units (times s_y² with
+// StandardizeY); it is 0 for the other likelihoods.
 func (m *MLP) NoiseVar(theta []float64) float64 {
 	switch {
 	case m.lik != LikGaussian:
 		return 0
 	case m.learn:
-		return math.Exp(theta[m.dim-1])
+		return math.Exp(theta[m.dim-1]) * m.ySD * m.ySD
 	}
-	return m.noiseVar
+	return m.noiseVar * m.ySD * m.ySD
 }
 
-// LogPrior returns Σₗ log N(θₗ; 0, sₗ² I) (+ log N(γ; μ_γ, s_γ²)) and adds
-// its gradient −θₗ/sₗ² (and −(γ − μ_γ)/s_γ²) into grad.
+// LogPrior returns Σₗ log N(Wₗ; 0, sₗ² I) + log N(bₗ; 0, sₗ² I) (sₗ/√inₗ for
+// the weights with FanIn) (+ log N(γ; μ_γ, s_γ²)) and adds its gradient
+// (−θⱼ/sⱼ², −(γ − μ_γ)/s_γ²) into grad.
 func (m *MLP) LogPrior(theta, grad []float64) float64 {
 	lp := m.priorC
 	for l := 1; l < len(m.sizes); l++ {
-		lo, hi := m.off[l-1], m.off[l-1]+m.layerLen(l)
-		c := 1 / (m.scale[l-1] * m.scale[l-1])
-		var ss float64
-		for _, v := range theta[lo:hi] {
-			ss += v * v
-		}
-		lp -= 0.5 * c * ss
-		if grad != nil {
-			g := grad[lo:hi]
-			for j, v := range theta[lo:hi] {
-				g[j] -= c * v
+		lo, mid, hi := m.off[l-1], m.off[l-1]+m.sizes[l]*m.sizes[l-1], m.off[l-1]+m.layerLen(l)
+		for _, part := range [2]struct {
+			lo, hi int
+			s      float64
+		}{{lo, mid, m.scale[l-1]}, {mid, hi, m.bscale[l-1]}} {
+			c := 1 / (part.s * part.s)
+			var ss float64
+			for _, v := range theta[part.lo:part.hi] {
+				ss += v * v
+			}
+			lp -= 0.5 * c * ss
+			if grad != nil {
+				g := grad[part.lo:part.hi]
+				for j, v := range theta[part.lo:part.hi] {
+					g[j] -= c * v
+				}
 			}
 		}
 	}
@@ -542,7 +603,7 @@ func (m *MLP) chunk(theta, x []float64, rows []int, i0, r int, grad []float64, w
 		switch m.lik {
 		case LikGaussian:
 			res := y - f[k]
-			ll -= 0.5 * (log2Pi + math.Log(sigma2) + res*res/sigma2)
+			ll -= 0.5*(log2Pi+math.Log(sigma2)+res*res/sigma2) + m.logSDY
 			if delta != nil {
 				delta[k] = res / sigma2
 				dgamma += 0.5 * (res*res/sigma2 - 1)
@@ -635,6 +696,9 @@ func (m *MLP) Output(theta []float64, X *mat.Dense, dst *mat.Dense) *mat.Dense {
 	m.outputs("MLP Output", theta, X, func(i0, r int, f []float64) {
 		for k := 0; k < r; k++ {
 			dst.SetRow(i0+k, f[k*out:(k+1)*out])
+			if m.lik == LikGaussian {
+				dst.Set(i0+k, 0, m.yMean+m.ySD*f[k])
+			}
 		}
 	})
 	return dst
@@ -675,9 +739,13 @@ func (InitGlorot) Init(_ context.Context, m langevin.Model, _ int, rng *rand.Ran
 // SamplePrior draws θ from the prior into dst.
 func (m *MLP) SamplePrior(dst []float64, rng *rand.Rand) {
 	for l := 1; l < len(m.sizes); l++ {
-		o := m.off[l-1]
+		o, nw := m.off[l-1], m.sizes[l]*m.sizes[l-1]
 		for j := range dst[o : o+m.layerLen(l)] {
-			dst[o+j] = m.scale[l-1] * rng.NormFloat64()
+			s := m.scale[l-1]
+			if j >= nw {
+				s = m.bscale[l-1]
+			}
+			dst[o+j] = s * rng.NormFloat64()
 		}
 	}
 	if m.learn {
@@ -772,5 +840,9 @@ func (m *MLP) RegressionMean(theta []float64, X *mat.Dense, dst []float64) {
 	if len(dst) != n {
 		panic(fmt.Sprintf("model: MLP RegressionMean: len(dst) = %d, want %d", len(dst), n))
 	}
-	m.outputs("MLP RegressionMean", theta, X, func(i0, r int, f []float64) { copy(dst[i0:i0+r], f) })
+	m.outputs("MLP RegressionMean", theta, X, func(i0, r int, f []float64) {
+		for k, v := range f[:r] {
+			dst[i0+k] = m.yMean + m.ySD*v
+		}
+	})
 }

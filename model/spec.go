@@ -45,6 +45,10 @@ type Spec struct {
 	Likelihood string  `json:"likelihood,omitempty"`
 	NoiseVar   float64 `json:"noise_var,omitempty"`
 	LearnNoise bool    `json:"learn_noise,omitempty"`
+	// NetDefaults builds the MLP with [MLPDefaults] (fan-in prior;
+	// Gaussian: standardised response), LearnNoise then applying to the
+	// Gaussian likelihood only.
+	NetDefaults bool `json:"net_defaults,omitempty"`
 
 	// Offset names the data column holding the count models' offsets oᵢ,
 	// taken out of the features; with Exposure the column holds exposures
@@ -199,6 +203,10 @@ func (s Spec) BuildOffset(X *mat.Dense, y, offset []float64) (langevin.Model, er
 			lik, _ = ParseLikelihood(s.Likelihood)
 		}
 		opt := MLPOptions{Hidden: s.Hidden, Activation: act, Likelihood: lik, NoiseVar: s.NoiseVar, LearnNoise: s.LearnNoise}
+		if s.NetDefaults {
+			opt = MLPDefaults(opt)
+			opt.LearnNoise = s.LearnNoise && lik == LikGaussian
+		}
 		if lik == LikCategorical {
 			opt.Classes = s.Classes
 		}

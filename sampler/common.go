@@ -135,3 +135,26 @@ func (c *gradChain) gradient() float64 {
 	}
 	return c.eta
 }
+
+// alias returns the value of a setting that has a deprecated old name: the
+// new one, or the old one when only it is set; both set is an error.
+func alias[T any](sampler, name string, v *T, oldName string, old *T) (*T, error) {
+	if v != nil && old != nil {
+		return nil, fmt.Errorf("sampler: %s: both %s and its deprecated old name %s are set: give %s", sampler, name, oldName, name)
+	}
+	if v == nil {
+		return old, nil
+	}
+	return v, nil
+}
+
+// aliasSlice is alias for a diagonal ([]float64) setting.
+func aliasSlice(sampler, name string, v []float64, oldName string, old []float64) ([]float64, error) {
+	if v != nil && old != nil {
+		return nil, fmt.Errorf("sampler: %s: both %s and its deprecated old name %s are set: give %s", sampler, name, oldName, name)
+	}
+	if v == nil {
+		return old, nil
+	}
+	return v, nil
+}

@@ -300,7 +300,7 @@ func TestExactSamplersBadInput(t *testing.T) {
 		{"target 1", sampler.NUTS{Adapt: sampler.Adapt{TargetAccept: 1}}, g, zero2, "target acceptance 1"},
 		{"depth", sampler.NUTS{MaxDepth: 40}, g, zero2, "maximum tree depth 40"},
 		{"precond length", sampler.MALA{Precond: []float64{1}}, g, zero2, "MALA preconditioner has 1 entries"},
-		{"precond zero", sampler.RWM{Scale: []float64{1, 0}}, g, zero2, "RWM scale entry 2 is 0"},
+		{"precond zero", sampler.RWM{Precond: []float64{1, 0}}, g, zero2, "RWM scale entry 2 is 0"},
 		{"grid warm-up", sampler.RWM{Step: 1, Adapt: sampler.Adapt{Tune: sampler.TuneGrid, Warmup: 5}}, g, zero2, "needs a warm-up of at least 9"},
 		{"grid value", sampler.RWM{Step: 1, Adapt: sampler.Adapt{Tune: sampler.TuneGrid, Warmup: 50, Grid: []float64{1, -1}}}, g, zero2, "grid step 2 is -1"},
 		{"warm-up", sampler.NUTS{Adapt: sampler.Adapt{Warmup: -1}}, g, zero2, "warm-up -1"},

@@ -11,8 +11,8 @@ import (
 // LaplaceCov returns the covariance of the Laplace approximation at theta
 // (normally the MAP), H⁻¹ with H = −∇²log p(θ|D) from central finite
 // differences of the full-data gradient (2d gradient evaluations),
-// symmetrised. It is the dense counterpart of LaplacePrecond: as MALA's
-// PrecondDense, RWM's ScaleDense or NUTS's InvMetricDense it makes a nearly
+// symmetrised. It is the dense counterpart of LaplacePrecond: as the
+// PrecondFull of any sampler (SGLD, MALA, RWM, NUTS) it makes a nearly
 // Gaussian posterior nearly isotropic.
 func LaplaceCov(m langevin.Model, theta []float64) (*mat.SymDense, error) {
 	d := m.Dim()

@@ -37,7 +37,11 @@ type MALA struct {
 	Step float64
 	// Precond is the diagonal of M; nil means the identity.
 	Precond []float64
-	// PrecondDense, if not nil, is a dense M (instead of Precond).
+	// PrecondFull, if not nil, is a dense M (instead of Precond).
+	PrecondFull *mat.SymDense
+	// PrecondDense is PrecondFull's old name.
+	//
+	// Deprecated: use PrecondFull (the name of every sampler).
 	PrecondDense *mat.SymDense
 	Adapt
 
@@ -56,7 +60,11 @@ func (s MALA) NewChain(m langevin.Model, theta0 []float64, rng *rand.Rand) (lang
 	if err != nil {
 		return nil, err
 	}
-	st, err := newExactState(m, theta0, true, s.Precond, s.PrecondDense, cfg.Metric, "MALA preconditioner")
+	full, err := alias("MALA", "PrecondFull", s.PrecondFull, "PrecondDense", s.PrecondDense)
+	if err != nil {
+		return nil, err
+	}
+	st, err := newExactState(m, theta0, true, s.Precond, full, cfg.Metric, "MALA preconditioner")
 	if err != nil {
 		return nil, err
 	}

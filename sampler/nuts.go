@@ -35,11 +35,18 @@ type NUTS struct {
 	Step float64
 	// MaxDepth is the maximum tree depth; 0 means 10.
 	MaxDepth int
-	// InvMetric is the initial diagonal inverse metric; nil means the
-	// identity.
-	InvMetric []float64
-	// InvMetricDense, if not nil, is a dense initial inverse metric (instead
-	// of InvMetric). Set Adapt.Metric to MetricDense to adapt a dense one.
+	// Precond is the diagonal of the initial M, Stan's inverse metric
+	// (the momentum's covariance is M⁻¹, so the leapfrog moves θ by εMp);
+	// nil means the identity.
+	Precond []float64
+	// PrecondFull, if not nil, is a dense initial M (instead of Precond).
+	// Set Adapt.Metric to MetricDense to adapt a dense one.
+	PrecondFull *mat.SymDense
+	// InvMetric and InvMetricDense are Precond's and PrecondFull's old
+	// names (Stan's).
+	//
+	// Deprecated: use Precond and PrecondFull (the names of every sampler).
+	InvMetric      []float64
 	InvMetricDense *mat.SymDense
 	Adapt
 
@@ -69,7 +76,15 @@ func (s NUTS) NewChain(m langevin.Model, theta0 []float64, rng *rand.Rand) (lang
 	if err != nil {
 		return nil, err
 	}
-	st, err := newExactState(m, theta0, true, s.InvMetric, s.InvMetricDense, cfg.Metric, "NUTS inverse metric")
+	pre, err := aliasSlice("NUTS", "Precond", s.Precond, "InvMetric", s.InvMetric)
+	if err != nil {
+		return nil, err
+	}
+	full, err := alias("NUTS", "PrecondFull", s.PrecondFull, "InvMetricDense", s.InvMetricDense)
+	if err != nil {
+		return nil, err
+	}
+	st, err := newExactState(m, theta0, true, pre, full, cfg.Metric, "NUTS inverse metric")
 	if err != nil {
 		return nil, err
 	}

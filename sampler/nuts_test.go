@@ -108,8 +108,8 @@ func TestNUTSCorrelatedGaussianBoundary(t *testing.T) {
 		name string
 		s    sampler.NUTS
 	}{
-		{"diag", sampler.NUTS{Step: 0.05, InvMetric: []float64{1, 1, 1, 1}}},
-		{"dense", sampler.NUTS{Step: 0.05, InvMetricDense: eye}},
+		{"diag", sampler.NUTS{Step: 0.05, Precond: []float64{1, 1, 1, 1}}},
+		{"dense", sampler.NUTS{Step: 0.05, PrecondFull: eye}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if testing.Short() && tc.name == "dense" {

@@ -27,9 +27,15 @@ import (
 type RWM struct {
 	// Step is the initial σ; 0 finds one by Stan's doubling heuristic.
 	Step float64
-	// Scale is the diagonal of M; nil means the identity.
-	Scale []float64
-	// ScaleDense, if not nil, is a dense M (instead of Scale).
+	// Precond is the diagonal of M, the proposal's covariance σ²M; nil
+	// means the identity.
+	Precond []float64
+	// PrecondFull, if not nil, is a dense M (instead of Precond).
+	PrecondFull *mat.SymDense
+	// Scale and ScaleDense are Precond's and PrecondFull's old names.
+	//
+	// Deprecated: use Precond and PrecondFull (the names of every sampler).
+	Scale      []float64
 	ScaleDense *mat.SymDense
 	Adapt
 }
@@ -46,7 +52,15 @@ func (s RWM) NewChain(m langevin.Model, theta0 []float64, rng *rand.Rand) (lange
 	if err != nil {
 		return nil, err
 	}
-	st, err := newExactState(m, theta0, false, s.Scale, s.ScaleDense, cfg.Metric, "RWM scale")
+	pre, err := aliasSlice("RWM", "Precond", s.Precond, "Scale", s.Scale)
+	if err != nil {
+		return nil, err
+	}
+	full, err := alias("RWM", "PrecondFull", s.PrecondFull, "ScaleDense", s.ScaleDense)
+	if err != nil {
+		return nil, err
+	}
+	st, err := newExactState(m, theta0, false, pre, full, cfg.Metric, "RWM scale")
 	if err != nil {
 		return nil, err
 	}

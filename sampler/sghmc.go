@@ -23,7 +23,10 @@ import (
 // that their N(0, 2(C − B̂)ε) becomes the noise above. The momentum starts at 0.
 //
 // η has the units of SGLD's step, and with α = 1 the update is exactly SGLD
-// with step η and preconditioner M⁻¹. Small α gives long, nearly
+// with step η and preconditioner M⁻¹: the field Precond is that
+// preconditioner, M⁻¹, under the name and convention of every sampler (a
+// Laplace variance given as Precond scales the step as in SGLD); the
+// deprecated field Mass is M itself. Small α gives long, nearly
 // Hamiltonian trajectories. On a Gaussian target of curvature λ (in units
 // of M) the recursion is stable if and only if ηλ < 2(2 − α) (its matrix
 // [[1−ηλ, 1−α], [−ηλ, 1−α]] has determinant 1 − α and trace 2 − α − ηλ). At stationarity on a Gaussian target v ~ N(0, ητM⁻¹)
@@ -47,10 +50,19 @@ import (
 // vⱼ²Mⱼ/(ηₜ), which is near τ at stationarity), friction__ (α, or the
 // thermostat ξ), clipped__.
 type SGHMC struct {
-	Step        schedule.Schedule
-	Batch       Minibatch
-	Friction    float64   // α ∈ (0, 1]; 0 means 0.1
-	Mass        []float64 // diagonal of M; nil means the identity
+	Step     schedule.Schedule
+	Batch    Minibatch
+	Friction float64 // α ∈ (0, 1]; 0 means 0.1
+	// Precond is the diagonal of M, as in SGLD: the velocity moves by
+	// ηMĝ and its noise is N(0, 2αητM); M is the inverse of the momentum's
+	// mass. nil means the identity.
+	Precond []float64
+	// Mass is the diagonal of the mass matrix, M⁻¹: Precond = 1/Mass.
+	//
+	// Deprecated: use Precond, the preconditioner's name in every sampler
+	// (Mass is its inverse: a Laplace variance given here would scale the
+	// step the wrong way). Mass is still honoured, as 1/Mass.
+	Mass        []float64
 	GradNoise   []float64 // B̂ⱼ, estimate of Var(ĝⱼ); nil means 0
 	Resample    int       // redraw the momentum every Resample steps; 0: never
 	Thermostat  bool      // SGNHT: adaptive friction ξ
@@ -90,9 +102,21 @@ func (s SGHMC) NewChain(m langevin.Model, theta0 []float64, rng *rand.Rand) (lan
 	d := m.Dim()
 	minv := make([]float64, d)
 	bhat := make([]float64, d)
+	if s.Precond != nil && s.Mass != nil {
+		return nil, fmt.Errorf("sampler: SGHMC: both Precond and its deprecated inverse Mass are set: give Precond (= 1/Mass)")
+	}
 	for j := range minv {
 		minv[j] = 1
-		if s.Mass != nil {
+		switch {
+		case s.Precond != nil:
+			if len(s.Precond) != d {
+				return nil, fmt.Errorf("sampler: SGHMC preconditioner has %d entries, model has %d parameters", len(s.Precond), d)
+			}
+			if !(s.Precond[j] > 0) || math.IsInf(s.Precond[j], 0) {
+				return nil, fmt.Errorf("sampler: SGHMC preconditioner entry %d is %v: expected a positive number", j+1, s.Precond[j])
+			}
+			minv[j] = s.Precond[j]
+		case s.Mass != nil:
 			if len(s.Mass) != d {
 				return nil, fmt.Errorf("sampler: SGHMC mass has %d entries, model has %d parameters", len(s.Mass), d)
 			}

@@ -142,7 +142,7 @@ func run(n, d int, withNUTS bool, kind string) error {
 	}
 	if withNUTS {
 		t4 := time.Now()
-		s := sampler.NUTS{InvMetricDense: p.Cov, Adapt: sampler.Adapt{Warmup: 1000, Metric: sampler.MetricDense}}
+		s := sampler.NUTS{PrecondFull: p.Cov, Adapt: sampler.Adapt{Warmup: 1000, Metric: sampler.MetricDense}}
 		ntr, err := langevin.Run(ctx, m, s, langevin.Options{Chains: 4, Iters: 2000, BurnIn: 1000, Seed: 2,
 			Init: fit.InitGaussian{Mean: p.MAP, Cov: p.Cov}})
 		if err != nil {

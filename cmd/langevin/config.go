@@ -110,12 +110,12 @@ func newRunFlagSet(c *runConfig) *flag.FlagSet {
 	fs.StringVar(&c.exposure, "exposure", "", "poisson, negbin: `COL`umn of exposures uᵢ > 0 (offset log uᵢ: E[yᵢ] = uᵢ·exp(α + xᵢᵀβ)), taken out of the features")
 	fs.Float64Var(&c.nu, "nu", 0, "robust: fix the Student-t degrees of freedom `ν` (default: estimated, ν ~ Gamma(2, 0.1) on ν > 1)")
 	m := &c.mlp
-	fs.StringVar(&m.hidden, "hidden", "100,10", "MLP hidden layer widths, comma-separated (\"\" or 0: no hidden layer)")
+	fs.StringVar(&m.hidden, "hidden", "50", "MLP hidden layer widths, comma-separated (\"\" or 0: no hidden layer); default one layer of 50 units, the protocol of the UCI regression benchmark")
 	fs.StringVar(&m.activation, "activation", "relu", "MLP activation: relu|tanh|sigmoid|identity")
 	fs.StringVar(&m.likelihood, "likelihood", "", "MLP likelihood: bernoulli|categorical|gaussian (default: bernoulli for 0/1 labels, categorical for more classes, gaussian otherwise)")
 	fs.IntVar(&m.classes, "classes", 0, "categorical likelihood: number of classes `K` (0: largest label + 1)")
 	fs.Float64Var(&m.noiseVar, "noise-var", 1, "Gaussian likelihood: noise variance σ² (the initial value with --learn-noise)")
-	fs.BoolVar(&m.learnNoise, "learn-noise", false, "Gaussian likelihood: sample log σ² too (prior N(0, 1))")
+	fs.BoolVar(&m.learnNoise, "learn-noise", true, "Gaussian likelihood: sample log σ² too (prior N(0, 2²) on log σ² of the standardised response; --learn-noise=false fixes σ² at --noise-var)")
 	fs.IntVar(&m.mapIters, "map-iters", 20000, "MLP --init map: Adam iterations")
 	fs.IntVar(&m.mapBatch, "map-batch", 32, "MLP --init map: Adam minibatch size")
 	fs.Float64Var(&m.mapLR, "map-lr", 1e-3, "MLP --init map: Adam learning rate")
@@ -124,7 +124,7 @@ func newRunFlagSet(c *runConfig) *flag.FlagSet {
 
 	fs.StringVar(&c.sampler, "sampler", "auto", "algorithm `NAME`: "+strings.Join(samplerNames(), "|")+" (see the list above)")
 	fs.Float64Var(&c.targetESS, "target-ess", 400, "--sampler auto: run until the smallest bulk-ESS over the parameters and chains reaches `E` (or --max-time, or --iters); 0: no ESS rule, run to --iters (what each process of --chain-id does)")
-	fs.DurationVar(&c.maxTime, "max-time", 0, "--sampler auto: stop the sampling after `T` (for example 10m) even if --target-ess is not reached (0: no limit; not reproducible)")
+	fs.DurationVar(&c.maxTime, "max-time", 0, "--sampler auto: stop after `T` from the start of the job (for example 10m) even if --target-ess is not reached; a budget that ends before the sampling begins (MAP, plan) is an error (0: no limit; not reproducible)")
 	fs.IntVar(&c.chains, "chains", 4, fmt.Sprintf("number of chains `K` (at most %d)", maxChains))
 	fs.IntVar(&c.chainID, "chain-id", 0, "run only chain `C` (1 ≤ C ≤ --chains) of the analysis, for one process (a Slurm array task) per chain: its --out DIR/chain-C.csv is the file that the run of all --chains writes, and langevin summary|report|predict combine the directories (0: all chains)")
 	fs.IntVar(&c.iters, "iters", 500000, "iterations `N` per chain, burn-in included")
@@ -132,7 +132,7 @@ func newRunFlagSet(c *runConfig) *flag.FlagSet {
 	fs.IntVar(&c.thin, "thin", 450, "keep every `N`-th draw after burn-in")
 	fs.Uint64Var(&c.seed, "seed", 1, "random `seed` of the run (split, initial points, chains)")
 	fs.StringVar(&c.init, "init", "laplace", "initial points: zero|map|prior|laplace (the MAP plus a draw from the diagonal Laplace approximation, so chains start dispersed on the posterior's scale)|random (--model mlp: each chain its own random fan-in start)")
-	fs.StringVar(&c.precond, "precond", "laplace", "constant diagonal preconditioner M of sgld, csgld, sghmc, csghmc, rwm, mala, nuts: laplace (diag of the inverse Hessian at the MAP) or none")
+	fs.StringVar(&c.precond, "precond", "laplace", "constant diagonal preconditioner M of sgld, csgld, sghmc, csghmc, rwm, mala, nuts: laplace (diag of the inverse Hessian at the MAP) or none (the default for csgld, csghmc and --model mixture25, whose several modes one Laplace fit would hide; the output says so)")
 	fs.StringVar(&c.out, "out", "", "write DIR/chain-1.csv … DIR/chain-K.csv (CmdStan format), DIR/summary.csv and DIR/model.json")
 	fs.BoolVar(&c.overwrite, "overwrite", false, "let --out DIR hold another run's files: they are removed first (without it such a DIR is refused)")
 	fs.BoolVar(&c.report, "report", false, "also write DIR/report.html (settings, summary, warnings, plots) into --out DIR (default "+defaultReportDir+")")
@@ -341,13 +341,18 @@ func (c *runConfig) resolve() error {
 		c.sampler, c.def = "sgld", samplerTable["sgld"]
 	}
 	if c.model == "mlp" {
-		if !c.set["sampler"] {
-			// --sampler auto's plan is for models whose Laplace approximation
-			// is the reference; networks keep SGLD's defaults.
-			c.sampler, c.def = "sgld", samplerTable["sgld"]
-		}
-		if !c.set["init"] {
+		// --sampler auto (the default) runs the network plan
+		// (sampler.NewNetPlan): its own starts, modes and preconditioner.
+		switch {
+		case c.sampler != "auto" && !c.set["init"]:
 			c.init = "map"
+		case c.sampler == "auto" && c.set["init"]:
+			return inputErrorf("--init %s: --sampler auto on a network starts each chain at its own mode (the network plan's multi-start MAP)", c.init)
+		case c.sampler == "auto":
+			c.init = "prior" // not used: the plan starts the chains at its modes
+		}
+		if c.sampler == "auto" && (c.set["map-batch"] || c.set["map-lr"]) {
+			return inputErrorf("--map-batch/--map-lr: --sampler auto on a network runs Adam at --batch with its own learning rate (10⁻² decaying to 10⁻³); --map-iters sets its iterations")
 		}
 		if !c.set["precond"] {
 			c.precond = "none"
@@ -586,6 +591,7 @@ func (c *runConfig) spec() model.Spec {
 		s.Hidden, _ = parseHidden(c.mlp.hidden)
 		s.Activation, s.Likelihood, s.Classes = c.mlp.activation, c.mlp.likelihood, c.mlp.classes
 		s.NoiseVar, s.LearnNoise = c.mlp.noiseVar, c.mlp.learnNoise
+		s.NetDefaults = true // model.MLPDefaults: fan-in prior, standardised response
 	case "gauss2":
 		s.Rho = c.rho
 	case "poisson", "negbin":

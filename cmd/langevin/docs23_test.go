@@ -123,3 +123,21 @@ func TestCompareWarnsOnFewDraws(t *testing.T) {
 		t.Errorf("compare of two 400-draw runs: exit %d, warned:\n%s", code, out)
 	}
 }
+
+// A decaying-step run's summary has the step-weighted estimator
+// Σηₜθₜ/Σηₜ (lecture notes (3.8)); a constant-step run's has not (there it
+// is the plain mean). Main printed neither.
+func TestRunStepWeightedEstimator(t *testing.T) {
+	base := []string{"run", "--sampler", "sgld", "--step", "0.01", "--iters", "2000", "--burnin", "200", "--thin", "5", "--chains", "2", "--quiet"}
+	code, out, errOut := runMain(append(base, "--schedule", "poly", "--out", t.TempDir()+"/poly")...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out, "weighted: step-weighted means Σηₜθₜ/Σηₜ") || !strings.Contains(out, "intercept ") {
+		t.Errorf("a decaying-step run prints no step-weighted means:\n%s", out)
+	}
+	code, out, errOut = runMain(append(base, "--schedule", "const", "--out", t.TempDir()+"/const")...)
+	if code != 0 || strings.Contains(out, "weighted:") {
+		t.Errorf("constant step: exit %d (%s), weighted line printed:\n%s", code, errOut, out)
+	}
+}

@@ -138,11 +138,11 @@ func buildExact(ctx context.Context, b *buildEnv) (langevin.Sampler, error) {
 	b.stepA = step
 	switch c.sampler {
 	case "rwm":
-		return sampler.RWM{Step: step, Scale: precond, ScaleDense: cov, Adapt: a}, nil
+		return sampler.RWM{Step: step, Precond: precond, PrecondFull: cov, Adapt: a}, nil
 	case "mala":
-		return sampler.MALA{Step: step, Precond: precond, PrecondDense: cov, Adapt: a}, nil
+		return sampler.MALA{Step: step, Precond: precond, PrecondFull: cov, Adapt: a}, nil
 	default:
-		return sampler.NUTS{Step: step, MaxDepth: o.maxDepth, InvMetric: precond, Adapt: a}, nil
+		return sampler.NUTS{Step: step, MaxDepth: o.maxDepth, Precond: precond, Adapt: a}, nil
 	}
 }
 

@@ -214,7 +214,7 @@ func TestFaultSignals(t *testing.T) {
 			return true
 		}, false},
 		{"the MAP", func(dir string) []string {
-			return []string{"run", "--data", "moons", "--model", "mlp", "--init", "map", "--map-iters", "100000000", "--out", dir, "--quiet"}
+			return []string{"run", "--data", "moons", "--model", "mlp", "--sampler", "sgld", "--init", "map", "--map-iters", "100000000", "--out", dir, "--quiet"}
 		}, func(dir string) bool {
 			if !exists(dir, ".lock") { // the signal handler is in place
 				return false

@@ -48,10 +48,14 @@ func (j *job) buildFormulaModel() error {
 	return nil
 }
 
-// printFormulaHeader prints the model, its groups and its priors.
-func printFormulaHeader(w io.Writer, j *job, describe string) {
+// printFormulaHeader prints the model, its groups and its priors, and the
+// caveat of a stochastic-gradient sampler on a hierarchical model.
+func printFormulaHeader(w io.Writer, j *job, pc *runConfig) {
 	m := j.m.(*formula.Model)
-	fmt.Fprintf(w, "%s regression (formula) on %s (N = %d, d = %d), %s, %s\n", m.Family, j.c.data, m.Len(), m.Dim(), describe, j.c.chainsText())
+	fmt.Fprintf(w, "%s regression (formula) on %s (N = %d, d = %d), %s, %s\n", m.Family, j.c.data, m.Len(), m.Dim(), pc.describe(), j.c.chainsText())
+	if m.HasGroups() && pc.def.kind.minibatch {
+		fmt.Fprintf(w, "warning:  %s\n", formula.StochasticGradientCaveat)
+	}
 	fmt.Fprintf(w, "formula:  %s\n", m.Formula.Text)
 	for _, g := range m.Groups() {
 		fmt.Fprintf(w, "groups:   %s; effects non-centred, r = diag(sd)·L·z\n", g)

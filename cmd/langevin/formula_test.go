@@ -38,6 +38,9 @@ func TestRunFormula(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, stdout)
 		}
 	}
+	if strings.Contains(stdout, "not validated") {
+		t.Error("NUTS run printed the stochastic-gradient caveat")
+	}
 	head, err := os.ReadFile(filepath.Join(out, "chain-1.csv"))
 	if err != nil {
 		t.Fatal(err)
@@ -65,5 +68,18 @@ func TestRunFormulaErrors(t *testing.T) {
 		if code != 2 || !strings.Contains(stderr, c.want) {
 			t.Errorf("%v: exit %d, stderr %q; want exit 2 and %q", c.args, code, stderr, c.want)
 		}
+	}
+}
+
+// TestRunFormulaSGLDCaveat: a stochastic-gradient sampler on a model with
+// group-level terms prints the caveat; NUTS does not (TestRunFormula).
+func TestRunFormulaSGLDCaveat(t *testing.T) {
+	path := formulaCSV(t, 150)
+	code, stdout, stderr := runMain("run", "--data", path, "--formula", "y ~ x + (1 | g)", "--sampler", "sgld", "--iters", "3000", "--burnin", "1000", "--thin", "5", "--quiet")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "warning:  a stochastic-gradient sampler on a model with group-level terms is not validated") {
+		t.Errorf("no caveat:\n%s", stdout)
 	}
 }

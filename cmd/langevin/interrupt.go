@@ -74,6 +74,8 @@ type stopper struct {
 	rd    *runDir // closed before an immediate exit
 	err   *interrupted
 	done  chan struct{}
+
+	abandoned bool // do returned before its phase ended
 }
 
 func newStopper(stderr io.Writer) *stopper {
@@ -130,6 +132,44 @@ func (s *stopper) loop() {
 			exit(err.exitCode())
 		}
 	}
+}
+
+// do runs f, a phase that cannot check ctx everywhere (an O(d³)
+// factorisation of gonum's runs to its end), and returns nil when it is
+// done; if ctx ends first it returns at once, with the interruption or
+// ctx's cause, and leaves f to finish in the background (the command then
+// exits, or never reads what f writes).
+func (s *stopper) do(ctx context.Context, f func()) error {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f()
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		select {
+		case <-done: // finished as ctx ended: its result stands
+			return nil
+		default:
+		}
+		s.mu.Lock()
+		s.abandoned = true
+		s.mu.Unlock()
+		if e := s.interrupted(); e != nil {
+			return e
+		}
+		return context.Cause(ctx)
+	}
+}
+
+// left reports whether do left a phase running in the background: what it
+// uses (the data) must not be closed under it.
+func (s *stopper) left() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.abandoned
 }
 
 // stop restores the default handling of the signals.

@@ -123,6 +123,9 @@ func printWhere(w io.Writer, c *runConfig, tr *langevin.Trace, table diag.Table,
 			}
 		}
 		fmt.Fprintf(w, "steps:    %s from %.3g (iteration 1) to %.3g (iteration %d), %s\n", sym, first, last, c.iters, sched)
+		if first != last && !c.def.kind.optimiser && c.sampler != "vi" {
+			printStepWeighted(w, tr, steps)
+		}
 	}
 	if c.precondWhy != "" {
 		fmt.Fprintf(w, "auto:     precond: none (%s; --precond laplace to override)\n", c.precondWhy)
@@ -320,4 +323,29 @@ func printGLMPredictive(w io.Writer, g *model.GLM, tr *langevin.Trace, mapTheta 
 		fmt.Fprintln(w)
 	}
 	fmt.Fprintln(w)
+}
+
+// printStepWeighted prints, for a run whose step changed, the step-weighted
+// means Σηₜθₜ/Σηₜ of the first parameters beside their plain means
+// (diag.StepWeightedMean; lecture notes (3.8)).
+func printStepWeighted(w io.Writer, tr *langevin.Trace, steps [][]float64) {
+	const show = 6
+	var parts []string
+	for j := 0; j < tr.Dim && j < show; j++ {
+		chains := tr.Param(j)
+		var sum float64
+		var n int
+		for _, ch := range chains {
+			for _, v := range ch {
+				sum += v
+				n++
+			}
+		}
+		parts = append(parts, fmt.Sprintf("%s %.3g (mean %.3g)", tr.Names[j], diag.StepWeightedMean(chains, steps), sum/float64(n)))
+	}
+	more := ""
+	if tr.Dim > show {
+		more = fmt.Sprintf(", and %d more", tr.Dim-show)
+	}
+	fmt.Fprintf(w, "weighted: step-weighted means Σηₜθₜ/Σηₜ of the kept draws (lecture notes (3.8)): %s%s\n", strings.Join(parts, ", "), more)
 }

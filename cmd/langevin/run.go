@@ -39,6 +39,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	jobStart := time.Now() // --max-time counts from here
 	st := newStopper(stderr)
 	defer st.stop()
 	ctx := st.ctx
@@ -66,7 +67,11 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		j.rows.close()
 		return err
 	}
-	defer j.rows.close()
+	defer func() {
+		if !st.left() { // a phase left running still reads the data
+			j.rows.close()
+		}
+	}()
 	if j.rows != nil && !c.quiet {
 		fmt.Fprintln(stderr, "langevin run: "+j.describeRows())
 	}
@@ -85,7 +90,19 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if laplaceHook != nil {
 		defer laplaceHook(lap)
 	}
-	mapTheta, mapErr := lap.MAP(ctx)
+	// The phases before the sampling end at the first signal or at
+	// --max-time, whatever they are doing (st.do).
+	pre, preCancel := ctx, context.CancelFunc(func() {})
+	if c.maxTime > 0 {
+		pre, preCancel = context.WithTimeoutCause(ctx, c.maxTime-time.Since(jobStart),
+			fmt.Errorf("--max-time %v reached before the sampling began (in %s): no draws; raise --max-time", c.maxTime, "the MAP and the plan"))
+	}
+	defer preCancel()
+	var mapTheta []float64
+	var mapErr error
+	if e := st.do(pre, func() { mapTheta, mapErr = lap.MAP(pre) }); e != nil {
+		return e
+	}
 	if e := st.interrupted(); e != nil {
 		return e
 	}
@@ -94,11 +111,14 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if mapErr != nil && needMAP {
 		return fmt.Errorf("finding the MAP (needed by --init map|laplace and --precond laplace): %w", mapErr)
 	}
-	j.env = &buildEnv{c: c, m: m, lap: lap, mapTh: mapTheta}
+	j.env = &buildEnv{c: c, m: m, lap: lap, mapTh: mapTheta, points: netPoints(j)}
 	var laplace []float64
 	if c.init == "laplace" || usePrecond {
 		st.enter("the Laplace approximation", false)
-		if laplace, err = lap.Diag(ctx); err != nil {
+		if e := st.do(pre, func() { laplace, err = lap.Diag(pre) }); e != nil {
+			return e
+		}
+		if err != nil {
 			if e := st.interrupted(); e != nil {
 				return e
 			}
@@ -109,7 +129,10 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		j.env.precond = laplace
 	}
 	st.enter("the sampler's set-up", false)
-	s, err := c.def.build(ctx, j.env)
+	var s langevin.Sampler
+	if e := st.do(pre, func() { s, err = c.def.build(pre, j.env) }); e != nil {
+		return e
+	}
 	if e := st.interrupted(); e != nil {
 		return e
 	}
@@ -117,6 +140,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	ph.done("MAP and setup", "")
+	if a := j.env.auto; a != nil && a.net != nil {
+		mapTheta = bestMode(a.net) // the MAP network of the output
+	}
 	if strings.HasPrefix(j.env.stepNote, "warning") {
 		fmt.Fprintln(stderr, "langevin run: "+j.env.stepNote) // also before a run that diverges
 	}
@@ -147,7 +173,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	opts.Progress = prog.update
 	auto := j.env.auto
 	if auto != nil {
-		auto.adjust(c, m, &opts, time.Now())
+		auto.adjust(c, m, &opts, jobStart) // --max-time covers the whole job
 		if opts.Until != nil {
 			prog.until = fmt.Sprintf("until min bulk-ESS ≥ %.0f and R̂ ≤ 1.01, at most %d per chain", c.targetESS, c.iters)
 		}
@@ -191,7 +217,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	params, note := fit.CommonLength(tr)
 	table := diag.Summarize(tr.Names, params)
 	if c.formula.text != "" {
-		printFormulaHeader(stdout, j, pc.describe())
+		printFormulaHeader(stdout, j, pc)
 	} else if c.toy() {
 		fmt.Fprintf(stdout, "toy target %s (d = %d, no data, gradient noise sd %g), %s, %s\n\n",
 			c.model, m.Dim(), c.gradNoise, pc.describe(), c.chainsText())
@@ -250,7 +276,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	// sampler's tuning, the checks — is printed and is the report's.
 	var notes bytes.Buffer
 	if auto != nil {
-		auto.print(&notes, c)
+		auto.print(&notes, c, tr)
 	}
 	printWhere(&notes, pc, tr, table, elapsed, mapTheta)
 	if j.env.stepNote != "" {

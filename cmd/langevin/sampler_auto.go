@@ -33,10 +33,19 @@ type autoRun struct {
 	plan    *fit.Plan
 	burnin  int
 	stopWhy string
+
+	// A network's plan (then plan is nil), and the last verdict of its
+	// function-space rule.
+	net      *fit.NetPlan
+	netModel fit.Network
+	conv     *fit.FunctionConvergence
 }
 
 func buildAuto(ctx context.Context, b *buildEnv) (langevin.Sampler, error) {
 	c := b.c
+	if net, ok := b.m.(fit.Network); ok {
+		return buildNetAuto(ctx, b, net)
+	}
 	opts := fit.PlanOptions{Seed: c.seed}
 	if c.planned {
 		opts.Kind = "sgld"
@@ -80,6 +89,10 @@ func buildAuto(ctx context.Context, b *buildEnv) (langevin.Sampler, error) {
 // adjust sets the run options of --sampler auto: burn-in, initial points,
 // the ESS target and time budget, and the growing thinning.
 func (a *autoRun) adjust(c *runConfig, m langevin.Model, o *langevin.Options, start time.Time) {
+	if a.net != nil {
+		a.adjustNet(c, o)
+		return
+	}
 	o.BurnIn = a.burnin
 	if !c.set["thin"] {
 		o.Thin = 1
@@ -99,18 +112,18 @@ func (a *autoRun) adjust(c *runConfig, m langevin.Model, o *langevin.Options, st
 // chosen sampler, its batch and the iterations actually run.
 func (a *autoRun) config(c *runConfig, tr *langevin.Trace) *runConfig {
 	cc := *c
-	cc.sampler = a.plan.Kind
-	cc.def = samplerTable[a.plan.Kind]
 	cc.burnin = a.burnin
 	cc.thin = tr.Thin
-	last := a.burnin
-	for _, it := range tr.Iters {
-		if len(it) > 0 {
-			last = max(last, it[len(it)-1])
-		}
-	}
-	cc.iters = last
+	cc.iters = a.lastIter(tr)
 	cc.schedule = "const"
+	if a.net != nil {
+		cc.sampler = a.net.Kind
+		cc.def = samplerTable[a.net.Kind]
+		cc.batch = a.net.Batch.Size
+		return &cc
+	}
+	cc.sampler = a.plan.Kind
+	cc.def = samplerTable[a.plan.Kind]
 	if a.plan.Kind == "nuts" {
 		// The tuning line names the metric the plan gave NUTS.
 		o := *opt[*exactFlags](c, "exact")
@@ -129,7 +142,11 @@ func (a *autoRun) config(c *runConfig, tr *langevin.Trace) *runConfig {
 }
 
 // print writes the plan, one "auto:" line per rule, and why the run stopped.
-func (a *autoRun) print(w io.Writer, c *runConfig) {
+func (a *autoRun) print(w io.Writer, c *runConfig, tr *langevin.Trace) {
+	if a.net != nil {
+		a.printNet(w, c, tr)
+		return
+	}
 	for _, n := range a.plan.Notes() {
 		fmt.Fprintln(w, n)
 	}

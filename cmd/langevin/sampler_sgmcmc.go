@@ -141,15 +141,8 @@ func buildSGHMC(_ context.Context, b *buildEnv) (langevin.Sampler, error) {
 	if err != nil {
 		return nil, err
 	}
-	var mass []float64 // M = diag(H⁻¹)⁻¹: the Laplace preconditioner as inverse mass
-	if b.precond != nil {
-		mass = make([]float64, len(b.precond))
-		for j, p := range b.precond {
-			mass[j] = 1 / p
-		}
-	}
 	ts, burn := annealing(b.c)
-	return sampler.SGHMC{Step: sched, Batch: b.minibatch(), Friction: o.friction, Mass: mass, Thermostat: o.thermostat,
+	return sampler.SGHMC{Step: sched, Batch: b.minibatch(), Friction: o.friction, Precond: b.precond, Thermostat: o.thermostat,
 		Temperature: b.c.temperature, Clip: b.clipping(), TemperatureStart: ts, BurnIn: burn}, nil
 }
 

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/langevin-go/langevin"
 	"github.com/langevin-go/langevin/approx"
 	"github.com/langevin-go/langevin/schedule"
@@ -120,8 +122,9 @@ type buildEnv struct {
 	c       *runConfig
 	m       langevin.Model
 	lap     *approx.RunLaplace
-	precond []float64 // diag of the Laplace covariance with --precond laplace, else nil
-	mapTh   []float64 // the MAP (nil when not found)
+	precond []float64  // diag of the Laplace covariance with --precond laplace, else nil
+	mapTh   []float64  // the MAP (nil when not found)
+	points  *mat.Dense // held-out points at which a network's convergence is judged (nil: none)
 
 	// Set by the build: the step-size schedule (nil when the sampler has
 	// none) and its a (the step of --step or of the default rule), recorded

@@ -115,7 +115,7 @@ func creditMethods(pre []float64, cov *mat.SymDense) []*creditMethod {
 			Sampler:        sampler.NUTS{Adapt: sampler.Adapt{Warmup: 1000}},
 			ReportAccuracy: nan, ReportMedianESS: nan, ReportMinESS: nan},
 		{Name: "MALA+", Setting: "tuned: dual averaging to 0.574, Laplace dense M", BurnIn: 1000,
-			Sampler:        sampler.MALA{PrecondDense: cov, Adapt: sampler.Adapt{Warmup: 1000}},
+			Sampler:        sampler.MALA{PrecondFull: cov, Adapt: sampler.Adapt{Warmup: 1000}},
 			ReportAccuracy: nan, ReportMedianESS: nan, ReportMinESS: nan},
 		{Name: "NUTS+", Setting: "warm-up 1000, δ = 0.8, dense metric (Stan's dense_e)", BurnIn: 1000,
 			Sampler:        sampler.NUTS{Adapt: sampler.Adapt{Warmup: 1000, Metric: sampler.MetricDense}},

@@ -1,0 +1,557 @@
+package fit
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sort"
+	"strings"
+	"sync"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/langevin-go/langevin"
+	"github.com/langevin-go/langevin/diag"
+	"github.com/langevin-go/langevin/sampler"
+	"github.com/langevin-go/langevin/schedule"
+)
+
+// Network is what [NewNetPlan] needs of a neural network (model.MLP has it):
+// a random start that breaks the symmetry of the hidden units, the prior sd
+// of every parameter, groups of parameters exchanged by permutations of
+// hidden units, and the predictions on which convergence is judged.
+type Network interface {
+	langevin.Model
+	// InitPoint writes a random initial point (scaled by fan-in, never 0).
+	InitPoint(dst []float64, rng *rand.Rand)
+	// PriorSDs writes the prior sd of each parameter.
+	PriorSDs(dst []float64)
+	// Groups returns each parameter's group (a layer's weights, its biases,
+	// the noise): permuting hidden units maps a parameter into its group.
+	Groups() []int
+	// Inputs returns the training inputs of the rows (all when nil).
+	Inputs(rows []int) *mat.Dense
+	// FunctionWidth and FunctionValues: the predictive quantities at the rows
+	// of X (FunctionWidth per row), e.g. the mean or the class probabilities.
+	FunctionWidth() int
+	FunctionValues(theta []float64, X *mat.Dense, dst []float64)
+}
+
+// NetPlanOptions are the settings of [NewNetPlan]; a zero field means the
+// documented rule.
+type NetPlanOptions struct {
+	// Starts is the number of MAP starts, one chain at each mode; 0 means 4.
+	Starts int
+	// Batch is the minibatch size; 0 means min(N, 32).
+	Batch int
+	// MAPIters is Adam's iterations per start; 0 means the rule: 300
+	// epochs, at least 2,000 and at most 20,000 iterations.
+	MAPIters int
+	// Budget is the stability budget η·λmax(MH); 0 means 0.1 (the
+	// discretisation inflates the stationary variance by at most
+	// 1/(1 − 0.05) along the stiffest direction).
+	Budget float64
+	// Points are the inputs at which convergence is judged (held-out points);
+	// nil means up to 100 training inputs drawn at random.
+	Points *mat.Dense
+	// Seed seeds the starts and the measurements.
+	Seed uint64
+	// Kind is the sampler: "sghmc" (the default) or "sgld".
+	Kind string
+}
+
+// NetPlan is the sampler chosen for a network by [NewNetPlan], every choice
+// with its reason in Notes (the command prints them on its auto: lines).
+type NetPlan struct {
+	Modes     [][]float64 // the MAP of each start (Adam), chain c starts at Modes[c mod len]
+	ModeLP    []float64   // log p(θ|D) (full data) at each mode
+	Precond   []float64   // the diagonal preconditioner M, constant within each group
+	LambdaMax []float64   // λmax(MH) at each mode (power iteration on Hessian-vector products)
+	Eta       float64     // SGLD's step
+	Ratio     float64     // gradient-noise to injected-noise variance at the best mode
+	Batch     sampler.Minibatch
+	BurnIn    int
+	MaxIters  int // the cap on the run length (burn-in included)
+	Points    *mat.Dense
+	Kind      string           // "sghmc" or "sgld"
+	Friction  float64          // SGHMC's α
+	Sampler   langevin.Sampler // with restarts of diverging chains
+	Notes     []string
+	// Restarts says which chains diverged and were restarted with a smaller
+	// step (filled during the run).
+	Restarts []string
+
+	inner  langevin.Sampler
+	mu     sync.Mutex
+	budget float64
+}
+
+// Budget returns the planned η·λmax(MH).
+func (p *NetPlan) Budget() float64 { return p.budget }
+
+// Init starts chain c at Modes[c mod len(Modes)].
+func (p *NetPlan) Init() langevin.Initializer { return langevin.InitAt{Points: p.Modes} }
+
+// String prints the notes one per line.
+func (p *NetPlan) String() string { return strings.Join(p.Notes, "\n") + "\n" }
+
+func (p *NetPlan) note(format string, a ...any) { p.Notes = append(p.Notes, fmt.Sprintf(format, a...)) }
+
+// NewNetPlan chooses every setting of a run of SGLD on network m, by rules:
+//
+//   - Starts random initial points (model's InitPoint: weights scaled by
+//     fan-in; θ = 0 is a saddle), each taken to a mode by Adam with a
+//     learning rate decaying from 10⁻² to 10⁻³ (minibatches of Batch); the
+//     chains start at these modes, so that they see several of the
+//     posterior's modes (an ensemble of local posteriors, as deep ensembles,
+//     but each sampled);
+//   - the preconditioner M: for each group of parameters (a layer's
+//     weights, its biases, log σ²), 1/mean(1/sⱼ² + Fⱼ), s the prior sd and F
+//     the empirical Fisher information N·mean ∇ⱼlog p(zᵢ|θ̂)² at the modes;
+//     constant within groups, so it suits every permutation of the hidden
+//     units alike;
+//   - the step η = Budget/λmax(MH), λmax the largest over the modes of the
+//     preconditioned curvature, by power iteration on Hessian-vector products
+//     (central differences of two full-data gradients), and smaller when the
+//     minibatch gradient noise would exceed a tenth of the injected noise
+//     (η·tr(M C M)/(2 tr M) ≤ 0.1, C the covariance of ĝ);
+//   - the burn-in: 3/η iterations (the relaxation time of a direction of
+//     unit preconditioned curvature, 1/(η·λ), three times: within e⁻³ of
+//     stationary), at least 200;
+//   - the length: until the predictions at Points converge
+//     ([NetPlan.Until]), at most MaxIters = max(20,000, 3 burn-ins).
+func NewNetPlan(ctx context.Context, m Network, opt NetPlanOptions) (*NetPlan, error) {
+	d, n := m.Dim(), m.Len()
+	if opt.Starts == 0 {
+		opt.Starts = 4
+	}
+	if opt.Starts < 1 {
+		return nil, fmt.Errorf("sampler: network plan: %d starts: expected at least 1", opt.Starts)
+	}
+	if opt.Batch == 0 {
+		opt.Batch = min(n, 32)
+	}
+	if opt.Budget == 0 {
+		opt.Budget = 0.1
+	}
+	if !(opt.Budget > 0 && opt.Budget < 2) {
+		return nil, fmt.Errorf("sampler: network plan: budget η·λmax %v: expected a number in (0, 2)", opt.Budget)
+	}
+	p := &NetPlan{Batch: sampler.Minibatch{Size: opt.Batch}, budget: opt.Budget}
+	iters := opt.MAPIters
+	epoch := float64(n) / float64(opt.Batch)
+	if iters == 0 {
+		iters = min(20000, max(2000, int(300*epoch)))
+	}
+	p.note("init: %d random starts, weights scaled by fan-in (θ = 0 is a saddle of the network: every hidden unit alike)", opt.Starts)
+	for s := 0; s < opt.Starts; s++ {
+		rng := rand.New(rand.NewPCG(opt.Seed, 0x6e6574+uint64(s)))
+		th := make([]float64, d)
+		m.InitPoint(th, rng)
+		if allZero(th) {
+			return nil, fmt.Errorf("sampler: network plan: start %d is θ = 0, a saddle of a network (every hidden unit alike): InitPoint must draw a random point", s+1)
+		}
+		mode, err := adamDecay(ctx, m, th, iters, opt.Batch, rng)
+		if err != nil {
+			return nil, fmt.Errorf("sampler: network plan: MAP start %d: %w", s+1, err)
+		}
+		p.Modes = append(p.Modes, mode)
+		p.ModeLP = append(p.ModeLP, logPost(m, mode, nil))
+	}
+	lps := append([]float64(nil), p.ModeLP...)
+	sort.Float64s(lps)
+	p.note("MAP: Adam from each start, %d iterations (300 epochs, 2,000 to 20,000) of batch %d, learning rate 10⁻² decaying to 10⁻³: log p(θ̂|D) %.1f to %.1f over the modes; chain c starts at mode c",
+		iters, opt.Batch, lps[0], lps[len(lps)-1])
+
+	// Preconditioner: per group, 1/mean(prior precision + Fisher).
+	rng := rand.New(rand.NewPCG(opt.Seed, 0x707265))
+	sd := make([]float64, d)
+	m.PriorSDs(sd)
+	groups := m.Groups()
+	ng := 0
+	for _, g := range groups {
+		ng = max(ng, g+1)
+	}
+	prec := make([]float64, ng)
+	cnt := make([]float64, ng)
+	idx := sampler.SubsetIndex(n, min(n, 2000), rng)
+	gi := make([]float64, d)
+	one := make([]int, 1)
+	fisher := make([]float64, d)
+	gvar := make([]float64, d) // per-observation gradient variance at the best mode
+	best := 0
+	for k := range p.Modes {
+		if p.ModeLP[k] > p.ModeLP[best] {
+			best = k
+		}
+	}
+	for k, mode := range p.Modes {
+		clear(fisher)
+		mean := make([]float64, d)
+		for _, i := range idx {
+			one[0] = i
+			clear(gi)
+			m.LogLik(mode, one, gi)
+			for j, v := range gi {
+				fisher[j] += v * v
+				mean[j] += v
+			}
+		}
+		sc := float64(n) / float64(len(idx))
+		for j, g := range groups {
+			prec[g] += 1/(sd[j]*sd[j]) + fisher[j]*sc
+			cnt[g]++
+			if k == best {
+				mu := mean[j] / float64(len(idx))
+				gvar[j] = fisher[j]/float64(len(idx)) - mu*mu
+			}
+		}
+	}
+	p.Precond = make([]float64, d)
+	for j, g := range groups {
+		p.Precond[j] = cnt[g] / prec[g]
+	}
+	p.note("preconditioner: per group of parameters (a layer's weights, its biases, log σ²) 1/mean(1/s² + F), s the prior sd, F the empirical Fisher information at the modes; constant in a group, so it suits every permutation of the hidden units")
+
+	// Curvature at each mode.
+	lmax := 0.0
+	for _, mode := range p.Modes {
+		l, err := lambdaMaxHVP(ctx, m, mode, p.Precond, rng)
+		if err != nil {
+			return nil, err
+		}
+		p.LambdaMax = append(p.LambdaMax, l)
+		lmax = max(lmax, l)
+	}
+	p.Eta = opt.Budget / lmax
+	// Gradient noise at the best mode: Var(ĝⱼ) = N²/B (1 − B/N) var_i.
+	fpc := 1 - float64(opt.Batch)/float64(n)
+	var num, den float64
+	for j, v := range gvar {
+		c := float64(n) * float64(n) / float64(opt.Batch) * fpc * v
+		num += p.Precond[j] * p.Precond[j] * c
+		den += p.Precond[j]
+	}
+	ratio := p.Eta * num / (2 * den)
+	why := fmt.Sprintf("η·λmax(MH) = %.2g, λmax = %.3g the largest over the modes (power iteration on Hessian-vector products)", opt.Budget, lmax)
+	if ratio > 0.1 {
+		p.Eta *= 0.1 / ratio
+		why = fmt.Sprintf("lowered from %.3g so that the minibatch noise is a tenth of the injected noise (η·tr(MCM)/(2 tr M) = 0.1); λmax(MH) = %.3g", opt.Budget/lmax, lmax)
+		ratio = 0.1
+	}
+	p.Ratio = ratio
+	p.note("step: η = %.3g (%s); gradient-noise/injected-noise variance %.3f at batch %d", p.Eta, why, ratio, opt.Batch)
+	p.BurnIn = max(200, int(math.Ceil(3/p.Eta)))
+	p.MaxIters = max(20000, 3*p.BurnIn)
+	p.note("burn-in: %d iterations from the modes (3/η: a direction of unit preconditioned curvature within e⁻³ of stationary, at least 200); at most %d iterations in all", p.BurnIn, p.MaxIters)
+	p.Points = opt.Points
+	if p.Points == nil {
+		p.Points = m.Inputs(sampler.SubsetIndex(n, min(n, 100), rng))
+	}
+	p.Kind = opt.Kind
+	if p.Kind == "" {
+		p.Kind = "sghmc"
+	}
+	p.setSampler()
+	return p, nil
+}
+
+// setSampler builds the plan's sampler: its kind at step p.Eta, with
+// restarts.
+func (p *NetPlan) setSampler() {
+	p.Friction = min(1, 2*math.Sqrt(p.Eta))
+	p.inner = p.build(p.Eta)
+	p.Sampler = restartSampler{p}
+}
+
+// build returns the sampler of the plan's kind at step eta. SGHMC's friction
+// is α = 2√η, critical damping of a direction of unit preconditioned
+// curvature (its frequency per step is √(ηλ)), fixed at the planned step.
+func (p *NetPlan) build(eta float64) langevin.Sampler {
+	if p.Kind == "sgld" {
+		return sampler.SGLD{Step: schedule.Constant(eta), Batch: p.Batch, Precond: p.Precond}
+	}
+	mass := make([]float64, len(p.Precond))
+	for j, v := range p.Precond {
+		mass[j] = 1 / v
+	}
+	return sampler.SGHMC{Step: schedule.Constant(eta), Batch: p.Batch, Mass: mass, Friction: p.Friction}
+}
+
+// logPost returns log p(θ|D) on all the data and adds its gradient into
+// grad (when not nil).
+func logPost(m langevin.Model, theta, grad []float64) float64 {
+	return m.LogPrior(theta, grad) + m.LogLik(theta, nil, grad)
+}
+
+// adamDecay runs Adam from theta0 with the learning rate 10⁻²·T/(T + 9t),
+// from 10⁻² to 10⁻³ over T iterations.
+func adamDecay(ctx context.Context, m langevin.Model, theta0 []float64, iters, batch int, rng *rand.Rand) ([]float64, error) {
+	T := float64(iters)
+	sched := schedule.Polynomial{A: 1e-2 * T / 9, B: T / 9, Gamma: 1}
+	ch, err := sampler.Adam{Step: sched, Batch: sampler.Minibatch{Size: min(batch, m.Len())}}.NewChain(m, theta0, rng)
+	if err != nil {
+		return nil, err
+	}
+	for it := 1; it <= iters; it++ {
+		if it%256 == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		if err := ch.Step(); err != nil {
+			return nil, err
+		}
+	}
+	out := append([]float64(nil), ch.Position()...)
+	for j, v := range out {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("Adam diverged: %s = %v", langevin.ParamNames(m)[j], v)
+		}
+	}
+	return out, nil
+}
+
+// lambdaMaxHVP returns the largest |eigenvalue| of M^½ H M^½ (the spectrum
+// of MH), H = −∇²log p(θ|D) at theta, by 30 steps of power iteration; each
+// product Hv is a central difference of two full-data gradients.
+func lambdaMaxHVP(ctx context.Context, m langevin.Model, theta, precond []float64, rng *rand.Rand) (float64, error) {
+	d := m.Dim()
+	u := make([]float64, d)
+	for j := range u {
+		u[j] = rng.NormFloat64()
+	}
+	normalize(u)
+	tp, tm := make([]float64, d), make([]float64, d)
+	gp, gm := make([]float64, d), make([]float64, d)
+	var lam float64
+	var tn float64
+	for _, v := range theta {
+		tn += v * v
+	}
+	for it := 0; it < 30; it++ {
+		if ctx.Err() != nil {
+			return 0, ctx.Err()
+		}
+		// v = M^½ u; Hv ≈ −(g(θ+εv) − g(θ−εv))/(2ε).
+		var vn float64
+		for j := range u {
+			v := math.Sqrt(precond[j]) * u[j]
+			vn += v * v
+		}
+		eps := 1e-4 * (1 + math.Sqrt(tn)) / math.Sqrt(vn)
+		for j := range u {
+			v := math.Sqrt(precond[j]) * u[j]
+			tp[j], tm[j] = theta[j]+eps*v, theta[j]-eps*v
+		}
+		clear(gp)
+		clear(gm)
+		logPost(m, tp, gp)
+		logPost(m, tm, gm)
+		for j := range u {
+			u[j] = -math.Sqrt(precond[j]) * (gp[j] - gm[j]) / (2 * eps)
+		}
+		lam = normalize(u)
+		if math.IsNaN(lam) || math.IsInf(lam, 0) {
+			return 0, errors.New("sampler: network plan: the curvature at a mode is not finite")
+		}
+	}
+	return lam, nil
+}
+
+// normalize scales u to unit length and returns its former length.
+func normalize(u []float64) float64 {
+	var s float64
+	for _, v := range u {
+		s += v * v
+	}
+	s = math.Sqrt(s)
+	if s > 0 {
+		for j := range u {
+			u[j] /= s
+		}
+	}
+	return s
+}
+
+// FunctionConvergence is the convergence of a network's predictions at the
+// plan's points: split R̂ and bulk-ESS of every predictive quantity over the
+// chains.
+type FunctionConvergence struct {
+	Points                  int
+	MaxRHat, MedianRHat     float64
+	MinESS                  float64
+	Draws                   int // per chain
+	Converged               bool
+	TargetESS, RHatMax, Med float64
+}
+
+// String prints the verdict, and by how much it falls short.
+func (c *FunctionConvergence) String() string {
+	s := fmt.Sprintf("function space at %d points: median R̂ %.3f, max R̂ %.3f, min bulk-ESS %.0f (%d draws a chain)", c.Points, c.MedianRHat, c.MaxRHat, c.MinESS, c.Draws)
+	if c.Converged {
+		return s + fmt.Sprintf("; converged (median R̂ ≤ %g, max R̂ ≤ %g, ESS ≥ %g)", c.Med, c.RHatMax, c.TargetESS)
+	}
+	var short []string
+	if c.MedianRHat > c.Med {
+		short = append(short, fmt.Sprintf("median R̂ %.3f > %g", c.MedianRHat, c.Med))
+	}
+	if c.MaxRHat > c.RHatMax {
+		short = append(short, fmt.Sprintf("max R̂ %.3f > %g", c.MaxRHat, c.RHatMax))
+	}
+	if c.MinESS < c.TargetESS {
+		short = append(short, fmt.Sprintf("ESS %.0f < %g", c.MinESS, c.TargetESS))
+	}
+	return s + "; short of the target: " + strings.Join(short, ", ")
+}
+
+// Convergence returns the function-space convergence of the trace's chains
+// at the plan's points against the targets: min bulk-ESS ≥ target, median
+// R̂ ≤ 1.02 and max R̂ ≤ 1.1 (looser than 1.01 because chains at different
+// modes of a network agree on predictions only up to the modes' own
+// differences).
+func (p *NetPlan) Convergence(m Network, tr *langevin.Trace, target float64) *FunctionConvergence {
+	c := &FunctionConvergence{TargetESS: target, RHatMax: 1.1, Med: 1.02, MaxRHat: math.NaN(), MedianRHat: math.NaN(), MinESS: math.NaN()}
+	short := math.MaxInt
+	for _, ch := range tr.Draws {
+		short = min(short, len(ch))
+	}
+	if len(tr.Draws) == 0 || short < 8 {
+		return c
+	}
+	np, _ := p.Points.Dims()
+	w := m.FunctionWidth()
+	k := np * w
+	c.Points, c.Draws = np, short
+	vals := make([][]float64, len(tr.Draws)) // chain → draws × k
+	d := m.Dim()
+	for ci, ch := range tr.Draws {
+		vals[ci] = make([]float64, short*k)
+		for i := 0; i < short; i++ {
+			m.FunctionValues(ch[i][:d], p.Points, vals[ci][i*k:(i+1)*k])
+		}
+	}
+	col := make([][]float64, len(tr.Draws))
+	for ci := range col {
+		col[ci] = make([]float64, short)
+	}
+	var rh []float64
+	c.MinESS = math.Inf(1)
+	c.MaxRHat = 0
+	for q := 0; q < k; q++ {
+		constant := true
+		for ci := range col {
+			for i := 0; i < short; i++ {
+				col[ci][i] = vals[ci][i*k+q]
+				if col[ci][i] != col[0][0] {
+					constant = false
+				}
+			}
+		}
+		if constant {
+			continue
+		}
+		r := diag.RHat(col)
+		e := diag.ESSBulk(col)
+		if math.IsNaN(r) || math.IsNaN(e) {
+			continue
+		}
+		rh = append(rh, r)
+		c.MaxRHat = max(c.MaxRHat, r)
+		c.MinESS = min(c.MinESS, e)
+	}
+	if len(rh) == 0 {
+		return c
+	}
+	sort.Float64s(rh)
+	c.MedianRHat = rh[len(rh)/2]
+	c.Converged = c.MinESS >= target && c.MaxRHat <= c.RHatMax && c.MedianRHat <= c.Med
+	return c
+}
+
+// Until returns a langevin.Options.Until rule: stop when the predictions at
+// the plan's points have converged ([NetPlan.Convergence]); the last verdict
+// is left in *last.
+func (p *NetPlan) Until(m Network, target float64, last **FunctionConvergence) func(tr *langevin.Trace) bool {
+	return func(tr *langevin.Trace) bool {
+		c := p.Convergence(m, tr, target)
+		if last != nil {
+			*last = c
+		}
+		return c.Converged
+	}
+}
+
+// restartSampler is the plan's sampler, with restarts: a chain whose
+// position stops being finite starts again from its initial point with the
+// step divided by 4 (at most 3 times, then it fails as a diverging chain),
+// and the plan's notes say so.
+type restartSampler struct {
+	p *NetPlan
+}
+
+// StatNames implements langevin.Sampler.
+func (s restartSampler) StatNames() []string { return s.p.inner.StatNames() }
+
+// NewChain implements langevin.Sampler.
+func (s restartSampler) NewChain(m langevin.Model, theta0 []float64, rng *rand.Rand) (langevin.Chain, error) {
+	in, err := s.p.inner.NewChain(m, theta0, rng)
+	if err != nil {
+		return nil, err
+	}
+	return &restartChain{p: s.p, m: m, start: append([]float64(nil), theta0...), rng: rng, inner: in, eta: s.p.Eta}, nil
+}
+
+type restartChain struct {
+	p        *NetPlan
+	m        langevin.Model
+	start    []float64
+	rng      *rand.Rand
+	inner    langevin.Chain
+	eta      float64
+	t        int
+	restarts int
+}
+
+func (c *restartChain) Step() error {
+	c.t++
+	err := c.inner.Step()
+	if err == nil && finite(c.inner.Position()) {
+		return nil
+	}
+	if c.restarts == 3 {
+		return err // the run reports the divergence
+	}
+	c.restarts++
+	c.eta /= 4
+	c.p.mu.Lock()
+	c.p.Restarts = append(c.p.Restarts, fmt.Sprintf("a chain diverged at iteration %d (η = %.3g): restarted from its mode with η = %.3g", c.t, 4*c.eta, c.eta))
+	c.p.mu.Unlock()
+	in, err := c.p.build(c.eta).NewChain(c.m, c.start, c.rng)
+	if err != nil {
+		return err
+	}
+	c.inner = in
+	return nil
+}
+
+func (c *restartChain) Position() []float64 { return c.inner.Position() }
+func (c *restartChain) Stats(dst []float64) { c.inner.Stats(dst) }
+
+func allZero(x []float64) bool {
+	for _, v := range x {
+		if v != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func finite(x []float64) bool {
+	for _, v := range x {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return false
+		}
+	}
+	return true
+}

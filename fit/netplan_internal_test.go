@@ -1,0 +1,144 @@
+package fit
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/langevin-go/langevin"
+	"github.com/langevin-go/langevin/data"
+	"github.com/langevin-go/langevin/model"
+	"github.com/langevin-go/langevin/sampler"
+)
+
+// gapNet is a 1-10-1 tanh network with the defaults of model.MLPDefaults on
+// n points of data.Gap1D (σ = 0.1).
+func gapNet(t testing.TB, n int) *model.MLP {
+	t.Helper()
+	d, err := data.Gap1D(n, 0.1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := model.NewMLP(d.X, d.Y, model.MLPDefaults(model.MLPOptions{Hidden: []int{10}, Activation: model.Tanh}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// zeroStart is a network whose InitPoint is θ = 0, the saddle.
+type zeroStart struct{ *model.MLP }
+
+func (zeroStart) InitPoint(dst []float64, _ *rand.Rand) { clear(dst) }
+
+// TestNetPlanStarts: the plan refuses a start at θ = 0; its modes are
+// distinct, each better than its random start, and the preconditioner is
+// constant within each group of parameters.
+func TestNetPlanStarts(t *testing.T) {
+	m := gapNet(t, 60)
+	if _, err := NewNetPlan(context.Background(), zeroStart{m}, NetPlanOptions{Seed: 1, MAPIters: 50}); err == nil || !strings.Contains(err.Error(), "θ = 0") {
+		t.Fatalf("start at θ = 0: error %v, want one naming θ = 0", err)
+	}
+	p, err := NewNetPlan(context.Background(), m, NetPlanOptions{Seed: 1, MAPIters: 3000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Modes) != 4 {
+		t.Fatalf("%d modes, want 4", len(p.Modes))
+	}
+	for k, mode := range p.Modes {
+		start := make([]float64, m.Dim())
+		m.InitPoint(start, rand.New(rand.NewPCG(1, 0x6e6574+uint64(k))))
+		if lp0 := logPost(m, start, nil); !(p.ModeLP[k] > lp0+10) {
+			t.Errorf("mode %d: log p %v, start %v: Adam did not climb", k, p.ModeLP[k], lp0)
+		}
+		if k > 0 && mode[0] == p.Modes[0][0] {
+			t.Errorf("modes 0 and %d start alike", k)
+		}
+	}
+	g := m.Groups()
+	for j := range g {
+		for i := range g {
+			if g[i] == g[j] && p.Precond[i] != p.Precond[j] {
+				t.Fatalf("preconditioner differs within group %d", g[i])
+			}
+		}
+	}
+	lmax := 0.0
+	for _, l := range p.LambdaMax {
+		lmax = max(lmax, l)
+	}
+	if !(p.Eta <= 0.1/lmax*(1+1e-12)) || !(p.Eta > 0) {
+		t.Errorf("η = %v, want ≤ 0.1/λmax = %v", p.Eta, 0.1/lmax)
+	}
+}
+
+// TestLambdaMaxHVP: the power iteration on Hessian-vector products finds
+// λmax(MH) of a Gaussian with a known precision.
+func TestLambdaMaxHVP(t *testing.T) {
+	// Precision diag(1, 4, 25, 9) under M = diag(1, 1, 0.5, 2): MH has
+	// eigenvalues 1, 4, 12.5, 18.
+	g := quad{prec: []float64{1, 4, 25, 9}}
+	l, err := lambdaMaxHVP(context.Background(), g, make([]float64, 4), []float64{1, 1, 0.5, 2}, rand.New(rand.NewPCG(1, 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(l-18) > 0.1 {
+		t.Errorf("λmax = %v, want 18", l)
+	}
+}
+
+// quad is N(0, diag(1/prec)) as a model with no data.
+type quad struct{ prec []float64 }
+
+func (q quad) Dim() int { return len(q.prec) }
+func (q quad) Len() int { return 1 }
+func (q quad) LogPrior(th, g []float64) float64 {
+	var s float64
+	for j, v := range th {
+		s -= 0.5 * q.prec[j] * v * v
+		if g != nil {
+			g[j] -= q.prec[j] * v
+		}
+	}
+	return s
+}
+func (q quad) LogLik([]float64, []int, []float64) float64 { return 0 }
+
+// TestNetPlanRestart: a step far too large makes every chain diverge; each
+// is restarted from its start with the step divided by 4 until it is stable
+// (on precision 25 with M = 1: η = 1 and 1/4 are unstable, 1/16 is not), the
+// notes say so, and no draw is NaN.
+func TestNetPlanRestart(t *testing.T) {
+	for _, kind := range []string{"sgld", "sghmc"} {
+		q := quad{prec: []float64{1, 4, 25}}
+		p := &NetPlan{Kind: kind, Eta: 1, Precond: []float64{1, 1, 1}, Batch: sampler.Minibatch{Size: 1},
+			Modes: [][]float64{{0.5, 0.5, 0.5}, {-1, 1, 0.2}}}
+		p.setSampler()
+		tr, err := langevin.Run(context.Background(), q, p.Sampler, langevin.Options{Chains: 2, Iters: 2000, BurnIn: 1000, Init: p.Init(), Seed: 1})
+		if err != nil {
+			t.Fatalf("%s: run: %v (notes %v)", kind, err, p.Restarts)
+		}
+		if len(p.Restarts) < 4 || !strings.Contains(p.Restarts[0], "restarted") {
+			t.Errorf("%s: restarts %q: want each chain restarted twice", kind, p.Restarts)
+		}
+		var v2 float64
+		var n int
+		for _, rows := range tr.Draws {
+			for _, r := range rows {
+				for _, v := range r {
+					if math.IsNaN(v) || math.IsInf(v, 0) {
+						t.Fatalf("%s: a draw is not finite", kind)
+					}
+				}
+				v2 += r[0] * r[0]
+				n++
+			}
+		}
+		if v := v2 / float64(n); math.Abs(v-1) > 0.5 { // precision 1: the chain samples again
+			t.Errorf("%s: variance of the first coordinate %v after the restarts, want about 1", kind, v)
+		}
+	}
+}

@@ -1,0 +1,123 @@
+package model_test
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/langevin-go/langevin"
+	"github.com/langevin-go/langevin/model"
+)
+
+// TestMLPDefaultsGradient: the fan-in prior, the standardised response and
+// the learned noise of MLPDefaults keep the gradient exact (central finite
+// differences), for the three likelihoods.
+func TestMLPDefaultsGradient(t *testing.T) {
+	t.Parallel()
+	for k, lik := range []model.Likelihood{model.LikGaussian, model.LikBernoulli, model.LikCategorical} {
+		X, y := mlpData(uint64(k+11), 200, 3, lik, 3)
+		if lik == model.LikGaussian {
+			for i := range y {
+				y[i] = 40 + 7*y[i] // far from standardised
+			}
+		}
+		m := mustMLP(t, X, y, model.MLPDefaults(model.MLPOptions{Hidden: []int{6, 4}, Activation: model.Tanh, Likelihood: lik, Classes: 3}))
+		theta := make([]float64, m.Dim())
+		m.SamplePrior(theta, rand.New(rand.NewPCG(uint64(k), 5)))
+		for _, batch := range [][]int{{3, 17, 3, 150}, nil} {
+			if err := langevin.CheckGradient(m, theta, batch, 1e-6); err != nil {
+				t.Errorf("%v, batch %v: %v", lik, batch, err)
+			}
+		}
+	}
+}
+
+// TestMLPStandardizeY: with StandardizeY the model is the same network in
+// other units: its log-likelihood is that of the unstandardised network at
+// the matching parameters (output layer and σ² scaled by s_y, bias shifted
+// by ȳ), and its predictions and σ² are in y's units.
+func TestMLPStandardizeY(t *testing.T) {
+	t.Parallel()
+	X, y := mlpData(3, 100, 2, model.LikGaussian, 2)
+	for i := range y {
+		y[i] = 10 + 5*y[i]
+	}
+	var mean, sd float64
+	for _, v := range y {
+		mean += v / float64(len(y))
+	}
+	for _, v := range y {
+		sd += (v - mean) * (v - mean) / float64(len(y))
+	}
+	sd = math.Sqrt(sd)
+	opt := model.MLPOptions{Hidden: []int{3}, Activation: model.Tanh, LearnNoise: true}
+	ms := mustMLP(t, X, y, model.MLPOptions{Hidden: opt.Hidden, Activation: opt.Activation, LearnNoise: true, StandardizeY: true})
+	mr := mustMLP(t, X, y, opt)
+	th := make([]float64, ms.Dim())
+	ms.SamplePrior(th, rand.New(rand.NewPCG(2, 2)))
+	raw := append([]float64(nil), th...)
+	// Layer 2: w.2.1.1..3, b.2.1, then log_sigma2.
+	for j := 3*2 + 3; j < 3*2+3+3; j++ {
+		raw[j] *= sd
+	}
+	raw[12] = mean + sd*th[12]
+	raw[13] = th[13] + 2*math.Log(sd)
+	if a, b := ms.LogLik(th, nil, nil), mr.LogLik(raw, nil, nil); math.Abs(a-b) > 1e-9*math.Abs(b) {
+		t.Errorf("LogLik standardised %v, raw %v", a, b)
+	}
+	if a, b := ms.NoiseVar(th), mr.NoiseVar(raw); math.Abs(a-b) > 1e-12*b {
+		t.Errorf("NoiseVar %v, want %v", a, b)
+	}
+	got, want := make([]float64, 100), make([]float64, 100)
+	ms.RegressionMean(th, X, got)
+	mr.RegressionMean(raw, X, want)
+	for i := range got {
+		if math.Abs(got[i]-want[i]) > 1e-9*(1+math.Abs(want[i])) {
+			t.Fatalf("row %d: mean %v, want %v", i, got[i], want[i])
+		}
+	}
+	fv := make([]float64, 100)
+	ms.FunctionValues(th, X, fv)
+	if fv[7] != got[7] {
+		t.Errorf("FunctionValues %v, RegressionMean %v", fv[7], got[7])
+	}
+	if _, err := model.NewMLP(X, make([]float64, 100), model.MLPOptions{StandardizeY: true}); err == nil {
+		t.Error("constant responses standardised: no error")
+	}
+}
+
+// TestMLPFanIn: the fan-in prior's sd of layer l's weights is s/√inₗ, its
+// biases' s; FanInInit is random (never θ = 0) with weights of sd √(2/in)
+// for ReLU.
+func TestMLPFanIn(t *testing.T) {
+	t.Parallel()
+	X := mat.NewDense(5, 4, nil)
+	y := []float64{0, 1, 0, 1, 1}
+	m := mustMLP(t, X, y, model.MLPOptions{Hidden: []int{400}, Likelihood: model.LikBernoulli, FanIn: true, PriorScale: []float64{2}})
+	sd := make([]float64, m.Dim())
+	m.PriorSDs(sd)
+	// w.1 (400×4), b.1 (400), w.2 (1×400), b.2.
+	for _, c := range []struct {
+		j    int
+		want float64
+	}{{0, 1}, {1600, 2}, {2000, 0.1}, {2400, 2}} {
+		if math.Abs(sd[c.j]-c.want) > 1e-12 {
+			t.Errorf("prior sd of %s = %v, want %v", m.ParamNames()[c.j], sd[c.j], c.want)
+		}
+	}
+	theta := make([]float64, m.Dim())
+	m.FanInInit(theta, rand.New(rand.NewPCG(1, 1)))
+	var ss float64
+	for _, v := range theta[:1600] {
+		ss += v * v
+	}
+	if v := ss / 1600; math.Abs(v-0.5) > 0.05 { // 2/in = 0.5, sd of the estimate 0.5·√(2/1600) ≈ 0.018
+		t.Errorf("FanInInit: variance of the first layer's weights %v, want 0.5 (He)", v)
+	}
+	g := m.Groups()
+	if g[0] != 0 || g[1600] != 1 || g[2000] != 2 || g[2400] != 3 {
+		t.Errorf("groups %v %v %v %v", g[0], g[1600], g[2000], g[2400])
+	}
+}
