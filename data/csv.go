@@ -1,6 +1,7 @@
 package data
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -61,6 +62,22 @@ type CSVOptions struct {
 	// OptionalTarget allows the target column, given by name, to be absent:
 	// the Dataset then has Y nil (new rows to predict).
 	OptionalTarget bool
+	// MaxBytes, if positive, bounds the numbers a reader holds in memory
+	// (8 bytes each, checked as it reads; the final matrix is a copy, so
+	// the peak is about twice as much): more is a *ParseError wrapping
+	// ErrTooLarge, found before the memory is taken — a gzip file that
+	// expands to gigabytes is refused after MaxBytes. ReadFile applies it
+	// to every format.
+	MaxBytes int64
+}
+
+// ErrTooLarge is wrapped by the errors of readers for data that would hold
+// more than CSVOptions.MaxBytes in memory.
+var ErrTooLarge = errors.New("more numbers than the memory bound allows")
+
+// tooLarge returns the error of data past the bound max, after n values.
+func tooLarge(name string, line int, max int64) error {
+	return &ParseError{File: name, Line: line, Msg: fmt.Sprintf("the data would hold more than %d MiB of numbers in memory, the bound", max>>20), Err: ErrTooLarge}
 }
 
 // detectLines is the number of non-blank lines used to detect the delimiter.
@@ -272,6 +289,9 @@ func ParseCSV(r io.Reader, name string, opt CSVOptions) (*Dataset, error) {
 		if len(cur) == cap(cur) {
 			if cur != nil {
 				blocks = append(blocks, cur)
+			}
+			if held := 8 * int64(len(blocks)+1) * int64(blockRows) * int64(p+1); opt.MaxBytes > 0 && held > opt.MaxBytes {
+				return tooLarge(name, line, opt.MaxBytes)
 			}
 			cur = make([]float64, 0, blockRows*p)
 		}

@@ -44,6 +44,12 @@ func ReadLIBSVM(path string, dim int) (*Dataset, error) {
 // column of an error is the 1-based number of the space-separated item on the
 // line, the label being item 1.
 func ParseLIBSVM(r io.Reader, name string, dim int) (*Dataset, error) {
+	return parseLIBSVM(r, name, dim, 0)
+}
+
+// parseLIBSVM is ParseLIBSVM holding at most maxBytes (if positive) in
+// memory: the entries as read, and the dense matrix made of them.
+func parseLIBSVM(r io.Reader, name string, dim int, maxBytes int64) (*Dataset, error) {
 	perr := func(line, col int, format string, args ...any) error {
 		return &ParseError{File: name, Line: line, Column: col, Msg: fmt.Sprintf(format, args...)}
 	}
@@ -110,6 +116,9 @@ func ParseLIBSVM(r io.Reader, name string, dim int) (*Dataset, error) {
 		}
 		y = append(y, label)
 		start = append(start, len(idx))
+		if maxBytes > 0 && 16*int64(len(idx)+len(y)) > maxBytes {
+			return nil, tooLarge(name, line, maxBytes)
+		}
 	}
 	n := len(y)
 	if n == 0 {
@@ -124,6 +133,9 @@ func ParseLIBSVM(r io.Reader, name string, dim int) (*Dataset, error) {
 	}
 	if d > maxDense/n {
 		return nil, perr(0, 0, "%d rows × %d features is too large for a dense matrix", n, d)
+	}
+	if maxBytes > 0 && 8*int64(n)*int64(d) > maxBytes {
+		return nil, &ParseError{File: name, Msg: fmt.Sprintf("%d rows × %d features would hold %d MiB of numbers in memory, more than the bound of %d MiB", n, d, 8*int64(n)*int64(d)>>20, maxBytes>>20), Err: ErrTooLarge}
 	}
 	raw := make([]float64, n*d)
 	for i := range n {

@@ -1,6 +1,7 @@
 package data
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -32,6 +33,9 @@ type ParquetOptions struct {
 	// Features names the feature columns, in the order wanted; nil means
 	// every column but the target, in file order.
 	Features []string
+	// MaxBytes, if positive, bounds the numbers ReadParquet holds (8 bytes
+	// each), as CSVOptions.MaxBytes.
+	MaxBytes int64
 
 	// typed columns (readParquetTable): text columns and nulls are read
 	// through each column's colState; noTarget selects no target.
@@ -113,6 +117,19 @@ func openParquet(f *os.File, size int64) (pf *parquet.File, err error) {
 			pf, err = nil, fmt.Errorf("corrupt metadata (%v)", r)
 		}
 	}()
+	// The footer's length, the 4 bytes before the closing "PAR1", is
+	// checked against the file's size before parquet-go allocates a buffer
+	// of that length (a corrupt 11 KB file claimed 4 GiB).
+	if size < 12 {
+		return nil, fmt.Errorf("%d bytes: too short for a Parquet file (at least 12)", size)
+	}
+	var tail [8]byte
+	if _, err := f.ReadAt(tail[:], size-8); err != nil {
+		return nil, err
+	}
+	if n := int64(binary.LittleEndian.Uint32(tail[:4])); string(tail[4:]) == "PAR1" && n > size-12 {
+		return nil, fmt.Errorf("corrupt metadata (the footer claims %d bytes, the file has %d)", n, size)
+	}
 	return parquet.OpenFile(f, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
 }
 
@@ -457,16 +474,23 @@ func ReadParquet(path string, opt ParquetOptions) (*Dataset, error) {
 	if n == 0 {
 		return nil, p.errorf("no rows")
 	}
-	x := make([]float64, n*d)
-	y := make([]float64, n)
+	if need := 8 * int64(n) * int64(d+1); opt.MaxBytes > 0 && need > opt.MaxBytes {
+		return nil, &ParseError{File: path, Msg: fmt.Sprintf("%d rows × %d columns would hold %d MiB of numbers in memory, more than the bound of %d MiB", n, d+1, need>>20, opt.MaxBytes>>20), Err: ErrTooLarge}
+	}
+	// The memory follows the rows actually read, in blocks, not the count
+	// the metadata claim (a corrupt file may claim billions).
+	const block = 4096
+	bx, by := make([]float64, block*d), make([]float64, block)
+	var x, y []float64
 	for i := 0; i < n; {
-		m, err := p.Next(x[i*d:], y[i:])
+		m, err := p.Next(bx[:min(block, n-i)*d], by[:min(block, n-i)])
 		if err == io.EOF {
 			return nil, p.errorf("%d rows read, the metadata promise %d", i, n)
 		}
 		if err != nil {
 			return nil, err
 		}
+		x, y = append(x, bx[:m*d]...), append(y, by[:m]...)
 		i += m
 	}
 	return &Dataset{X: mat.NewDense(n, d, x), Y: y, Names: slices.Clone(p.names), Target: p.target, Source: path}, nil
@@ -576,6 +600,10 @@ func readParquetTable(path string, opt CSVOptions) (*Dataset, error) {
 	n, w := p.Len(), len(feats)
 	if n == 0 {
 		return nil, p.errorf("no rows")
+	}
+	if need := 16 * int64(n) * int64(w+1); opt.MaxBytes > 0 && need > opt.MaxBytes {
+		// The columns as read and the coded table: twice the numbers.
+		return nil, &ParseError{File: path, Msg: fmt.Sprintf("%d rows × %d columns would hold %d MiB of numbers in memory (read and coded), more than the bound of %d MiB", n, w+1, need>>20, opt.MaxBytes>>20), Err: ErrTooLarge}
 	}
 	x := make([]float64, n*w)
 	y := make([]float64, n)

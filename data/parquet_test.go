@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -231,5 +232,33 @@ func TestParquetNumericTarget(t *testing.T) {
 	}
 	if _, err := data.OpenParquet("testdata/parquet/groups.parquet", data.ParquetOptions{Target: "5"}); err == nil || !strings.Contains(err.Error(), "target column 5 out of range") {
 		t.Errorf("--target 5 of 4 columns: %v", err)
+	}
+}
+
+// TestParquetCorruptFooterCheap is row 9 of issue 24: an 11 KB corrupt
+// Parquet file took 932 MB and 13 s before its error; the footer length
+// it claims (here 4 GiB) is checked against the file's size first.
+func TestParquetCorruptFooterCheap(t *testing.T) {
+	b, err := os.ReadFile("testdata/parquet/groups.parquet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := append([]byte(nil), b...)
+	c[len(c)-5] = 0xff // the high byte of the footer's length
+	path := filepath.Join(t.TempDir(), "x.parquet")
+	os.WriteFile(path, c, 0o644)
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
+	_, err = data.ReadParquet(path, data.ParquetOptions{})
+	runtime.ReadMemStats(&m1)
+	if err == nil || !strings.Contains(err.Error(), "footer claims") {
+		t.Errorf("error %v, want the footer's claim named", err)
+	}
+	if a := m1.TotalAlloc - m0.TotalAlloc; a > 16<<20 {
+		t.Errorf("%d MiB allocated for a %d KB file", a>>20, len(c)>>10)
+	}
+	// A bound on what a file holds: the rows it claims, checked first.
+	if _, err := data.ReadParquet("testdata/parquet/groups.parquet", data.ParquetOptions{MaxBytes: 1000}); !errors.Is(err, data.ErrTooLarge) {
+		t.Errorf("MaxBytes 1000: %v, want ErrTooLarge", err)
 	}
 }

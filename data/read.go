@@ -47,7 +47,7 @@ func ReadFile(path, format string, opt CSVOptions) (*Dataset, error) {
 	}
 	switch format {
 	case "libsvm":
-		return ParseLIBSVM(br, name, 0)
+		return parseLIBSVM(br, name, 0, opt.MaxBytes)
 	case "parquet", "store":
 		if path == "-" {
 			return nil, &ParseError{File: name, Msg: format + " data must be a file, not a stream"}
@@ -60,6 +60,9 @@ func ReadFile(path, format string, opt CSVOptions) (*Dataset, error) {
 			return nil, err
 		}
 		defer st.Close()
+		if need := 8 * int64(st.Len()) * int64(st.Dim()+1); opt.MaxBytes > 0 && need > opt.MaxBytes {
+			return nil, &ParseError{File: path, Msg: fmt.Sprintf("the store's %d rows × %d columns would hold %d MiB in memory, more than the bound of %d MiB (stream it instead)", st.Len(), st.Dim()+1, need>>20, opt.MaxBytes>>20), Err: ErrTooLarge}
+		}
 		if opt.Target != "" && opt.Target != st.Target() && opt.Target != "-1" {
 			return nil, &ParseError{File: path, Msg: fmt.Sprintf("target %q: the store's target column is %q (chosen when it was written)", opt.Target, st.Target())}
 		}

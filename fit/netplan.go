@@ -312,9 +312,20 @@ func adamDecay(ctx context.Context, m langevin.Model, theta0 []float64, iters, b
 	return out, nil
 }
 
-// lambdaMaxHVP returns the largest |eigenvalue| of M^½ H M^½ (the spectrum
-// of MH), H = −∇²log p(θ|D) at theta, by 30 steps of power iteration; each
-// product Hv is a central difference of two full-data gradients.
+// LambdaMaxHVP returns the largest |eigenvalue| of M^½ H M^½ (the spectrum
+// of MH; nil precond means M = I), H = −∇²log p(θ|D) at theta, by 30 steps
+// of power iteration; each product Hv is a central difference of two
+// full-data gradients.
+func LambdaMaxHVP(ctx context.Context, m langevin.Model, theta, precond []float64, rng *rand.Rand) (float64, error) {
+	if precond == nil {
+		precond = make([]float64, m.Dim())
+		for j := range precond {
+			precond[j] = 1
+		}
+	}
+	return lambdaMaxHVP(ctx, m, theta, precond, rng)
+}
+
 func lambdaMaxHVP(ctx context.Context, m langevin.Model, theta, precond []float64, rng *rand.Rand) (float64, error) {
 	d := m.Dim()
 	u := make([]float64, d)

@@ -51,7 +51,8 @@ func MLPDefaults(opt MLPOptions) MLPOptions {
 // FanInInit writes a random initial point into dst: the weights of layer l
 // ~ N(0, g²/inₗ) with g² = 2 for ReLU (He et al. 2015) and 1 otherwise
 // (LeCun), the biases 0, and log σ² at its initial value when the noise is
-// learned. θ = 0 is a saddle of a network (every hidden unit the same, the
+// learned (with StandardizeY: σ² = the variance of y, γ = 0, whatever
+// NoiseVar). θ = 0 is a saddle of a network (every hidden unit the same, the
 // gradient of every hidden weight zero): a start must break the symmetry.
 func (m *MLP) FanInInit(dst []float64, rng *rand.Rand) {
 	g2 := 1.0
@@ -69,6 +70,12 @@ func (m *MLP) FanInInit(dst []float64, rng *rand.Rand) {
 	}
 	if m.learn {
 		dst[m.dim-1] = math.Log(m.noiseVar)
+		if m.ySD != 1 || m.yMean != 0 {
+			// Standardised: σ² starts at the response's variance, whatever
+			// NoiseVar (a start at σ² = 10⁻⁸ or 10⁶ leaves Adam far from any
+			// sensible mode: measured on gap1d, σ² stuck at 2.6·10⁻⁸).
+			dst[m.dim-1] = 0
+		}
 	}
 }
 

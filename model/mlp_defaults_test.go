@@ -121,3 +121,23 @@ func TestMLPFanIn(t *testing.T) {
 		t.Errorf("groups %v %v %v %v", g[0], g[1600], g[2000], g[2400])
 	}
 }
+
+// TestMLPFanInInitNoise: with the defaults, a start puts σ² at the
+// response's variance whatever NoiseVar (10⁻⁸ or 10⁸ would leave the MAP
+// search far from any sensible mode), and NoiseVar is in y's units.
+func TestMLPFanInInitNoise(t *testing.T) {
+	t.Parallel()
+	X, y := mlpData(4, 50, 2, model.LikGaussian, 2)
+	for _, nv := range []float64{1e-8, 1, 1e8} {
+		m := mustMLP(t, X, y, model.MLPDefaults(model.MLPOptions{Hidden: []int{3}, NoiseVar: nv}))
+		th := make([]float64, m.Dim())
+		m.FanInInit(th, rand.New(rand.NewPCG(1, 1)))
+		if g := th[m.Dim()-1]; g != 0 {
+			t.Errorf("NoiseVar %v: start log σ² %v, want 0 (σ² = var y)", nv, g)
+		}
+		fixed := mustMLP(t, X, y, model.MLPOptions{Hidden: []int{3}, NoiseVar: nv, StandardizeY: true})
+		if got := fixed.NoiseVar(th[:fixed.Dim()]); math.Abs(got-nv) > 1e-9*nv {
+			t.Errorf("fixed NoiseVar %v: NoiseVar() = %v, want it in y's units", nv, got)
+		}
+	}
+}

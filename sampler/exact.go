@@ -23,6 +23,9 @@ type exactState struct {
 	met   *metric // M (NUTS's inverse metric, MALA's preconditioner, RWM's shape)
 	ad    *adapter
 	stat  float64 // acceptance statistic of the last iteration
+	// logAccept proposes with a given step and returns log α (the
+	// Metropolis chains': MALA's, RWM's), for findStep.
+	logAccept func(step float64) float64
 }
 
 func newExactState(m langevin.Model, theta0 []float64, withGrad bool, diag []float64, dense *mat.SymDense, metric MetricAdapt, what string) (*exactState, error) {
@@ -61,6 +64,32 @@ func (s *exactState) Position() []float64 { return s.theta }
 
 // EndWarmup implements langevin.WarmupEnder.
 func (s *exactState) EndWarmup() { s.ad.end(&s.step) }
+
+// accept is the Metropolis–Hastings decision of the one accept-and-adapt of
+// MALA and RWM: it records the acceptance statistic min(1, α) of the
+// proposal with log α = logA and reports whether to move to it (drawing a
+// uniform only when logA < 0).
+func (s *exactState) accept(logA float64, rng interface{ Float64() float64 }) bool {
+	s.stat = math.Exp(min(logA, 0))
+	return logA >= 0 || math.Log(rng.Float64()) < logA
+}
+
+// adapt is the warm-up's adaptation after an accept: the step size by dual
+// averaging (or the grid) and the metric in Stan's windows; at the end of a
+// window under dual averaging a new initial step is found by Stan's
+// heuristic from s.logAccept, and the averaging restarts from it.
+func (s *exactState) adapt() error {
+	if !s.ad.on || !s.ad.update(&s.step, s.stat, s.theta, s.met) || s.ad.cfg.Tune != TuneDual {
+		return nil
+	}
+	eps, err := findStep(s.step, s.ad.cfg.TargetAccept, s.logAccept)
+	if err != nil {
+		return err
+	}
+	s.step = eps
+	s.ad.restart(eps)
+	return nil
+}
 
 // Adapting reports whether the chain is still in its warm-up adaptation.
 func (s *exactState) adapting() bool { return s.ad.on }

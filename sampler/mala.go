@@ -72,9 +72,10 @@ func (s MALA) NewChain(m langevin.Model, theta0 []float64, rng *rand.Rand) (lang
 	c := &malaChain{exactState: st, rng: rng, noCorr: s.noCorrection,
 		prop: make([]float64, d), gprop: make([]float64, d),
 		mg: make([]float64, d), z: make([]float64, d), lz: make([]float64, d)}
+	c.exactState.logAccept = c.propose
 	eps := s.Step
 	if eps == 0 {
-		if eps, err = findStep(1, cfg.TargetAccept, c.logAccept); err != nil {
+		if eps, err = findStep(1, cfg.TargetAccept, c.propose); err != nil {
 			return nil, err
 		}
 	}
@@ -127,31 +128,15 @@ func (c *malaChain) propose(eta float64) float64 {
 	return logA + bwd/(4*eta) - fwd
 }
 
-func (c *malaChain) logAccept(eta float64) float64 { return c.propose(eta) }
-
 func (c *malaChain) Step() error {
 	eta := c.step
 	c.used = eta
-	logA := c.propose(eta)
-	c.stat = math.Exp(min(logA, 0))
-	if logA >= 0 || math.Log(c.rng.Float64()) < logA {
+	if c.accept(c.propose(eta), c.rng) {
 		c.theta, c.prop = c.prop, c.theta
 		c.grad, c.gprop = c.gprop, c.grad
 		c.lp = c.lpProp
 	}
-	if c.ad.on {
-		if c.ad.update(&c.step, c.stat, c.theta, c.met) {
-			if c.ad.cfg.Tune == TuneDual {
-				eps, err := findStep(c.step, c.ad.cfg.TargetAccept, c.logAccept)
-				if err != nil {
-					return err
-				}
-				c.step = eps
-				c.ad.restart(eps)
-			}
-		}
-	}
-	return nil
+	return c.adapt()
 }
 
 func (c *malaChain) Stats(dst []float64) {

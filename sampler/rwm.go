@@ -66,6 +66,7 @@ func (s RWM) NewChain(m langevin.Model, theta0 []float64, rng *rand.Rand) (lange
 	}
 	d := m.Dim()
 	c := &rwmChain{exactState: st, rng: rng, prop: make([]float64, d), z: make([]float64, d), lz: make([]float64, d)}
+	c.exactState.logAccept = c.propose
 	eps := s.Step
 	if eps == 0 {
 		if eps, err = findStep(1, cfg.TargetAccept, c.propose); err != nil {
@@ -104,25 +105,11 @@ func (c *rwmChain) propose(sigma float64) float64 {
 func (c *rwmChain) Step() error {
 	sigma := c.step
 	c.used = sigma
-	logA := c.propose(sigma)
-	c.stat = math.Exp(min(logA, 0))
-	if logA >= 0 || math.Log(c.rng.Float64()) < logA {
+	if c.accept(c.propose(sigma), c.rng) {
 		c.theta, c.prop = c.prop, c.theta
 		c.lp = c.lpProp
 	}
-	if c.ad.on {
-		if c.ad.update(&c.step, c.stat, c.theta, c.met) {
-			if c.ad.cfg.Tune == TuneDual {
-				eps, err := findStep(c.step, c.ad.cfg.TargetAccept, c.propose)
-				if err != nil {
-					return err
-				}
-				c.step = eps
-				c.ad.restart(eps)
-			}
-		}
-	}
-	return nil
+	return c.adapt()
 }
 
 func (c *rwmChain) Stats(dst []float64) {

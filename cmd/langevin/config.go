@@ -114,7 +114,7 @@ func newRunFlagSet(c *runConfig) *flag.FlagSet {
 	fs.StringVar(&m.activation, "activation", "relu", "MLP activation: relu|tanh|sigmoid|identity")
 	fs.StringVar(&m.likelihood, "likelihood", "", "MLP likelihood: bernoulli|categorical|gaussian (default: bernoulli for 0/1 labels, categorical for more classes, gaussian otherwise)")
 	fs.IntVar(&m.classes, "classes", 0, "categorical likelihood: number of classes `K` (0: largest label + 1)")
-	fs.Float64Var(&m.noiseVar, "noise-var", 1, "Gaussian likelihood: noise variance σ² (the initial value with --learn-noise)")
+	fs.Float64Var(&m.noiseVar, "noise-var", 1, "Gaussian likelihood: noise variance σ², fixed with --learn-noise=false (with the learned noise, the default, --sampler auto starts σ² at the response's variance)")
 	fs.BoolVar(&m.learnNoise, "learn-noise", true, "Gaussian likelihood: sample log σ² too (prior N(0, 2²) on log σ² of the standardised response; --learn-noise=false fixes σ² at --noise-var)")
 	fs.IntVar(&m.mapIters, "map-iters", 20000, "MLP --init map: Adam iterations")
 	fs.IntVar(&m.mapBatch, "map-batch", 32, "MLP --init map: Adam minibatch size")

@@ -113,6 +113,17 @@ func (j *job) classes() int {
 // readData reads the data set path given by the flag flagName ("--data" or
 // "--test"); when builtins is true, a path that is not a file may name an
 // embedded data set.
+// dataBound is the most a data file read into memory may hold: a quarter
+// of the memory budget (the data are copied once into their matrix, and the
+// draws need the rest).
+func dataBound() int64 {
+	b := memoryBudget()
+	if budgetHook != nil {
+		b = budgetHook()
+	}
+	return b / 4
+}
+
 func readData(c *runConfig, path, flagName string, builtins bool) (*data.Dataset, error) {
 	var d *data.Dataset
 	var err error
@@ -128,9 +139,14 @@ func readData(c *runConfig, path, flagName string, builtins bool) (*data.Dataset
 	if isFile {
 		// One open and one read, so that a pipe or /dev/stdin ("-") works;
 		// the format is told from the content.
-		d, err = data.ReadFile(path, c.format, c.columns.csvOptions(c.target))
+		opt := c.columns.csvOptions(c.target)
+		opt.MaxBytes = dataBound()
+		d, err = data.ReadFile(path, c.format, opt)
 		if err == nil && headerless(d) {
 			headerLine = 0
+		}
+		if errors.Is(err, data.ErrTooLarge) {
+			return nil, inputErrorf("%s %v (a quarter of the memory budget: of half this machine's memory, or of a quarter of ulimit -v): convert the file once with langevin convert --data %s --out FILE.lvs; run and predict stream a store from disk", flagName, err, path)
 		}
 		if err != nil {
 			if c.columns.coding != nil {

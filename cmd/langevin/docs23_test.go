@@ -141,3 +141,30 @@ func TestRunStepWeightedEstimator(t *testing.T) {
 		t.Errorf("constant step: exit %d (%s), weighted line printed:\n%s", code, errOut, out)
 	}
 }
+
+// --sampler adam (lecture notes' Note 15; main had no Adam in the command)
+// runs Adam ascent from zero to the MAP: 20,000 steps end within 0.05 of
+// L-BFGS's MAP, 200 steps do not (the check can fail).
+func TestRunAdamOptimiser(t *testing.T) {
+	dist := func(iters string) float64 {
+		code, out, errOut := runMain("run", "--sampler", "adam", "--iters", iters, "--init", "zero", "--chains", "1", "--quiet", "--out", t.TempDir()+"/adam"+iters)
+		if code != 0 {
+			t.Fatalf("--iters %s: exit %d: %s", iters, code, errOut)
+		}
+		_, after, ok := strings.Cut(out, "max |θ − MAP| = ")
+		if !ok {
+			t.Fatalf("no distance to the MAP in:\n%s", out)
+		}
+		v, err := strconv.ParseFloat(strings.Fields(after)[0], 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	if d := dist("20000"); d > 0.05 {
+		t.Errorf("Adam after 20,000 steps: %g from the MAP; want ≤ 0.05", d)
+	}
+	if d := dist("200"); d <= 0.05 {
+		t.Errorf("Adam after 200 steps from zero: %g from the MAP: the check cannot fail", d)
+	}
+}

@@ -37,6 +37,7 @@ var goldenCases = []struct {
 	{"sghmc", []string{"--sampler", "sghmc", "--iters", "20000"}, false},
 	{"sgnht", []string{"--sampler", "sghmc", "--iters", "20000", "--thermostat"}, false},
 	{"csghmc", []string{"--sampler", "csghmc", "--iters", "20000"}, false},
+	{"baoab", []string{"--sampler", "baoab", "--iters", "20000"}, false},
 	{"gd", []string{"--sampler", "gd", "--iters", "2000"}, false},
 	{"sgd", []string{"--sampler", "sgd", "--iters", "20000"}, false},
 	{"csgd", []string{"--sampler", "csgd", "--iters", "20000"}, false},

@@ -4,6 +4,8 @@ package main
 // each test names the row of the table it keeps from coming back.
 
 import (
+	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"math"
 	"math/rand/v2"
@@ -469,5 +471,50 @@ func TestHostileSignalWide(t *testing.T) {
 		if code != 143 || took > 5*time.Second {
 			t.Errorf("SIGTERM after %v: exit %d after %v, want 143 within 3 s", after, code, took)
 		}
+	}
+}
+
+// TestHostileGzipBomb is row 3: a 10 MB .csv.gz that expands to 10 GB
+// took run past 10 GB of RSS (stopped by hand). The reader holds at most a
+// quarter of the memory budget (here 256 MiB: LANGEVIN_MEMORY_MIB): exit 2
+// naming the file, the bound and langevin convert, under 200 MB of RSS.
+func TestHostileGzipBomb(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes a 10 MB file")
+	}
+	var one bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&one, gzip.BestCompression)
+	row := []byte("0.5,0.25,1\n")
+	for range (10 << 20) / len(row) {
+		zw.Write(row)
+	}
+	zw.Close()
+	path := filepath.Join(t.TempDir(), "bomb.csv.gz")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zh, _ := gzip.NewWriterLevel(f, gzip.BestCompression)
+	zh.Write([]byte("a,b,y\n"))
+	zh.Close()
+	for range 1000 { // gzip members, one after another: 10 GB of text
+		f.Write(one.Bytes())
+	}
+	f.Close()
+	st, _ := os.Stat(path)
+	cmd := exec.Command(binary(t), "run", "--quiet", "--data", path)
+	cmd.Env = append(os.Environ(), "LANGEVIN_MEMORY_MIB=256") // a 512 MB machine
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	t0 := time.Now()
+	cmd.Run()
+	code := cmd.ProcessState.ExitCode()
+	rss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss >> 10 // MiB
+	t.Logf("%d MB of gzip: exit %d after %v, peak RSS %d MiB: %s", st.Size()>>20, code, time.Since(t0), rss, strings.TrimSpace(stderr.String()))
+	if code != 2 || !strings.Contains(stderr.String(), "bomb.csv.gz") || !strings.Contains(stderr.String(), "MiB of numbers in memory, the bound") || !strings.Contains(stderr.String(), "langevin convert") {
+		t.Errorf("exit %d: %s", code, stderr.String())
+	}
+	if rss > 200 {
+		t.Errorf("peak RSS %d MiB, want under 200", rss)
 	}
 }

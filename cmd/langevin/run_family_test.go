@@ -12,6 +12,7 @@ func TestRunFamilySamplers(t *testing.T) {
 		{"--sampler", "csgld", "--cycles", "4", "--explore", "0.25"},
 		{"--sampler", "csghmc", "--cycles", "4"},
 		{"--sampler", "sghmc", "--thermostat"},
+		{"--sampler", "baoab", "--friction", "0.5"},
 		{"--sampler", "sgld", "--cv", "--temperature-start", "10"},
 		{"--sampler", "psgld", "--cv", "--alpha", "0.9", "--lambda", "1e-4"},
 		{"--model", "gauss2", "--sampler", "sghmc", "--grad-noise", "1"},

@@ -348,11 +348,18 @@ func fmtF(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 
 // memoryBudget is the memory the kept draws of a run may take: half the
 // machine's memory (from /proc/meminfo), or 8 GiB where that is unknown, and
-// at most half the process's address-space limit (ulimit -v).
+// at most a quarter of the process's address-space limit (ulimit -v: the
+// Go runtime reserves much more address space than it uses).
+//
+// LANGEVIN_MEMORY_MIB, if set to a positive number, is the budget in MiB
+// instead (a container whose /proc/meminfo shows the host's memory).
 func memoryBudget() int64 {
+	if v, err := strconv.ParseInt(os.Getenv("LANGEVIN_MEMORY_MIB"), 10, 64); err == nil && v > 0 {
+		return min(v, 1<<40) << 20
+	}
 	b := machineBudget()
 	if lim := addressLimit(); lim > 0 {
-		b = min(b, lim/2)
+		b = min(b, lim/4)
 	}
 	return b
 }
@@ -391,7 +398,7 @@ func checkRunSize(c *runConfig, m langevin.Model, o langevin.Options) error {
 	if need <= budget {
 		return nil
 	}
-	return inputErrorf("--chains %d --iters %d --burnin %d --thin %d: the %d × %d kept draws of %d columns would take %s in memory, more than %s (half this machine's memory, or of ulimit -v): raise --thin, or lower --iters or --chains",
+	return inputErrorf("--chains %d --iters %d --burnin %d --thin %d: the %d × %d kept draws of %d columns would take %s in memory, more than %s (half this machine's memory, or a quarter of ulimit -v): raise --thin, or lower --iters or --chains",
 		c.chains, c.iters, o.BurnIn, o.Thin, max(o.Chains, 1), keep, cols, fmtBytes(need), fmtBytes(budget))
 }
 

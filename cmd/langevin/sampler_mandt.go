@@ -54,6 +54,8 @@ type mandtFlags struct {
 func checkMandt(c *runConfig) error {
 	o := opt[*mandtFlags](c, "mandt")
 	switch {
+	case c.model == "mlp" && !c.stepSet:
+		return inputErrorf("--sampler %s with --model mlp: its step comes from the Hessian and the gradient covariance at the MAP, and a network's Hessian is not positive definite there (a saddle direction per symmetry of the hidden units), so the rule has no stable answer; give --step, or use the default --sampler auto (the network plan: step from the measured curvature)", c.sampler)
 	case c.toy() && c.sampler != "laplace":
 		return inputErrorf("--sampler %s with --model %s: constant SGD, SGFS and IASG are tuned to the minibatch gradient noise of a data model (--model linear|logistic); the toy targets have none", c.sampler, c.model)
 	case !(o.eps > 0) || math.IsInf(o.eps, 0):

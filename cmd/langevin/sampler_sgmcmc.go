@@ -26,12 +26,16 @@ func init() {
 		summary: "stochastic-gradient HMC (Chen et al. 2014), friction α; --thermostat: SGNHT"})
 	registerSampler(&samplerDef{name: "csghmc", family: "SG-MCMC", kind: withM, flags: []string{"sghmc"}, build: buildSGHMC,
 		summary: "cyclical SGHMC (Zhang et al. 2020)"})
+	registerSampler(&samplerDef{name: "baoab", family: "SG-MCMC", kind: withM, flags: []string{"sghmc"}, build: buildBAOAB, check: checkBAOAB,
+		summary: "underdamped Langevin, BAOAB splitting (Leimkuhler & Matthews 2013): exact Gaussian marginals at any stable step; --friction α"})
 	optim := samplerKind{optimiser: true}
 	registerSampler(&samplerDef{name: "gd", family: "optimisers", kind: optim, build: buildSGD,
 		summary: "gradient descent on all data (a trajectory, not posterior draws)"})
 	optim.minibatch = true
 	registerSampler(&samplerDef{name: "sgd", family: "optimisers", kind: optim, build: buildSGD,
 		summary: "stochastic gradient descent (Robbins & Monro 1951)"})
+	registerSampler(&samplerDef{name: "adam", family: "optimisers", kind: optim, build: buildAdam,
+		summary: "Adam (Kingma & Ba 2015) on minibatches, step 1e-3 per coordinate unless --step (lecture notes' Note 15)"})
 
 	registerFlags(flagGroup{name: "psgld", title: "pSGLD flags", define: func(fs *flag.FlagSet) any {
 		o := &psgldFlags{}
@@ -156,4 +160,41 @@ func buildSGD(_ context.Context, b *buildEnv) (langevin.Sampler, error) {
 		s.Batch = b.minibatch()
 	}
 	return s, nil
+}
+
+// buildAdam is Adam ascent on the log posterior with minibatches; its step
+// is about the distance a coordinate moves per step whatever N, so the
+// default is Kingma & Ba's 10⁻³, not a rate in units of the loss.
+func buildAdam(_ context.Context, b *buildEnv) (langevin.Sampler, error) {
+	sched, err := b.schedule(1e-3)
+	if err != nil {
+		return nil, err
+	}
+	return sampler.Adam{Step: sched, Batch: b.minibatch(), Clip: b.clipping()}, nil
+}
+
+// checkBAOAB: --friction is BAOAB's α = 1 − c; the thermostat and the
+// temperature annealing are SGHMC's.
+func checkBAOAB(c *runConfig) error {
+	if o := opt[*sghmcFlags](c, "sghmc"); !(o.friction > 0 && o.friction <= 1) {
+		return inputErrorf("--friction %v: expected 0 < α ≤ 1", o.friction)
+	} else if o.thermostat {
+		return inputErrorf("--thermostat: only for --sampler sghmc|csghmc (SGNHT)")
+	}
+	if c.tStart > 0 {
+		return inputErrorf("--temperature-start: --sampler baoab samples at --temperature throughout")
+	}
+	return nil
+}
+
+// buildBAOAB: the step η = h² of SGHMC's rule at the friction α (the same
+// units), M the Laplace diagonal.
+func buildBAOAB(_ context.Context, b *buildEnv) (langevin.Sampler, error) {
+	o := opt[*sghmcFlags](b.c, "sghmc")
+	sched, err := b.schedule(familyStep(b, o.friction))
+	if err != nil {
+		return nil, err
+	}
+	return sampler.BAOAB{Step: sched, Batch: b.minibatch(), Friction: o.friction, Precond: b.precond,
+		Temperature: b.c.temperature, Clip: b.clipping()}, nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strings"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
@@ -147,21 +148,24 @@ func heavyTailed(seed uint64) *data.Dataset {
 // gapBands runs SGLD (batches of 16, ηλmax = 0.2) and MALA on the gap1d
 // regression with N = 64 and returns the grid, the two predictive
 // summaries and the training data.
-func gapBands(ctx context.Context, seed uint64) (grid []float64, regs []*predict.Regression, names []string, train *data.Dataset, err error) {
+//
+// It also returns, per run, the per-draw predictions f(x*; θ) at each of
+// onePointX: the predictive distribution of one input (ProbAI).
+func gapBands(ctx context.Context, seed uint64) (grid []float64, regs []*predict.Regression, names []string, train *data.Dataset, at [][][]float64, err error) {
 	train, err = data.Gap1D(64, 0.1, 1)
 	if err != nil {
-		return nil, nil, nil, nil, err
+		return nil, nil, nil, nil, nil, err
 	}
 	m, err := model.NewMLP(train.X, train.Y, model.MLPOptions{Hidden: []int{20, 20}, Activation: model.Tanh, NoiseVar: 0.01})
 	if err != nil {
-		return nil, nil, nil, nil, err
+		return nil, nil, nil, nil, nil, err
 	}
 	theta := make([]float64, m.Dim())
 	rng := langevin.ChainRNG(seed, 1000)
 	m.GlorotInit(theta, rng)
 	mp, err := sampler.FitAdam(ctx, m, theta, sampler.AdamFit{Iters: 6000, Batch: 16, LR: 3e-3}, rng)
 	if err != nil {
-		return nil, nil, nil, nil, err
+		return nil, nil, nil, nil, nil, err
 	}
 	lmax := approx.MaxCurvature(m, mp, 200, langevin.ChainRNG(seed, 501))
 	const k = 201
@@ -173,14 +177,14 @@ func gapBands(ctx context.Context, seed uint64) (grid []float64, regs []*predict
 	init := langevin.InitAt{Points: [][]float64{mp}}
 	mala, err := langevin.Run(ctx, m, sampler.MALA{Adapt: sampler.Adapt{Warmup: 2000}}, langevin.Options{Chains: 2, Iters: 10000, BurnIn: 2000, Thin: 20, Seed: seed + 1, Init: init})
 	if err != nil {
-		return nil, nil, nil, nil, fmt.Errorf("MALA: %w", err)
+		return nil, nil, nil, nil, nil, fmt.Errorf("MALA: %w", err)
 	}
 	eta := 0.2 / lmax
 	malaEta := mala.Stats[0][len(mala.Stats[0])-1][mala.StatIndex("stepsize__")]
 	iters := int(8000 * malaEta / eta) // MALA's ηT after warm-up
 	sgld, err := langevin.Run(ctx, m, sampler.SGLD{Step: schedule.Constant(eta), Batch: sampler.Minibatch{Size: 16}}, langevin.Options{Chains: 2, Iters: iters + iters/10, BurnIn: iters / 10, Thin: max(1, iters/400), Seed: seed + 2, Init: init})
 	if err != nil {
-		return nil, nil, nil, nil, fmt.Errorf("SGLD: %w", err)
+		return nil, nil, nil, nil, nil, fmt.Errorf("SGLD: %w", err)
 	}
 	for _, run := range []struct {
 		name string
@@ -188,12 +192,33 @@ func gapBands(ctx context.Context, seed uint64) (grid []float64, regs []*predict
 	}{{fmt.Sprintf("SGLD, B = 16, η = %s: mean, 95%%", num(eta)), sgld}, {fmt.Sprintf("MALA, η = %s: mean, 95%%", num(malaEta)), mala}} {
 		reg, err := predict.Regress(m, run.tr.Rows(), G, 0.95)
 		if err != nil {
-			return nil, nil, nil, nil, err
+			return nil, nil, nil, nil, nil, err
 		}
 		regs = append(regs, reg)
 		names = append(names, run.name)
+		at = append(at, perDrawAt(m, run.tr.Rows(), onePointX))
 	}
-	return grid, regs, names, train, nil
+	return grid, regs, names, train, at, nil
+}
+
+// onePointX are the inputs whose predictive distributions diagnostics
+// draws: one in the gap without data, one among the data.
+var onePointX = []float64{0, -1.5}
+
+// perDrawAt returns, for each x of xs, the network's output f(x; θ) for
+// every draw θ of rows: the draws of the predictive distribution of f at
+// that one input.
+func perDrawAt(m *model.MLP, rows [][]float64, xs []float64) [][]float64 {
+	X := mat.NewDense(len(xs), 1, xs)
+	out := make([][]float64, len(xs))
+	var f *mat.Dense
+	for _, th := range rows {
+		f = m.Output(th[:m.Dim()], X, f)
+		for i := range xs {
+			out[i] = append(out[i], f.At(i, 0))
+		}
+	}
+	return out
 }
 
 func runDiagnostics(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -241,7 +266,7 @@ func runDiagnostics(ctx context.Context, args []string, stdout, stderr io.Writer
 	fmt.Fprintf(stderr, "diagnostics: reliability done (%.1f s)\n", time.Since(start).Seconds())
 
 	// 2. Predictive bands.
-	grid, regs, names, train, err := gapBands(ctx, c.Seed)
+	grid, regs, names, train, at, err := gapBands(ctx, c.Seed)
 	if err != nil {
 		return err
 	}
@@ -260,6 +285,43 @@ func runDiagnostics(ctx context.Context, args []string, stdout, stderr io.Writer
 		return err
 	}
 	if err := pg.Tiles("bands", "Posterior predictive mean and 95% band of f(x) for a 1-20-20-1 tanh network on the gap1d data (N = 64, no data in (−0.5, 0.5)), by SGLD and by MALA from the Adam MAP over the same ηT; dashed: the true mean sin(2x) + x/2 (left; y range from the data and bands); the width of each band by x, the gap shaded (right).", [][]*gplot.Plot{{bands, widths}}, 34*vg.Centimeter, 12*vg.Centimeter); err != nil {
+		return err
+	}
+	// The predictive distribution of one input: the histogram of the
+	// per-draw f(x*) of each run, at x* in the gap and among the data.
+	var onePanels []*gplot.Plot
+	for i, x := range onePointX {
+		where := "among the data"
+		if x > data.Gap1DGap[0] && x < data.Gap1DGap[1] {
+			where = "in the gap"
+		}
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for _, r := range at {
+			lo, hi = math.Min(lo, quantile(r[i], 0.001)), math.Max(hi, quantile(r[i], 0.999))
+		}
+		pad := 0.15 * (hi - lo)
+		lo, hi = lo-pad, hi+pad
+		p := newPlot(fmt.Sprintf("f(x*) at x* = %g (%s)", x, where), "f(x*) per draw", "density")
+		var top float64
+		for k, r := range at {
+			h := histogram(r[i], lo, hi, 30, col(k))
+			for _, b := range h.Bins {
+				top = math.Max(top, b.Weight)
+			}
+			p.Add(h)
+			p.Legend.Add(fmt.Sprintf("%s (%d draws)", strings.SplitN(names[k], ",", 2)[0], len(r[i])), h)
+			m, sd := meanSD(r[i])
+			pg.Printf("Predictive distribution of f(%g) (%s), %s: mean %.3f, sd %.3f over %d draws.\n\n", x, where, strings.SplitN(names[k], ",", 2)[0], m, sd, len(r[i]))
+		}
+		truth := line([]float64{data.Gap1DMean(x), data.Gap1DMean(x)}, []float64{0, 1.5 * top}, refColor, true)
+		p.Add(truth)
+		p.Legend.Add("true f(x*)", truth)
+		p.Legend.Top, p.Legend.Left = true, false
+		p.Legend.XOffs, p.Legend.YOffs = -vg.Millimeter, -vg.Millimeter
+		p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = lo, hi, 0, 1.5*top
+		onePanels = append(onePanels, p)
+	}
+	if err := pg.Tiles("one-input", "The predictive distribution of one input (ProbAI): histograms of the per-draw network outputs f(x*; θ) of SGLD and MALA at x* = 0, in the gap without data, and at x* = −1.5, among the data; dashed: the true f(x*).", [][]*gplot.Plot{onePanels}, 30*vg.Centimeter, 11*vg.Centimeter); err != nil {
 		return err
 	}
 	fmt.Fprintf(stderr, "diagnostics: bands done (%.1f s)\n", time.Since(start).Seconds())
