@@ -116,7 +116,7 @@ func cmdPredict(args []string, stdout, _ io.Writer) error {
 		if generated {
 			return inputErrorf("--split %s: --data %s is generated; predict scores its own test set", split, f.data)
 		}
-		if d, err = mf.Split.apply(d, split, f.data); err != nil {
+		if d, err = applySplit(mf.Split, d, split, f.data); err != nil {
 			return err
 		}
 	}

@@ -8,7 +8,6 @@ package main
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -21,32 +20,16 @@ import (
 	"github.com/langevin-go/langevin"
 	"github.com/langevin-go/langevin/data"
 	"github.com/langevin-go/langevin/diag"
-	"github.com/langevin-go/langevin/model"
 	"github.com/langevin-go/langevin/rundir"
 	"github.com/langevin-go/langevin/stancsv"
 )
 
-// modelFile is DIR/model.json: the model's spec (model.Spec, whose fields it
-// inlines) and what langevin predict needs to read new data as the training
-// data were read. The standardisation is DIR/scaler.json.
-type modelFile struct {
-	model.Spec
-	Data     string   `json:"data"`
-	Target   string   `json:"target"`
-	Features []string `json:"features"`
-	// Split is the seeded train/test split the run made of Data (nil when
-	// the test set came from --test or a generated set): predict --split
-	// test scores only the held-out rows.
-	Split *savedSplit `json:"split,omitempty"`
-	// Columns is how the data's columns became the features and the target
-	// (text columns' levels and reference, text labels, the ID column,
-	// dropped columns and rows): predict reads new rows by it.
-	Columns *data.Coding `json:"columns,omitempty"`
-	// Files written before scaler.json and model.Spec (read only).
-	Mean      []float64 `json:"standardize_mean,omitempty"`
-	Scale     []float64 `json:"standardize_scale,omitempty"`
-	Intercept *bool     `json:"intercept,omitempty"`
-}
+// modelFile is DIR/model.json (rundir.ModelFile: the schema and its
+// decoder live in package rundir).
+type modelFile = rundir.ModelFile
+
+// savedSplit is the seeded split a run made (rundir.Split).
+type savedSplit = rundir.Split
 
 // runDir is an open run directory of langevin run.
 type runDir struct {
@@ -205,18 +188,10 @@ func (j *job) modelFile() *modelFile {
 	return &modelFile{Spec: j.spec, Data: j.c.data, Target: j.train.Target, Features: j.train.Names, Split: j.split, Columns: j.train.Coding}
 }
 
-// savedSplit is data.TrainTest(data, TestFrac, Seed) of a data set of Rows
-// rows: the split a run made, which predict --split repeats.
-type savedSplit struct {
-	Rows     int     `json:"rows"`
-	TestFrac float64 `json:"test_frac"`
-	Seed     uint64  `json:"seed"`
-}
-
-// apply returns the part of d named by which (train or test) under the
-// saved split, or an input error if d is not the run's data (another
+// applySplit returns the part of d named by which (train or test) under
+// the saved split s, or an input error if d is not the run's data (another
 // number of rows) or the run made no split.
-func (s *savedSplit) apply(d *data.Dataset, which, source string) (*data.Dataset, error) {
+func applySplit(s *savedSplit, d *data.Dataset, which, source string) (*data.Dataset, error) {
 	if s == nil {
 		return nil, inputErrorf("--split %s: the run made no train/test split of its data (its test set came from --test or a generated set); score that test file instead", which)
 	}
@@ -267,14 +242,8 @@ func readModelFile(r *rundir.Run) (*modelFile, *data.Scaler, error) {
 	if r.Spec == nil {
 		return nil, nil, inputErrorf("--samples %s: no %s (written by langevin run --out)", r.Dir, rundir.SpecFile)
 	}
-	var mf modelFile
-	if err := json.Unmarshal(r.Spec, &mf); err != nil {
-		return nil, nil, inputErrorf("%s: %v", path, err)
-	}
-	if mf.Intercept != nil && !*mf.Intercept {
-		mf.NoIntercept = true
-	}
-	if err := mf.Spec.Validate(); err != nil {
+	mf, err := rundir.DecodeModelFile(r.Spec)
+	if err != nil {
 		return nil, nil, inputErrorf("%s: %v", path, err)
 	}
 	sc := r.Scaler
@@ -285,24 +254,17 @@ func readModelFile(r *rundir.Run) (*modelFile, *data.Scaler, error) {
 			return nil, nil, inputErrorf("%s: %v", path, err)
 		}
 	}
-	if err := checkModelFile(r, &mf, sc, path, scPath); err != nil {
+	if err := checkModelFile(r, mf, sc, path, scPath); err != nil {
 		return nil, nil, err
 	}
-	return &mf, sc, nil
+	return mf, sc, nil
 }
 
-// checkModelFile checks model.json and the scaler against each other and
-// the chain files, trusted no more than input: the features named once
-// each, as many scales as features, and a scaler present when the chain
+// checkModelFile checks model.json (its features named once each:
+// rundir.DecodeModelFile) and the scaler against each other and the chain
+// files, trusted no more than input: as many scales as features, and a scaler present when the chain
 // files record that the run standardised its features.
 func checkModelFile(r *rundir.Run, mf *modelFile, sc *data.Scaler, path, scPath string) error {
-	seen := make(map[string]bool, len(mf.Features))
-	for i, name := range mf.Features {
-		if seen[name] {
-			return inputErrorf("%s: features[%d] %q named twice: expected the training data's column names, each once", path, i, name)
-		}
-		seen[name] = true
-	}
 	standardised := false
 	for _, kv := range r.Settings {
 		if kv[0] == "standardize" {

@@ -11,6 +11,8 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -110,6 +112,7 @@ func runUCI(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	methods := f.String("methods", "auto,ensemble,swag,laplace", "our `METHODS`, comma-separated: auto (the default SG-MCMC, with its MAP network), ensemble, swag, laplace")
 	runArgs := f.String("run-args", "", "extra `FLAGS` for every langevin run, space-separated (smoke tests: --iters 2000; they change the numbers)")
 	resume := f.Bool("resume", false, "keep the rows already in --out DIR/uci.csv and run only the missing ones")
+	tableOnly := f.Bool("table-only", false, "run nothing: the table, the page and the figure of the rows already in --out DIR/uci.csv (of several runs, concatenated)")
 	if err := f.Parse(args, stdout); err != nil {
 		return err
 	}
@@ -148,7 +151,7 @@ func runUCI(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	csvPath := filepath.Join(pg.Dir, "uci.csv")
 	done := map[string]uciRow{}
-	if *resume {
+	if *resume || *tableOnly {
 		if done, err = readUCICSV(csvPath); err != nil {
 			return err
 		}
@@ -163,7 +166,21 @@ func runUCI(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	var rows []uciRow
 	// The rows kept by --resume are written first, so the file holds them
 	// whatever happens to this run.
+	kept := make([]uciRow, 0, len(done))
 	for _, r := range done {
+		kept = append(kept, r)
+	}
+	sort.Slice(kept, func(i, j int) bool {
+		a, b := kept[i], kept[j]
+		if a.set != b.set {
+			return a.set < b.set
+		}
+		if a.split != b.split {
+			return a.split < b.split
+		}
+		return slices.Index(uciOurs, a.method) < slices.Index(uciOurs, b.method)
+	})
+	for _, r := range kept {
 		writeUCIRow(cw, r)
 	}
 	cw.Flush()
@@ -188,7 +205,7 @@ func runUCI(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 						got = append(got, r)
 					}
 				}
-				if len(got) != len(m.rows) {
+				if len(got) != len(m.rows) && !*tableOnly {
 					got = runUCISplit(ctx, s, k, m, *dir, f.Seed, strings.Fields(*runArgs), stderr)
 					for _, r := range got {
 						writeUCIRow(cw, r)

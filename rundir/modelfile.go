@@ -1,0 +1,63 @@
+package rundir
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/langevin-go/langevin/data"
+	"github.com/langevin-go/langevin/model"
+)
+
+// ModelFile is DIR/model.json: the model's spec (model.Spec, whose fields
+// it inlines) and what langevin predict needs to read new data as the
+// training data were read. The standardisation is DIR/scaler.json.
+type ModelFile struct {
+	model.Spec
+	Data     string   `json:"data"`
+	Target   string   `json:"target"`
+	Features []string `json:"features"`
+	// Split is the seeded train/test split the run made of Data (nil when
+	// the test set came from --test or a generated set): predict --split
+	// test scores only the held-out rows.
+	Split *Split `json:"split,omitempty"`
+	// Columns is how the data's columns became the features and the target
+	// (text columns' levels and reference, text labels, the ID column,
+	// dropped columns and rows; data.Coding): predict reads new rows by it.
+	Columns *data.Coding `json:"columns,omitempty"`
+	// Files written before scaler.json and model.Spec (read only).
+	Mean      []float64 `json:"standardize_mean,omitempty"`
+	Scale     []float64 `json:"standardize_scale,omitempty"`
+	Intercept *bool     `json:"intercept,omitempty"`
+}
+
+// Split is data.TrainTest(data, TestFrac, Seed) of a data set of Rows rows:
+// the split a run made, which predict --split repeats.
+type Split struct {
+	Rows     int     `json:"rows"`
+	TestFrac float64 `json:"test_frac"`
+	Seed     uint64  `json:"seed"`
+}
+
+// DecodeModelFile decodes model.json's contents: an older file's
+// "intercept": false is NoIntercept, and the spec must be valid
+// (model.Spec.Validate).
+func DecodeModelFile(b []byte) (*ModelFile, error) {
+	var mf ModelFile
+	if err := json.Unmarshal(b, &mf); err != nil {
+		return nil, err
+	}
+	if mf.Intercept != nil && !*mf.Intercept {
+		mf.NoIntercept = true
+	}
+	if err := mf.Spec.Validate(); err != nil {
+		return nil, err
+	}
+	seen := make(map[string]bool, len(mf.Features))
+	for i, name := range mf.Features {
+		if seen[name] {
+			return nil, fmt.Errorf("features[%d] %q named twice: expected the training data's column names, each once", i, name)
+		}
+		seen[name] = true
+	}
+	return &mf, nil
+}
