@@ -345,6 +345,11 @@ func (j *job) buildModel() error {
 		j.m, j.spec = m, s
 		return nil
 	}
+	if j.uci != nil && s.Kind == "mlp" && s.Likelihood == "" {
+		// A regression benchmark: integer targets (wine's quality 3…8) are
+		// responses, not class labels.
+		s.Likelihood = "gaussian"
+	}
 	s.Resolve(j.train.Y)
 	if j.uci != nil && s.Kind == "mlp" && !c.set["hidden"] {
 		s.Hidden = []int{j.uci.Hidden} // the benchmark's protocol (n_hidden.txt)
