@@ -3,6 +3,8 @@ package data
 import (
 	"fmt"
 	"math"
+	"strconv"
+	"strings"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -163,4 +165,55 @@ func (s *Scaler) TargetRMSE(e float64) float64 {
 		return e
 	}
 	return s.TargetScale * e
+}
+
+// CheckColumns finds, before a model is fitted to X, the columns it cannot
+// use as they are: a constant column (warnings, one per column: its
+// coefficient is set by the prior alone, or duplicates the intercept) and
+// a column whose values overflow the standardisation (their sum or sum of
+// squares is not a finite float64: an error naming the column and what to
+// do). names are X's column names.
+func CheckColumns(X *mat.Dense, names []string) (warnings []string, err error) {
+	if X.IsEmpty() {
+		return nil, nil
+	}
+	n, d := X.Dims()
+	var constant []string // the constant columns' names
+	var value float64     // the last one's value
+	for j := range d {
+		name := "column " + strconv.Itoa(j+1)
+		if j < len(names) {
+			name = "column " + quote(names[j])
+		}
+		lo, hi := math.Inf(1), math.Inf(-1)
+		var sum, ss float64
+		for i := range n {
+			v := X.At(i, j)
+			lo, hi = math.Min(lo, v), math.Max(hi, v)
+			sum += v
+		}
+		mean := sum / float64(n)
+		for i := range n {
+			dv := X.At(i, j) - mean
+			ss += dv * dv
+		}
+		switch {
+		case math.IsInf(sum, 0) || math.IsNaN(sum) || math.IsInf(ss, 0) || math.IsNaN(ss):
+			return warnings, fmt.Errorf("%s: values from %g to %g overflow its standardisation (their sum or squares exceed the largest float64): rescale the column (for example divide it by a power of ten) or drop it", name, lo, hi)
+		case lo == hi && n > 1:
+			constant = append(constant, name)
+			value = lo
+		}
+	}
+	switch k := len(constant); {
+	case k == 1:
+		warnings = append(warnings, fmt.Sprintf("%s is constant (%g in every row): it carries no information, and its coefficient is set by the prior alone; drop it", constant[0], value))
+	case k > 1:
+		list := strings.Join(constant[:min(k, 5)], ", ")
+		if k > 5 {
+			list += ", …"
+		}
+		warnings = append(warnings, fmt.Sprintf("%d columns are constant (%s): they carry no information, and their coefficients are set by the prior alone; drop them", k, list))
+	}
+	return warnings, nil
 }

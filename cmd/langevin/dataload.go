@@ -11,6 +11,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/langevin-go/langevin"
 	"github.com/langevin-go/langevin/data"
 	"github.com/langevin-go/langevin/model"
 )
@@ -82,6 +83,20 @@ func (j *job) loadData() error {
 			}
 		}
 	}
+	// Data the model cannot fit as they are: a warning or an input error
+	// naming the column and what to do.
+	warns, err := data.CheckColumns(train.X, train.Names)
+	if err != nil {
+		return inputErrorf("--data %s: %v", c.data, err)
+	}
+	for _, w := range warns {
+		if j.stderr != nil {
+			fmt.Fprintf(j.stderr, "langevin run: warning: --data %s: %s\n", c.data, w)
+		}
+	}
+	if err := singleClass(c, train); err != nil {
+		return err
+	}
 	if c.standardize {
 		j.scaler = data.FitScaler(train.X)
 		j.scaler.Transform(train.X)
@@ -91,6 +106,55 @@ func (j *job) loadData() error {
 	}
 	j.train, j.test = train, test
 	return nil
+}
+
+// separationWarning warns when a classifier's MAP has a coefficient so
+// large (|β| > 10 on standardised features: odds multiplied by e¹⁰ per
+// standard deviation) that the classes are (nearly) separable by the
+// features: the likelihood then grows without bound along that direction,
+// and under a flat or weak prior the MAP runs to infinity and the posterior
+// is set by the prior alone.
+func separationWarning(m langevin.Model, theta []float64) string {
+	if _, ok := m.(*model.Logistic); !ok || theta == nil {
+		return ""
+	}
+	names := langevin.ParamNames(m)
+	worst, at := 0.0, -1
+	for j, v := range theta {
+		if j < len(names) && names[j] == "intercept" {
+			continue
+		}
+		if a := math.Abs(v); a > worst || math.IsNaN(v) {
+			worst, at = a, j
+		}
+	}
+	if at < 0 || !(worst <= 10) {
+		if at < 0 {
+			return ""
+		}
+		return fmt.Sprintf("the MAP has %s = %.3g: the classes are (nearly) separable by the features, so the likelihood keeps growing along it and the posterior is set by the prior alone; give a proper prior (--prior-scale 1, the default; smaller is stronger) or drop the feature that separates them", names[at], theta[at])
+	}
+	return ""
+}
+
+// singleClass refuses a classifier's training data whose labels are all
+// one class: there is nothing to tell apart, and the intercept runs to
+// infinity under a flat or weak prior.
+func singleClass(c *runConfig, train *data.Dataset) error {
+	switch c.model {
+	case "logistic", "probit", "softmax":
+	default:
+		return nil
+	}
+	if train.Len() == 0 {
+		return nil
+	}
+	for _, y := range train.Y {
+		if y != train.Y[0] {
+			return nil
+		}
+	}
+	return inputErrorf("--data %s: the target column %q holds only the label %g in the %d training rows: a classifier needs two classes at least (check --target, or the data)", c.data, train.Target, train.Y[0], train.Len())
 }
 
 // classes returns, for softmax regression, one more than the largest label

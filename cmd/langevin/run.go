@@ -21,6 +21,7 @@ import (
 // job is one langevin run: its configuration and what the run made of it.
 type job struct {
 	c           *runConfig
+	stderr      io.Writer // warnings about the data
 	train, test *data.Dataset
 	scaler      *data.Scaler // the standardisation applied, if any
 	spec        model.Spec   // resolved against the training labels
@@ -56,7 +57,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		st.setRunDir(rd)
 		defer rd.w.Close(errors.New("the run failed before sampling"))
 	}
-	j := &job{c: c}
+	j := &job{c: c, stderr: stderr}
 	ph := newPhases(stderr, true) // the time line; st reports the phases as they come
 	st.enter("loading", true)
 	if c.toy() {
@@ -105,6 +106,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	}
 	if e := st.interrupted(); e != nil {
 		return e
+	}
+	if w := separationWarning(m, mapTheta); w != "" {
+		fmt.Fprintln(stderr, "langevin run: warning: "+w)
 	}
 	usePrecond := c.usesLaplacePrecond()
 	needMAP := c.init == "map" || c.init == "laplace" || usePrecond || c.cv
