@@ -94,6 +94,29 @@ func (s *Scaler) Transform(X *mat.Dense) {
 	}
 }
 
+// Unscale maps the coefficients of a linear predictor on standardised
+// features, coef = (α, β₁, …, β_d), to the data's own scale in dst (same
+// layout, may be coef): with z_j = (x_j − m_j)/s_j,
+//
+//	α + Σ_j β_j z_j = (α − Σ_j β_j m_j/s_j) + Σ_j (β_j/s_j) x_j,
+//
+// so dst_j = β_j/s_j and dst_0 = α − Σ_j β_j m_j/s_j. A 0/1 dummy column is
+// treated as any other: its coefficient on its own scale is the difference
+// from the reference level. It panics if the lengths are not d+1.
+func (s *Scaler) Unscale(dst, coef []float64) {
+	d := len(s.Mean)
+	if len(coef) != d+1 || len(dst) != d+1 {
+		panic(fmt.Sprintf("data: Scaler.Unscale: %d coefficients and %d destinations for %d features and an intercept", len(coef), len(dst), d))
+	}
+	a := coef[0]
+	for j := range d {
+		b := coef[j+1] / s.Scale[j]
+		a -= b * s.Mean[j]
+		dst[j+1] = b
+	}
+	dst[0] = a
+}
+
 // FitTarget sets the response standardisation of s to the mean and sample
 // standard deviation (divisor n−1, as FitScaler) of y, and standardises y
 // in place. A constant or single response gets scale 1.

@@ -52,7 +52,9 @@ func (j *job) loadData() error {
 		train, test = full, ownTest
 	} else if c.test != "" {
 		train = full
-		if test, err = readData(c, c.test, "--test", false); err != nil {
+		tc := *c
+		tc.columns.coding = train.Coding // the test file read as the training data were
+		if test, err = readData(&tc, c.test, "--test", false); err != nil {
 			return err
 		}
 		if err := alignColumns(train, test, "--test"); err != nil {
@@ -201,7 +203,9 @@ func readData(c *runConfig, path, flagName string, builtins bool) (*data.Dataset
 	if isFile {
 		// One open and one read, so that a pipe or /dev/stdin ("-") works;
 		// the format is told from the content.
-		d, err = data.ReadFile(path, c.format, data.CSVOptions{Target: c.target, MaxBytes: dataBound()})
+		opt := c.columns.csvOptions(c.target)
+		opt.MaxBytes = dataBound()
+		d, err = data.ReadFile(path, c.format, opt)
 		if err == nil && headerless(d) {
 			headerLine = 0
 		}
@@ -209,7 +213,10 @@ func readData(c *runConfig, path, flagName string, builtins bool) (*data.Dataset
 			return nil, inputErrorf("%s %v (a quarter of the memory budget: of half this machine's memory, or of a quarter of ulimit -v): convert the file once with langevin convert --data %s --out FILE.lvs; run and predict stream a store from disk", flagName, err, path)
 		}
 		if err != nil {
-			return nil, inputError{err}
+			if c.columns.coding != nil {
+				err = fmt.Errorf("%s %w", flagName, err) // read as the training data were
+			}
+			return nil, readError(err)
 		}
 	} else {
 		headerLine = 0
@@ -220,12 +227,19 @@ func readData(c *runConfig, path, flagName string, builtins bool) (*data.Dataset
 	if d.Len() == 0 {
 		return nil, inputErrorf("%s %s: no data rows", flagName, path)
 	}
+	if d.Y == nil {
+		return d, nil // new rows without the target (predict)
+	}
 	if re := (*model.ResponseError)(nil); errors.As((model.Spec{Kind: c.model}).CheckResponses(d.Y), &re) {
 		noun := "response"
 		if re.Label {
 			noun = "label"
 		}
-		return nil, inputErrorf("%s:%d: %s %v in column %q: %s", d.Source, re.Row+headerLine, noun, re.Value, d.Target, re.What)
+		where := fmt.Sprintf("%s:%d", d.Source, re.Row+headerLine)
+		if d.Coding != nil && d.Coding.RowsDropped > 0 {
+			where = fmt.Sprintf("%s: row %d (of those kept)", d.Source, re.Row)
+		}
+		return nil, inputErrorf("%s: %s %v in column %q: %s%s", where, noun, re.Value, d.Target, re.What, responseHint(c.model, d.Y))
 	}
 	return d, nil
 }

@@ -228,7 +228,7 @@ func TestHostilePaths(t *testing.T) {
 		if !found {
 			t.Errorf("%q: the settings do not give the data path back: %q", sub, r.Settings)
 		}
-		for _, cmd := range [][]string{{"summary", out}, {"report", out}, {"predict", "--samples", out, "--data", csv}} {
+		for _, cmd := range [][]string{{"summary", out}, {"report", out}, {"predict", "--samples", out, "--data", csv, "--split", "all"}} {
 			if code, _, errOut := runMain(cmd...); code != 0 {
 				t.Errorf("%q: %s: exit %d: %s", sub, cmd[0], code, errOut)
 			}

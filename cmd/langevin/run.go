@@ -229,6 +229,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "%s on %s (N = %d train, %d test, d = %d), %s, %s\n\n",
 			modelTitle(c.model, m), j.train.Source, j.trainLen(), j.testLen(), m.Dim(), pc.describe(), c.chainsText())
 	}
+	printCoding(stdout, j.train)
 	if err := table.Format(stdout); err != nil {
 		return err
 	}
@@ -236,6 +237,11 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stdout, note)
 	}
 	fmt.Fprintln(stdout)
+	if j.train != nil && namedTable(c.data, j.train.Coding) {
+		if err := printDataScale(stdout, tr, j.train.Names, j.scaler); err != nil {
+			return err
+		}
+	}
 	// The run directory is complete before the predictions, which a
 	// signal may cut short.
 	var files string
