@@ -165,7 +165,11 @@ func (c *Coding) Describe() []string {
 			for _, mc := range c.MissingRows {
 				m = append(m, fmt.Sprintf("%q %d", mc.Column, mc.Rows))
 			}
-			out = append(out, fmt.Sprintf("missing values: %d rows dropped (rows with a missing value, by column: %s)", c.RowsDropped, strings.Join(m, ", ")))
+			rows := "rows"
+			if c.RowsDropped == 1 {
+				rows = "row"
+			}
+			out = append(out, fmt.Sprintf("missing values: %d %s dropped (rows with a missing value, by column: %s)", c.RowsDropped, rows, strings.Join(m, ", ")))
 		}
 	}
 	return out
@@ -206,6 +210,7 @@ type colState struct {
 	cat    bool // categorical (text) column
 	fixed  bool // kind fixed by a Coding or CSVOptions.Categorical: no switching
 	closed bool // levels fixed by a Coding: another level is an error
+	forced bool // listed in CSVOptions.Categorical
 	codes  map[string]int
 	levels []string // by code (first appearance), or a Coding's sorted levels
 
@@ -315,6 +320,10 @@ func targetOrder(levels []string) ([]string, string) {
 	}
 	return sorted, "byte order: the first label is 0"
 }
+
+// maxDistinctLevels: a text column with more levels than this and than half
+// the rows is taken for an ID column mistaken for a feature, and refused.
+const maxDistinctLevels = 20
 
 // table is a table read by ParseCSV or ReadParquet before its coding:
 // features in file order (numbers, categorical codes, NaN for missing), the
@@ -445,6 +454,10 @@ func (t *table) finish() (*Dataset, error) {
 				levels, rule = targetOrder(levels)
 				coding.TargetRule = rule
 			}
+		}
+		if k < q && !c.forced && !c.closed && len(levels) > max(maxDistinctLevels, keep/2) {
+			return nil, perr(0, c.index, nil, "column %q holds %d different texts in %d rows (as %s, %s): an ID, not a category? name it as the ID column or drop it (or list it as categorical to code it anyway)",
+				c.name, len(levels), keep, quote(levels[0]), quote(levels[1]))
 		}
 		pos := make(map[string]int, len(levels))
 		for i, l := range levels {

@@ -2,9 +2,13 @@ package data
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/parquet-go/parquet-go"
 )
 
 const messyCSV = `id,age,region,plan,churn
@@ -162,5 +166,61 @@ func TestParseCSVCategoricalNumbers(t *testing.T) {
 		if d.Y[0] != float64(slices.Index(tc.want, strings.Split(tc.labels, ",")[0])) {
 			t.Errorf("%s: Y %v", tc.labels, d.Y)
 		}
+	}
+}
+
+func TestReadFileTypedCSVOnly(t *testing.T) {
+	_, err := ReadFile("testdata/moons_sklearn.csv", "libsvm", CSVOptions{ID: "x"})
+	if err == nil || !strings.Contains(err.Error(), "read from delimited text (CSV) and Parquet only") {
+		t.Errorf("libsvm with an ID column: %v", err)
+	}
+}
+
+// TestParquetTyped reads a Parquet file with a text ID, a text column, an
+// optional numeric column with a null and a text target by the rules of
+// ParseCSV, and new rows by its Coding.
+func TestParquetTyped(t *testing.T) {
+	type row struct {
+		ID     string   `parquet:"id"`
+		Age    *float64 `parquet:"age,optional"`
+		Region string   `parquet:"region"`
+		Churn  string   `parquet:"churn"`
+	}
+	f := func(v float64) *float64 { return &v }
+	path := filepath.Join(t.TempDir(), "t.parquet")
+	write := func(rows []row) {
+		fh, err := os.Create(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := parquet.NewGenericWriter[row](fh)
+		if _, err := w.Write(rows); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		fh.Close()
+	}
+	write([]row{{"C1", f(30), "north", "no"}, {"C2", nil, "south", "yes"}, {"C3", f(45), "south", "yes"}, {"C4", f(50), "east", "no"}})
+	_, err := ReadFile(path, "auto", CSVOptions{Target: "churn", ID: "id"})
+	if err == nil || !errors.Is(err, ErrMissing) || !strings.Contains(err.Error(), `row 2, missing value (empty cell) in column "age": 1 row has one`) {
+		t.Errorf("null without Missing drop: %v", err)
+	}
+	d, err := ReadFile(path, "auto", CSVOptions{Target: "churn", ID: "id", Missing: MissingDrop})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(d.Names, []string{"age", "region[north]", "region[south]"}) || !slices.Equal(d.IDs, []string{"C1", "C3", "C4"}) || !slices.Equal(d.Y, []float64{0, 1, 0}) {
+		t.Fatalf("names %v IDs %v Y %v", d.Names, d.IDs, d.Y)
+	}
+	if got := d.X.RawRowView(1); !slices.Equal(got, []float64{45, 0, 1}) {
+		t.Errorf("row C3: %v", got)
+	}
+	// New rows by the coding: an unseen level names the row.
+	write([]row{{"N1", f(20), "east", "no"}, {"N2", f(21), "moon", "no"}})
+	_, err = ReadFile(path, "auto", CSVOptions{Coding: d.Coding, OptionalTarget: true})
+	if err == nil || !strings.Contains(err.Error(), `row 2, column "region": level "moon" of column "region" is not one of the training data's levels`) {
+		t.Errorf("unseen level: %v", err)
 	}
 }

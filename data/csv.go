@@ -205,20 +205,7 @@ func ParseCSV(r io.Reader, name string, opt CSVOptions) (*Dataset, error) {
 	if k < 2 {
 		return nil, perr(first.line, 0, "need at least 2 columns (features and a target), found 1 (delimiter %q)", delim)
 	}
-	t, tmsg := -1, ""
-	target := opt.Target
-	if target == "" && opt.Coding != nil {
-		target = opt.Coding.Target
-	}
-	if opt.OptionalTarget && target != "" && !slices.Contains(names, target) {
-		if _, err := strconv.Atoi(target); err != nil {
-			t = -1 // reading new rows without the response
-		} else {
-			t, tmsg = resolveTarget(target, names)
-		}
-	} else {
-		t, tmsg = resolveTarget(target, names)
-	}
+	t, tmsg := targetIndex(names, opt)
 	if tmsg != "" {
 		if noHeader && !opt.NoHeader {
 			tmsg += " (the first row is all numbers, so it was read as data, not as a header; set Header if it is one)"
@@ -448,7 +435,7 @@ func csvColumns(names []string, t int, opt CSVOptions) ([]*colState, error) {
 			return nil, perr("%s", msg)
 		}
 		if cols[j].role == roleFeature || cols[j].role == roleTarget {
-			cols[j].cat, cols[j].fixed, cols[j].codes = true, true, map[string]int{}
+			cols[j].cat, cols[j].fixed, cols[j].forced, cols[j].codes = true, true, true, map[string]int{}
 		}
 	}
 	if c := opt.Coding; c != nil {
@@ -689,4 +676,19 @@ func trimSet(delim rune) string {
 		return " "
 	}
 	return " \t"
+}
+
+// targetIndex returns the index of the target column among names (-1 when
+// opt.OptionalTarget allows it to be absent), or an error message.
+func targetIndex(names []string, opt CSVOptions) (int, string) {
+	target := opt.Target
+	if target == "" && opt.Coding != nil {
+		target = opt.Coding.Target
+	}
+	if opt.OptionalTarget && target != "" && !slices.Contains(names, target) {
+		if _, err := strconv.Atoi(target); err != nil {
+			return -1, "" // reading new rows without the response
+		}
+	}
+	return resolveTarget(target, names)
 }

@@ -15,7 +15,9 @@
 //
 // # Typed columns
 //
-// Delimited text is read as a table of typed columns ([ParseCSV]): a column
+// Delimited text ([ParseCSV]) and Parquet read by [ReadFile] are read as
+// tables of typed columns (a Parquet BYTE_ARRAY column is text, a null
+// missing): a column
 // of numbers is numeric; a column of text is categorical and enters X as
 // treatment-coded dummies against its reference level, the first in byte
 // order, named "col[level]" ([DummyName]); [CSVOptions].Categorical makes an

@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"slices"
+	"strconv"
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/deprecated"
@@ -35,6 +36,12 @@ type ParquetOptions struct {
 	// MaxBytes, if positive, bounds the numbers ReadParquet holds (8 bytes
 	// each), as CSVOptions.MaxBytes.
 	MaxBytes int64
+
+	// typed columns (readParquetTable): text columns and nulls are read
+	// through each column's colState; noTarget selects no target.
+	typed    bool
+	noTarget bool
+	states   map[string]*colState
 }
 
 // ParquetFile reads a Parquet file as a table of numbers, one block of rows at
@@ -73,6 +80,8 @@ type parquetColumn struct {
 	page     parquet.Page
 	values   parquet.ValueReader
 	optional bool
+	st       *colState // typed reading: the column's state
+	text     bool      // typed reading: a BYTE_ARRAY column, read as text
 }
 
 // OpenParquet opens a Parquet file for reading with Next. Errors are of type
@@ -182,11 +191,14 @@ func (p *ParquetFile) selectColumns(opt ParquetOptions) error {
 		return p.errorf("the file has no columns")
 	}
 	// By name, or by number (1-based, −1 the last) as for CSV.
-	j, msg := resolveTarget(opt.Target, all)
-	if msg != "" {
-		return p.errorf("%s", msg)
+	target := ""
+	if !opt.noTarget {
+		j, msg := resolveTarget(opt.Target, all)
+		if msg != "" {
+			return p.errorf("%s", msg)
+		}
+		target = all[j]
 	}
-	target := all[j]
 	feats := opt.Features
 	if feats == nil {
 		for _, f := range top {
@@ -206,7 +218,10 @@ func (p *ParquetFile) selectColumns(opt ParquetOptions) error {
 			return p.errorf("feature column %q is listed twice", name)
 		}
 	}
-	sel := append(slices.Clone(feats), target)
+	sel := slices.Clone(feats)
+	if !opt.noTarget {
+		sel = append(sel, target)
+	}
 	fields := make([]field, len(sel))
 	for k, name := range sel {
 		role := "feature"
@@ -227,14 +242,31 @@ func (p *ParquetFile) selectColumns(opt ParquetOptions) error {
 		if f.el.RepetitionType.Valid && f.el.RepetitionType.V == format.Repeated {
 			return p.errorf("column %q is repeated (a list): expected one number per row", name)
 		}
-		conv, err := converter(f.el)
-		if err != nil {
-			return p.errorf("column %q: %v", name, err)
+		pc := parquetColumn{name: name, leaf: f.leaf,
+			optional: f.el.RepetitionType.Valid && f.el.RepetitionType.V == format.Optional}
+		if opt.typed {
+			pc.st = opt.states[name]
+			if pc.st == nil {
+				pc.st = &colState{name: name, index: k + 1}
+			}
+			if f.el.Type.Valid && (f.el.Type.V == format.ByteArray || f.el.Type.V == format.FixedLenByteArray) {
+				pc.text = true
+				if !pc.st.closed {
+					pc.st.cat, pc.st.fixed = true, true
+					if pc.st.codes == nil {
+						pc.st.codes = map[string]int{}
+					}
+				}
+			}
 		}
-		p.cols = append(p.cols, parquetColumn{
-			name: name, leaf: f.leaf, conv: conv,
-			optional: f.el.RepetitionType.Valid && f.el.RepetitionType.V == format.Optional,
-		})
+		if !pc.text {
+			conv, err := converter(f.el)
+			if err != nil {
+				return p.errorf("column %q: %v", name, err)
+			}
+			pc.conv = conv
+		}
+		p.cols = append(p.cols, pc)
 	}
 	p.names = feats
 	p.target = target
@@ -380,6 +412,15 @@ func (p *ParquetFile) readColumn(c *parquetColumn, dst []float64, stride, n int)
 		m, err := c.values.ReadValues(buf)
 		for _, v := range buf[:m] {
 			row := p.row + int64(i) + 1
+			if c.st != nil {
+				f, msg := c.typedValue(v, int(row))
+				if msg != "" {
+					return p.errorf("row %d, column %q: %s", row, c.name, msg)
+				}
+				dst[i*stride] = f
+				i++
+				continue
+			}
 			if v.IsNull() {
 				return p.errorf("row %d, column %q: missing value (null)", row, c.name)
 			}
@@ -453,4 +494,145 @@ func ReadParquet(path string, opt ParquetOptions) (*Dataset, error) {
 		i += m
 	}
 	return &Dataset{X: mat.NewDense(n, d, x), Y: y, Names: slices.Clone(p.names), Target: p.target, Source: path}, nil
+}
+
+// typedValue converts a value of a typed column at the 1-based row: a null is
+// missing; a text value a level; a number a number, or a level of a column
+// coded as categorical (or the ID).
+func (c *parquetColumn) typedValue(v parquet.Value, row int) (float64, string) {
+	st := c.st
+	if v.IsNull() {
+		return st.cell("", row)
+	}
+	if c.text {
+		return st.cell(string(v.ByteArray()), row)
+	}
+	f := c.conv(v)
+	if st.cat || st.role == roleID {
+		if st.role == roleID && st.codes == nil {
+			st.cat, st.fixed, st.codes = true, true, map[string]int{}
+		}
+		return st.cell(strconv.FormatFloat(f, 'g', -1, 64), row)
+	}
+	if math.IsNaN(f) {
+		return st.cell("", row)
+	}
+	if math.IsInf(f, 0) {
+		return 0, "Inf is not allowed"
+	}
+	if st.firstNum == 0 {
+		st.firstNum = row
+	}
+	return f, ""
+}
+
+// parquetNames returns the names of the top-level columns of a Parquet file.
+func parquetNames(path string) ([]string, error) {
+	p, err := OpenParquet(path, ParquetOptions{typed: true, noTarget: true})
+	if err != nil {
+		return nil, err
+	}
+	defer p.Close()
+	return slices.Clone(p.names), nil
+}
+
+// readParquetTable reads a Parquet file as a table of typed columns, with
+// the options and rules of ParseCSV (text columns categorical, nulls and NaN
+// missing, an ID column, dropped columns, a Coding); row numbers take the
+// place of line numbers in messages.
+func readParquetTable(path string, opt CSVOptions) (*Dataset, error) {
+	if opt.Missing != "" && opt.Missing != MissingError && opt.Missing != MissingDrop {
+		return nil, &ParseError{File: path, Msg: fmt.Sprintf("missing-value rule %q: expected %q or %q", opt.Missing, MissingError, MissingDrop)}
+	}
+	names, err := parquetNames(path)
+	if err != nil {
+		return nil, err
+	}
+	t, msg := targetIndex(names, opt)
+	if msg != "" {
+		return nil, &ParseError{File: path, Msg: msg}
+	}
+	cols, err := csvColumns(names, t, opt)
+	if err != nil {
+		err.(*ParseError).File = path
+		return nil, err
+	}
+	tbl := &table{name: path, coding: opt.Coding, missing: opt.Missing, rowWord: "row"}
+	states := map[string]*colState{}
+	var feats []string
+	idCol := -1
+	for _, c := range cols {
+		states[c.name] = c
+		switch c.role {
+		case roleTarget:
+			tbl.target = c
+		case roleID:
+			idCol = c.index - 1
+		case roleDrop:
+			tbl.dropped = append(tbl.dropped, c.name)
+		case roleIgnore:
+			tbl.ignored = append(tbl.ignored, c.name)
+		}
+	}
+	for _, c := range cols {
+		if c.role == roleFeature {
+			tbl.feats = append(tbl.feats, c)
+		}
+	}
+	slices.SortStableFunc(tbl.feats, func(a, b *colState) int { return a.slot - b.slot })
+	for _, c := range tbl.feats {
+		feats = append(feats, c.name)
+	}
+	q := len(feats)
+	if idCol >= 0 {
+		tbl.id = names[idCol]
+		feats = append(feats, names[idCol]) // read beside the features
+	}
+	popt := ParquetOptions{Features: feats, typed: true, states: states, noTarget: t < 0}
+	if t >= 0 {
+		popt.Target = names[t]
+	}
+	p, err := OpenParquet(path, popt)
+	if err != nil {
+		return nil, err
+	}
+	defer p.Close()
+	n, w := p.Len(), len(feats)
+	if n == 0 {
+		return nil, p.errorf("no rows")
+	}
+	if need := 16 * int64(n) * int64(w+1); opt.MaxBytes > 0 && need > opt.MaxBytes {
+		// The columns as read and the coded table: twice the numbers.
+		return nil, &ParseError{File: path, Msg: fmt.Sprintf("%d rows × %d columns would hold %d MiB of numbers in memory (read and coded), more than the bound of %d MiB", n, w+1, need>>20, opt.MaxBytes>>20), Err: ErrTooLarge}
+	}
+	x := make([]float64, n*w)
+	y := make([]float64, n)
+	for i := 0; i < n; {
+		m, err := p.Next(x[i*w:], y[i:])
+		if err == io.EOF {
+			return nil, p.errorf("%d rows read, the metadata promise %d", i, n)
+		}
+		if err != nil {
+			return nil, err
+		}
+		i += m
+	}
+	tbl.n = n
+	if w == q {
+		tbl.x = x
+	} else {
+		id := states[tbl.id]
+		tbl.x = make([]float64, 0, n*q)
+		tbl.ids = make([]string, n)
+		for i := range n {
+			tbl.x = append(tbl.x, x[i*w:i*w+q]...)
+			if v := x[i*w+q]; !math.IsNaN(v) {
+				tbl.ids[i] = id.levels[int(v)]
+			}
+		}
+	}
+	if t >= 0 {
+		tbl.y = y
+	}
+	return tbl.finish()
 }

@@ -40,6 +40,11 @@ func ReadFile(path, format string, opt CSVOptions) (*Dataset, error) {
 	if format == "" || format == "auto" {
 		format = SniffFormat(br, path)
 	}
+	if format != "csv" && format != "parquet" {
+		if typed := opt.ID != "" || len(opt.Drop) > 0 || len(opt.Categorical) > 0 || opt.Missing == MissingDrop || opt.Coding.HasText(); typed {
+			return nil, &ParseError{File: name, Msg: format + " data: an ID column, dropped or categorical columns, dropped rows and text columns are read from delimited text (CSV) and Parquet only"}
+		}
+	}
 	switch format {
 	case "libsvm":
 		return parseLIBSVM(br, name, 0, opt.MaxBytes)
@@ -48,7 +53,7 @@ func ReadFile(path, format string, opt CSVOptions) (*Dataset, error) {
 			return nil, &ParseError{File: name, Msg: format + " data must be a file, not a stream"}
 		}
 		if format == "parquet" {
-			return ReadParquet(path, ParquetOptions{Target: opt.Target, MaxBytes: opt.MaxBytes})
+			return readParquetTable(path, opt)
 		}
 		st, err := OpenStore(path)
 		if err != nil {

@@ -3,6 +3,8 @@ package data
 import (
 	"fmt"
 	"math"
+	"strconv"
+	"strings"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -92,6 +94,29 @@ func (s *Scaler) Transform(X *mat.Dense) {
 	}
 }
 
+// Unscale maps the coefficients of a linear predictor on standardised
+// features, coef = (α, β₁, …, β_d), to the data's own scale in dst (same
+// layout, may be coef): with z_j = (x_j − m_j)/s_j,
+//
+//	α + Σ_j β_j z_j = (α − Σ_j β_j m_j/s_j) + Σ_j (β_j/s_j) x_j,
+//
+// so dst_j = β_j/s_j and dst_0 = α − Σ_j β_j m_j/s_j. A 0/1 dummy column is
+// treated as any other: its coefficient on its own scale is the difference
+// from the reference level. It panics if the lengths are not d+1.
+func (s *Scaler) Unscale(dst, coef []float64) {
+	d := len(s.Mean)
+	if len(coef) != d+1 || len(dst) != d+1 {
+		panic(fmt.Sprintf("data: Scaler.Unscale: %d coefficients and %d destinations for %d features and an intercept", len(coef), len(dst), d))
+	}
+	a := coef[0]
+	for j := range d {
+		b := coef[j+1] / s.Scale[j]
+		a -= b * s.Mean[j]
+		dst[j+1] = b
+	}
+	dst[0] = a
+}
+
 // FitTarget sets the response standardisation of s to the mean and sample
 // standard deviation (divisor n−1, as FitScaler) of y, and standardises y
 // in place. A constant or single response gets scale 1.
@@ -140,4 +165,55 @@ func (s *Scaler) TargetRMSE(e float64) float64 {
 		return e
 	}
 	return s.TargetScale * e
+}
+
+// CheckColumns finds, before a model is fitted to X, the columns it cannot
+// use as they are: a constant column (warnings, one per column: its
+// coefficient is set by the prior alone, or duplicates the intercept) and
+// a column whose values overflow the standardisation (their sum or sum of
+// squares is not a finite float64: an error naming the column and what to
+// do). names are X's column names.
+func CheckColumns(X *mat.Dense, names []string) (warnings []string, err error) {
+	if X.IsEmpty() {
+		return nil, nil
+	}
+	n, d := X.Dims()
+	var constant []string // the constant columns' names
+	var value float64     // the last one's value
+	for j := range d {
+		name := "column " + strconv.Itoa(j+1)
+		if j < len(names) {
+			name = "column " + quote(names[j])
+		}
+		lo, hi := math.Inf(1), math.Inf(-1)
+		var sum, ss float64
+		for i := range n {
+			v := X.At(i, j)
+			lo, hi = math.Min(lo, v), math.Max(hi, v)
+			sum += v
+		}
+		mean := sum / float64(n)
+		for i := range n {
+			dv := X.At(i, j) - mean
+			ss += dv * dv
+		}
+		switch {
+		case math.IsInf(sum, 0) || math.IsNaN(sum) || math.IsInf(ss, 0) || math.IsNaN(ss):
+			return warnings, fmt.Errorf("%s: values from %g to %g overflow its standardisation (their sum or squares exceed the largest float64): rescale the column (for example divide it by a power of ten) or drop it", name, lo, hi)
+		case lo == hi && n > 1:
+			constant = append(constant, name)
+			value = lo
+		}
+	}
+	switch k := len(constant); {
+	case k == 1:
+		warnings = append(warnings, fmt.Sprintf("%s is constant (%g in every row): it carries no information, and its coefficient is set by the prior alone; drop it", constant[0], value))
+	case k > 1:
+		list := strings.Join(constant[:min(k, 5)], ", ")
+		if k > 5 {
+			list += ", …"
+		}
+		warnings = append(warnings, fmt.Sprintf("%d columns are constant (%s): they carry no information, and their coefficients are set by the prior alone; drop them", k, list))
+	}
+	return warnings, nil
 }

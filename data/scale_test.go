@@ -78,6 +78,25 @@ func TestScalerEdgeCases(t *testing.T) {
 	s.Transform(mat.NewDense(1, 3, nil))
 }
 
+// TestUnscale checks that the linear predictor of standardised rows at the
+// fitted coefficients equals that of the raw rows at the unscaled ones.
+func TestUnscale(t *testing.T) {
+	X := mat.NewDense(4, 2, []float64{1, 0, 3, 1, 2, 1, 10, 0})
+	raw := mat.DenseCopyOf(X)
+	s := FitScaler(X)
+	s.Transform(X)
+	coef := []float64{0.3, -1.2, 2.5}
+	orig := make([]float64, 3)
+	s.Unscale(orig, coef)
+	for i := range 4 {
+		z := coef[0] + coef[1]*X.At(i, 0) + coef[2]*X.At(i, 1)
+		x := orig[0] + orig[1]*raw.At(i, 0) + orig[2]*raw.At(i, 1)
+		if math.Abs(z-x) > 1e-12 {
+			t.Errorf("row %d: standardised %v, raw %v", i, z, x)
+		}
+	}
+}
+
 // TestTargetUnits checks the original-unit arithmetic by hand: training
 // responses 2, 4, 9 have mean 5 and sd √13 (divisor n−1). A predictive
 // N(0.5, 0.25²) of z at the test response y = 7 is N(5 + 0.5√13,

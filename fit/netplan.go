@@ -83,9 +83,10 @@ type NetPlan struct {
 	// step (filled during the run).
 	Restarts []string
 
-	inner  langevin.Sampler
-	mu     sync.Mutex
-	budget float64
+	inner       langevin.Sampler
+	mu          sync.Mutex
+	budget      float64
+	temperature float64 // τ of the sampler (0: 1); tests set 2 to show a slip is caught
 }
 
 // Budget returns the planned η·λmax(MH).
@@ -271,13 +272,13 @@ func (p *NetPlan) setSampler() {
 // curvature (its frequency per step is √(ηλ)), fixed at the planned step.
 func (p *NetPlan) build(eta float64) langevin.Sampler {
 	if p.Kind == "sgld" {
-		return sampler.SGLD{Step: schedule.Constant(eta), Batch: p.Batch, Precond: p.Precond}
+		return sampler.SGLD{Step: schedule.Constant(eta), Batch: p.Batch, Precond: p.Precond, Temperature: p.temperature}
 	}
 	mass := make([]float64, len(p.Precond))
 	for j, v := range p.Precond {
 		mass[j] = 1 / v
 	}
-	return sampler.SGHMC{Step: schedule.Constant(eta), Batch: p.Batch, Mass: mass, Friction: p.Friction}
+	return sampler.SGHMC{Step: schedule.Constant(eta), Batch: p.Batch, Mass: mass, Friction: p.Friction, Temperature: p.temperature}
 }
 
 // logPost returns log p(θ|D) on all the data and adds its gradient into

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/langevin-go/langevin/data"
 	"github.com/langevin-go/langevin/model"
 )
 
@@ -19,6 +20,10 @@ type ModelFile struct {
 	// the test set came from --test or a generated set): predict --split
 	// test scores only the held-out rows.
 	Split *Split `json:"split,omitempty"`
+	// Columns is how the data's columns became the features and the target
+	// (text columns' levels and reference, text labels, the ID column,
+	// dropped columns and rows; data.Coding): predict reads new rows by it.
+	Columns *data.Coding `json:"columns,omitempty"`
 	// Files written before scaler.json and model.Spec (read only).
 	Mean      []float64 `json:"standardize_mean,omitempty"`
 	Scale     []float64 `json:"standardize_scale,omitempty"`

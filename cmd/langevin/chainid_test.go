@@ -89,8 +89,8 @@ func TestChainIDGivesTheChainsOfOneRun(t *testing.T) {
 		}
 	}
 	same("summary", []string{"summary", whole}, append([]string{"summary"}, dirs[2], dirs[0], dirs[1]), 1)
-	same("predict", []string{"predict", "--samples", whole, "--data", "australian"},
-		[]string{"predict", "--samples", strings.Join(dirs, ","), "--data", "australian"}, 1)
+	same("predict", []string{"predict", "--samples", whole, "--data", "australian", "--split", "all"},
+		[]string{"predict", "--samples", strings.Join(dirs, ","), "--data", "australian", "--split", "all"}, 1)
 	if code, _, errs := runMain(append([]string{"report", "-o", filepath.Join(tmp, "r.html")}, dirs...)...); code != 0 {
 		t.Errorf("report: %s", errs)
 	}

@@ -84,6 +84,9 @@ func cmdCompare(args []string, stdout, stderr io.Writer) error {
 	var show []string
 	if params != "" {
 		show = strings.Split(params, ",")
+		for k, p := range show {
+			show[k] = positionalName(runs[0], p)
+		}
 	} else {
 		show = runs[0].Trace.Names[:min(3, len(runs[0].Trace.Names))]
 	}
@@ -169,6 +172,13 @@ func compareScores(f *runConfig, runs []*rundir.Run, dirs []string) (score []flo
 	// run (a file or an embedded data set; generated data are not rebuilt).
 	fc := *f
 	fc.model, fc.target = mf0.Kind, mf0.Target
+	if mf0.Columns != nil {
+		fc.columns.id, fc.columns.missing = mf0.Columns.ID, mf0.Columns.Missing
+		fc.columns.drop = strings.Join(mf0.Columns.Dropped, ",")
+		if mf0.Columns.HasText() {
+			fc.columns.coding = mf0.Columns
+		}
+	}
 	train, err := readData(&fc, mf0.Data, "model.json data", true)
 	if err != nil {
 		return score, baseline, name, fmt.Sprintf("optimisation baseline: not computed (%s's training data %q: %v)", dirs[0], mf0.Data, err), nil
@@ -205,6 +215,9 @@ func compareScores(f *runConfig, runs []*rundir.Run, dirs []string) (score []flo
 func compareTestData(f *runConfig, mf *modelFile, sc *data.Scaler) (*data.Dataset, error) {
 	fc := *f
 	fc.model = mf.Kind
+	if mf.Columns.HasText() {
+		fc.columns.coding = mf.Columns // read as the run's training data were
+	}
 	d, test, generated, err := generatedData(&fc, fc.data)
 	if err != nil {
 		return nil, err

@@ -21,6 +21,7 @@ const maxChains = 1024
 type runConfig struct {
 	// data
 	data, test, target, format string
+	columns                    columnFlags // --id, --drop, --categorical, --missing
 	testFrac                   float64
 	split                      int // --data a UCI benchmark folder: its split
 	standardize                bool
@@ -80,7 +81,7 @@ type mlpConfig struct {
 
 // The groups of the common flags, in the order of run -h.
 var commonGroups = []struct{ title, flags string }{
-	{"data", "data split test test-frac target format standardize n noise k"},
+	{"data", "data split test test-frac target id drop categorical missing format standardize n noise k"},
 	{"model", "formula family priors model intercept prior-scale offset exposure nu hidden activation likelihood classes noise-var learn-noise map-iters map-batch map-lr grad-noise rho"},
 	{"run", "sampler target-ess max-time chains chain-id iters burnin thin seed init precond out overwrite report quiet"},
 	{"step size", "step schedule step-b decay step-floor cycles explore temperature temperature-start"},
@@ -93,6 +94,7 @@ func newRunFlagSet(c *runConfig) *flag.FlagSet {
 	fs.StringVar(&c.test, "test", "", "test data `FILE`; without it a seeded split of --data is held out (--test-frac; of a store: a hashed split by row)")
 	fs.Float64Var(&c.testFrac, "test-frac", 0.2, "fraction of --data held out as test set when --test is not given (0: fit on all the data)")
 	fs.StringVar(&c.target, "target", "", "target `COL`umn: a name, or a 1-based column number (-1 = last); default the last column")
+	c.columns.register(fs)
 	fs.StringVar(&c.format, "format", "auto", "data format: auto|csv|libsvm|parquet|store (a data.Store file)|uci (a folder of the UCI regression benchmark: data.txt, index_*.txt); auto tells them by content")
 	fs.IntVar(&c.split, "split", 0, "--data a UCI benchmark folder: split `K` (0-based): its index_train_K rows are the data, its index_test_K rows the test set; an MLP gets the folder's n_hidden units unless --hidden is given")
 	fs.BoolVar(&c.standardize, "standardize", true, "standardise features with the training set's mean and sd (and an MLP's Gaussian response: the test scores are reported in its units)")
@@ -234,6 +236,9 @@ func parseRun(args []string, stdout io.Writer) (*runConfig, error) {
 	if err := c.checkApplies(); err != nil {
 		return nil, err
 	}
+	if err := c.columns.check(); err != nil {
+		return nil, err
+	}
 	if err := c.resolve(); err != nil {
 		return nil, err
 	}
@@ -266,7 +271,7 @@ func (c *runConfig) checkApplies() error {
 		{"clip clip-value", c.sampler != "auto", "--sampler auto picks its sampler and step itself (it may pick NUTS, which has no gradient to clip); give --sampler sgld (or another SG-MCMC sampler) to clip"},
 		{"temperature temperature-start", c.def.family == "SG-MCMC", "only the SG-MCMC samplers (" + strings.Join(familyMembers("SG-MCMC"), ", ") + ") take a temperature; --sampler " + c.sampler + " would sample at τ = 1"},
 		{"hidden activation likelihood classes noise-var learn-noise map-iters map-batch map-lr", c.model == "mlp", "only for --model mlp"},
-		{"data test test-frac target format standardize n noise k prior-scale intercept", !toy, "the toy target --model " + c.model + " has no data and a fixed density"},
+		{"data test test-frac target id drop categorical missing format standardize n noise k prior-scale intercept", !toy, "the toy target --model " + c.model + " has no data and a fixed density"},
 		{"rho", c.model == "gauss2", "only for --model gauss2"},
 		{"n", generated[c.data] || toy, "only for generated data (--data moons|spirals|gap1d|fashion-mnist)"},
 		{"noise", c.data == "moons" || c.data == "spirals" || c.data == "gap1d" || toy, "only for generated data (--data moons|spirals|gap1d)"},

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"slices"
@@ -10,6 +11,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/langevin-go/langevin"
 	"github.com/langevin-go/langevin/data"
 	"github.com/langevin-go/langevin/model"
 )
@@ -50,7 +52,9 @@ func (j *job) loadData() error {
 		train, test = full, ownTest
 	} else if c.test != "" {
 		train = full
-		if test, err = readData(c, c.test, "--test", false); err != nil {
+		tc := *c
+		tc.columns.coding = train.Coding // the test file read as the training data were
+		if test, err = readData(&tc, c.test, "--test", false); err != nil {
 			return err
 		}
 		if err := alignColumns(train, test, "--test"); err != nil {
@@ -79,6 +83,20 @@ func (j *job) loadData() error {
 			}
 		}
 	}
+	// Data the model cannot fit as they are: a warning or an input error
+	// naming the column and what to do.
+	warns, err := data.CheckColumns(train.X, train.Names)
+	if err != nil {
+		return inputErrorf("--data %s: %v", c.data, err)
+	}
+	for _, w := range warns {
+		if j.stderr != nil {
+			fmt.Fprintf(j.stderr, "langevin run: warning: --data %s: %s\n", c.data, w)
+		}
+	}
+	if err := singleClass(c, train); err != nil {
+		return err
+	}
 	if c.standardize {
 		j.scaler = data.FitScaler(train.X)
 		j.scaler.Transform(train.X)
@@ -88,6 +106,55 @@ func (j *job) loadData() error {
 	}
 	j.train, j.test = train, test
 	return nil
+}
+
+// separationWarning warns when a classifier's MAP has a coefficient so
+// large (|β| > 10 on standardised features: odds multiplied by e¹⁰ per
+// standard deviation) that the classes are (nearly) separable by the
+// features: the likelihood then grows without bound along that direction,
+// and under a flat or weak prior the MAP runs to infinity and the posterior
+// is set by the prior alone.
+func separationWarning(m langevin.Model, theta []float64) string {
+	if _, ok := m.(*model.Logistic); !ok || theta == nil {
+		return ""
+	}
+	names := langevin.ParamNames(m)
+	worst, at := 0.0, -1
+	for j, v := range theta {
+		if j < len(names) && names[j] == "intercept" {
+			continue
+		}
+		if a := math.Abs(v); a > worst || math.IsNaN(v) {
+			worst, at = a, j
+		}
+	}
+	if at < 0 || !(worst <= 10) {
+		if at < 0 {
+			return ""
+		}
+		return fmt.Sprintf("the MAP has %s = %.3g: the classes are (nearly) separable by the features, so the likelihood keeps growing along it and the posterior is set by the prior alone; give a proper prior (--prior-scale 1, the default; smaller is stronger) or drop the feature that separates them", names[at], theta[at])
+	}
+	return ""
+}
+
+// singleClass refuses a classifier's training data whose labels are all
+// one class: there is nothing to tell apart, and the intercept runs to
+// infinity under a flat or weak prior.
+func singleClass(c *runConfig, train *data.Dataset) error {
+	switch c.model {
+	case "logistic", "probit", "softmax":
+	default:
+		return nil
+	}
+	if train.Len() == 0 {
+		return nil
+	}
+	for _, y := range train.Y {
+		if y != train.Y[0] {
+			return nil
+		}
+	}
+	return inputErrorf("--data %s: the target column %q holds only the label %g in the %d training rows: a classifier needs two classes at least (check --target, or the data)", c.data, train.Target, train.Y[0], train.Len())
 }
 
 // classes returns, for softmax regression, one more than the largest label
@@ -136,7 +203,9 @@ func readData(c *runConfig, path, flagName string, builtins bool) (*data.Dataset
 	if isFile {
 		// One open and one read, so that a pipe or /dev/stdin ("-") works;
 		// the format is told from the content.
-		d, err = data.ReadFile(path, c.format, data.CSVOptions{Target: c.target, MaxBytes: dataBound()})
+		opt := c.columns.csvOptions(c.target)
+		opt.MaxBytes = dataBound()
+		d, err = data.ReadFile(path, c.format, opt)
 		if err == nil && headerless(d) {
 			headerLine = 0
 		}
@@ -144,7 +213,10 @@ func readData(c *runConfig, path, flagName string, builtins bool) (*data.Dataset
 			return nil, inputErrorf("%s %v (a quarter of the memory budget: of half this machine's memory, or of a quarter of ulimit -v): convert the file once with langevin convert --data %s --out FILE.lvs; run and predict stream a store from disk", flagName, err, path)
 		}
 		if err != nil {
-			return nil, inputError{err}
+			if c.columns.coding != nil {
+				err = fmt.Errorf("%s %w", flagName, err) // read as the training data were
+			}
+			return nil, readError(err)
 		}
 	} else {
 		headerLine = 0
@@ -155,12 +227,19 @@ func readData(c *runConfig, path, flagName string, builtins bool) (*data.Dataset
 	if d.Len() == 0 {
 		return nil, inputErrorf("%s %s: no data rows", flagName, path)
 	}
+	if d.Y == nil {
+		return d, nil // new rows without the target (predict)
+	}
 	if re := (*model.ResponseError)(nil); errors.As((model.Spec{Kind: c.model}).CheckResponses(d.Y), &re) {
 		noun := "response"
 		if re.Label {
 			noun = "label"
 		}
-		return nil, inputErrorf("%s:%d: %s %v in column %q: %s", d.Source, re.Row+headerLine, noun, re.Value, d.Target, re.What)
+		where := fmt.Sprintf("%s:%d", d.Source, re.Row+headerLine)
+		if d.Coding != nil && d.Coding.RowsDropped > 0 {
+			where = fmt.Sprintf("%s: row %d (of those kept)", d.Source, re.Row)
+		}
+		return nil, inputErrorf("%s: %s %v in column %q: %s%s", where, noun, re.Value, d.Target, re.What, responseHint(c.model, d.Y))
 	}
 	return d, nil
 }

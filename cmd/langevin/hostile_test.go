@@ -228,7 +228,7 @@ func TestHostilePaths(t *testing.T) {
 		if !found {
 			t.Errorf("%q: the settings do not give the data path back: %q", sub, r.Settings)
 		}
-		for _, cmd := range [][]string{{"summary", out}, {"report", out}, {"predict", "--samples", out, "--data", csv}} {
+		for _, cmd := range [][]string{{"summary", out}, {"report", out}, {"predict", "--samples", out, "--data", csv, "--split", "all"}} {
 			if code, _, errOut := runMain(cmd...); code != 0 {
 				t.Errorf("%q: %s: exit %d: %s", sub, cmd[0], code, errOut)
 			}
@@ -516,5 +516,56 @@ func TestHostileGzipBomb(t *testing.T) {
 	}
 	if rss > 200 {
 		t.Errorf("peak RSS %d MiB, want under 200", rss)
+	}
+}
+
+// TestHostileUnfittable is row 11: a single-class target, a constant
+// column, values of 1e308 and perfectly separable data under a weak prior
+// gave no warning, or misleading messages ("feature -Inf" for a file that
+// holds none). Each now gets a warning or exit 2 naming the column and
+// what to do.
+func TestHostileUnfittable(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, row func(i int, a, b float64) string) string {
+		rng := rand.New(rand.NewPCG(5, 6))
+		var sb strings.Builder
+		sb.WriteString("a,b,c,y\n")
+		for i := range 200 {
+			sb.WriteString(row(i, rng.NormFloat64(), rng.NormFloat64()) + "\n")
+		}
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(sb.String()), 0o644)
+		return p
+	}
+	g := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+	single := write("single.csv", func(i int, a, b float64) string { return g(a) + "," + g(b) + "," + g(a-b) + ",1" })
+	expectExit2(t, "single class", []string{"run", "--data", single, "--quiet"}, `target column "y" holds only the label 1`, "two classes")
+	huge := write("huge.csv", func(i int, a, b float64) string {
+		return g(a) + "," + g(b) + "," + g(1e308*float64(1-2*(i%3%2))) + "," + strconv.Itoa(i%2)
+	})
+	expectExit2(t, "1e308", []string{"run", "--data", huge, "--quiet"}, `column "c": values from -1e+308 to 1e+308 overflow`, "rescale the column")
+
+	fast := []string{"--sampler", "sgld", "--iters", "2000", "--burnin", "500", "--thin", "10", "--quiet"}
+	constant := write("const.csv", func(i int, a, b float64) string { return g(a) + "," + g(b) + ",5," + strconv.Itoa(i%2) })
+	code, _, errOut := runMain(append([]string{"run", "--data", constant}, fast...)...)
+	if code != 0 || !strings.Contains(errOut, `warning: --data `+constant+`: column "c" is constant (5 in every row)`) || !strings.Contains(errOut, "drop it") {
+		t.Errorf("constant column: exit %d: %s", code, errOut)
+	}
+	sep := write("sep.csv", func(i int, a, b float64) string {
+		y := 0
+		if a > 0 {
+			y = 1
+		}
+		return g(a) + "," + g(b) + "," + g(a*b) + "," + strconv.Itoa(y)
+	})
+	for _, tc := range []struct {
+		prior string
+		warn  bool
+	}{{"1", false}, {"1000", true}} {
+		code, _, errOut := runMain(append([]string{"run", "--data", sep, "--prior-scale", tc.prior}, fast...)...)
+		got := strings.Contains(errOut, "warning: the MAP has beta.1 = ") && strings.Contains(errOut, "separable") && strings.Contains(errOut, "--prior-scale")
+		if code != 0 || got != tc.warn {
+			t.Errorf("separable data, --prior-scale %s: exit %d, warning %v, want %v: %s", tc.prior, code, got, tc.warn, errOut)
+		}
 	}
 }

@@ -32,7 +32,9 @@ func cmdPredict(args []string, stdout, _ io.Writer) error {
 	fs.IntVar(&bins, "bins", 15, "confidence bins of the expected calibration error")
 	fs.StringVar(&out, "out", "", "write per-row predictions to `FILE` (CSV)")
 	var split string
-	fs.StringVar(&split, "split", "all", "rows of --data to score: all, or test|train of the run's own seeded split (--data must be the run's data)")
+	fs.StringVar(&split, "split", "all", "rows of --data to score: all, or test|train of the run's own seeded split (--data must be the run's data; the run's own data needs --split: all scores its training rows too)")
+	fs.StringVar(&f.columns.id, "id", "", "ID `COL`umn of --data written beside each prediction (default: the run's --id column, when the file has it)")
+	fs.StringVar(&f.columns.missing, "missing", "", "missing values in --data: error or drop (default: the run's --missing rule)")
 	fs.Uint64Var(&f.seed, "seed", 2, "generated data: random seed (the run's default seed 1 generated its training data)")
 	fs.IntVar(&f.n, "n", 1000, "generated data: number of points")
 	fs.Float64Var(&f.noise, "noise", 0.1, "generated data: noise sd")
@@ -68,6 +70,22 @@ func cmdPredict(args []string, stdout, _ io.Writer) error {
 		return err
 	}
 	f.model = mf.Kind
+	if err := f.columns.check(); err != nil {
+		return err
+	}
+	// New rows are read by the run's coding when it says more than the
+	// column names (text columns, an ID, dropped columns or rows); a table of
+	// numbers is matched by name, or by position without a header.
+	if mf.Columns.HasText() {
+		f.columns.coding = mf.Columns
+	}
+	if f.target == "" && mf.Columns != nil {
+		f.target = mf.Target // the file may lack it: predictions only
+	}
+	f.columns.optionalTarget = true
+	if f.columns.missing == "" && mf.Columns != nil {
+		f.columns.missing = mf.Columns.Missing
+	}
 	if split != "all" && f.isStoreData() {
 		return inputErrorf("--split %s: not for a store (a store run splits by a hash of each row: score its test rows with langevin run)", split)
 	}
@@ -85,6 +103,9 @@ func cmdPredict(args []string, stdout, _ io.Writer) error {
 	}
 	if test != nil {
 		d = test
+	}
+	if !generated && !f.set["split"] && sameData(f.data, mf.Data) {
+		return inputErrorf("--data %s is the data the run was fitted to: --split test scores the rows it held out, --split all every row (its training rows too, whose scores flatter the model)", f.data)
 	}
 	if !generated {
 		if d, err = readData(&f, f.data, "--data", true); err != nil {
@@ -111,6 +132,10 @@ func cmdPredict(args []string, stdout, _ io.Writer) error {
 	}
 	if sc != nil {
 		sc.Transform(d.X)
+	}
+	printCoding(stdout, d)
+	if d.Y == nil {
+		return predictUnlabelled(stdout, mf, d, r, offVals, level, out, samples)
 	}
 	m, err := mf.Spec.BuildOffset(d.X, d.Y, offVals)
 	if err != nil {
@@ -145,7 +170,7 @@ func cmdPredict(args []string, stdout, _ io.Writer) error {
 		}
 		printRegression(stdout, reg, d.Y)
 		if out != "" {
-			return writeCSV(out, func(w io.Writer) error { return reg.WriteCSV(w, d.Y) })
+			return writeCSV(out, withIDs(d, func(w io.Writer) error { return reg.WriteCSV(w, d.Y) }))
 		}
 		return nil
 	}
@@ -163,7 +188,7 @@ func cmdPredict(args []string, stdout, _ io.Writer) error {
 	}
 	printClassScores(stdout, met, meanOf(res.Entropy), meanOf(res.Expected), meanOf(res.MutualInfo))
 	if out != "" {
-		return writeCSV(out, func(w io.Writer) error { return res.WriteCSV(w, d.Y) })
+		return writeCSV(out, withIDs(d, func(w io.Writer) error { return res.WriteCSV(w, d.Y) }))
 	}
 	return nil
 }
@@ -234,8 +259,5 @@ func predictGLM(w io.Writer, g *model.GLM, draws [][]float64, d *data.Dataset, o
 	for i, m := range mean {
 		fmt.Fprintf(&sb, "%g,%g\n", d.Y[i], m)
 	}
-	if err := os.WriteFile(out, []byte(sb.String()), 0o644); err != nil {
-		return inputErrorf("--out %s: %v", out, err)
-	}
-	return nil
+	return writeCSV(out, withIDs(d, func(w io.Writer) error { _, err := io.WriteString(w, sb.String()); return err }))
 }

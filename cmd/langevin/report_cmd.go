@@ -54,7 +54,7 @@ func cmdReport(args []string, stdout, stderr io.Writer) error {
 	}
 	title, optimiser := report.RunTitle(settings)
 	if err := report.WriteFile(path, title, tr, report.Options{Settings: settings, MaxParams: *maxParams, Trajectory: optimiser,
-		Intro: fmt.Sprintf("From the CmdStan CSV files in %s.", dir)}); err != nil {
+		Intro: fmt.Sprintf("From the CmdStan CSV files in %s.", dir), Pre: runDataScaleText(r)}); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "report:   %s\n", path)
@@ -75,6 +75,9 @@ func (j *job) runReport(dir string, tr *langevin.Trace, pc *runConfig, notes str
 	c, m, test := pc, j.m, j.test
 	trajectory := c.def.kind.optimiser
 	opt := report.Options{Settings: reportSettings(j.settingsOf(pc), pc), Trajectory: trajectory, Pre: notes}
+	if j.train != nil && namedTable(c.data, j.train.Coding) {
+		opt.Pre = dataScaleText(tr, j.train, j.scaler) + "\n" + notes
+	}
 	if lm, ok := m.(*model.Logistic); ok && test != nil && test.Len() > 0 && !trajectory {
 		rows := tr.Rows()
 		probs := make([][]float64, len(rows))

@@ -21,6 +21,7 @@ import (
 // job is one langevin run: its configuration and what the run made of it.
 type job struct {
 	c           *runConfig
+	stderr      io.Writer // warnings about the data
 	train, test *data.Dataset
 	scaler      *data.Scaler // the standardisation applied, if any
 	spec        model.Spec   // resolved against the training labels
@@ -56,7 +57,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		st.setRunDir(rd)
 		defer rd.w.Close(errors.New("the run failed before sampling"))
 	}
-	j := &job{c: c}
+	j := &job{c: c, stderr: stderr}
 	ph := newPhases(stderr, true) // the time line; st reports the phases as they come
 	st.enter("loading", true)
 	if c.toy() {
@@ -105,6 +106,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	}
 	if e := st.interrupted(); e != nil {
 		return e
+	}
+	if w := separationWarning(m, mapTheta); w != "" {
+		fmt.Fprintln(stderr, "langevin run: warning: "+w)
 	}
 	usePrecond := c.usesLaplacePrecond()
 	needMAP := c.init == "map" || c.init == "laplace" || usePrecond || c.cv
@@ -225,6 +229,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "%s on %s (N = %d train, %d test, d = %d), %s, %s\n\n",
 			modelTitle(c.model, m), j.train.Source, j.trainLen(), j.testLen(), m.Dim(), pc.describe(), c.chainsText())
 	}
+	printCoding(stdout, j.train)
 	if err := table.Format(stdout); err != nil {
 		return err
 	}
@@ -232,6 +237,11 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stdout, note)
 	}
 	fmt.Fprintln(stdout)
+	if j.train != nil && namedTable(c.data, j.train.Coding) {
+		if err := printDataScale(stdout, tr, j.train.Names, j.scaler); err != nil {
+			return err
+		}
+	}
 	// The run directory is complete before the predictions, which a
 	// signal may cut short.
 	var files string
@@ -338,6 +348,11 @@ func (j *job) buildModel() error {
 		}
 		j.m, j.spec = m, s
 		return nil
+	}
+	if j.uci != nil && s.Kind == "mlp" && s.Likelihood == "" {
+		// A regression benchmark: integer targets (wine's quality 3…8) are
+		// responses, not class labels.
+		s.Likelihood = "gaussian"
 	}
 	s.Resolve(j.train.Y)
 	if j.uci != nil && s.Kind == "mlp" && !c.set["hidden"] {

@@ -171,7 +171,7 @@ func TestPredictGLMWithExposure(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("run: exit %d: %s", code, errOut)
 	}
-	code, stdout, errOut := runMain("predict", "--samples", out, "--data", train)
+	code, stdout, errOut := runMain("predict", "--samples", out, "--data", train, "--split", "all")
 	if code != 0 || !strings.Contains(stdout, "RMSE of the predictive mean") || !strings.Contains(stdout, "mean log predictive density") {
 		t.Errorf("predict: exit %d, stdout %q, stderr %q", code, stdout, errOut)
 	}

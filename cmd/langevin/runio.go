@@ -185,7 +185,7 @@ func (j *job) modelFile() *modelFile {
 	if j.train == nil || j.c.formula.text != "" || !j.spec.NeedsData() {
 		return nil
 	}
-	return &modelFile{Spec: j.spec, Data: j.c.data, Target: j.train.Target, Features: j.train.Names, Split: j.split}
+	return &modelFile{Spec: j.spec, Data: j.c.data, Target: j.train.Target, Features: j.train.Names, Split: j.split, Columns: j.train.Coding}
 }
 
 // applySplit returns the part of d named by which (train or test) under

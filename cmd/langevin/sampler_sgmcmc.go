@@ -36,11 +36,16 @@ func init() {
 		summary: "stochastic gradient descent (Robbins & Monro 1951)"})
 	registerSampler(&samplerDef{name: "adam", family: "optimisers", kind: optim, build: buildAdam,
 		summary: "Adam (Kingma & Ba 2015) on minibatches, step 1e-3 per coordinate unless --step (lecture notes' Note 15)"})
+	registerSampler(&samplerDef{name: "adagrad", family: "optimisers", kind: optim, build: buildAdaGrad,
+		summary: "AdaGrad (Duchi et al. 2011) on minibatches, step 0.1 unless --step (Note 15)"})
+	registerSampler(&samplerDef{name: "rmsprop", family: "optimisers", kind: optim, build: buildRMSProp,
+		summary: "RMSProp (Tieleman & Hinton 2012) on minibatches, step 1e-3 unless --step (Note 15)"})
 
 	registerFlags(flagGroup{name: "psgld", title: "pSGLD flags", define: func(fs *flag.FlagSet) any {
 		o := &psgldFlags{}
 		fs.Float64Var(&o.alpha, "alpha", 0.99, "pSGLD's moving-average weight `α` of V ← αV + (1−α)ḡ⊙ḡ (1 freezes V)")
 		fs.Float64Var(&o.lambda, "lambda", 1e-5, "pSGLD's `λ` in G = diag(1 ⊘ (λ + √V))")
+		fs.BoolVar(&o.correction, "gamma", false, "pSGLD: add Li et al.'s correction term Γ (off by default, as in common practice; costs one more gradient per step)")
 		return o
 	}})
 	registerFlags(flagGroup{name: "sghmc", title: "SGHMC flags", define: func(fs *flag.FlagSet) any {
@@ -69,7 +74,10 @@ func init() {
 	samplerTable["csghmc"].check = checkFriction
 }
 
-type psgldFlags struct{ alpha, lambda float64 }
+type psgldFlags struct {
+	alpha, lambda float64
+	correction    bool // --gamma: add Γ
+}
 
 type sghmcFlags struct {
 	friction   float64
@@ -135,7 +143,7 @@ func buildPSGLD(_ context.Context, b *buildEnv) (langevin.Sampler, error) {
 	}
 	o := opt[*psgldFlags](b.c, "psgld")
 	ts, burn := annealing(b.c)
-	return sampler.PSGLD{Step: sched, Batch: b.minibatch(), Alpha: o.alpha, Lambda: o.lambda,
+	return sampler.PSGLD{Step: sched, Batch: b.minibatch(), Alpha: o.alpha, Lambda: o.lambda, Correction: o.correction,
 		Temperature: b.c.temperature, Clip: b.clipping(), TemperatureStart: ts, BurnIn: burn}, nil
 }
 
@@ -171,6 +179,26 @@ func buildAdam(_ context.Context, b *buildEnv) (langevin.Sampler, error) {
 		return nil, err
 	}
 	return sampler.Adam{Step: sched, Batch: b.minibatch(), Clip: b.clipping()}, nil
+}
+
+// buildAdaGrad is AdaGrad ascent on minibatches; its accumulated ĝ² makes
+// each coordinate's step decay like 1/√t, so a constant 0.1 is its default.
+func buildAdaGrad(_ context.Context, b *buildEnv) (langevin.Sampler, error) {
+	sched, err := b.schedule(0.1)
+	if err != nil {
+		return nil, err
+	}
+	return sampler.AdaGrad{Step: sched, Batch: b.minibatch(), Clip: b.clipping()}, nil
+}
+
+// buildRMSProp is RMSProp ascent on minibatches; like Adam its step is a
+// distance per coordinate, 10⁻³ by default.
+func buildRMSProp(_ context.Context, b *buildEnv) (langevin.Sampler, error) {
+	sched, err := b.schedule(1e-3)
+	if err != nil {
+		return nil, err
+	}
+	return sampler.RMSProp{Step: sched, Batch: b.minibatch(), Clip: b.clipping()}, nil
 }
 
 // checkBAOAB: --friction is BAOAB's α = 1 − c; the thermostat and the

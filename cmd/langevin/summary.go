@@ -68,6 +68,9 @@ func cmdSummary(args []string, stdout, stderr io.Writer) error {
 	if note != "" {
 		fmt.Fprintln(stdout, note)
 	}
+	if t := runDataScaleText(r); t != "" {
+		fmt.Fprint(stdout, "\n"+t)
+	}
 	for _, ch := range r.Chains {
 		if ch.Torn {
 			fmt.Fprintf(stdout, "%s: its last line was cut short (a crash while writing) and is left out\n", ch.Path)

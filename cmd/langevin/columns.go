@@ -1,0 +1,406 @@
+package main
+
+// The flags of a table's columns (--id, --drop, --categorical, --missing):
+// thin glue from flags to data.CSVOptions; the rules live in package data
+// (data.Coding), the scale in data.Scaler.Unscale.
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/langevin-go/langevin"
+	"github.com/langevin-go/langevin/data"
+	"github.com/langevin-go/langevin/diag"
+	"github.com/langevin-go/langevin/fit"
+	"github.com/langevin-go/langevin/model"
+	"github.com/langevin-go/langevin/predict"
+	"github.com/langevin-go/langevin/rundir"
+)
+
+// columnFlags are the flags that say how a table's columns are read.
+type columnFlags struct {
+	id, drop, categorical, missing string
+	coding                         *data.Coding // reading new rows: the run's coding
+	optionalTarget                 bool         // predict: the target may be absent
+}
+
+func (f *columnFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.id, "id", "", "ID `COL`umn (a name or number, as --target): never a feature; predict writes it beside each prediction")
+	fs.StringVar(&f.drop, "drop", "", "`COL,…`: columns not to read (names or numbers, as --target)")
+	fs.StringVar(&f.categorical, "categorical", "", "`COL,…`: columns coded as categorical even if they hold numbers (a column of text is categorical anyway: treatment coding against its first level in byte order)")
+	fs.StringVar(&f.missing, "missing", "error", "missing values (empty, NA, N/A, NaN, nan, null, NULL): error (exit 2 naming the column and how many rows) or drop (drop those rows, counted per column); never imputed")
+}
+
+func splitList(s string) []string {
+	if s == "" {
+		return nil
+	}
+	var out []string
+	for _, v := range strings.Split(s, ",") {
+		if v = strings.TrimSpace(v); v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// check validates the flags.
+func (f *columnFlags) check() error {
+	if f.missing != data.MissingError && f.missing != data.MissingDrop && f.missing != "" {
+		return inputErrorf("--missing %q: expected error or drop", f.missing)
+	}
+	return nil
+}
+
+// csvOptions returns the reader's options for the target column target.
+func (f *columnFlags) csvOptions(target string) data.CSVOptions {
+	return data.CSVOptions{Target: target, ID: f.id, Drop: splitList(f.drop), Categorical: splitList(f.categorical),
+		Missing: f.missing, Coding: f.coding, OptionalTarget: f.optionalTarget}
+}
+
+// readError is the input error of a data reader, with the flag that drops
+// missing values named.
+func readError(err error) error {
+	if errors.Is(err, data.ErrMissing) {
+		return inputErrorf("%v (--missing drop drops them)", err)
+	}
+	if strings.Contains(err.Error(), "an ID, not a category?") {
+		return inputErrorf("%v: --id COL or --drop COL", err)
+	}
+	return inputError{err}
+}
+
+// responseHint suggests the model for responses y that --model kind cannot
+// take: counts → poisson, real numbers → linear, integer classes → softmax.
+func responseHint(kind string, y []float64) string {
+	ints, nonneg := true, true
+	seen := map[float64]bool{}
+	for _, v := range y {
+		if v != math.Trunc(v) {
+			ints = false
+		}
+		if v < 0 {
+			nonneg = false
+		}
+		if len(seen) <= 20 {
+			seen[v] = true
+		}
+	}
+	switch {
+	case !ints:
+		return "; the responses are real numbers: --model linear (or robust)"
+	case nonneg && len(seen) > 2 && len(seen) <= 20 && kind != "softmax":
+		return fmt.Sprintf("; the responses are %s integers ≥ 0: --model poisson (or negbin) for counts, --model softmax for class labels", strconv.Itoa(len(seen))+" distinct")
+	case nonneg && kind != "poisson":
+		return "; the responses are integers ≥ 0: --model poisson (or negbin) for counts"
+	case ints:
+		return "; the responses are integers: --model linear"
+	}
+	return ""
+}
+
+// printCoding prints the rules by which the columns of d were read, one
+// "columns:" line each (nothing for a table of numbers read whole).
+func printCoding(w io.Writer, d *data.Dataset) {
+	if d == nil || !d.Coding.HasText() {
+		return
+	}
+	for _, l := range d.Coding.Describe() {
+		fmt.Fprintln(w, "columns: "+l)
+	}
+	if len(d.Ignored) > 0 {
+		fmt.Fprintf(w, "columns: not used by the run, ignored: %s\n", strings.Join(quoteAll(d.Ignored), ", "))
+	}
+}
+
+// coefLayout reports whether names are a GLM's coefficients: "intercept",
+// "beta.1", …, "beta.p" first.
+func coefLayout(names []string, p int) bool {
+	if len(names) < p+1 || names[0] != "intercept" {
+		return false
+	}
+	for j := 1; j <= p; j++ {
+		if names[j] != "beta."+strconv.Itoa(j) {
+			return false
+		}
+	}
+	return true
+}
+
+// coefName is the name of feature f's coefficient in the tables: "beta.f".
+func coefName(feature string) string { return "beta." + feature }
+
+// maxDataScaleRows bounds the table of coefficients on the data's scale: a
+// wider model (an image's pixels) has no use for one.
+const maxDataScaleRows = 200
+
+// dataScaleTable summarises the draws of a GLM's intercept and coefficients
+// on the data's own scale (sc.Unscale of every draw; sc nil: as sampled),
+// named after the features: intercept, beta.<feature>. ok is false when the
+// model's parameters are not of that layout (softmax, networks, no
+// intercept) or the features are unnamed or too many.
+func dataScaleTable(tr *langevin.Trace, features []string, sc *data.Scaler) (table diag.Table, ok bool) {
+	p := len(features)
+	if p == 0 || p > maxDataScaleRows || !coefLayout(tr.Names, p) || (sc != nil && (len(sc.Mean) != p || sc.TargetScale != 0)) {
+		return nil, false
+	}
+	params, _ := fit.CommonLength(tr)
+	chains := len(params[0])
+	out := make([][][]float64, p+1)
+	for j := range out {
+		out[j] = make([][]float64, chains)
+		for c := range chains {
+			out[j][c] = make([]float64, len(params[0][c]))
+		}
+	}
+	coef := make([]float64, p+1)
+	for c := range chains {
+		for i := range params[0][c] {
+			for j := range coef {
+				coef[j] = params[j][c][i]
+			}
+			if sc != nil {
+				sc.Unscale(coef, coef)
+			}
+			for j, v := range coef {
+				out[j][c][i] = v
+			}
+		}
+	}
+	names := make([]string, p+1)
+	names[0] = "intercept"
+	for j, f := range features {
+		names[j+1] = coefName(f)
+	}
+	return diag.Summarize(names, out), true
+}
+
+// namedTable reports whether the data source is a table of the user's
+// (a file or standard input, not an embedded or generated set, whose
+// output stays as it was) or a coding with text columns: the tables named
+// after its columns are printed for it.
+func namedTable(source string, coding *data.Coding) bool {
+	if coding.HasText() || source == "-" {
+		return true
+	}
+	st, err := os.Stat(source)
+	return err == nil && !st.IsDir()
+}
+
+// printDataScale prints the coefficients on the data's own scale, named
+// after the columns (unless they are the V1, V2, … of a file without a
+// header).
+func printDataScale(w io.Writer, tr *langevin.Trace, features []string, sc *data.Scaler) error {
+	if headerlessNames(features) {
+		return nil
+	}
+	t, ok := dataScaleTable(tr, features, sc)
+	if !ok {
+		return nil
+	}
+	if sc != nil {
+		fmt.Fprintln(w, "coefficients on the data's own scale, named after the columns (rows in the order of intercept, beta.1, … above, each draw de-standardised: beta.x = β/sd(x), intercept − Σ β·mean/sd; a dummy col[level] is the difference from the reference level):")
+	} else {
+		fmt.Fprintln(w, "coefficients named after the columns (rows in the order of intercept, beta.1, … above; the data's own scale: no standardisation):")
+	}
+	if err := t.Format(w); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	return nil
+}
+
+// headerlessNames reports whether features are the V1, V2, … of a file
+// without a header.
+func headerlessNames(features []string) bool {
+	return slices.IndexFunc(features, func(f string) bool { return !strings.HasPrefix(f, "V") }) < 0
+}
+
+// sameData reports whether the --data of predict is the run's own data: the
+// same name (an embedded or generated set) or the same file.
+func sameData(a, b string) bool {
+	if a == b {
+		return true
+	}
+	sa, err1 := os.Stat(a)
+	sb, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
+}
+
+// predictUnlabelled writes one prediction per row of d, which has no target
+// column: the ID (or the row number) and the predictive probabilities, or
+// the mean and intervals; no metrics. The rows go to out, or to stdout.
+func predictUnlabelled(stdout io.Writer, mf *modelFile, d *data.Dataset, r *rundir.Run, offVals []float64, level float64, out, samples string) error {
+	n := d.Len()
+	m, err := mf.Spec.BuildOffset(d.X, make([]float64, n), offVals)
+	if err != nil {
+		return inputErrorf("--data %s: %v", d.Source, err)
+	}
+	draws, err := drawsOf(r, m.Dim())
+	if err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	switch mm := m.(type) {
+	case *model.GLM:
+		mean := mm.PredictMean(draws, d.X, logOffsets(mf.Spec, offVals), nil)
+		buf.WriteString("y,mean\n")
+		for _, v := range mean {
+			fmt.Fprintf(&buf, ",%g\n", v)
+		}
+	case predict.Classifier:
+		if _, reg := m.(predict.Regressor); reg && !mf.Classifies() {
+			break
+		}
+		res, err := predict.Classify(mm, draws, d.X, predict.ClassifyOptions{Level: level})
+		if err != nil {
+			return err
+		}
+		if err := res.WriteCSV(&buf, make([]float64, n)); err != nil {
+			return err
+		}
+	}
+	if buf.Len() == 0 {
+		reg, ok := m.(predict.Regressor)
+		if !ok {
+			return inputErrorf("model %s: no predictions", mf.Kind)
+		}
+		res, err := predict.Regress(reg, draws, d.X, level)
+		if err != nil {
+			return err
+		}
+		if err := res.WriteCSV(&buf, make([]float64, n)); err != nil {
+			return err
+		}
+	}
+	// The y column (no target here) becomes the ID column.
+	idName := "row"
+	if d.IDs != nil {
+		idName = d.Coding.ID
+	}
+	lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
+	var sb strings.Builder
+	sb.WriteString(csvField(idName) + lines[0][strings.IndexByte(lines[0], ','):] + "\n")
+	for i, l := range lines[1:] {
+		id := strconv.Itoa(i + 1)
+		if d.IDs != nil {
+			id = d.IDs[i]
+		}
+		sb.WriteString(csvField(id) + l[strings.IndexByte(l, ','):] + "\n")
+	}
+	fmt.Fprintf(stdout, "%s (%s) on %s: %d rows without the target %q: predictions only, no metrics; %d draws from %s\n",
+		mf.Kind, mf.Data, d.Source, n, mf.Target, len(draws), samples)
+	if mf.Columns != nil && len(mf.Columns.TargetLevels) > 0 {
+		var cl []string
+		for k, l := range mf.Columns.TargetLevels {
+			cl = append(cl, fmt.Sprintf("p.%d is P(%s = %q)", k, mf.Target, l))
+		}
+		fmt.Fprintf(stdout, "classes: %s\n", strings.Join(cl, ", "))
+	}
+	if out == "" {
+		fmt.Fprintln(stdout)
+		_, err := io.WriteString(stdout, sb.String())
+		return err
+	}
+	if err := os.WriteFile(out, []byte(sb.String()), 0o644); err != nil {
+		return inputErrorf("--out %s: %v", out, err)
+	}
+	fmt.Fprintf(stdout, "written:  %s (%d rows: %s, then the predictions)\n", out, n, idName)
+	return nil
+}
+
+// csvField quotes s for a CSV file when it needs it.
+func csvField(s string) string {
+	if strings.ContainsAny(s, ",\"\n\r") {
+		return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
+	}
+	return s
+}
+
+// withIDs wraps the writer of a per-row predictions file so that, when d
+// has an ID column, each line starts with the row's ID (the header with the
+// column's name).
+func withIDs(d *data.Dataset, write func(io.Writer) error) func(io.Writer) error {
+	if d.IDs == nil {
+		return write
+	}
+	return func(w io.Writer) error {
+		var buf bytes.Buffer
+		if err := write(&buf); err != nil {
+			return err
+		}
+		lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
+		bw := bufio.NewWriter(w)
+		for i, l := range lines {
+			id := d.Coding.ID
+			if i > 0 {
+				id = d.IDs[i-1]
+			}
+			bw.WriteString(csvField(id) + "," + l + "\n")
+		}
+		return bw.Flush()
+	}
+}
+
+// dataScaleText is the coding and the coefficients on the data's own scale
+// as text (the report's and summary's), "" when there is no such table.
+func dataScaleText(tr *langevin.Trace, d *data.Dataset, sc *data.Scaler) string {
+	var b bytes.Buffer
+	if d.Coding.HasText() {
+		for _, l := range d.Coding.Describe() {
+			fmt.Fprintln(&b, "columns: "+l)
+		}
+	}
+	n := b.Len()
+	printDataScale(&b, tr, d.Names, sc)
+	if b.Len() == n {
+		return ""
+	}
+	return b.String()
+}
+
+// runDataScaleText is dataScaleText of a run directory, from its model.json
+// and scaler.json; "" when the directory has none.
+func runDataScaleText(r *rundir.Run) string {
+	if r.Spec == nil {
+		return ""
+	}
+	mf, sc, err := readModelFile(r)
+	if err != nil || len(mf.Features) == 0 || !namedTable(mf.Data, mf.Columns) {
+		return ""
+	}
+	coding := mf.Columns
+	if coding == nil {
+		coding = &data.Coding{}
+	}
+	return dataScaleText(r.Trace, &data.Dataset{Names: mf.Features, Coding: coding}, sc)
+}
+
+// positionalName maps the name of a coefficient after its column,
+// "beta.age" (the tables on the data's own scale), to the chain files'
+// positional name "beta.1" by the run's features; other names are returned
+// as given.
+func positionalName(r *rundir.Run, name string) string {
+	if slices.Contains(r.Trace.Names, name) || r.Spec == nil {
+		return name
+	}
+	mf, _, err := readModelFile(r)
+	if err != nil {
+		return name
+	}
+	for j, f := range mf.Features {
+		if coefName(f) == name {
+			return "beta." + strconv.Itoa(j+1)
+		}
+	}
+	return name
+}
