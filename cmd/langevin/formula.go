@@ -53,12 +53,13 @@ func (j *job) buildFormulaModel() error {
 func printFormulaHeader(w io.Writer, j *job, pc *runConfig) {
 	m := j.m.(*formula.Model)
 	fmt.Fprintf(w, "%s regression (formula) on %s (N = %d, d = %d), %s, %s\n", m.Family, j.c.data, m.Len(), m.Dim(), pc.describe(), j.c.chainsText())
-	if m.HasGroups() && pc.def.kind.minibatch {
+	blockPlan := j.env != nil && j.env.auto != nil && j.env.auto.plan != nil && j.env.auto.plan.Arrow != nil
+	if m.HasGroups() && pc.def.kind.minibatch && !blockPlan {
 		fmt.Fprintf(w, "warning:  %s\n", formula.StochasticGradientCaveat)
 	}
 	fmt.Fprintf(w, "formula:  %s\n", m.Formula.Text)
 	for _, g := range m.Groups() {
-		fmt.Fprintf(w, "groups:   %s; effects non-centred, r = diag(sd)·L·z\n", g)
+		fmt.Fprintf(w, "groups:   %s\n", g)
 	}
 	for _, p := range m.PriorLines() {
 		fmt.Fprintf(w, "auto: prior %s\n", p)

@@ -111,6 +111,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stderr, "langevin run: warning: "+w)
 	}
 	usePrecond := c.usesLaplacePrecond()
+	if c.sampler == "auto" && fit.BlockPlanned(m, nil) {
+		usePrecond = false // the plan's block-arrow Hessian replaces the dense one
+	}
 	needMAP := c.init == "map" || c.init == "laplace" || usePrecond || c.cv
 	if mapErr != nil && needMAP {
 		return fmt.Errorf("finding the MAP (needed by --init map|laplace and --precond laplace): %w", mapErr)
