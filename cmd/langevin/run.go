@@ -21,12 +21,13 @@ import (
 
 // job is one langevin run: its configuration and what the run made of it.
 type job struct {
-	c           *runConfig
-	stderr      io.Writer // warnings about the data
-	train, test *data.Dataset
-	scaler      *data.Scaler // the standardisation applied, if any
-	spec        model.Spec   // resolved against the training labels
-	m           langevin.Model
+	c             *runConfig
+	stderr        io.Writer // warnings about the data
+	train, test   *data.Dataset
+	scaler        *data.Scaler // the standardisation applied, if any
+	spec          model.Spec   // resolved against the training labels
+	formulaRecord []byte       // --formula: model.json's record (formula.Record)
+	m             langevin.Model
 	// offTrain and offTest are the --offset/--exposure column's values, as
 	// read (nil without one).
 	offTrain, offTest []float64
