@@ -38,6 +38,7 @@ var crcTable = crc32.MakeTable(crc32.Castagnoli)
 // ResumeInfo is DIR/resume.json.
 type ResumeInfo struct {
 	Args   []string    `json:"args"`             // the run's arguments (langevin run …)
+	Dir    string      `json:"dir,omitempty"`    // the working directory they are relative to
 	Inputs []InputFile `json:"inputs,omitempty"` // the files it reads
 	// Finished: the sampling ended (the run's own end, not a signal):
 	// nothing to resume.
