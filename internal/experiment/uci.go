@@ -76,9 +76,11 @@ type uciMethod struct {
 
 // uciMethods are our methods. The default SG-MCMC takes no flag; its run
 // also scores its MAP network. The ensemble takes its defaults (5 members,
-// the MAP's Adam settings); SWAG and Laplace need a run length, which their
-// flags give (SWAG: 20,000 iterations, the second half averaged; Laplace:
-// 250 independent draws a chain).
+// each a MAP network by the network plan's rule); SWAG and Laplace need a
+// run length, which their flags give (SWAG: 20,000 iterations from the MAP
+// network, the second half averaged; Laplace: the linearised (GLM) Laplace
+// approximation at the MAP network, 250 independent draws a chain through
+// the linearised network).
 var uciMethods = []uciMethod{
 	{"auto", nil, map[string]string{"SG-MCMC (auto)": "BMA", "MAP network": "MAP network"}},
 	{"ensemble", []string{"--sampler", "ensemble"}, map[string]string{"deep ensemble (5)": "BMA"}},
