@@ -566,3 +566,22 @@ func TestHostileUnfittable(t *testing.T) {
 		}
 	}
 }
+
+// TestHostileMaxTimeLoading: --max-time covers the whole job, the loading
+// of the data too (issue 24, Deliver 2; main: a data file that never ends
+// — here a FIFO no one writes — held the run past its budget forever).
+func TestHostileMaxTimeLoading(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "data.csv")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip("no FIFO:", err)
+	}
+	binary(t) // built before the clock starts
+	t0 := time.Now()
+	p := start(t, "run", "--data", fifo, "--quiet", "--max-time", "1s", "--out", filepath.Join(t.TempDir(), "out"))
+	code := p.wait(t, 30*time.Second)
+	took := time.Since(t0)
+	t.Logf("--max-time 1s while reading a FIFO: exit %d after %v: %s", code, took, strings.TrimSpace(p.stderr.String()))
+	if code != 1 || !strings.Contains(p.stderr.String(), "--max-time 1s reached while the data were read") || took > 10*time.Second {
+		t.Errorf("exit %d after %v: %s", code, took, p.stderr.String())
+	}
+}

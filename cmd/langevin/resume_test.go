@@ -163,3 +163,10 @@ func TestResumeRefuses(t *testing.T) {
 		t.Errorf("not a run: exit %d: %s", code, errOut)
 	}
 }
+
+// TestResumeKillDefaultJob: the default job (--sampler auto: here NUTS with
+// the ESS stop and the growing thinning, whose length the draws decide)
+// resumes exactly too: the same stop, the same thinning, the same files.
+func TestResumeKillDefaultJob(t *testing.T) {
+	resumeAfterSignal(t, 5, syscall.SIGKILL)
+}

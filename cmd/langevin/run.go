@@ -49,6 +49,13 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	st := runctl.NewStopper(stderr)
 	defer st.Stop()
 	ctx := st.Ctx
+	st.Enter("loading", true)
+	if c.maxTime > 0 { // --max-time covers the loading too, which ends at once
+		t := time.AfterFunc(c.maxTime, func() {
+			st.ExpireIn("loading", fmt.Errorf("--max-time %v reached while the data were read (before the sampling): no draws; raise --max-time", c.maxTime))
+		})
+		defer t.Stop()
+	}
 	// The output directory is checked, and locked, before any work.
 	out := c.out
 	if c.report && out == "" {
@@ -76,7 +83,6 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	}
 	j := &job{c: c, stderr: stderr}
 	ph := runctl.NewPhases(stderr, true) // the time line; st reports the phases as they come
-	st.Enter("loading", true)
 	if c.toy() {
 		j.train = &data.Dataset{Source: "no data (toy target " + c.model + ")"}
 	} else if c.formula.text != "" {
