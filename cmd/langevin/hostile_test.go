@@ -445,15 +445,28 @@ func TestHostileSignalWide(t *testing.T) {
 	}
 	// --max-time covers the whole job, the phases before the sampling too
 	// (main: the MAP, the Laplace approximation and the plan ran on).
+	binary(t) // built before the clocks start
 	t0 := time.Now()
 	p := start(t, "run", "--data", path, "--quiet", "--max-time", "5s")
 	code := p.wait(t, 60*time.Second)
-	t.Logf("--max-time 5s: exit %d after %v (the data take seconds to read)", code, time.Since(t0))
-	if code != 1 || !strings.Contains(p.stderr.String(), "--max-time 5s reached before the sampling began") {
-		t.Errorf("--max-time 5s: exit %d: %s", code, p.stderr.String())
+	took := time.Since(t0)
+	t.Logf("--max-time 5s: exit %d after %v (the data take seconds to read)", code, took)
+	if code != 1 || !strings.Contains(p.stderr.String(), "--max-time 5s reached") || took > 8*time.Second {
+		t.Errorf("--max-time 5s: exit %d after %v: %s", code, took, p.stderr.String())
 	}
 	for _, after := range []time.Duration{4 * time.Second, 12 * time.Second} {
 		p := start(t, "run", "--data", path, "--quiet")
+		// The bound is the command's latency, not the machine's load: the
+		// process runs at a raised priority where the test may set one (as
+		// root), so that the other packages' tests on the same cores do not
+		// hold it back; measured so at load 24 on 2 cores: 0.38–0.76 s
+		// from SIGTERM to exit at 3, 4, 6, 9 and 12 s. Without the
+		// privilege the test allows 5 s for the load (unprioritised: 0.2–2.9 s).
+		limit := 3 * time.Second
+		if err := syscall.Setpriority(syscall.PRIO_PROCESS, p.cmd.Process.Pid, -10); err != nil {
+			limit = 5 * time.Second
+			t.Logf("no raised priority (%v): allowing %v", err, limit)
+		}
 		time.Sleep(after)
 		select {
 		case <-p.done:
@@ -465,10 +478,8 @@ func TestHostileSignalWide(t *testing.T) {
 		code := p.wait(t, 60*time.Second)
 		took := time.Since(sent)
 		t.Logf("SIGTERM after %v: exit %d in %v: %s", after, code, took, strings.TrimSpace(p.stderr.String()))
-		// The goal is 3 s (measured 0.2–2.9 s while other tests load the
-		// two cores); the test allows 5 s for that load (main: 75 s).
-		if code != 143 || took > 5*time.Second {
-			t.Errorf("SIGTERM after %v: exit %d after %v, want 143 within 3 s", after, code, took)
+		if code != 143 || took > limit {
+			t.Errorf("SIGTERM after %v: exit %d after %v, want 143 within %v (main: 75 s)", after, code, took, limit)
 		}
 	}
 }
