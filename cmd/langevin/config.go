@@ -388,6 +388,9 @@ func (c *runConfig) resolve() error {
 	if c.def.resolve != nil {
 		return c.def.resolve(c)
 	}
+	if c.sampler == "swag" && c.model == "mlp" {
+		swagNetLength(c)
+	}
 	if c.sampler == "sgld" && c.set["chain-id"] && !c.set["iters"] && c.chains > 1 && !c.toy() && c.model != "mlp" {
 		// Without --chain-id, an untuned --sampler sgld runs auto's plan,
 		// whose length needs all chains.
