@@ -184,3 +184,10 @@ func TestResumeRefuses(t *testing.T) {
 func TestResumeKillDefaultJob(t *testing.T) {
 	resumeAfterSignal(t, 5, syscall.SIGKILL)
 }
+
+// TestResumeKillNetwork: a network run of --sampler auto (the network plan:
+// random fan-in starts, Adam, SGHMC chains wrapped in restarts, the
+// function-space R̂ stop, the growing thinning) resumes exactly too.
+func TestResumeKillNetwork(t *testing.T) {
+	resumeAfterSignal(t, 6, syscall.SIGKILL, "--model", "mlp", "--data", "moons", "--n", "200", "--hidden", "10")
+}
