@@ -178,8 +178,12 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	auto := j.env.auto
 	if auto != nil {
 		auto.adjust(c, m, &opts, jobStart) // --max-time covers the whole job
+		prog.total = satMul(int64(opts.Chains), int64(max(opts.Iters, 1)))
 		if opts.Until != nil {
-			prog.until = fmt.Sprintf("until min bulk-ESS ≥ %.0f and R̂ ≤ 1.01, at most %d per chain", c.targetESS, c.iters)
+			prog.until = fmt.Sprintf("until min bulk-ESS ≥ %.0f and R̂ ≤ 1.01, at most %d per chain", c.targetESS, opts.Iters)
+			if auto.net != nil {
+				prog.until = fmt.Sprintf("until the predictions converge (function-space ESS ≥ %.0f, R̂ ≤ 1.02 median, 1.1 max), at most %d per chain", netTarget(c), opts.Iters)
+			}
 		}
 	}
 	if err := checkRunSize(c, m, opts); err != nil {
