@@ -146,6 +146,9 @@ func NewNetPlan(ctx context.Context, m Network, opt NetPlanOptions) (*NetPlan, e
 	if iters == 0 {
 		iters = min(20000, max(2000, int(300*epoch)))
 	}
+	if ps, ok := m.(interface{ PriorString() string }); ok {
+		p.note("prior: %s", ps.PriorString())
+	}
 	p.note("init: %d random starts, weights scaled by fan-in (θ = 0 is a saddle of the network: every hidden unit alike)", opt.Starts)
 	for s := 0; s < opt.Starts; s++ {
 		rng := rand.New(rand.NewPCG(opt.Seed, 0x6e6574+uint64(s)))

@@ -24,7 +24,10 @@ func gapNet(t testing.TB, n int) *model.MLP {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := model.NewMLP(d.X, d.Y, model.MLPDefaults(model.MLPOptions{Hidden: []int{10}, Activation: model.Tanh}))
+	// Prior scale 1 (not the regression default 2): the model of the NUTS
+	// fixture of TestNetPlanAgainstNUTS, which checks the sampler, not the
+	// prior.
+	m, err := model.NewMLP(d.X, d.Y, model.MLPDefaults(model.MLPOptions{Hidden: []int{10}, Activation: model.Tanh, PriorScale: []float64{1}}))
 	if err != nil {
 		t.Fatal(err)
 	}

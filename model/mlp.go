@@ -120,6 +120,9 @@ type MLPOptions struct {
 	// k the group's size, so no parameter is added and no sampler sees a
 	// funnel. 0 means the fixed Gaussian prior.
 	ScaleShape float64
+	// PriorWhy is the reason of the prior's scales, printed by
+	// [MLP.PriorString] ([MLPDefaults] sets it).
+	PriorWhy string
 	// StandardizeY (Gaussian likelihood) fits the network to z = (y − ȳ)/s_y,
 	// ȳ and s_y the mean and sd of the training responses: f and σ² (and the
 	// prior of log σ²) are in z's units inside θ, while LogLik stays the
@@ -183,6 +186,7 @@ type MLP struct {
 	bscale       []float64 // per layer: prior sd of the biases
 	fanIn        bool
 	shape        float64 // ScaleShape a (0: fixed Gaussian prior)
+	priorWhy     string
 	yMean, ySD   float64 // the responses' standardisation (0, 1 without)
 	logSDY       float64 // log ySD
 	priorC       float64 // normalising constant of the prior
@@ -341,6 +345,7 @@ func NewMLP(X *mat.Dense, y []float64, opt MLPOptions) (*MLP, error) {
 		return nil, fmt.Errorf("model: MLP: ScaleShape %v: expected a positive finite number (0: a fixed prior)", s)
 	}
 	m.shape = opt.ScaleShape
+	m.priorWhy = opt.PriorWhy
 	if m.learn {
 		m.priorC += -0.5*log2Pi - math.Log(m.lgSD)
 	}

@@ -3,6 +3,7 @@ package model_test
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -203,5 +204,39 @@ func TestMLPScaleShape(t *testing.T) {
 	}
 	if p := float64(in) / float64(nd); math.Abs(p-0.6090) > 4*math.Sqrt(0.609*0.391/float64(nd)) {
 		t.Errorf("P(|b.2/σ₀| < 1) = %.4f from SamplePrior, want 0.6090 (t with %g degrees of freedom)", p, 2*a)
+	}
+}
+
+// TestMLPDefaultsPriorScale: MLPDefaults gives a regression network the
+// prior scale RegressionPriorScale = 2 (weights 2/√fan-in, biases 2) and a
+// classifier 1 with 3 on the output layer; a scale that is set is kept; the
+// prior is printed with its reason.
+func TestMLPDefaultsPriorScale(t *testing.T) {
+	X, y := mlpData(1, 20, 4, model.LikGaussian, 2)
+	m := mustMLP(t, X, y, model.MLPDefaults(model.MLPOptions{Hidden: []int{16}, Likelihood: model.LikGaussian}))
+	sd := make([]float64, m.Dim())
+	m.PriorSDs(sd)
+	// w.1 (16×4), b.1 (16), w.2 (1×16), b.2.
+	for _, c := range []struct {
+		j    int
+		want float64
+	}{{0, 1}, {64, 2}, {80, 0.5}, {96, 2}} {
+		if math.Abs(sd[c.j]-c.want) > 1e-12 {
+			t.Errorf("regression: prior sd of %s = %v, want %v", m.ParamNames()[c.j], sd[c.j], c.want)
+		}
+	}
+	if s := m.PriorString(); !strings.Contains(s, "s = 2, 2 by layer") || !strings.Contains(s, "validation") {
+		t.Errorf("PriorString %q", s)
+	}
+	Xc, yc := mlpData(1, 20, 4, model.LikBernoulli, 2)
+	mc := mustMLP(t, Xc, yc, model.MLPDefaults(model.MLPOptions{Hidden: []int{16}, Likelihood: model.LikBernoulli}))
+	mc.PriorSDs(sd[:mc.Dim()])
+	if sd[0] != 0.5 || sd[64] != 1 || sd[80] != 3/4.0 || sd[96] != 3 {
+		t.Errorf("classifier: prior sds %v %v %v %v, want 0.5 1 0.75 3", sd[0], sd[64], sd[80], sd[96])
+	}
+	mk := mustMLP(t, X, y, model.MLPDefaults(model.MLPOptions{Hidden: []int{16}, Likelihood: model.LikGaussian, PriorScale: []float64{1}}))
+	mk.PriorSDs(sd)
+	if sd[64] != 1 {
+		t.Errorf("PriorScale 1 set: bias sd %v, want 1 kept", sd[64])
 	}
 }
