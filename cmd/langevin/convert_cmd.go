@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/langevin-go/langevin/data"
+	"github.com/langevin-go/langevin/internal/runctl"
 )
 
 // cmdConvert writes a data store (data.Store) once from a CSV or Parquet
@@ -55,9 +56,9 @@ func cmdConvert(args []string, stdout, stderr io.Writer) error {
 		select {
 		case sig := <-sigs:
 			os.Remove(out + ".tmp")
-			e := &interrupted{sig: sig, phase: "convert"}
+			e := &runctl.Interrupted{Sig: sig, Phase: "convert"}
 			fmt.Fprintf(stderr, "langevin convert: %v: %s.tmp removed\n", e, out)
-			exit(e.exitCode())
+			runctl.Exit(e.ExitCode())
 		case <-quit:
 		}
 	}()
@@ -85,6 +86,6 @@ func cmdConvert(args []string, stdout, stderr io.Writer) error {
 		size = fi.Size()
 	}
 	fmt.Fprintf(stdout, "%s: %d rows × %d features + target %q, %s, %s, from %s in %.1f s\n",
-		out, n, st.Dim(), st.Target(), prec, fmtBytes(size), in, time.Since(t0).Seconds())
+		out, n, st.Dim(), st.Target(), prec, runctl.FmtBytes(size), in, time.Since(t0).Seconds())
 	return nil
 }

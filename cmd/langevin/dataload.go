@@ -13,6 +13,7 @@ import (
 
 	"github.com/langevin-go/langevin"
 	"github.com/langevin-go/langevin/data"
+	"github.com/langevin-go/langevin/internal/runctl"
 	"github.com/langevin-go/langevin/model"
 )
 
@@ -181,11 +182,7 @@ func (j *job) classes() int {
 // of the memory budget (the data are copied once into their matrix, and the
 // draws need the rest).
 func dataBound() int64 {
-	b := memoryBudget()
-	if budgetHook != nil {
-		b = budgetHook()
-	}
-	return b / 4
+	return runctl.MemoryBudget() / 4
 }
 
 func readData(c *runConfig, path, flagName string, builtins bool) (*data.Dataset, error) {

@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/stat"
 
 	"flag"
+
 	"github.com/langevin-go/langevin"
 	"github.com/langevin-go/langevin/sampler"
 )

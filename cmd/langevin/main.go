@@ -29,6 +29,8 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strings"
+
+	"github.com/langevin-go/langevin/internal/runctl"
 )
 
 func main() {
@@ -143,13 +145,13 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "langevin: unknown command %q: expected %s\n", args[0], commandNames())
 		return 2
 	}
-	var intr *interrupted
+	var intr *runctl.Interrupted
 	switch {
 	case err == nil || errors.Is(err, errHelp):
 		return 0
 	case errors.As(err, &intr):
 		fmt.Fprintf(stderr, "langevin %s: %s\n", args[0], oneLine(err))
-		return intr.exitCode()
+		return intr.ExitCode()
 	case errors.As(err, new(inputError)):
 		fmt.Fprintf(stderr, "langevin %s: %s\n", args[0], oneLine(err))
 		return 2

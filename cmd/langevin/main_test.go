@@ -15,6 +15,7 @@ import (
 
 	"github.com/langevin-go/langevin"
 	"github.com/langevin-go/langevin/fit"
+	"github.com/langevin-go/langevin/internal/runctl"
 )
 
 func runMain(args ...string) (code int, stdout, stderr string) {
@@ -191,9 +192,9 @@ func TestUsage(t *testing.T) {
 // Without a terminal, progress is a periodic log line on stderr; --quiet
 // prints none.
 func TestProgressLog(t *testing.T) {
-	old := logEvery
-	logEvery = time.Millisecond
-	defer func() { logEvery = old }()
+	old := runctl.LogEvery
+	runctl.LogEvery = time.Millisecond
+	defer func() { runctl.LogEvery = old }()
 	code, _, errOut := runMain("run", "--iters", "200000", "--burnin", "1000", "--thin", "100")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -105,7 +106,7 @@ func printWhere(w io.Writer, c *runConfig, tr *langevin.Trace, table diag.Table,
 		perIter = fmt.Sprintf("%.0f ns/iteration", secs*1e9/float64(total))
 	}
 	fmt.Fprintf(w, "sampling: %.2f s for %d iterations (%s, %d workers); %s\n",
-		secs, total, perIter, min(c.chains, runtimeWorkers()), ess)
+		secs, total, perIter, min(c.chains, runtime.GOMAXPROCS(0)), ess)
 
 	if c.def.kind.exact {
 		printExact(w, c, tr)

@@ -43,16 +43,3 @@ func TestReportOfAutoNamesNUTS(t *testing.T) {
 		}
 	}
 }
-
-// Under --sampler auto's ESS rule the progress line counts iterations and
-// names the rule, instead of a percentage of the 4·10⁷-iteration bound.
-func TestProgressUntilESS(t *testing.T) {
-	var sb strings.Builder
-	p := newProgress(&sb, false, 4, 10_000_000)
-	p.until = "until min bulk-ESS ≥ 400"
-	p.update(0, 1200)
-	p.draw(false)
-	if got := sb.String(); !strings.Contains(got, "1200 iterations") || strings.Contains(got, "%") || !strings.Contains(got, "bulk-ESS ≥ 400") {
-		t.Errorf("progress line %q", got)
-	}
-}

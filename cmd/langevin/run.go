@@ -14,6 +14,7 @@ import (
 	"github.com/langevin-go/langevin/data"
 	"github.com/langevin-go/langevin/diag"
 	"github.com/langevin-go/langevin/fit"
+	"github.com/langevin-go/langevin/internal/runctl"
 	"github.com/langevin-go/langevin/model"
 	"github.com/langevin-go/langevin/sampler"
 )
@@ -41,9 +42,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	jobStart := time.Now() // --max-time counts from here
-	st := newStopper(stderr)
-	defer st.stop()
-	ctx := st.ctx
+	st := runctl.NewStopper(stderr)
+	defer st.Stop()
+	ctx := st.Ctx
 	// The output directory is checked, and locked, before any work.
 	out := c.out
 	if c.report && out == "" {
@@ -54,12 +55,12 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		if rd, err = createRunDir(out, c.overwrite); err != nil {
 			return err
 		}
-		st.setRunDir(rd)
+		st.SetCloser(func(err error) { rd.w.Close(err) })
 		defer rd.w.Close(errors.New("the run failed before sampling"))
 	}
 	j := &job{c: c, stderr: stderr}
-	ph := newPhases(stderr, true) // the time line; st reports the phases as they come
-	st.enter("loading", true)
+	ph := runctl.NewPhases(stderr, true) // the time line; st reports the phases as they come
+	st.Enter("loading", true)
 	if c.toy() {
 		j.train = &data.Dataset{Source: "no data (toy target " + c.model + ")"}
 	} else if c.formula.text != "" {
@@ -69,7 +70,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer func() {
-		if !st.left() { // a phase left running still reads the data
+		if !st.Left() { // a phase left running still reads the data
 			j.rows.close()
 		}
 	}()
@@ -79,12 +80,12 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if err := j.buildModel(); err != nil {
 		return err
 	}
-	ph.done("load", "")
+	ph.Done("load", "")
 	m := j.m
 	if err := checkRunSize(c, m, c.earlyOptions()); err != nil {
 		return err // before any work; checked again with the plan's options
 	}
-	st.enter("the MAP", false)
+	st.Enter("the MAP", false)
 	// The MAP is the baseline, and the start or the preconditioner's centre;
 	// lap computes it, and the Hessian, at most once for the whole run.
 	lap := newRunLaplace(c, m)
@@ -101,10 +102,10 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	defer preCancel()
 	var mapTheta []float64
 	var mapErr error
-	if e := st.do(pre, func() { mapTheta, mapErr = lap.MAP(pre) }); e != nil {
+	if e := st.Do(pre, func() { mapTheta, mapErr = lap.MAP(pre) }); e != nil {
 		return e
 	}
-	if e := st.interrupted(); e != nil {
+	if e := st.Interrupted(); e != nil {
 		return e
 	}
 	if w := separationWarning(m, mapTheta); w != "" {
@@ -118,12 +119,12 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	j.env = &buildEnv{c: c, m: m, lap: lap, mapTh: mapTheta, points: netPoints(j)}
 	var laplace []float64
 	if c.init == "laplace" || usePrecond {
-		st.enter("the Laplace approximation", false)
-		if e := st.do(pre, func() { laplace, err = lap.Diag(pre) }); e != nil {
+		st.Enter("the Laplace approximation", false)
+		if e := st.Do(pre, func() { laplace, err = lap.Diag(pre) }); e != nil {
 			return e
 		}
 		if err != nil {
-			if e := st.interrupted(); e != nil {
+			if e := st.Interrupted(); e != nil {
 				return e
 			}
 			return err
@@ -132,18 +133,18 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if usePrecond {
 		j.env.precond = laplace
 	}
-	st.enter("the sampler's set-up", false)
+	st.Enter("the sampler's set-up", false)
 	var s langevin.Sampler
-	if e := st.do(pre, func() { s, err = c.def.build(pre, j.env) }); e != nil {
+	if e := st.Do(pre, func() { s, err = c.def.build(pre, j.env) }); e != nil {
 		return e
 	}
-	if e := st.interrupted(); e != nil {
+	if e := st.Interrupted(); e != nil {
 		return e
 	}
 	if err != nil {
 		return err
 	}
-	ph.done("MAP and setup", "")
+	ph.Done("MAP and setup", "")
 	if a := j.env.auto; a != nil && a.net != nil {
 		mapTheta = bestMode(a.net) // the MAP network of the output
 	}
@@ -173,19 +174,21 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if c.chainID > 0 { // one chain of the analysis: the same draws as in the run of all
 		opts.Chains, opts.FirstChain = 1, c.chainID-1
 	}
-	prog := newProgress(stderr, c.quiet, opts.Chains, c.iters)
-	opts.Progress = prog.update
 	auto := j.env.auto
+	until := ""
 	if auto != nil {
 		auto.adjust(c, m, &opts, jobStart) // --max-time covers the whole job
-		prog.total = satMul(int64(opts.Chains), int64(max(opts.Iters, 1)))
 		if opts.Until != nil {
-			prog.until = fmt.Sprintf("until min bulk-ESS ≥ %.0f and R̂ ≤ 1.01, at most %d per chain", c.targetESS, opts.Iters)
+			until = fmt.Sprintf("until min bulk-ESS ≥ %.0f and R̂ ≤ 1.01, at most %d per chain", c.targetESS, opts.Iters)
 			if auto.net != nil {
-				prog.until = fmt.Sprintf("until the predictions converge (function-space ESS ≥ %.0f, R̂ ≤ 1.02 median, 1.1 max), at most %d per chain", netTarget(c), opts.Iters)
+				until = fmt.Sprintf("until the predictions converge (function-space ESS ≥ %.0f, R̂ ≤ 1.02 median, 1.1 max), at most %d per chain", netTarget(c), opts.Iters)
 			}
 		}
 	}
+	// The bar counts the run's own cap (a plan's, not --iters' 10⁷).
+	prog := runctl.NewProgress(stderr, c.quiet, opts.Chains, opts.Iters)
+	prog.Until = until
+	opts.Progress = prog.Update
 	if err := checkRunSize(c, m, opts); err != nil {
 		return err
 	}
@@ -196,14 +199,14 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		}
 		opts.Sink = rd.sink
 	}
-	st.enter("sampling", false)
+	st.Enter("sampling", false)
 	start := time.Now()
-	prog.start()
+	prog.Start()
 	tr, runErr := langevin.Run(ctx, m, s, opts)
-	prog.stop()
+	prog.Stop()
 	elapsed := time.Since(start)
-	ph.done("sampling", "")
-	intr := st.interrupted()
+	ph.Done("sampling", "")
+	intr := st.Interrupted()
 	if intr != nil {
 		runErr = intr
 	}
@@ -217,7 +220,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		return runErr
 	}
 
-	st.enter("writing", false)
+	st.Enter("writing", false)
 	pc := c // the configuration as run (--sampler auto: the sampler it chose)
 	if auto != nil {
 		pc = auto.config(c, tr)
@@ -260,18 +263,18 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	if intr == nil {
-		intr = st.interrupted() // during the writing
+		intr = st.Interrupted() // during the writing
 	}
 
 	if mapErr != nil {
 		fmt.Fprintf(stdout, "MAP baseline: %v\n", mapErr)
 	}
-	st.enter("the test-set predictions", true)
+	st.Enter("the test-set predictions", true)
 	test := j.test
 	if intr != nil {
 		// Interrupted: no predictions.
 	} else if mlp, ok := m.(*model.MLP); ok && test != nil && test.Len() > 0 {
-		printMLPPredictive(stdout, mlp, tr, mapTheta, test, j.scaler)
+		printMLPPredictive(stdout, mlp, j.env.glm, tr, mapTheta, test, j.scaler)
 	} else if g, ok := m.(*model.GLM); ok && test != nil && test.Len() > 0 {
 		printGLMPredictive(stdout, g, tr, mapTheta, test, logOffsets(j.spec, j.offTest))
 	} else if test != nil && test.Len() > 0 {
@@ -279,7 +282,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	} else if j.testLen() > 0 {
 		printPredictiveRows(stdout, m, tr, mapTheta, j.rows.test)
 	}
-	ph.done("prediction", "")
+	ph.Done("prediction", "")
 	// The run's account — the plan's rules, where the draws went, the
 	// sampler's tuning, the checks — is printed and is the report's.
 	var notes bytes.Buffer
@@ -295,15 +298,15 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	}
 	if intr == nil {
 		printKSD(ctx, &notes, pc, m, lap, tr)
-		ph.done("KSD", "")
+		ph.Done("KSD", "")
 	}
 	stdout.Write(notes.Bytes())
-	ph.print(stdout)
+	ph.Print(stdout)
 	if files != "" {
 		fmt.Fprintf(stdout, "written:  %s\n", files)
 	}
 	if c.report && intr == nil {
-		st.enter("the report", true)
+		st.Enter("the report", true)
 		path, err := j.runReport(out, tr, pc, untimedNotes(notes.String()))
 		if err != nil {
 			return fmt.Errorf("report: %w", err)
@@ -313,7 +316,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if intr != nil {
 		return intr
 	}
-	if e := st.interrupted(); e != nil {
+	if e := st.Interrupted(); e != nil {
 		return e
 	}
 	if runErr != nil {
@@ -380,7 +383,9 @@ var laplaceHook func(*approx.RunLaplace)
 
 // newRunLaplace returns the run's one MAP and Laplace approximation
 // (fit.NewLaplace); an MLP's MAP is Adam's from a
-// Glorot start (--map-iters, --map-batch, --map-lr), and only with --init map.
+// Glorot start, and only with --init map: by the network plan's rule
+// (fit.NetMAP: 300 epochs, learning rate 10⁻² decaying to 10⁻³) unless
+// --map-lr asks for a constant learning rate (--map-iters, --map-batch).
 func newRunLaplace(c *runConfig, m langevin.Model) *approx.RunLaplace {
 	lap := fit.NewLaplace(m)
 	if mlp, ok := m.(*model.MLP); ok {
@@ -391,6 +396,9 @@ func newRunLaplace(c *runConfig, m langevin.Model) *approx.RunLaplace {
 			theta := make([]float64, mlp.Dim())
 			rng := langevin.ChainRNG(c.seed, 1000)
 			mlp.GlorotInit(theta, rng)
+			if !c.set["map-lr"] {
+				return fit.NetMAP(ctx, mlp, theta, netMAPIters(c, mlp.Len()), c.mlp.mapBatch, rng)
+			}
 			return sampler.FitAdam(ctx, mlp, theta, sampler.AdamFit{Iters: c.mlp.mapIters, Batch: c.mlp.mapBatch, LR: c.mlp.mapLR}, rng)
 		}
 	}

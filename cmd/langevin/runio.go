@@ -10,8 +10,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"math"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -20,6 +18,7 @@ import (
 	"github.com/langevin-go/langevin"
 	"github.com/langevin-go/langevin/data"
 	"github.com/langevin-go/langevin/diag"
+	"github.com/langevin-go/langevin/internal/runctl"
 	"github.com/langevin-go/langevin/rundir"
 	"github.com/langevin-go/langevin/stancsv"
 )
@@ -308,40 +307,6 @@ func runID(cfg stancsv.Config, statNames, names []string) string {
 
 func fmtF(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 
-// memoryBudget is the memory the kept draws of a run may take: half the
-// machine's memory (from /proc/meminfo), or 8 GiB where that is unknown, and
-// at most a quarter of the process's address-space limit (ulimit -v: the
-// Go runtime reserves much more address space than it uses).
-//
-// LANGEVIN_MEMORY_MIB, if set to a positive number, is the budget in MiB
-// instead (a container whose /proc/meminfo shows the host's memory).
-func memoryBudget() int64 {
-	if v, err := strconv.ParseInt(os.Getenv("LANGEVIN_MEMORY_MIB"), 10, 64); err == nil && v > 0 {
-		return min(v, 1<<40) << 20
-	}
-	b := machineBudget()
-	if lim := addressLimit(); lim > 0 {
-		b = min(b, lim/4)
-	}
-	return b
-}
-
-func machineBudget() int64 {
-	if b, err := os.ReadFile("/proc/meminfo"); err == nil {
-		for _, line := range strings.Split(string(b), "\n") {
-			if f := strings.Fields(line); len(f) >= 2 && f[0] == "MemTotal:" {
-				if kb, err := strconv.ParseInt(f[1], 10, 64); err == nil {
-					return kb << 10 / 2
-				}
-			}
-		}
-	}
-	return 8 << 30
-}
-
-// budgetHook, when set (by tests), replaces memoryBudget.
-var budgetHook func() int64
-
 // checkRunSize refuses, before the sampling, a run whose draws held in
 // memory (warm-up included: run keeps them for the report) would not fit:
 // the rows langevin.Options.KeptRows counts (auto's growing thinning, MaxKeep,
@@ -349,43 +314,14 @@ var budgetHook func() int64
 // arithmetic saturates: --iters near 2^63 is refused, not wrapped round.
 func checkRunSize(c *runConfig, m langevin.Model, o langevin.Options) error {
 	warm, post := o.KeptRows()
-	keep := satAdd(warm, post)
+	keep := runctl.SatAdd(warm, post)
 	cols := int64(m.Dim()+len(derivedNames(m))) + 8 // + the sampler's statistics, about 8
 	perRow := cols*8 + 56                           // values, two slice headers and the iteration
-	need := satMul(satMul(int64(max(o.Chains, 1)), keep), perRow)
-	budget := memoryBudget()
-	if budgetHook != nil {
-		budget = budgetHook()
-	}
+	need := runctl.SatMul(runctl.SatMul(int64(max(o.Chains, 1)), keep), perRow)
+	budget := runctl.MemoryBudget()
 	if need <= budget {
 		return nil
 	}
 	return inputErrorf("--chains %d --iters %d --burnin %d --thin %d: the %d × %d kept draws of %d columns would take %s in memory, more than %s (half this machine's memory, or a quarter of ulimit -v): raise --thin, or lower --iters or --chains",
-		c.chains, c.iters, o.BurnIn, o.Thin, max(o.Chains, 1), keep, cols, fmtBytes(need), fmtBytes(budget))
-}
-
-// satAdd and satMul add and multiply non-negative counts, saturating at
-// math.MaxInt64.
-func satAdd(a, b int64) int64 {
-	if a > math.MaxInt64-b {
-		return math.MaxInt64
-	}
-	return a + b
-}
-
-func satMul(a, b int64) int64 {
-	if a != 0 && b > math.MaxInt64/a {
-		return math.MaxInt64
-	}
-	return a * b
-}
-
-func fmtBytes(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	}
-	return fmt.Sprintf("%d bytes", n)
+		c.chains, c.iters, o.BurnIn, o.Thin, max(o.Chains, 1), keep, cols, runctl.FmtBytes(need), runctl.FmtBytes(budget))
 }

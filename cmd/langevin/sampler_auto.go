@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"math"
-	"strings"
 	"time"
 
 	"github.com/langevin-go/langevin"
@@ -165,64 +163,6 @@ func (a *autoRun) print(w io.Writer, c *runConfig, tr *langevin.Trace) {
 		for _, msg := range a.plan.Step.Check(c.step) {
 			fmt.Fprintf(w, "warning:  --step: %s\n", msg)
 		}
-	}
-}
-
-// phases times the phases of a job (load, MAP and setup, sampling,
-// prediction, KSD), reports each on stderr as it ends (unless quiet) and
-// prints the time line of the whole job.
-type phases struct {
-	w       io.Writer
-	quiet   bool
-	begin   time.Time
-	last    time.Time
-	cpu0    float64 // CPU seconds at the start and at the end of the last phase
-	cpuLast float64
-	names   []string
-	secs    []float64
-	cpuSecs []float64
-}
-
-// nan is math.NaN(), for the CPU time where it is not measured.
-var nan = math.NaN()
-
-func newPhases(w io.Writer, quiet bool) *phases {
-	now := time.Now()
-	c := cpuSeconds()
-	return &phases{w: w, quiet: quiet, begin: now, last: now, cpu0: c, cpuLast: c}
-}
-
-// done ends the current phase.
-func (p *phases) done(name, note string) {
-	now := time.Now()
-	d := now.Sub(p.last).Seconds()
-	p.last = now
-	c := cpuSeconds()
-	p.cpuSecs = append(p.cpuSecs, c-p.cpuLast)
-	p.cpuLast = c
-	p.names = append(p.names, name)
-	p.secs = append(p.secs, d)
-	if !p.quiet {
-		if note != "" {
-			note = " (" + note + ")"
-		}
-		fmt.Fprintf(p.w, "%s: done in %.2f s%s\n", name, d, note)
-	}
-}
-
-// print writes "time: T s in all: load a, …".
-func (p *phases) print(w io.Writer) {
-	var parts []string
-	for i, n := range p.names {
-		parts = append(parts, fmt.Sprintf("%s %.2f", n, p.secs[i]))
-	}
-	fmt.Fprintf(w, "time:     %.2f s for the whole job: %s\n", time.Since(p.begin).Seconds(), strings.Join(parts, ", "))
-	if cpu := cpuSeconds() - p.cpu0; !math.IsNaN(cpu) {
-		parts = parts[:0]
-		for i, n := range p.names {
-			parts = append(parts, fmt.Sprintf("%s %.2f", n, p.cpuSecs[i]))
-		}
-		fmt.Fprintf(w, "cpu:      %.2f s of CPU (user + system, all threads): %s\n", cpu, strings.Join(parts, ", "))
 	}
 }
 

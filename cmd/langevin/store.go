@@ -10,6 +10,7 @@ import (
 	"slices"
 
 	"github.com/langevin-go/langevin/data"
+	"github.com/langevin-go/langevin/internal/runctl"
 	"github.com/langevin-go/langevin/model"
 	"github.com/langevin-go/langevin/predict"
 	"github.com/langevin-go/langevin/rundir"
@@ -51,20 +52,17 @@ func (c *runConfig) checkStoreFits() error {
 	}
 	defer st.Close()
 	need := 3 * 8 * int64(st.Len()) * int64(st.Dim()+1)
-	budget := memoryBudget()
-	if budgetHook != nil {
-		budget = budgetHook()
-	}
+	budget := runctl.MemoryBudget()
 	if need > budget {
 		return inputErrorf("--data %s: a store of %d rows × %d features: --model %s reads its data into memory, about %s, more than %s (half this machine's memory); only --model %v streams a store",
-			c.data, st.Len(), st.Dim(), c.model, fmtBytes(need), fmtBytes(budget), model.RowKinds)
+			c.data, st.Len(), st.Dim(), c.model, runctl.FmtBytes(need), runctl.FmtBytes(budget), model.RowKinds)
 	}
 	return nil
 }
 
 // mapLimit returns the size of the largest store file that run
 // memory-maps: a quarter of the memory budget (tests replace it).
-var mapLimit = func() int64 { return memoryBudget() / 4 }
+var mapLimit = func() int64 { return runctl.RawMemoryBudget() / 4 }
 
 // replaceAbove is the number of training rows above which minibatches from
 // a store are drawn with replacement: shuffled epochs keep a permutation of

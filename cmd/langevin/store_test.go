@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/langevin-go/langevin/data"
+	"github.com/langevin-go/langevin/internal/runctl"
 )
 
 // logisticCSV writes n rows of 3 features and a 0/1 label y drawn from a
@@ -125,7 +126,7 @@ func TestRunStoreStreamsLikeMemory(t *testing.T) {
 		args := append([]string{"run", "--seed", "3", "--chains", "2"}, s...)
 		dirS, dirM := filepath.Join(dir, fmt.Sprint("s", k)), filepath.Join(dir, fmt.Sprint("m", k))
 		code, outS, errs := runMain(append(args, "--data", store, "--out", dirS)...)
-		mapLimit = func() int64 { return memoryBudget() / 4 }
+		mapLimit = func() int64 { return runctl.RawMemoryBudget() / 4 }
 		if code != 0 {
 			t.Fatalf("%v streamed: exit %d: %s", s, code, errs)
 		}
@@ -269,8 +270,8 @@ func TestRunStoreInputErrors(t *testing.T) {
 	if code != 2 || !strings.Contains(errs, "row 37: label 2") {
 		t.Errorf("bad label: exit %d, %s", code, errs)
 	}
-	budgetHook = func() int64 { return 1000 }
-	defer func() { budgetHook = nil }()
+	runctl.BudgetHook = func() int64 { return 1000 }
+	defer func() { runctl.BudgetHook = nil }()
 	code, _, errs = runMain("run", "--data", store, "--model", "probit", "--quiet")
 	if code != 2 || !strings.Contains(errs, "--model probit reads its data into memory") {
 		t.Errorf("probit on a store over budget: exit %d, %s", code, errs)

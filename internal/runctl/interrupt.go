@@ -1,4 +1,4 @@
-package main
+package runctl
 
 // How langevin run stops on SIGINT (Ctrl-C) and SIGTERM (what timeout(1) and
 // cluster schedulers send), whatever it is doing:
@@ -29,25 +29,25 @@ import (
 	"syscall"
 )
 
-// interrupted is the error of a run stopped by a signal.
-type interrupted struct {
-	sig   os.Signal
-	phase string
+// Interrupted is the error of a run stopped by a signal.
+type Interrupted struct {
+	Sig   os.Signal
+	Phase string // what the run was doing
 }
 
-func (e *interrupted) Error() string {
-	return fmt.Sprintf("interrupted by %s during %s", signalName(e.sig), e.phase)
+func (e *Interrupted) Error() string {
+	return fmt.Sprintf("interrupted by %s during %s", SignalName(e.Sig), e.Phase)
 }
 
-// exitCode is 128 + the signal's number.
-func (e *interrupted) exitCode() int {
-	if s, ok := e.sig.(syscall.Signal); ok {
+// ExitCode is 128 + the signal's number.
+func (e *Interrupted) ExitCode() int {
+	if s, ok := e.Sig.(syscall.Signal); ok {
 		return 128 + int(s)
 	}
 	return 130
 }
 
-func signalName(s os.Signal) string {
+func SignalName(s os.Signal) string {
 	switch s {
 	case os.Interrupt:
 		return "SIGINT"
@@ -57,57 +57,58 @@ func signalName(s os.Signal) string {
 	return s.String()
 }
 
-// exit is os.Exit; tests of the phases that exit at once replace it.
-var exit = os.Exit
+// Exit is os.Exit; tests of the phases that exit at once replace it.
+var Exit = os.Exit
 
-// stopper turns SIGINT and SIGTERM into the cancellation of the run's
+// Stopper turns SIGINT and SIGTERM into the cancellation of the run's
 // context or, in a phase that cannot be cancelled, an immediate exit.
-type stopper struct {
-	ctx    context.Context
+type Stopper struct {
+	Ctx    context.Context // cancelled by the first signal in a soft phase
 	cancel context.CancelCauseFunc
 	sigs   chan os.Signal
 	stderr io.Writer
 
 	mu    sync.Mutex
 	phase string
-	hard  bool    // a signal in this phase exits at once
-	rd    *runDir // closed before an immediate exit
-	err   *interrupted
+	hard  bool        // a signal in this phase exits at once
+	close func(error) // called before an immediate exit (closes the run directory)
+	err   *Interrupted
 	done  chan struct{}
 
 	abandoned bool // do returned before its phase ended
 }
 
-func newStopper(stderr io.Writer) *stopper {
+func NewStopper(stderr io.Writer) *Stopper {
 	ctx, cancel := context.WithCancelCause(context.Background())
-	s := &stopper{ctx: ctx, cancel: cancel, sigs: make(chan os.Signal, 2), stderr: stderr, done: make(chan struct{})}
+	s := &Stopper{Ctx: ctx, cancel: cancel, sigs: make(chan os.Signal, 2), stderr: stderr, done: make(chan struct{})}
 	signal.Notify(s.sigs, os.Interrupt, syscall.SIGTERM)
 	go s.loop()
 	return s
 }
 
-// enter records the phase the run is in; hard phases exit on a signal.
-func (s *stopper) enter(phase string, hard bool) {
+// Enter records the phase the run is in; hard phases exit on a signal.
+func (s *Stopper) Enter(phase string, hard bool) {
 	s.mu.Lock()
 	s.phase, s.hard = phase, hard
 	s.mu.Unlock()
 }
 
-// setRunDir records the run directory to close before an immediate exit.
-func (s *stopper) setRunDir(rd *runDir) {
+// SetCloser records what to close before an immediate exit (the run
+// directory's files, with the interruption as their status).
+func (s *Stopper) SetCloser(close func(error)) {
 	s.mu.Lock()
-	s.rd = rd
+	s.close = close
 	s.mu.Unlock()
 }
 
-// interrupted returns the interruption, or nil.
-func (s *stopper) interrupted() *interrupted {
+// Interrupted returns the interruption, or nil.
+func (s *Stopper) Interrupted() *Interrupted {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.err
 }
 
-func (s *stopper) loop() {
+func (s *Stopper) loop() {
 	for {
 		select {
 		case <-s.done:
@@ -116,30 +117,30 @@ func (s *stopper) loop() {
 			s.mu.Lock()
 			again := s.err != nil
 			if !again {
-				s.err = &interrupted{sig: sig, phase: s.phase}
+				s.err = &Interrupted{Sig: sig, Phase: s.phase}
 				s.cancel(s.err)
 			}
-			err, hard, rd := s.err, s.hard || again, s.rd
+			err, hard, closeFn := s.err, s.hard || again, s.close
 			s.mu.Unlock()
 			if !hard {
 				fmt.Fprintf(s.stderr, "\nlangevin run: %v: stopping (a second signal exits at once)\n", err)
 				continue
 			}
-			if rd != nil {
-				rd.w.Close(err)
+			if closeFn != nil {
+				closeFn(err)
 			}
 			fmt.Fprintf(s.stderr, "\nlangevin run: %v\n", err)
-			exit(err.exitCode())
+			Exit(err.ExitCode())
 		}
 	}
 }
 
-// do runs f, a phase that cannot check ctx everywhere (an O(d³)
+// Do runs f, a phase that cannot check ctx everywhere (an O(d³)
 // factorisation of gonum's runs to its end), and returns nil when it is
 // done; if ctx ends first it returns at once, with the interruption or
 // ctx's cause, and leaves f to finish in the background (the command then
 // exits, or never reads what f writes).
-func (s *stopper) do(ctx context.Context, f func()) error {
+func (s *Stopper) Do(ctx context.Context, f func()) error {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -157,23 +158,23 @@ func (s *stopper) do(ctx context.Context, f func()) error {
 		s.mu.Lock()
 		s.abandoned = true
 		s.mu.Unlock()
-		if e := s.interrupted(); e != nil {
+		if e := s.Interrupted(); e != nil {
 			return e
 		}
 		return context.Cause(ctx)
 	}
 }
 
-// left reports whether do left a phase running in the background: what it
+// Left reports whether do left a phase running in the background: what it
 // uses (the data) must not be closed under it.
-func (s *stopper) left() bool {
+func (s *Stopper) Left() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.abandoned
 }
 
-// stop restores the default handling of the signals.
-func (s *stopper) stop() {
+// Stop restores the default handling of the signals.
+func (s *Stopper) Stop() {
 	signal.Stop(s.sigs)
 	close(s.done)
 	s.cancel(nil)

@@ -1,41 +1,38 @@
-package main
+package runctl
 
 import (
 	"fmt"
 	"io"
 	"os"
-	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 )
 
-func runtimeWorkers() int { return runtime.GOMAXPROCS(0) }
-
-// logEvery is the interval of the progress log line when stderr is not a
+// LogEvery is the interval of the progress log line when stderr is not a
 // terminal.
-var logEvery = 5 * time.Second
+var LogEvery = 5 * time.Second
 
-// progress shows how far the chains are: a bar redrawn in place when stderr
+// Progress shows how far the chains are: a bar redrawn in place when stderr
 // is a terminal, a log line every few seconds otherwise, nothing when quiet.
-type progress struct {
+type Progress struct {
 	w        io.Writer
 	quiet    bool
 	terminal bool
 	total    int64
-	// until, when not empty, is the rule that stops the run before total
+	// Until, when not empty, is the rule that stops the run before total
 	// (--sampler auto's ESS target): the line counts iterations and says
 	// so instead of a fraction of an upper bound it seldom reaches.
-	until string
+	Until string
 	done  []atomic.Int64
 	begin time.Time
 	quit  chan struct{}
 	wg    sync.WaitGroup
 }
 
-func newProgress(w io.Writer, quiet bool, chains, iters int) *progress {
-	p := &progress{w: w, quiet: quiet, total: satMul(int64(chains), int64(max(iters, 1))), done: make([]atomic.Int64, chains)}
+func NewProgress(w io.Writer, quiet bool, chains, iters int) *Progress {
+	p := &Progress{w: w, quiet: quiet, total: SatMul(int64(chains), int64(max(iters, 1))), done: make([]atomic.Int64, chains)}
 	if f, ok := w.(*os.File); ok {
 		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
 			p.terminal = true
@@ -44,10 +41,10 @@ func newProgress(w io.Writer, quiet bool, chains, iters int) *progress {
 	return p
 }
 
-// update is the langevin.Options.Progress callback.
-func (p *progress) update(chain, done int) { p.done[chain].Store(int64(done)) }
+// Update is the langevin.Options.Progress callback.
+func (p *Progress) Update(chain, done int) { p.done[chain].Store(int64(done)) }
 
-func (p *progress) sum() int64 {
+func (p *Progress) sum() int64 {
 	var n int64
 	for i := range p.done {
 		n += p.done[i].Load()
@@ -55,13 +52,13 @@ func (p *progress) sum() int64 {
 	return n
 }
 
-func (p *progress) start() {
+func (p *Progress) Start() {
 	p.begin = time.Now()
 	if p.quiet {
 		return
 	}
 	p.quit = make(chan struct{})
-	every := logEvery
+	every := LogEvery
 	if p.terminal {
 		every = 100 * time.Millisecond
 	}
@@ -81,18 +78,18 @@ func (p *progress) start() {
 	}()
 }
 
-func (p *progress) draw(final bool) {
+func (p *Progress) draw(final bool) {
 	n := p.sum()
 	frac := float64(n) / float64(p.total)
 	el := time.Since(p.begin).Seconds()
-	if p.until != "" {
+	if p.Until != "" {
 		if p.terminal {
-			fmt.Fprintf(p.w, "\r%d iterations, %.1fs (%s)", n, el, p.until)
+			fmt.Fprintf(p.w, "\r%d iterations, %.1fs (%s)", n, el, p.Until)
 			if final {
 				fmt.Fprint(p.w, "\r\033[K")
 			}
 		} else if !final {
-			fmt.Fprintf(p.w, "langevin: %d iterations, %.1f s (%s)\n", n, el, p.until)
+			fmt.Fprintf(p.w, "langevin: %d iterations, %.1f s (%s)\n", n, el, p.Until)
 		}
 		return
 	}
@@ -110,7 +107,7 @@ func (p *progress) draw(final bool) {
 	}
 }
 
-func (p *progress) stop() {
+func (p *Progress) Stop() {
 	if p.quiet {
 		return
 	}

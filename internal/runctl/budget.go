@@ -1,0 +1,83 @@
+package runctl
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// MemoryBudget is the memory the kept draws of a run may take: half the
+// machine's memory (from /proc/meminfo), or 8 GiB where that is unknown, and
+// at most a quarter of the process's address-space limit (ulimit -v: the
+// Go runtime reserves much more address space than it uses).
+//
+// LANGEVIN_MEMORY_MIB, if set to a positive number, is the budget in MiB
+// instead (a container whose /proc/meminfo shows the host's memory).
+// BudgetHook, when set (by tests), replaces it.
+func MemoryBudget() int64 {
+	if BudgetHook != nil {
+		return BudgetHook()
+	}
+	if v, err := strconv.ParseInt(os.Getenv("LANGEVIN_MEMORY_MIB"), 10, 64); err == nil && v > 0 {
+		return min(v, 1<<40) << 20
+	}
+	b := machineBudget()
+	if lim := AddressLimit(); lim > 0 {
+		b = min(b, lim/4)
+	}
+	return b
+}
+
+// RawMemoryBudget is MemoryBudget without BudgetHook.
+func RawMemoryBudget() int64 {
+	h := BudgetHook
+	BudgetHook = nil
+	defer func() { BudgetHook = h }()
+	return MemoryBudget()
+}
+
+func machineBudget() int64 {
+	if b, err := os.ReadFile("/proc/meminfo"); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if f := strings.Fields(line); len(f) >= 2 && f[0] == "MemTotal:" {
+				if kb, err := strconv.ParseInt(f[1], 10, 64); err == nil {
+					return kb << 10 / 2
+				}
+			}
+		}
+	}
+	return 8 << 30
+}
+
+// BudgetHook, when set (by tests), replaces MemoryBudget.
+var BudgetHook func() int64
+
+// SatAdd and SatMul add and multiply non-negative counts, saturating at
+// math.MaxInt64.
+func SatAdd(a, b int64) int64 {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
+}
+
+// SatMul: see SatAdd.
+func SatMul(a, b int64) int64 {
+	if a != 0 && b > math.MaxInt64/a {
+		return math.MaxInt64
+	}
+	return a * b
+}
+
+// FmtBytes writes a size in bytes, MiB or GiB.
+func FmtBytes(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
