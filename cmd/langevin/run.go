@@ -21,12 +21,13 @@ import (
 
 // job is one langevin run: its configuration and what the run made of it.
 type job struct {
-	c           *runConfig
-	stderr      io.Writer // warnings about the data
-	train, test *data.Dataset
-	scaler      *data.Scaler // the standardisation applied, if any
-	spec        model.Spec   // resolved against the training labels
-	m           langevin.Model
+	c             *runConfig
+	stderr        io.Writer // warnings about the data
+	train, test   *data.Dataset
+	scaler        *data.Scaler // the standardisation applied, if any
+	spec          model.Spec   // resolved against the training labels
+	formulaRecord []byte       // --formula: model.json's record (formula.Record)
+	m             langevin.Model
 	// offTrain and offTest are the --offset/--exposure column's values, as
 	// read (nil without one).
 	offTrain, offTest []float64
@@ -112,6 +113,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stderr, "langevin run: warning: "+w)
 	}
 	usePrecond := c.usesLaplacePrecond()
+	if c.sampler == "auto" && fit.BlockPlanned(m, nil) {
+		usePrecond = false // the plan's block-arrow Hessian replaces the dense one
+	}
 	needMAP := c.init == "map" || c.init == "laplace" || usePrecond || c.cv
 	if mapErr != nil && needMAP {
 		return fmt.Errorf("finding the MAP (needed by --init map|laplace and --precond laplace): %w", mapErr)

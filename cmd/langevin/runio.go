@@ -181,6 +181,9 @@ func (j *job) chainConfig() stancsv.Config {
 
 // modelFile returns DIR/model.json's contents, nil for the toy targets.
 func (j *job) modelFile() *modelFile {
+	if j.formulaRecord != nil {
+		return &modelFile{Data: j.c.data, Formula: j.formulaRecord}
+	}
 	if j.train == nil || j.c.formula.text != "" || !j.spec.NeedsData() {
 		return nil
 	}
