@@ -38,6 +38,10 @@ type job struct {
 }
 
 func cmdRun(args []string, stdout, stderr io.Writer) error {
+	args, resume, err := resumeArgs(args) // --resume DIR: the run's own arguments
+	if err != nil {
+		return err
+	}
 	c, err := parseRun(args, stdout)
 	if err != nil {
 		return err
@@ -46,22 +50,40 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	st := runctl.NewStopper(stderr)
 	defer st.Stop()
 	ctx := st.Ctx
+	st.Enter("loading", true)
+	if c.maxTime > 0 { // --max-time covers the loading too, which ends at once
+		t := time.AfterFunc(c.maxTime, func() {
+			st.ExpireIn("loading", fmt.Errorf("--max-time %v reached while the data were read (before the sampling): no draws; raise --max-time", c.maxTime))
+		})
+		defer t.Stop()
+	}
 	// The output directory is checked, and locked, before any work.
 	out := c.out
 	if c.report && out == "" {
 		out = defaultReportDir
 	}
 	var rd *runDir // the draws stream into DIR as they come
-	if out != "" {
+	if resume != nil {
+		if rd, err = reopenRunDir(resume); err != nil {
+			return err
+		}
+		rd.info = resume.info
+		fmt.Fprintln(stderr, "langevin run: "+resume.describe()) // even with --quiet
+	} else if out != "" {
 		if rd, err = createRunDir(out, c.overwrite); err != nil {
 			return err
 		}
+		if err := rd.saveResumeInfo(c, args); err != nil {
+			rd.w.Close(err)
+			return err
+		}
+	}
+	if rd != nil {
 		st.SetCloser(func(err error) { rd.w.Close(err) })
 		defer rd.w.Close(errors.New("the run failed before sampling"))
 	}
 	j := &job{c: c, stderr: stderr}
 	ph := runctl.NewPhases(stderr, true) // the time line; st reports the phases as they come
-	st.Enter("loading", true)
 	if c.toy() {
 		j.train = &data.Dataset{Source: "no data (toy target " + c.model + ")"}
 	} else if c.formula.text != "" {
@@ -198,10 +220,17 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	}
 	if rd != nil {
 		names := append(langevin.ParamNames(m), derivedNames(m)...)
-		if err := rd.openChains(j.chainConfig(), opts.FirstChain+1, opts.Chains, s.StatNames(), names); err != nil {
+		if rd.resume != nil {
+			if opts.Resume, err = rd.resumeChains(j.chainConfig(), opts.FirstChain+1, opts.Chains, s.StatNames(), names); err != nil {
+				return err
+			}
+		} else if err := rd.openChains(j.chainConfig(), opts.FirstChain+1, opts.Chains, s.StatNames(), names); err != nil {
 			return err
 		}
 		opts.Sink = rd.sink
+		if c.checkpoint > 0 {
+			opts.Checkpoint, opts.CheckpointEvery = rd.checkpoint, c.checkpoint
+		}
 	}
 	st.Enter("sampling", false)
 	start := time.Now()
@@ -213,6 +242,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	intr := st.Interrupted()
 	if intr != nil {
 		runErr = intr
+	}
+	if rd != nil && tr != nil {
+		rd.sampled(tr, intr == nil, stderr)
 	}
 	if tr == nil || (runErr != nil && tr.NumDraws() == 0) {
 		if rd != nil {

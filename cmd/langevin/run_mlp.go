@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -23,7 +24,10 @@ func generatedData(c *runConfig, name string) (train, test *data.Dataset, ok boo
 	if strings.EqualFold(name, "fashion-mnist") && !c.set["n"] {
 		n = 0 // all images
 	}
-	train, test, ok, err = data.Generated(name, data.GenOptions{N: n, Noise: c.noise, K: c.k, Seed: c.seed})
+	train, test, ok, err = data.Generated(name, data.GenOptions{N: n, Noise: c.noise, K: c.k, Seed: c.seed, MaxBytes: dataBound()})
+	if errors.Is(err, data.ErrTooLarge) {
+		return nil, nil, true, inputErrorf("--data %s: %v (a quarter of the memory budget: of half this machine's memory, or of a quarter of ulimit -v): run it on a machine with more memory", name, err)
+	}
 	if err != nil {
 		return nil, nil, true, inputErrorf("--data %s: %v", name, err)
 	}
