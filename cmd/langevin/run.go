@@ -200,15 +200,21 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if c.chainID > 0 { // one chain of the analysis: the same draws as in the run of all
 		opts.Chains, opts.FirstChain = 1, c.chainID-1
 	}
-	prog := runctl.NewProgress(stderr, c.quiet, opts.Chains, c.iters)
-	opts.Progress = prog.Update
 	auto := j.env.auto
+	until := ""
 	if auto != nil {
 		auto.adjust(c, m, &opts, jobStart) // --max-time covers the whole job
 		if opts.Until != nil {
-			prog.Until = fmt.Sprintf("until min bulk-ESS ≥ %.0f and R̂ ≤ 1.01, at most %d per chain", c.targetESS, c.iters)
+			until = fmt.Sprintf("until min bulk-ESS ≥ %.0f and R̂ ≤ 1.01, at most %d per chain", c.targetESS, opts.Iters)
+			if auto.net != nil {
+				until = fmt.Sprintf("until the predictions converge (function-space ESS ≥ %.0f, R̂ ≤ 1.02 median, 1.1 max), at most %d per chain", netTarget(c), opts.Iters)
+			}
 		}
 	}
+	// The bar counts the run's own cap (a plan's, not --iters' 10⁷).
+	prog := runctl.NewProgress(stderr, c.quiet, opts.Chains, opts.Iters)
+	prog.Until = until
+	opts.Progress = prog.Update
 	if err := checkRunSize(c, m, opts); err != nil {
 		return err
 	}
