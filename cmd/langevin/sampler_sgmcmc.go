@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/langevin-go/langevin"
+	"github.com/langevin-go/langevin/model"
 	"github.com/langevin-go/langevin/sampler"
 )
 
@@ -108,6 +109,17 @@ type sghmcFlags struct {
 // sampler.StepNoiseFraction (gradient noise about 5% of the injected noise).
 func familyStep(b *buildEnv, friction float64) float64 {
 	if b.c.toy() {
+		if lam, ok := modeCurvature(b.m); ok && b.c.sampler == "csgld" {
+			// A multimodal toy target: the cycles must leave the modes.
+			eta := sampler.StepCyclicalExplore(lam)
+			if !b.c.stepSet {
+				b.stepNote = fmt.Sprintf("auto:     step: η₀ = %.3g = 7/(3λ), λ = %.3g the curvature of a mode: each cycle's peak exceeds the mode's stability limit 2/λ = %.3g, which throws the chain out of its mode (sampler.StepCyclicalExplore; Zhang et al.'s 0.07); %d cycles",
+					eta, lam, 2/lam, b.c.cycles)
+			} else if b.c.step <= 2/lam {
+				b.stepNote = fmt.Sprintf("warning:  --step %.3g: the cycles' peak stays within a mode's stability limit 2/λ = %.3g (λ = %.3g), so the chain will not leave its starting mode; the default η₀ = %.3g would", b.c.step, 2/lam, lam, eta)
+			}
+			return eta
+		}
 		return sampler.StepToyStable
 	}
 	return sampler.StepNoiseFraction(b.m.Len(), b.c.batch, friction, b.c.precond == "laplace")
@@ -275,4 +287,16 @@ func buildPolyak(ctx context.Context, b *buildEnv) (langevin.Sampler, error) {
 			a, b.c.burnin+1)
 	}
 	return sampler.PolyakSGD{Step: sched, Batch: b.minibatch(), Clip: b.clipping(), Start: b.c.burnin}, nil
+}
+
+// modeCurvature returns the curvature λ = 1/s² of a mode of a mixture toy
+// target (model.Mixture, possibly with injected gradient noise).
+func modeCurvature(m langevin.Model) (float64, bool) {
+	if ng, ok := m.(model.NoisyGradient); ok {
+		m = ng.Model
+	}
+	if mx, ok := m.(*model.Mixture); ok && mx.K() > 1 {
+		return 1 / mx.Var(), true
+	}
+	return 0, false
 }
