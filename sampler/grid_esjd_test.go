@@ -13,8 +13,8 @@ import (
 // of the optimal-scaling results.
 type isoGauss struct{ d int }
 
-func (m isoGauss) Dim() int                              { return m.d }
-func (m isoGauss) Len() int                              { return 1 }
+func (m isoGauss) Dim() int                               { return m.d }
+func (m isoGauss) Len() int                               { return 1 }
 func (m isoGauss) LogPrior(theta, grad []float64) float64 { return 0 }
 func (m isoGauss) LogLik(theta []float64, batch []int, grad []float64) float64 {
 	var s float64

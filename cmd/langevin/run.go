@@ -268,7 +268,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if intr != nil {
 		// Interrupted: no predictions.
 	} else if mlp, ok := m.(*model.MLP); ok && test != nil && test.Len() > 0 {
-		printMLPPredictive(stdout, mlp, tr, mapTheta, test, j.scaler)
+		printMLPPredictive(stdout, mlp, j.env.glm, tr, mapTheta, test, j.scaler)
 	} else if g, ok := m.(*model.GLM); ok && test != nil && test.Len() > 0 {
 		printGLMPredictive(stdout, g, tr, mapTheta, test, logOffsets(j.spec, j.offTest))
 	} else if test != nil && test.Len() > 0 {
@@ -377,7 +377,9 @@ var laplaceHook func(*approx.RunLaplace)
 
 // newRunLaplace returns the run's one MAP and Laplace approximation
 // (fit.NewLaplace); an MLP's MAP is Adam's from a
-// Glorot start (--map-iters, --map-batch, --map-lr), and only with --init map.
+// Glorot start, and only with --init map: by the network plan's rule
+// (fit.NetMAP: 300 epochs, learning rate 10⁻² decaying to 10⁻³) unless
+// --map-lr asks for a constant learning rate (--map-iters, --map-batch).
 func newRunLaplace(c *runConfig, m langevin.Model) *approx.RunLaplace {
 	lap := fit.NewLaplace(m)
 	if mlp, ok := m.(*model.MLP); ok {
@@ -388,6 +390,9 @@ func newRunLaplace(c *runConfig, m langevin.Model) *approx.RunLaplace {
 			theta := make([]float64, mlp.Dim())
 			rng := langevin.ChainRNG(c.seed, 1000)
 			mlp.GlorotInit(theta, rng)
+			if !c.set["map-lr"] {
+				return fit.NetMAP(ctx, mlp, theta, netMAPIters(c, mlp.Len()), c.mlp.mapBatch, rng)
+			}
 			return sampler.FitAdam(ctx, mlp, theta, sampler.AdamFit{Iters: c.mlp.mapIters, Batch: c.mlp.mapBatch, LR: c.mlp.mapLR}, rng)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/langevin-go/langevin"
 	"github.com/langevin-go/langevin/approx"
+	"github.com/langevin-go/langevin/model"
 	"github.com/langevin-go/langevin/sampler"
 )
 
@@ -57,7 +58,7 @@ type mandtFlags struct {
 func checkMandt(c *runConfig) error {
 	o := opt[*mandtFlags](c, "mandt")
 	switch {
-	case c.model == "mlp" && !c.stepSet:
+	case c.model == "mlp" && !c.stepSet && c.sampler != "laplace":
 		return inputErrorf("--sampler %s with --model mlp: its step comes from the Hessian and the gradient covariance at the MAP, and a network's Hessian is not positive definite there (a saddle direction per symmetry of the hidden units), so the rule has no stable answer; give --step, or use the default --sampler auto (the network plan: step from the measured curvature)", c.sampler)
 	case c.toy() && c.sampler != "laplace":
 		return inputErrorf("--sampler %s with --model %s: constant SGD, SGFS and IASG are tuned to the minibatch gradient noise of a data model (--model linear|logistic); the toy targets have none", c.sampler, c.model)
@@ -81,6 +82,9 @@ func checkMandt(c *runConfig) error {
 
 func buildMandt(ctx context.Context, b *buildEnv) (langevin.Sampler, error) {
 	c, m := b.c, b.m
+	if net, ok := m.(*model.MLP); ok && c.sampler == "laplace" && net.NumClasses() == 0 {
+		return buildGLMLaplace(ctx, b, net)
+	}
 	if c.sampler == "laplace" {
 		// The negative Hessian's eigenvalues floored at the prior's
 		// curvature (approx.LaplaceFloored): a network's MAP from Adam is

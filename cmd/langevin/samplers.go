@@ -133,6 +133,10 @@ type buildEnv struct {
 	stepA float64
 
 	auto *autoRun // set by --sampler auto's build
+	// glm, set by --sampler laplace on a regression network, is the
+	// linearised Laplace approximation: its draws predict through the
+	// network linearised at the MAP.
+	glm *approx.GLMLaplace
 	// stepNote, set by SGLD's build, says how the step stands against the
 	// stability cap (see stabilityCap); printed with the summary.
 	stepNote string

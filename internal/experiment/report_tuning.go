@@ -29,8 +29,8 @@ func init() {
 // Rosenthal 1998).
 type isoTarget struct{ d int }
 
-func (m isoTarget) Dim() int                              { return m.d }
-func (m isoTarget) Len() int                              { return 1 }
+func (m isoTarget) Dim() int                               { return m.d }
+func (m isoTarget) Len() int                               { return 1 }
 func (m isoTarget) LogPrior(theta, grad []float64) float64 { return 0 }
 func (m isoTarget) LogLik(theta []float64, batch []int, grad []float64) float64 {
 	var s float64
