@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/langevin-go/langevin/internal/experiment"
 )
 
 // samplersSection returns the "Samplers (--sampler NAME):" section of a
@@ -90,5 +92,63 @@ func TestCLIDocMatchesRegistry(t *testing.T) {
 		if !known[n] && !notSamplers[n] {
 			t.Errorf("%s: the `--sampler NAME` row names `%s`, which is not a registered sampler", path, n)
 		}
+	}
+}
+
+// TestFiguresDocCommands keeps docs/figures.md's table of the source
+// documents' figures, tables and methods true: every row has a command (no
+// "—" in the command column), every `exp NAME` is a registered experiment
+// and every sampler named by --sampler is registered.
+func TestFiguresDocCommands(t *testing.T) {
+	const path = "../../docs/figures.md"
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(raw)
+	const head = "## Every figure, table and method of the five documents, and its command"
+	i := strings.Index(doc, head)
+	if i < 0 {
+		t.Fatalf("%s: no section %q", path, head)
+	}
+	known := map[string]bool{}
+	for _, n := range samplerNames() {
+		known[n] = true
+	}
+	expRe := regexp.MustCompile("`exp ([a-z0-9-]+)")
+	samRe := regexp.MustCompile(`--sampler ((?:[a-z0-9-]+(?:\\\|)?)+)`)
+	rows := 0
+	for _, line := range strings.Split(doc[i:], "\n")[1:] {
+		if strings.HasPrefix(line, "## ") {
+			break
+		}
+		if !strings.HasPrefix(line, "| ") || strings.HasPrefix(line, "| document") || strings.HasPrefix(line, "|---") {
+			continue
+		}
+		cols := strings.Split(strings.ReplaceAll(line, `\|`, "¦"), " | ")
+		if len(cols) < 4 {
+			t.Errorf("%s: row with %d columns: %s", path, len(cols), line)
+			continue
+		}
+		rows++
+		cmd := strings.TrimSpace(cols[2])
+		if cmd == "" || cmd == "—" || cmd == "-" {
+			t.Errorf("%s: no command for %s / %s", path, cols[0], cols[1])
+		}
+		for _, m := range expRe.FindAllStringSubmatch(cmd, -1) {
+			if _, ok := experiment.Lookup(m[1]); !ok {
+				t.Errorf("%s: %s names the experiment %q, which is not registered", path, cols[1], m[1])
+			}
+		}
+		for _, m := range samRe.FindAllStringSubmatch(strings.ReplaceAll(cmd, "¦", `\|`), -1) {
+			for _, n := range strings.Split(m[1], `\|`) {
+				if !known[n] {
+					t.Errorf("%s: %s names --sampler %s, which is not registered", path, cols[1], n)
+				}
+			}
+		}
+	}
+	if rows < 50 {
+		t.Errorf("%s: %d rows in the table; expected the full list (≥ 50)", path, rows)
 	}
 }

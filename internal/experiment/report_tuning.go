@@ -320,7 +320,7 @@ func runReportTuning(ctx context.Context, args []string, stdout, stderr io.Write
 		pl.Legend.Top, pl.Legend.Left = false, false
 		plots = append(plots, pl)
 	}
-	if err := pg.Tiles("esjd", fmt.Sprintf("Expected squared jump distance against acceptance for RWM and MALA at the fine grid's fixed steps on the %d-dimensional standard normal (%d iterations each): the maximum sits near the optimal-scaling limits (dashed), and the ESJD-scored grid tuning keeps a step there (solid).", *d, 4**seg), [][]*gplot.Plot{plots}, 30*vg.Centimeter, 12*vg.Centimeter); err != nil {
+	if err := pg.Tiles("esjd", fmt.Sprintf("Expected squared jump distance against acceptance for RWM and MALA at the fine grid's fixed steps on the %d-dimensional standard normal (%d iterations each). The ESJD is flat within a few per cent over a wide band of acceptance around the optimal-scaling limits (dashed), so one fixed-step estimate per step wanders over that plateau; the grid tuning fits a parabola over the best step and its neighbours and keeps the step at its vertex (solid, acceptance measured after warm-up).", *d, 4**seg), [][]*gplot.Plot{plots}, 30*vg.Centimeter, 12*vg.Centimeter); err != nil {
 		return err
 	}
 	pg.Printf("Command: `langevin experiment report-tuning --out DIR`; in `langevin run`: `--tune grid --grid-score accept|esjd`.\n\n")
