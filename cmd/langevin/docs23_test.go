@@ -35,7 +35,8 @@ func TestRunMLPTitleNamesTheLikelihood(t *testing.T) {
 // η₀ = 7/(3λ) = 0.07 exceeds a mode's stability limit 2/λ = 0.06 (the old
 // default 0.01 stayed in the starting mode: sd 0.18), there are 30 cycles
 // (the old default 1 explored once), and it says so. A --step within the
-// stability limit is warned about.
+// stability limit is warned about, and so is csghmc at its default (its
+// momentum diverges beyond the limit instead of moving between modes).
 func TestRunMultimodalDefaultPrecond(t *testing.T) {
 	args := []string{"run", "--model", "mixture25", "--sampler", "csgld",
 		"--iters", "20000", "--burnin", "0", "--thin", "10", "--chains", "2", "--quiet", "--out", t.TempDir() + "/run"}
@@ -48,6 +49,11 @@ func TestRunMultimodalDefaultPrecond(t *testing.T) {
 	}
 	if !strings.Contains(out, "auto:     step: η₀ = 0.07 = 7/(3λ)") || !strings.Contains(out, "30 cycles") {
 		t.Errorf("the output does not give the exploring step rule and the cycles:\n%s", out)
+	}
+	code, hmc, errOut := runMain("run", "--model", "mixture25", "--sampler", "csghmc",
+		"--iters", "2000", "--burnin", "0", "--chains", "1", "--quiet", "--out", t.TempDir()+"/hmc")
+	if code != 0 || !strings.Contains(hmc, "its cycles will not leave the starting mode") || !strings.Contains(hmc, "--sampler csgld leaves the modes by default") {
+		t.Errorf("csghmc at the default: exit %d, no note that it stays in one mode and what would not:\n%s%s", code, hmc, errOut)
 	}
 	code, low, errOut := runMain("run", "--model", "mixture25", "--sampler", "csgld", "--step", "0.01",
 		"--iters", "2000", "--burnin", "0", "--chains", "1", "--quiet", "--out", t.TempDir()+"/low")

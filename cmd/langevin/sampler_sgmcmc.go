@@ -120,6 +120,19 @@ func familyStep(b *buildEnv, friction float64) float64 {
 			}
 			return eta
 		}
+		if lam, ok := modeCurvature(b.m); ok && b.c.sampler == "csghmc" {
+			// SGHMC with friction α is stable for ηλ < 2(2 − α); beyond it its
+			// momentum does not bounce between the modes but diverges (on
+			// mixture25 at 7/6 of the limit: 10¹²⁰ within 20,000 steps).
+			eta := sampler.StepToyStable
+			if b.c.stepSet {
+				eta = b.c.step
+			}
+			if lim := 2 * (2 - friction) / lam; eta < lim {
+				b.stepNote = fmt.Sprintf("warning:  csghmc at η₀ = %.3g stays within a mode's stability limit 2(2−α)/λ = %.3g (λ = %.3g, α = %g): its cycles will not leave the starting mode, and beyond the limit its momentum diverges; --sampler csgld leaves the modes by default (η₀ = %.3g, 30 cycles)",
+					eta, lim, lam, friction, sampler.StepCyclicalExplore(lam))
+			}
+		}
 		return sampler.StepToyStable
 	}
 	return sampler.StepNoiseFraction(b.m.Len(), b.c.batch, friction, b.c.precond == "laplace")
