@@ -39,6 +39,8 @@ func cmdPredict(args []string, stdout, _ io.Writer) error {
 	fs.IntVar(&f.n, "n", 1000, "generated data: number of points")
 	fs.Float64Var(&f.noise, "noise", 0.1, "generated data: noise sd")
 	fs.IntVar(&f.k, "k", 3, "--data spirals: number of arms")
+	var newLevels string
+	fs.StringVar(&newLevels, "new-levels", "", "a --formula run: group levels absent from the training data are predicted at the population level (population, the run's default), with effects drawn from the group distribution (sample), or refused (error)")
 	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
 	}
@@ -64,6 +66,12 @@ func cmdPredict(args []string, stdout, _ io.Writer) error {
 	r, err := readRuns(dirs)
 	if err != nil {
 		return err
+	}
+	if raw := formulaOf(r); raw != nil {
+		return predictFormula(stdout, raw, r, f.data, newLevels, level, f.seed, out)
+	}
+	if newLevels != "" {
+		return inputErrorf("--new-levels: only for a --formula run (model.json has no formula)")
 	}
 	mf, sc, err := readModelFile(r)
 	if err != nil {

@@ -48,7 +48,7 @@ func buildAuto(ctx context.Context, b *buildEnv) (langevin.Sampler, error) {
 	if c.planned {
 		opts.Kind = "sgld"
 	}
-	if _, isMLP := b.m.(*model.MLP); !isMLP {
+	if _, isMLP := b.m.(*model.MLP); !isMLP && !fit.BlockPlanned(b.m, &opts) {
 		if l, err := b.lap.Approx(ctx); err == nil {
 			opts.MAP, opts.NegHess = l.Mean, l.Prec
 		}
