@@ -102,6 +102,7 @@ func (a *adapter) state(s *langevin.StateCoder) {
 	}
 	s.Floats(a.gridSum)
 	s.Ints(a.gridN)
+	s.Floats(a.prev)
 }
 
 // State implements langevin.Resumable: the exact state, the step found by
