@@ -93,7 +93,7 @@ func (a *autoRun) printNet(w io.Writer, c *runConfig, tr *langevin.Trace) {
 	case c.chainID > 0:
 		fmt.Fprintf(w, "auto:     length: --iters %d (one chain of an analysis): %v\n", c.iters, conv)
 	default:
-		fmt.Fprintf(w, "auto:     length: stopped at the cap of %d iterations before the predictions converged: %v — it would take more iterations (--iters), or more chains agreeing (the modes differ)\n", a.lastIter(tr), conv)
+		fmt.Fprintf(w, "auto:     length: stopped at the cap of %d iterations before the predictions converged: %v; it would take: %s\n", a.lastIter(tr), conv, conv.Needs(a.burnin, a.lastIter(tr)))
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/langevin-go/langevin/model"
+	"github.com/langevin-go/langevin/sampler"
 )
 
 // maxChains bounds --chains: each chain holds its own buffers and file.
@@ -48,6 +49,8 @@ type runConfig struct {
 	quiet, report, overwrite    bool
 	targetESS                   float64       // --sampler auto: stop at this min bulk-ESS
 	maxTime                     time.Duration // --sampler auto: time budget of the sampling (0: none)
+	resume                      string        // --resume DIR (handled before the flags are parsed: resumeArgs)
+	checkpoint                  time.Duration // --checkpoint: time between checkpoints (0: none)
 	planned                     bool          // --sampler sgld untuned: auto's plan with SGLD forced (plannedSGLD)
 	precondWhy                  string        // why --precond defaulted to none (multimodal target or cyclical sampler); printed with the result
 	// step size
@@ -83,7 +86,7 @@ type mlpConfig struct {
 var commonGroups = []struct{ title, flags string }{
 	{"data", "data split test test-frac target id drop categorical missing format standardize n noise k"},
 	{"model", "formula family priors model intercept prior-scale offset exposure nu hidden activation likelihood classes noise-var learn-noise map-iters map-batch map-lr grad-noise rho"},
-	{"run", "sampler target-ess max-time chains chain-id iters burnin thin seed init precond out overwrite report quiet"},
+	{"run", "sampler target-ess max-time chains chain-id iters burnin thin seed init precond out overwrite resume checkpoint report quiet"},
 	{"step size", "step schedule step-b decay step-floor cycles explore temperature temperature-start"},
 	{"stochastic gradients", "batch replace cv clip clip-value noise-every"},
 }
@@ -135,6 +138,8 @@ func newRunFlagSet(c *runConfig) *flag.FlagSet {
 	fs.StringVar(&c.precond, "precond", "laplace", "constant diagonal preconditioner M of sgld, csgld, sghmc, csghmc, rwm, mala, nuts: laplace (diag of the inverse Hessian at the MAP) or none (the default for csgld, csghmc and --model mixture25, whose several modes one Laplace fit would hide; the output says so)")
 	fs.StringVar(&c.out, "out", "", "write DIR/chain-1.csv … DIR/chain-K.csv (CmdStan format), DIR/summary.csv and DIR/model.json")
 	fs.BoolVar(&c.overwrite, "overwrite", false, "let --out DIR hold another run's files: they are removed first (without it such a DIR is refused)")
+	fs.StringVar(&c.resume, "resume", "", "continue the run of `DIR` (its --out) that a signal, a kill or a time limit stopped, from its last checkpoint, with the settings it started with (read from DIR/resume.json; other flags may only repeat them, except --quiet, --report, --max-time, --checkpoint): the draws equal those of a run never stopped, bit for bit")
+	fs.DurationVar(&c.checkpoint, "checkpoint", 30*time.Second, "with --out DIR: save the chains' state to DIR/checkpoint.bin at most every `T` (at the end of a round of iterations), for --resume; 0: never")
 	fs.BoolVar(&c.report, "report", false, "also write DIR/report.html (settings, summary, warnings, plots) into --out DIR (default "+defaultReportDir+")")
 	fs.BoolVar(&c.quiet, "quiet", false, "print no progress")
 
@@ -370,6 +375,10 @@ func (c *runConfig) resolve() error {
 		if !c.set["explore"] {
 			c.explore = 0.5
 		}
+		if c.sampler == "csgld" && c.model == "mixture25" && !c.set["cycles"] {
+			// One cycle explores once: Zhang et al.'s 30 (printed with the step).
+			c.cycles = min(sampler.CyclesExplore, c.iters)
+		}
 	}
 	if c.sampler != "auto" && !c.planned {
 		for _, f := range []string{"target-ess", "max-time"} {
@@ -383,6 +392,9 @@ func (c *runConfig) resolve() error {
 	}
 	if c.def.resolve != nil {
 		return c.def.resolve(c)
+	}
+	if c.sampler == "swag" && c.model == "mlp" {
+		swagNetLength(c)
 	}
 	if c.sampler == "sgld" && c.set["chain-id"] && !c.set["iters"] && c.chains > 1 && !c.toy() && c.model != "mlp" {
 		// Without --chain-id, an untuned --sampler sgld runs auto's plan,
@@ -440,6 +452,12 @@ func oneOf(flagName, v string, allowed ...string) error {
 }
 
 func (c *runConfig) validate() error {
+	if c.checkpoint < 0 {
+		return inputErrorf("--checkpoint %v: expected a duration ≥ 0 (0: no checkpoints)", c.checkpoint)
+	}
+	if c.set["checkpoint"] && c.out == "" && !c.report {
+		return inputErrorf("--checkpoint %v: checkpoints go into the run's directory: give --out DIR", c.checkpoint)
+	}
 	if !c.set["thin"] && c.iters > c.burnin && c.thin > c.iters-c.burnin {
 		// The default thin suits the default run length; a short run
 		// keeps about 1000 draws per chain instead of one.

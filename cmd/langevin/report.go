@@ -166,6 +166,9 @@ func printWhere(w io.Writer, c *runConfig, tr *langevin.Trace, table diag.Table,
 		}
 		return
 	}
+	if c.model == "mlp" {
+		table = netWeightWarnings(w, table, tr.NumChains())
+	}
 	warn := table.Warnings(tr.NumChains())
 	if len(warn) > 0 {
 		if len(warn) > 6 {
@@ -349,4 +352,33 @@ func printStepWeighted(w io.Writer, tr *langevin.Trace, steps [][]float64) {
 		more = fmt.Sprintf(", and %d more", tr.Dim-show)
 	}
 	fmt.Fprintf(w, "weighted: step-weighted means Σηₜθₜ/Σηₜ of the kept draws (lecture notes (3.8)): %s%s\n", strings.Join(parts, ", "), more)
+}
+
+// netWeightWarnings prints one line for the weights and biases of a
+// network that fail the per-parameter R̂/ESS rules, and returns the rest of
+// the table (the noise, which is identified). A network's weights are not
+// identified: permuting hidden units (and, for odd activations, flipping
+// signs) gives the same function, so chains at different modes disagree on
+// every weight while agreeing on the predictions; the convergence check of a
+// network is its function-space line.
+func netWeightWarnings(w io.Writer, table diag.Table, chains int) diag.Table {
+	var rest, weights diag.Table
+	for _, s := range table {
+		if strings.HasPrefix(s.Name, "w.") || strings.HasPrefix(s.Name, "b.") {
+			weights = append(weights, s)
+		} else {
+			rest = append(rest, s)
+		}
+	}
+	bad := map[string]bool{}
+	for _, s := range weights {
+		if s.RHat > diag.RHatWarn || s.ESSBulk < float64(diag.ESSWarnPerChain*chains) {
+			bad[s.Name] = true
+		}
+	}
+	if len(bad) > 0 {
+		fmt.Fprintf(w, "weights:  %d of the %d weights and biases fail R̂ ≤ %g or bulk-ESS ≥ %d: expected, a network's weights are not identified (permuting hidden units gives the same function); its convergence check is the function-space line\n",
+			len(bad), len(weights), diag.RHatWarn, diag.ESSWarnPerChain*chains)
+	}
+	return rest
 }

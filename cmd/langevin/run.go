@@ -38,6 +38,10 @@ type job struct {
 }
 
 func cmdRun(args []string, stdout, stderr io.Writer) error {
+	args, resume, err := resumeArgs(args) // --resume DIR: the run's own arguments
+	if err != nil {
+		return err
+	}
 	c, err := parseRun(args, stdout)
 	if err != nil {
 		return err
@@ -46,22 +50,40 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	st := runctl.NewStopper(stderr)
 	defer st.Stop()
 	ctx := st.Ctx
+	st.Enter("loading", true)
+	if c.maxTime > 0 { // --max-time covers the loading too, which ends at once
+		t := time.AfterFunc(c.maxTime, func() {
+			st.ExpireIn("loading", fmt.Errorf("--max-time %v reached while the data were read (before the sampling): no draws; raise --max-time", c.maxTime))
+		})
+		defer t.Stop()
+	}
 	// The output directory is checked, and locked, before any work.
 	out := c.out
 	if c.report && out == "" {
 		out = defaultReportDir
 	}
 	var rd *runDir // the draws stream into DIR as they come
-	if out != "" {
+	if resume != nil {
+		if rd, err = reopenRunDir(resume); err != nil {
+			return err
+		}
+		rd.info = resume.info
+		fmt.Fprintln(stderr, "langevin run: "+resume.describe()) // even with --quiet
+	} else if out != "" {
 		if rd, err = createRunDir(out, c.overwrite); err != nil {
 			return err
 		}
+		if err := rd.saveResumeInfo(c, args); err != nil {
+			rd.w.Close(err)
+			return err
+		}
+	}
+	if rd != nil {
 		st.SetCloser(func(err error) { rd.w.Close(err) })
 		defer rd.w.Close(errors.New("the run failed before sampling"))
 	}
 	j := &job{c: c, stderr: stderr}
 	ph := runctl.NewPhases(stderr, true) // the time line; st reports the phases as they come
-	st.Enter("loading", true)
 	if c.toy() {
 		j.train = &data.Dataset{Source: "no data (toy target " + c.model + ")"}
 	} else if c.formula.text != "" {
@@ -178,24 +200,37 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if c.chainID > 0 { // one chain of the analysis: the same draws as in the run of all
 		opts.Chains, opts.FirstChain = 1, c.chainID-1
 	}
-	prog := runctl.NewProgress(stderr, c.quiet, opts.Chains, c.iters)
-	opts.Progress = prog.Update
 	auto := j.env.auto
+	until := ""
 	if auto != nil {
 		auto.adjust(c, m, &opts, jobStart) // --max-time covers the whole job
 		if opts.Until != nil {
-			prog.Until = fmt.Sprintf("until min bulk-ESS ≥ %.0f and R̂ ≤ 1.01, at most %d per chain", c.targetESS, c.iters)
+			until = fmt.Sprintf("until min bulk-ESS ≥ %.0f and R̂ ≤ 1.01, at most %d per chain", c.targetESS, opts.Iters)
+			if auto.net != nil {
+				until = fmt.Sprintf("until the predictions converge (function-space ESS ≥ %.0f, R̂ ≤ 1.02 median, 1.1 max), at most %d per chain", netTarget(c), opts.Iters)
+			}
 		}
 	}
+	// The bar counts the run's own cap (a plan's, not --iters' 10⁷).
+	prog := runctl.NewProgress(stderr, c.quiet, opts.Chains, opts.Iters)
+	prog.Until = until
+	opts.Progress = prog.Update
 	if err := checkRunSize(c, m, opts); err != nil {
 		return err
 	}
 	if rd != nil {
 		names := append(langevin.ParamNames(m), derivedNames(m)...)
-		if err := rd.openChains(j.chainConfig(), opts.FirstChain+1, opts.Chains, s.StatNames(), names); err != nil {
+		if rd.resume != nil {
+			if opts.Resume, err = rd.resumeChains(j.chainConfig(), opts.FirstChain+1, opts.Chains, s.StatNames(), names); err != nil {
+				return err
+			}
+		} else if err := rd.openChains(j.chainConfig(), opts.FirstChain+1, opts.Chains, s.StatNames(), names); err != nil {
 			return err
 		}
 		opts.Sink = rd.sink
+		if c.checkpoint > 0 {
+			opts.Checkpoint, opts.CheckpointEvery = rd.checkpoint, c.checkpoint
+		}
 	}
 	st.Enter("sampling", false)
 	start := time.Now()
@@ -207,6 +242,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	intr := st.Interrupted()
 	if intr != nil {
 		runErr = intr
+	}
+	if rd != nil && tr != nil {
+		rd.sampled(tr, intr == nil, stderr)
 	}
 	if tr == nil || (runErr != nil && tr.NumDraws() == 0) {
 		if rd != nil {

@@ -34,6 +34,11 @@ type savedSplit = rundir.Split
 type runDir struct {
 	w      *rundir.Writer
 	chains []*rundir.ChainWriter
+
+	resume       *resumeState       // langevin run --resume DIR: where it resumes from
+	info         *rundir.ResumeInfo // DIR/resume.json
+	checkpointed bool               // a checkpoint was written
+	resumable    bool               // the run stopped early and has a checkpoint
 }
 
 // settings lists a run's settings, as the chain files and the report record
@@ -129,6 +134,9 @@ func (rd *runDir) sink(c int) langevin.DrawSink { return rd.chains[c] }
 // them further after writing them (auto's bound on the kept draws), so that
 // the files and the printed summary are of the same draws.
 func (rd *runDir) keep(tr *langevin.Trace) {
+	if rd.resumable {
+		return // the files stay as written: the checkpoint counts their rows
+	}
 	for c, cw := range rd.chains {
 		if c < len(tr.Iters) {
 			cw.Keep(tr.Iters[c], tr.Thin)
