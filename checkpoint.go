@@ -259,11 +259,13 @@ func restore(ctx context.Context, runs []*chainRun, res *Resume, m Model, s Samp
 		if err != nil {
 			return 0, &ChainError{Chain: r.g + 1, Err: err}
 		}
-		if err := r.src.UnmarshalBinary(cc.RNG); err != nil {
-			return 0, fmt.Errorf("langevin: resume: chain %d: random stream: %v", r.g+1, err)
-		}
+		// The state first: restoring it may remake parts of the chain
+		// (drawing from the stream), then the stream as it was.
 		if err := RestoreState(ch, cc.State); err != nil {
 			return 0, fmt.Errorf("chain %d: %w", r.g+1, err)
+		}
+		if err := r.src.UnmarshalBinary(cc.RNG); err != nil {
+			return 0, fmt.Errorf("langevin: resume: chain %d: random stream: %v", r.g+1, err)
 		}
 		r.ch = ch
 		r.keeper, _ = ch.(Keeper)

@@ -652,6 +652,31 @@ func (c *restartChain) Step() error {
 	return nil
 }
 
+// State implements langevin.Resumable: the iteration, the restarts so far
+// and their step, then the inner chain's state (remade with that step first
+// when it restarted). The notes of restarts before the checkpoint are not
+// kept.
+func (c *restartChain) State(s *langevin.StateCoder) {
+	s.Int(&c.t)
+	restarts, eta := c.restarts, c.eta
+	s.Int(&restarts)
+	s.Float(&eta)
+	if s.Decoding() && restarts != c.restarts {
+		in, err := c.p.build(eta).NewChain(c.m, c.start, c.rng) // draws from the stream: restored after
+		if err != nil {
+			s.Fail(err)
+			return
+		}
+		c.inner, c.restarts, c.eta = in, restarts, eta
+	}
+	in, ok := c.inner.(langevin.Resumable)
+	if !ok {
+		s.Fail(fmt.Errorf("fit: a chain of type %T cannot save its state", c.inner))
+		return
+	}
+	in.State(s)
+}
+
 func (c *restartChain) Position() []float64 { return c.inner.Position() }
 func (c *restartChain) Stats(dst []float64) { c.inner.Stats(dst) }
 

@@ -28,7 +28,13 @@ func resumeDraw(k, it int) (row, stats []float64) {
 func TestCheckpointReopen(t *testing.T) {
 	cfg := stancsv.Config{Model: "m", Algorithm: "sgld", NumSamples: 40, NumWarmup: 10, Seed: 1}
 	stats, names := []string{"lp__", "accept_stat__"}, []string{"a", "b", "c"}
-	const chains, warm, total, cut = 2, 10, 50, 27
+	const chains, warm, total = 2, 10, 50
+	for _, cut := range []int{27, 6} { // after the warm-up, inside it
+		checkpointReopen(t, cfg, stats, names, chains, warm, total, cut)
+	}
+}
+
+func checkpointReopen(t *testing.T, cfg stancsv.Config, stats, names []string, chains, warm, total, cut int) {
 	write := func(dir string, stop string) {
 		w, err := Create(dir, Options{FlushEvery: time.Hour})
 		if err != nil {
@@ -101,8 +107,14 @@ func TestCheckpointReopen(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: %v", stop, err)
 			}
-			if len(wd.Theta) != warm || len(pd.Theta) != cut-warm || pd.Iters[0] != warm+1 {
-				t.Fatalf("%s: chain %d: read back %d warm-up and %d draws", stop, k, len(wd.Theta), len(pd.Theta))
+			if len(wd.Theta) != min(cut, warm) || len(pd.Theta) != max(cut-warm, 0) || len(pd.Theta) > 0 && pd.Iters[0] != warm+1 {
+				t.Fatalf("%s, cut at %d: chain %d: read back %d warm-up and %d draws", stop, cut, k, len(wd.Theta), len(pd.Theta))
+			}
+			for i, th := range wd.Theta {
+				row, st := resumeDraw(k, 1+i)
+				if !same(th, row) || !same(wd.Stats[i], st) {
+					t.Fatalf("%s: chain %d: warm-up draw %d read back as %v, written %v", stop, k, i, th, row)
+				}
 			}
 			for i, th := range pd.Theta {
 				row, st := resumeDraw(k, warm+1+i)
@@ -115,7 +127,7 @@ func TestCheckpointReopen(t *testing.T) {
 		for it := cut + 1; it <= total; it++ {
 			for k, cw := range cws {
 				row, st := resumeDraw(k+1, it)
-				if err := cw.Draw(false, it, row, st); err != nil {
+				if err := cw.Draw(it <= warm, it, row, st); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -137,6 +149,9 @@ func TestCheckpointReopen(t *testing.T) {
 		}
 	}
 
+	if cut != 27 {
+		return
+	}
 	// Refusals.
 	dir := t.TempDir()
 	write(dir, "kill")

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/langevin-go/langevin/model"
+	"github.com/langevin-go/langevin/sampler"
 )
 
 // maxChains bounds --chains: each chain holds its own buffers and file.
@@ -373,6 +374,10 @@ func (c *runConfig) resolve() error {
 		c.schedule = "cyclic"
 		if !c.set["explore"] {
 			c.explore = 0.5
+		}
+		if c.sampler == "csgld" && c.model == "mixture25" && !c.set["cycles"] {
+			// One cycle explores once: Zhang et al.'s 30 (printed with the step).
+			c.cycles = min(sampler.CyclesExplore, c.iters)
 		}
 	}
 	if c.sampler != "auto" && !c.planned {

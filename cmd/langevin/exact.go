@@ -33,7 +33,8 @@ func init() {
 		o := &exactFlags{}
 		fs.IntVar(&o.warmup, "warmup", 0, "warm-up iterations `N` (an alias of --burnin: the step size and metric adapt during the burn-in)")
 		fs.Float64Var(&o.targetAccept, "target-accept", 0, "target mean accept_stat `A` of the step-size tuning (default 0.234 rwm, 0.574 mala, 0.8 nuts)")
-		fs.StringVar(&o.tune, "tune", "dual", "step-size tuning during warm-up: none|dual (dual averaging)|grid (grid search scored by acceptance)")
+		fs.StringVar(&o.tune, "tune", "dual", "step-size tuning during warm-up: none|dual (dual averaging)|grid (grid search, scored by --grid-score)")
+		fs.StringVar(&o.gridScore, "grid-score", "accept", "--tune grid's criterion: accept (the step whose mean accept_stat is closest to --target-accept, on the grid ε₀·2^k, k = −4…4) or esjd (the largest expected squared jump distance, on the grid ε₀·2^(k/4), k = −8…8, refined by a parabola: lands near 0.234 for rwm and 0.574 for mala without being told)")
 		fs.IntVar(&o.maxDepth, "max-depth", 10, "maximum tree depth `D` of nuts")
 		fs.StringVar(&o.metric, "metric", "diag", "metric: diag|dense (nuts adapts it in Stan's windows; rwm and mala use the Laplace approximation's (co)variance with --precond laplace)")
 		return o
@@ -41,9 +42,9 @@ func init() {
 }
 
 type exactFlags struct {
-	warmup, maxDepth int
-	targetAccept     float64
-	tune, metric     string
+	warmup, maxDepth        int
+	targetAccept            float64
+	tune, metric, gridScore string
 }
 
 // exactDefaults are the iteration counts of the exact samplers when
@@ -66,6 +67,12 @@ func (c *runConfig) resolveExact() error {
 	}
 	if err := oneOf("metric", o.metric, "diag", "dense"); err != nil {
 		return err
+	}
+	if err := oneOf("grid-score", o.gridScore, "accept", "esjd"); err != nil {
+		return err
+	}
+	if c.set["grid-score"] && o.tune != "grid" {
+		return inputErrorf("--grid-score %s: only with --tune grid", o.gridScore)
 	}
 	if c.set["warmup"] {
 		if c.set["burnin"] && c.burnin != o.warmup {
@@ -95,8 +102,8 @@ func (c *runConfig) resolveExact() error {
 	if !c.set["thin"] {
 		c.thin = 1
 	}
-	if o.tune == "grid" && c.burnin < 9 {
-		return inputErrorf("--tune grid: the warm-up (--warmup/--burnin %d) must have at least 9 iterations, one segment per grid step", c.burnin)
+	if n := map[string]int{"accept": 9, "esjd": 17}[o.gridScore]; o.tune == "grid" && c.burnin < n {
+		return inputErrorf("--tune grid: the warm-up (--warmup/--burnin %d) must have at least %d iterations, one segment per grid step", c.burnin, n)
 	}
 	if o.tune == "none" && !c.stepSet {
 		return inputErrorf("--tune none: give the step with --step (η for mala, σ for rwm, ε for nuts)")
@@ -131,6 +138,9 @@ func buildExact(ctx context.Context, b *buildEnv) (langevin.Sampler, error) {
 		a.Tune = sampler.TuneNone
 	case "grid":
 		a.Tune = sampler.TuneGrid
+		if o.gridScore == "esjd" {
+			a.Score = sampler.GridESJD
+		}
 	}
 	step := 0.0
 	if c.stepSet {
@@ -161,7 +171,15 @@ func printExact(w io.Writer, c *runConfig, tr *langevin.Trace) {
 		target = map[string]float64{"rwm": 0.234, "mala": 0.574, "nuts": 0.8}[c.sampler]
 	}
 	name := map[string]string{"rwm": "σ", "mala": "η", "nuts": "ε"}[c.sampler]
-	fmt.Fprintf(w, "tuning:   %s, target accept_stat %.3g, warm-up %d iterations, %s metric\n", o.tune, target, c.burnin, o.metric)
+	tune := o.tune
+	if tune == "grid" {
+		tune += " scored by " + o.gridScore
+	}
+	if o.tune == "grid" && o.gridScore == "esjd" {
+		fmt.Fprintf(w, "tuning:   %s (largest expected squared jump; target accept_stat not used), warm-up %d iterations, %s metric\n", tune, c.burnin, o.metric)
+	} else {
+		fmt.Fprintf(w, "tuning:   %s, target accept_stat %.3g, warm-up %d iterations, %s metric\n", tune, target, c.burnin, o.metric)
+	}
 	var totalDiv float64
 	for k := range tr.Draws {
 		if len(acc[k]) == 0 {

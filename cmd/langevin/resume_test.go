@@ -63,6 +63,12 @@ var resumedAt = regexp.MustCompile(`resuming .* from its checkpoint at iteration
 // sends sig at a random moment of the sampling (after the first draws
 // reach the files), resumes with --resume dir, and checks the files equal.
 func resumeAfterSignal(t *testing.T, seed uint64, sig syscall.Signal, args ...string) {
+	resumeAfterSignals(t, seed, sig, 1, args...)
+}
+
+// resumeAfterSignals is resumeAfterSignal with the resumed runs killed
+// again (SIGKILL) kills−1 times, each resumed in turn.
+func resumeAfterSignals(t *testing.T, seed uint64, sig syscall.Signal, kills int, args ...string) {
 	base := t.TempDir()
 	ref, dir := filepath.Join(base, "ref"), filepath.Join(base, "run")
 	args = append([]string{"run", "--data", "australian", "--quiet", "--checkpoint", "20ms"}, args...)
@@ -84,6 +90,13 @@ func resumeAfterSignal(t *testing.T, seed uint64, sig syscall.Signal, args ...st
 		t.Fatalf("after %v: exit %d, want %d (the run ended before the signal?)\n%s", sig, code, want, p.stderr.String())
 	}
 	killed := strings.Count(drawRows(t, dir, "chain-1.csv"), "\n")
+	for k := 1; k < kills; k++ { // the resumed run killed again
+		r := start(t, "run", "--resume", dir)
+		time.Sleep(time.Duration(300+rng.IntN(600)) * time.Millisecond)
+		r.cmd.Process.Signal(syscall.SIGKILL)
+		code := r.wait(t, 30*time.Second)
+		t.Logf("resumed run %d: %s; killed (exit %d)", k, strings.TrimSpace(resumedAt.FindString(r.stderr.String())), code)
+	}
 	r := start(t, "run", "--resume", dir)
 	if code := r.wait(t, 120*time.Second); code != 0 {
 		t.Fatalf("resume: exit %d\n%s", code, r.stderr.String())
@@ -109,9 +122,10 @@ func TestResumeKillSGLDCV(t *testing.T) {
 }
 
 // TestResumeKillCyclicalSGHMC: cyclical SGHMC (momentum, the schedule's
-// position and its exploration phases, whose draws are not kept).
+// position and its exploration phases, whose draws are not kept), killed,
+// resumed and killed again twice before the last resume.
 func TestResumeKillCyclicalSGHMC(t *testing.T) {
-	resumeAfterSignal(t, 2, syscall.SIGKILL, "--sampler", "csghmc", "--iters", "100000", "--cycles", "4", "--burnin", "1000", "--thin", "10")
+	resumeAfterSignals(t, 2, syscall.SIGKILL, 3, "--sampler", "csghmc", "--iters", "100000", "--cycles", "4", "--burnin", "1000", "--thin", "10")
 }
 
 // TestResumeKillNUTS: NUTS, killed during its warm-up adaptation or its
@@ -169,4 +183,11 @@ func TestResumeRefuses(t *testing.T) {
 // resumes exactly too: the same stop, the same thinning, the same files.
 func TestResumeKillDefaultJob(t *testing.T) {
 	resumeAfterSignal(t, 5, syscall.SIGKILL)
+}
+
+// TestResumeKillNetwork: a network run of --sampler auto (the network plan:
+// random fan-in starts, Adam, SGHMC chains wrapped in restarts, the
+// function-space R̂ stop, the growing thinning) resumes exactly too.
+func TestResumeKillNetwork(t *testing.T) {
+	resumeAfterSignal(t, 6, syscall.SIGKILL, "--model", "mlp", "--data", "moons", "--n", "200", "--hidden", "10")
 }
