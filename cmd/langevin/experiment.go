@@ -39,7 +39,10 @@ func init() {
 	// experiment uci measures langevin run itself: it calls the command
 	// in-process, through the same code path as the shell.
 	experiment.RunCommand = func(args []string, stdout, stderr io.Writer) error {
-		if code := Main(args, stdout, stderr); code != 0 {
+		if code := Main(args, stdout, stderr); code > 128 {
+			// 128 + the signal's number: the run handled a signal.
+			return fmt.Errorf("langevin %s: exit %d: %w", args[0], code, experiment.ErrInterrupted)
+		} else if code != 0 {
 			return fmt.Errorf("langevin %s: exit %d", args[0], code)
 		}
 		return nil
