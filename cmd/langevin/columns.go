@@ -8,7 +8,6 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -26,57 +25,16 @@ import (
 	"github.com/langevin-go/langevin/rundir"
 )
 
-// columnFlags are the flags that say how a table's columns are read.
-type columnFlags struct {
-	id, drop, categorical, missing string
-	coding                         *data.Coding // reading new rows: the run's coding
-	optionalTarget                 bool         // predict: the target may be absent
-}
-
-func (f *columnFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&f.id, "id", "", "ID `COL`umn (a name or number, as --target): never a feature; predict writes it beside each prediction")
-	fs.StringVar(&f.drop, "drop", "", "`COL,…`: columns not to read (names or numbers, as --target)")
-	fs.StringVar(&f.categorical, "categorical", "", "`COL,…`: columns coded as categorical even if they hold numbers (a column of text is categorical anyway: treatment coding against its first level in byte order)")
-	fs.StringVar(&f.missing, "missing", "error", "missing values (empty, NA, N/A, NaN, nan, null, NULL): error (exit 2 naming the column and how many rows) or drop (drop those rows, counted per column); never imputed")
-}
-
-func splitList(s string) []string {
-	if s == "" {
-		return nil
-	}
-	var out []string
-	for _, v := range strings.Split(s, ",") {
-		if v = strings.TrimSpace(v); v != "" {
-			out = append(out, v)
-		}
-	}
-	return out
-}
-
-// check validates the flags.
-func (f *columnFlags) check() error {
-	if f.missing != data.MissingError && f.missing != data.MissingDrop && f.missing != "" {
-		return inputErrorf("--missing %q: expected error or drop", f.missing)
-	}
-	return nil
-}
-
-// csvOptions returns the reader's options for the target column target.
-func (f *columnFlags) csvOptions(target string) data.CSVOptions {
-	return data.CSVOptions{Target: target, ID: f.id, Drop: splitList(f.drop), Categorical: splitList(f.categorical),
-		Missing: f.missing, Coding: f.coding, OptionalTarget: f.optionalTarget}
-}
-
 // readError is the input error of a data reader, with the flag that drops
 // missing values named.
 func readError(err error) error {
 	if errors.Is(err, data.ErrMissing) {
-		return inputErrorf("%v (--missing drop drops them)", err)
+		return fit.InputErrorf("%v (--missing drop drops them)", err)
 	}
 	if strings.Contains(err.Error(), "an ID, not a category?") {
-		return inputErrorf("%v: --id COL or --drop COL", err)
+		return fit.InputErrorf("%v: --id COL or --drop COL", err)
 	}
-	return inputError{err}
+	return fit.InputError{Err: err}
 }
 
 // responseHint suggests the model for responses y that --model kind cannot
@@ -243,7 +201,7 @@ func predictUnlabelled(stdout io.Writer, mf *modelFile, d *data.Dataset, r *rund
 	n := d.Len()
 	m, err := mf.Spec.BuildOffset(d.X, make([]float64, n), offVals)
 	if err != nil {
-		return inputErrorf("--data %s: %v", d.Source, err)
+		return fit.InputErrorf("--data %s: %v", d.Source, err)
 	}
 	draws, err := drawsOf(r, m.Dim())
 	if err != nil {
@@ -272,7 +230,7 @@ func predictUnlabelled(stdout io.Writer, mf *modelFile, d *data.Dataset, r *rund
 	if buf.Len() == 0 {
 		reg, ok := m.(predict.Regressor)
 		if !ok {
-			return inputErrorf("model %s: no predictions", mf.Kind)
+			return fit.InputErrorf("model %s: no predictions", mf.Kind)
 		}
 		res, err := predict.Regress(reg, draws, d.X, level)
 		if err != nil {
@@ -312,7 +270,7 @@ func predictUnlabelled(stdout io.Writer, mf *modelFile, d *data.Dataset, r *rund
 		return err
 	}
 	if err := os.WriteFile(out, []byte(sb.String()), 0o644); err != nil {
-		return inputErrorf("--out %s: %v", out, err)
+		return fit.InputErrorf("--out %s: %v", out, err)
 	}
 	fmt.Fprintf(stdout, "written:  %s (%d rows: %s, then the predictions)\n", out, n, idName)
 	return nil

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/langevin-go/langevin/data"
+	"github.com/langevin-go/langevin/fit"
 	"github.com/langevin-go/langevin/internal/runctl"
 )
 
@@ -33,18 +34,18 @@ func cmdConvert(args []string, stdout, stderr io.Writer) error {
 	}
 	switch {
 	case fs.NArg() > 0:
-		return inputErrorf("unexpected argument %q (give the input with --data FILE)", fs.Arg(0))
+		return fit.InputErrorf("unexpected argument %q (give the input with --data FILE)", fs.Arg(0))
 	case in == "":
-		return inputErrorf("--data: no input file given (a CSV or Parquet file)")
+		return fit.InputErrorf("--data: no input file given (a CSV or Parquet file)")
 	case in == "-":
-		return inputErrorf("--data -: a store is converted from a file, not standard input")
+		return fit.InputErrorf("--data -: a store is converted from a file, not standard input")
 	case out == "":
-		return inputErrorf("--out: no output file given (FILE.lvs)")
+		return fit.InputErrorf("--out: no output file given (FILE.lvs)")
 	case format != "auto" && format != "csv" && format != "parquet":
-		return inputErrorf("--format %s: expected auto, csv or parquet", format)
+		return fit.InputErrorf("--format %s: expected auto, csv or parquet", format)
 	}
 	if _, err := os.Stat(out); err == nil && !force {
-		return inputErrorf("--out %s exists: give --force to replace it", out)
+		return fit.InputErrorf("--out %s exists: give --force to replace it", out)
 	}
 	// The store is written under out.tmp: a signal removes it and exits
 	// (128 + the signal's number), leaving no partial file behind.
@@ -68,7 +69,7 @@ func cmdConvert(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		var pe *data.ParseError
 		if errors.As(err, &pe) {
-			return inputErrorf("--data %v", err)
+			return fit.InputErrorf("--data %v", err)
 		}
 		return fmt.Errorf("--out %s: %w", out, err)
 	}

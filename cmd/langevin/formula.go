@@ -1,11 +1,11 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 
 	"github.com/langevin-go/langevin/data"
+	"github.com/langevin-go/langevin/fit"
 	"github.com/langevin-go/langevin/formula"
 )
 
@@ -13,47 +13,37 @@ import (
 // by package formula from the CSV file --data; the command only reads the
 // flags and prints what the package decided.
 
-type formulaConfig struct {
-	text, family, priors string
-}
-
-func registerFormulaFlags(fs *flag.FlagSet, f *formulaConfig) {
-	fs.StringVar(&f.text, "formula", "", "model `FORMULA` as lme4/brms write it, e.g. 'y ~ x + (1 + x | g)' (see docs/formulas.md); --data is a CSV file with a header, text columns are categorical; replaces --model")
-	fs.StringVar(&f.family, "family", "gaussian", "--formula: response family gaussian|bernoulli (logistic)|probit|poisson|negbinomial|student")
-	fs.StringVar(&f.priors, "priors", "", "--formula: priors replacing brms's defaults, 'class ~ dist(args); …' with class Intercept|b|sd|cor|sigma|nu|shape, e.g. 'b ~ normal(0, 1); sd ~ exponential(1)'")
-}
-
 // buildFormulaModel reads --data as a table and builds the --formula model
 // on all its rows (no test split: the formula names its own columns).
 func (j *job) buildFormulaModel() error {
 	c := j.c
-	f, err := formula.Parse(c.formula.text)
+	f, err := formula.Parse(c.Formula.Text)
 	if err != nil {
-		return inputErrorf("--formula: %v", err)
+		return fit.InputErrorf("--formula: %v", err)
 	}
-	priors, err := formula.ParsePriors(c.formula.priors)
+	priors, err := formula.ParsePriors(c.Formula.Priors)
 	if err != nil {
-		return inputErrorf("--priors: %v", err)
+		return fit.InputErrorf("--priors: %v", err)
 	}
-	tab, err := formula.ReadCSVFile(c.data)
+	tab, err := formula.ReadCSVFile(c.Data)
 	if err != nil {
-		return inputErrorf("--data: %v", err)
+		return fit.InputErrorf("--data: %v", err)
 	}
-	m, err := formula.New(f, tab, formula.Options{Family: c.formula.family, Priors: priors})
+	m, err := formula.New(f, tab, formula.Options{Family: c.Formula.Family, Priors: priors})
 	if err != nil {
-		return inputErrorf("--formula %q on --data %s: %v", c.formula.text, c.data, err)
+		return fit.InputErrorf("--formula %q on --data %s: %v", c.Formula.Text, c.Data, err)
 	}
 	j.m = m
-	j.train = &data.Dataset{Source: c.data, Y: make([]float64, tab.Len())}
+	j.train = &data.Dataset{Source: c.Data, Y: make([]float64, tab.Len())}
 	return nil
 }
 
 // printFormulaHeader prints the model, its groups and its priors, and the
 // caveat of a stochastic-gradient sampler on a hierarchical model.
-func printFormulaHeader(w io.Writer, j *job, pc *runConfig) {
+func printFormulaHeader(w io.Writer, j *job, pc *fit.Config) {
 	m := j.m.(*formula.Model)
-	fmt.Fprintf(w, "%s regression (formula) on %s (N = %d, d = %d), %s, %s\n", m.Family, j.c.data, m.Len(), m.Dim(), pc.describe(), j.c.chainsText())
-	if m.HasGroups() && pc.def.kind.minibatch {
+	fmt.Fprintf(w, "%s regression (formula) on %s (N = %d, d = %d), %s, %s\n", m.Family, j.c.Data, m.Len(), m.Dim(), pc.Describe(), j.c.ChainsText())
+	if m.HasGroups() && pc.Def.Kind.Minibatch {
 		fmt.Fprintf(w, "warning:  %s\n", formula.StochasticGradientCaveat)
 	}
 	fmt.Fprintf(w, "formula:  %s\n", m.Formula.Text)

@@ -77,18 +77,18 @@ func printPredictiveRows(w io.Writer, m langevin.Model, tr *langevin.Trace, mapT
 
 // printWhere says where the draws went: counts, time, ESS per second, step
 // sizes, the noise crossover, clipping and warnings.
-func printWhere(w io.Writer, c *runConfig, tr *langevin.Trace, table diag.Table, elapsed time.Duration, mapTheta []float64) {
-	kept, last, early := chainCounts(tr, c.iters, c.burnin, c.thin)
+func printWhere(w io.Writer, c *fit.Config, tr *langevin.Trace, table diag.Table, elapsed time.Duration, mapTheta []float64) {
+	kept, last, early := chainCounts(tr, c.Iters, c.Burnin, c.Thin)
 	total := 0
 	for _, l := range last {
 		total += l
 	}
 	if early {
 		fmt.Fprintf(w, "draws:    %d chains × %s kept (a chain stopped early: last kept iterations %s of %d; thin %d); %d burn-in iterations per chain discarded\n",
-			tr.NumChains(), joinInts(kept), joinInts(last), c.iters, c.thin, c.burnin)
+			tr.NumChains(), joinInts(kept), joinInts(last), c.Iters, c.Thin, c.Burnin)
 	} else {
 		fmt.Fprintf(w, "draws:    %d chains × %d kept (iterations %d–%d, thin %d); %d burn-in iterations per chain discarded\n",
-			tr.NumChains(), kept[0], c.burnin+1, c.iters, c.thin, c.burnin)
+			tr.NumChains(), kept[0], c.Burnin+1, c.Iters, c.Thin, c.Burnin)
 	}
 	minESS := math.Inf(1)
 	for _, s := range table {
@@ -106,33 +106,33 @@ func printWhere(w io.Writer, c *runConfig, tr *langevin.Trace, table diag.Table,
 		perIter = fmt.Sprintf("%.0f ns/iteration", secs*1e9/float64(total))
 	}
 	fmt.Fprintf(w, "sampling: %.2f s for %d iterations (%s, %d workers); %s\n",
-		secs, total, perIter, min(c.chains, runtime.GOMAXPROCS(0)), ess)
+		secs, total, perIter, min(c.Chains, runtime.GOMAXPROCS(0)), ess)
 
-	if c.def.kind.exact {
-		printExact(w, c, tr)
+	if c.Def.Kind.Exact {
+		fit.PrintExact(w, c, tr)
 	} else if steps, ok := tr.Stat("stepsize__"); ok && len(steps[0]) > 0 {
 		first := steps[0][0]
 		if len(tr.Warmup[0].Stats) > 0 {
 			first = tr.Warmup[0].Stats[0][tr.StatIndex("stepsize__")]
 		}
 		last := steps[0][len(steps[0])-1]
-		sym, sched := "η", c.schedule+" schedule"
-		if c.sampler == "vi" { // VI's step is ρₜ of its natural-gradient updates
+		sym, sched := "η", c.Schedule+" schedule"
+		if c.Sampler == "vi" { // VI's step is ρₜ of its natural-gradient updates
 			sym = "ρ"
-			if !c.stepSet {
+			if !c.StepSet {
 				sched = "VI's default schedule 0.1(100+t)^-0.6"
 			}
 		}
-		fmt.Fprintf(w, "steps:    %s from %.3g (iteration 1) to %.3g (iteration %d), %s\n", sym, first, last, c.iters, sched)
-		if first != last && !c.def.kind.optimiser && c.sampler != "vi" {
+		fmt.Fprintf(w, "steps:    %s from %.3g (iteration 1) to %.3g (iteration %d), %s\n", sym, first, last, c.Iters, sched)
+		if first != last && !c.Def.Kind.Optimiser && c.Sampler != "vi" {
 			printStepWeighted(w, tr, steps)
 		}
 	}
-	if c.precondWhy != "" {
-		fmt.Fprintf(w, "auto:     precond: none (%s; --precond laplace to override)\n", c.precondWhy)
+	if c.PrecondWhy != "" {
+		fmt.Fprintf(w, "auto:     precond: none (%s; --precond laplace to override)\n", c.PrecondWhy)
 	}
 	printCrossover(w, c, tr)
-	if c.clip > 0 || c.clipValue > 0 {
+	if c.Clip > 0 || c.ClipValue > 0 {
 		if cl, ok := tr.Stat("clipped__"); ok {
 			var n float64
 			for _, ch := range cl {
@@ -148,9 +148,9 @@ func printWhere(w io.Writer, c *runConfig, tr *langevin.Trace, table diag.Table,
 			fmt.Fprintln(w)
 		}
 	}
-	if c.def.kind.optimiser {
+	if c.Def.Kind.Optimiser {
 		// Optimisers: the draws are a trajectory, not posterior samples.
-		fmt.Fprintf(w, "optimiser: %s iterates are a trajectory, not posterior draws: ESS and R-hat do not apply\n", strings.ToUpper(c.sampler))
+		fmt.Fprintf(w, "optimiser: %s iterates are a trajectory, not posterior draws: ESS and R-hat do not apply\n", strings.ToUpper(c.Sampler))
 		if mapTheta != nil {
 			var worst float64
 			for _, ch := range tr.Draws {
@@ -180,9 +180,9 @@ func printWhere(w io.Writer, c *runConfig, tr *langevin.Trace, table diag.Table,
 // takes over from optimisation), as the median over chains of plot.Crossover
 // (windows of 1/50 of a chain's saved draws), and both noises over the last
 // window.
-func printCrossover(w io.Writer, c *runConfig, tr *langevin.Trace) {
+func printCrossover(w io.Writer, c *fit.Config, tr *langevin.Trace) {
 	ki, kg := tr.StatIndex("noise_inj__"), tr.StatIndex("noise_grad__")
-	if ki < 0 || kg < 0 || c.noiseEvery == 0 || c.batch == 0 {
+	if ki < 0 || kg < 0 || c.NoiseEvery == 0 || c.Batch == 0 {
 		return
 	}
 	var cross []int
@@ -226,7 +226,7 @@ func printCrossover(w io.Writer, c *runConfig, tr *langevin.Trace) {
 	sort.Ints(cross)
 	med := cross[len(cross)/2]
 	fmt.Fprintf(w, "          injected noise dominates from iteration %d (median over chains)", med)
-	if med > c.burnin {
+	if med > c.Burnin {
 		fmt.Fprint(w, " — after burn-in: early draws are still optimisation, raise --burnin")
 	}
 	fmt.Fprintln(w)

@@ -21,7 +21,7 @@ import (
 
 // job is one langevin run: its configuration and what the run made of it.
 type job struct {
-	c           *runConfig
+	c           *fit.Config
 	stderr      io.Writer // warnings about the data
 	train, test *data.Dataset
 	scaler      *data.Scaler // the standardisation applied, if any
@@ -30,10 +30,10 @@ type job struct {
 	// offTrain and offTest are the --offset/--exposure column's values, as
 	// read (nil without one).
 	offTrain, offTest []float64
-	env               *buildEnv   // the sampler's build: its schedule and step
-	rows              *streamed   // --data a store, streamed (train and test are stubs)
-	split             *savedSplit // the seeded train/test split of --data, if the run made one
-	uci               *data.UCI   // --data a UCI benchmark folder
+	env               *fit.BuildEnv // the sampler's build: its schedule and step
+	rows              *streamed     // --data a store, streamed (train and test are stubs)
+	split             *savedSplit   // the seeded train/test split of --data, if the run made one
+	uci               *data.UCI     // --data a UCI benchmark folder
 }
 
 func cmdRun(args []string, stdout, stderr io.Writer) error {
@@ -46,13 +46,13 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	defer st.Stop()
 	ctx := st.Ctx
 	// The output directory is checked, and locked, before any work.
-	out := c.out
-	if c.report && out == "" {
-		out = defaultReportDir
+	out := c.Out
+	if c.Report && out == "" {
+		out = fit.DefaultReportDir
 	}
 	var rd *runDir // the draws stream into DIR as they come
 	if out != "" {
-		if rd, err = createRunDir(out, c.overwrite); err != nil {
+		if rd, err = createRunDir(out, c.Overwrite); err != nil {
 			return err
 		}
 		st.SetCloser(func(err error) { rd.w.Close(err) })
@@ -61,9 +61,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	j := &job{c: c, stderr: stderr}
 	ph := runctl.NewPhases(stderr, true) // the time line; st reports the phases as they come
 	st.Enter("loading", true)
-	if c.toy() {
-		j.train = &data.Dataset{Source: "no data (toy target " + c.model + ")"}
-	} else if c.formula.text != "" {
+	if c.Toy() {
+		j.train = &data.Dataset{Source: "no data (toy target " + c.Model + ")"}
+	} else if c.Formula.Text != "" {
 		// read with the model, by package formula
 	} else if err := j.loadData(); err != nil {
 		j.rows.close()
@@ -74,7 +74,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 			j.rows.close()
 		}
 	}()
-	if j.rows != nil && !c.quiet {
+	if j.rows != nil && !c.Quiet {
 		fmt.Fprintln(stderr, "langevin run: "+j.describeRows())
 	}
 	if err := j.buildModel(); err != nil {
@@ -82,7 +82,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	}
 	ph.Done("load", "")
 	m := j.m
-	if err := checkRunSize(c, m, c.earlyOptions()); err != nil {
+	if err := checkRunSize(c, m, c.EarlyOptions()); err != nil {
 		return err // before any work; checked again with the plan's options
 	}
 	st.Enter("the MAP", false)
@@ -95,9 +95,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	// The phases before the sampling end at the first signal or at
 	// --max-time, whatever they are doing (st.do).
 	pre, preCancel := ctx, context.CancelFunc(func() {})
-	if c.maxTime > 0 {
-		pre, preCancel = context.WithTimeoutCause(ctx, c.maxTime-time.Since(jobStart),
-			fmt.Errorf("--max-time %v reached before the sampling began (in %s): no draws; raise --max-time", c.maxTime, "the MAP and the plan"))
+	if c.MaxTime > 0 {
+		pre, preCancel = context.WithTimeoutCause(ctx, c.MaxTime-time.Since(jobStart),
+			fmt.Errorf("--max-time %v reached before the sampling began (in %s): no draws; raise --max-time", c.MaxTime, "the MAP and the plan"))
 	}
 	defer preCancel()
 	var mapTheta []float64
@@ -111,14 +111,14 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if w := separationWarning(m, mapTheta); w != "" {
 		fmt.Fprintln(stderr, "langevin run: warning: "+w)
 	}
-	usePrecond := c.usesLaplacePrecond()
-	needMAP := c.init == "map" || c.init == "laplace" || usePrecond || c.cv
+	usePrecond := c.UsesLaplacePrecond()
+	needMAP := c.Init == "map" || c.Init == "laplace" || usePrecond || c.Cv
 	if mapErr != nil && needMAP {
 		return fmt.Errorf("finding the MAP (needed by --init map|laplace and --precond laplace): %w", mapErr)
 	}
-	j.env = &buildEnv{c: c, m: m, lap: lap, mapTh: mapTheta, points: netPoints(j)}
+	j.env = &fit.BuildEnv{C: c, M: m, Lap: lap, MapTh: mapTheta, Points: fit.NetPoints(j.test)}
 	var laplace []float64
-	if c.init == "laplace" || usePrecond {
+	if c.Init == "laplace" || usePrecond {
 		st.Enter("the Laplace approximation", false)
 		if e := st.Do(pre, func() { laplace, err = lap.Diag(pre) }); e != nil {
 			return e
@@ -131,11 +131,11 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	if usePrecond {
-		j.env.precond = laplace
+		j.env.Precond = laplace
 	}
 	st.Enter("the sampler's set-up", false)
 	var s langevin.Sampler
-	if e := st.Do(pre, func() { s, err = c.def.build(pre, j.env) }); e != nil {
+	if e := st.Do(pre, func() { s, err = c.Def.Build(pre, j.env) }); e != nil {
 		return e
 	}
 	if e := st.Interrupted(); e != nil {
@@ -145,17 +145,17 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	ph.Done("MAP and setup", "")
-	if a := j.env.auto; a != nil && a.net != nil {
-		mapTheta = bestMode(a.net) // the MAP network of the output
+	if a := j.env.Auto; a != nil && a.Net != nil {
+		mapTheta = fit.BestMode(a.Net) // the MAP network of the output
 	}
-	if strings.HasPrefix(j.env.stepNote, "warning") {
-		fmt.Fprintln(stderr, "langevin run: "+j.env.stepNote) // also before a run that diverges
+	if strings.HasPrefix(j.env.StepNote, "warning") {
+		fmt.Fprintln(stderr, "langevin run: "+j.env.StepNote) // also before a run that diverges
 	}
-	if j.env.schedNote != "" {
-		fmt.Fprintln(stderr, "langevin run: "+j.env.schedNote)
+	if j.env.SchedNote != "" {
+		fmt.Fprintln(stderr, "langevin run: "+j.env.SchedNote)
 	}
 	var init langevin.Initializer
-	switch c.init {
+	switch c.Init {
 	case "zero":
 		init = langevin.InitZero{}
 	case "prior":
@@ -168,19 +168,19 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		init = approx.InitLaplace{Mean: mapTheta, Var: laplace}
 	}
 	opts := langevin.Options{
-		Chains: c.chains, Iters: c.iters, BurnIn: c.burnin, Thin: c.thin, Seed: c.seed,
-		Init: init, SaveWarmup: !c.def.kind.noWarmup,
+		Chains: c.Chains, Iters: c.Iters, BurnIn: c.Burnin, Thin: c.Thin, Seed: c.Seed,
+		Init: init, SaveWarmup: !c.Def.Kind.NoWarmup,
 	}
-	if c.chainID > 0 { // one chain of the analysis: the same draws as in the run of all
-		opts.Chains, opts.FirstChain = 1, c.chainID-1
+	if c.ChainID > 0 { // one chain of the analysis: the same draws as in the run of all
+		opts.Chains, opts.FirstChain = 1, c.ChainID-1
 	}
-	prog := runctl.NewProgress(stderr, c.quiet, opts.Chains, c.iters)
+	prog := runctl.NewProgress(stderr, c.Quiet, opts.Chains, c.Iters)
 	opts.Progress = prog.Update
-	auto := j.env.auto
+	auto := j.env.Auto
 	if auto != nil {
-		auto.adjust(c, m, &opts, jobStart) // --max-time covers the whole job
+		auto.Adjust(c, m, &opts, jobStart) // --max-time covers the whole job
 		if opts.Until != nil {
-			prog.Until = fmt.Sprintf("until min bulk-ESS ≥ %.0f and R̂ ≤ 1.01, at most %d per chain", c.targetESS, c.iters)
+			prog.Until = fmt.Sprintf("until min bulk-ESS ≥ %.0f and R̂ ≤ 1.01, at most %d per chain", c.TargetESS, c.Iters)
 		}
 	}
 	if err := checkRunSize(c, m, opts); err != nil {
@@ -209,7 +209,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 			rd.w.Close(runErr)
 		}
 		if tr == nil {
-			return inputError{runErr}
+			return fit.InputError{Err: runErr}
 		}
 		return runErr
 	}
@@ -217,18 +217,18 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	st.Enter("writing", false)
 	pc := c // the configuration as run (--sampler auto: the sampler it chose)
 	if auto != nil {
-		pc = auto.config(c, tr)
+		pc = auto.Config(c, tr)
 	}
 	params, note := fit.CommonLength(tr)
 	table := diag.Summarize(tr.Names, params)
-	if c.formula.text != "" {
+	if c.Formula.Text != "" {
 		printFormulaHeader(stdout, j, pc)
-	} else if c.toy() {
+	} else if c.Toy() {
 		fmt.Fprintf(stdout, "toy target %s (d = %d, no data, gradient noise sd %g), %s, %s\n\n",
-			c.model, m.Dim(), c.gradNoise, pc.describe(), c.chainsText())
+			c.Model, m.Dim(), c.GradNoise, pc.Describe(), c.ChainsText())
 	} else {
 		fmt.Fprintf(stdout, "%s on %s (N = %d train, %d test, d = %d), %s, %s\n\n",
-			modelTitle(c.model, m), j.train.Source, j.trainLen(), j.testLen(), m.Dim(), pc.describe(), c.chainsText())
+			modelTitle(c.Model, m), j.train.Source, j.trainLen(), j.testLen(), m.Dim(), pc.Describe(), c.ChainsText())
 	}
 	printCoding(stdout, j.train)
 	if err := table.Format(stdout); err != nil {
@@ -238,7 +238,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stdout, note)
 	}
 	fmt.Fprintln(stdout)
-	if j.train != nil && namedTable(c.data, j.train.Coding) {
+	if j.train != nil && namedTable(c.Data, j.train.Coding) {
 		if err := printDataScale(stdout, tr, j.train.Names, j.scaler); err != nil {
 			return err
 		}
@@ -268,7 +268,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if intr != nil {
 		// Interrupted: no predictions.
 	} else if mlp, ok := m.(*model.MLP); ok && test != nil && test.Len() > 0 {
-		printMLPPredictive(stdout, mlp, tr, mapTheta, test, j.scaler)
+		fit.PrintMLPPredictive(stdout, mlp, tr, mapTheta, test, j.scaler)
 	} else if g, ok := m.(*model.GLM); ok && test != nil && test.Len() > 0 {
 		printGLMPredictive(stdout, g, tr, mapTheta, test, logOffsets(j.spec, j.offTest))
 	} else if test != nil && test.Len() > 0 {
@@ -281,17 +281,17 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	// sampler's tuning, the checks — is printed and is the report's.
 	var notes bytes.Buffer
 	if auto != nil {
-		auto.print(&notes, c, tr)
+		auto.Print(&notes, c, tr)
 	}
 	printWhere(&notes, pc, tr, table, elapsed, mapTheta)
-	if j.env.stepNote != "" {
-		fmt.Fprintln(&notes, j.env.stepNote)
+	if j.env.StepNote != "" {
+		fmt.Fprintln(&notes, j.env.StepNote)
 	}
-	if j.env.schedNote != "" {
-		fmt.Fprintln(&notes, j.env.schedNote)
+	if j.env.SchedNote != "" {
+		fmt.Fprintln(&notes, j.env.SchedNote)
 	}
 	if intr == nil {
-		printKSD(ctx, &notes, pc, m, lap, tr)
+		fit.PrintKSD(ctx, &notes, pc, m, lap, tr)
 		ph.Done("KSD", "")
 	}
 	stdout.Write(notes.Bytes())
@@ -299,7 +299,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if files != "" {
 		fmt.Fprintf(stdout, "written:  %s\n", files)
 	}
-	if c.report && intr == nil {
+	if c.Report && intr == nil {
 		st.Enter("the report", true)
 		path, err := j.runReport(out, tr, pc, untimedNotes(notes.String()))
 		if err != nil {
@@ -334,10 +334,10 @@ func testLen(d *data.Dataset) int {
 // with its spec resolved against the training labels.
 func (j *job) buildModel() error {
 	c := j.c
-	if c.formula.text != "" {
+	if c.Formula.Text != "" {
 		return j.buildFormulaModel()
 	}
-	s := c.spec()
+	s := c.Spec()
 	s.Classes = max(s.Classes, j.classes())
 	if j.rows != nil {
 		return j.buildRowsModel()
@@ -345,7 +345,7 @@ func (j *job) buildModel() error {
 	if !s.NeedsData() {
 		m, err := s.Build(nil, nil)
 		if err != nil {
-			return inputErrorf("--rho: %v", err)
+			return fit.InputErrorf("--rho: %v", err)
 		}
 		j.m, j.spec = m, s
 		return nil
@@ -356,16 +356,16 @@ func (j *job) buildModel() error {
 		s.Likelihood = "gaussian"
 	}
 	s.Resolve(j.train.Y)
-	if j.uci != nil && s.Kind == "mlp" && !c.set["hidden"] {
+	if j.uci != nil && s.Kind == "mlp" && !c.Set["hidden"] {
 		s.Hidden = []int{j.uci.Hidden} // the benchmark's protocol (n_hidden.txt)
 	}
 	j.standardizeTarget(s)
 	m, err := s.BuildOffset(j.train.X, j.train.Y, j.offTrain)
 	if err != nil {
-		if c.model == "mlp" {
-			return inputErrorf("--data %s: %v", c.data, err)
+		if c.Model == "mlp" {
+			return fit.InputErrorf("--data %s: %v", c.Data, err)
 		}
-		return inputError{err}
+		return fit.InputError{Err: err}
 	}
 	j.m, j.spec = m, s
 	return nil
@@ -378,17 +378,17 @@ var laplaceHook func(*approx.RunLaplace)
 // newRunLaplace returns the run's one MAP and Laplace approximation
 // (fit.NewLaplace); an MLP's MAP is Adam's from a
 // Glorot start (--map-iters, --map-batch, --map-lr), and only with --init map.
-func newRunLaplace(c *runConfig, m langevin.Model) *approx.RunLaplace {
+func newRunLaplace(c *fit.Config, m langevin.Model) *approx.RunLaplace {
 	lap := fit.NewLaplace(m)
 	if mlp, ok := m.(*model.MLP); ok {
 		lap.FindMAP = func(ctx context.Context, _ langevin.Model) ([]float64, error) {
-			if c.init != "map" {
+			if c.Init != "map" {
 				return nil, nil
 			}
 			theta := make([]float64, mlp.Dim())
-			rng := langevin.ChainRNG(c.seed, 1000)
+			rng := langevin.ChainRNG(c.Seed, 1000)
 			mlp.GlorotInit(theta, rng)
-			return sampler.FitAdam(ctx, mlp, theta, sampler.AdamFit{Iters: c.mlp.mapIters, Batch: c.mlp.mapBatch, LR: c.mlp.mapLR}, rng)
+			return sampler.FitAdam(ctx, mlp, theta, sampler.AdamFit{Iters: c.Mlp.MapIters, Batch: c.Mlp.MapBatch, LR: c.Mlp.MapLR}, rng)
 		}
 	}
 	return lap
@@ -401,28 +401,6 @@ func derivedNames(m langevin.Model) []string {
 		return d.DerivedNames()
 	}
 	return nil
-}
-
-// earlyOptions are the run options as far as they are known before the
-// MAP and the plan, for the memory check: --sampler auto's burn-in and
-// rounds are the plan's, so its count is a lower bound until then.
-func (c *runConfig) earlyOptions() langevin.Options {
-	o := langevin.Options{Chains: c.chains, Iters: c.iters, BurnIn: c.burnin, Thin: c.thin, SaveWarmup: true}
-	if c.chainID > 0 {
-		o.Chains = 1
-	}
-	if (c.sampler == "auto" || c.planned) && !c.set["thin"] {
-		o.Thin, o.MaxKeep, o.CheckEvery = 1, fit.MaxKeep(c.targetESS, c.chains), 100
-	}
-	return o
-}
-
-// chainsText says which chains ran: "4 chains", or "chain 2 of 4".
-func (c *runConfig) chainsText() string {
-	if c.chainID > 0 {
-		return fmt.Sprintf("chain %d of %d", c.chainID, c.chains)
-	}
-	return fmt.Sprintf("%d chains", c.chains)
 }
 
 // modelTitle names the model of a run in its first line: "logistic

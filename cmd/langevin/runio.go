@@ -18,6 +18,7 @@ import (
 	"github.com/langevin-go/langevin"
 	"github.com/langevin-go/langevin/data"
 	"github.com/langevin-go/langevin/diag"
+	"github.com/langevin-go/langevin/fit"
 	"github.com/langevin-go/langevin/internal/runctl"
 	"github.com/langevin-go/langevin/rundir"
 	"github.com/langevin-go/langevin/stancsv"
@@ -42,25 +43,25 @@ func (j *job) settings() [][2]string { return j.settingsOf(j.c) }
 
 // settingsOf lists the settings of the configuration c: the run's, or the
 // configuration as run (--sampler auto's choice).
-func (j *job) settingsOf(c *runConfig) [][2]string {
+func (j *job) settingsOf(c *fit.Config) [][2]string {
 	b := j.env
 	step := ""
-	if b.sched != nil {
-		step = fmtF(b.sched.At(1))
+	if b.Sched != nil {
+		step = fmtF(b.Sched.At(1))
 	}
 	all := [][2]string{
-		{"model", c.model}, {"data", c.data}, {"test", c.test}, {"target", c.target},
-		{"algorithm", c.sampler}, {"schedule", c.schedule},
-		{"step", step}, {"step_a", fmtF(b.stepA)},
-		{"step_b", fmtF(c.stepB)}, {"decay", fmtF(c.decay)},
-		{"batch", strconv.Itoa(c.batch)}, {"replace", strconv.FormatBool(c.replace)},
-		{"temperature", fmtF(c.temperature)}, {"precond", c.precond},
-		{"clip", fmtF(c.clip)}, {"clip_value", fmtF(c.clipValue)},
-		{"chains", strconv.Itoa(c.chains)}, {"iters", strconv.Itoa(c.iters)},
-		{"burnin", strconv.Itoa(c.burnin)}, {"thin", strconv.Itoa(c.thin)},
-		{"seed", strconv.FormatUint(c.seed, 10)}, {"init", c.init},
-		{"standardize", strconv.FormatBool(c.standardize)}, {"intercept", strconv.FormatBool(c.intercept)},
-		{"noise_every", strconv.Itoa(c.noiseEvery)},
+		{"model", c.Model}, {"data", c.Data}, {"test", c.Test}, {"target", c.Target},
+		{"algorithm", c.Sampler}, {"schedule", c.Schedule},
+		{"step", step}, {"step_a", fmtF(b.StepA)},
+		{"step_b", fmtF(c.StepB)}, {"decay", fmtF(c.Decay)},
+		{"batch", strconv.Itoa(c.Batch)}, {"replace", strconv.FormatBool(c.Replace)},
+		{"temperature", fmtF(c.Temperature)}, {"precond", c.Precond},
+		{"clip", fmtF(c.Clip)}, {"clip_value", fmtF(c.ClipValue)},
+		{"chains", strconv.Itoa(c.Chains)}, {"iters", strconv.Itoa(c.Iters)},
+		{"burnin", strconv.Itoa(c.Burnin)}, {"thin", strconv.Itoa(c.Thin)},
+		{"seed", strconv.FormatUint(c.Seed, 10)}, {"init", c.Init},
+		{"standardize", strconv.FormatBool(c.Standardize)}, {"intercept", strconv.FormatBool(c.Intercept)},
+		{"noise_every", strconv.Itoa(c.NoiseEvery)},
 	}
 	var out [][2]string
 	for _, kv := range all {
@@ -82,12 +83,12 @@ func createRunDir(dir string, overwrite bool) (*runDir, error) {
 	w, err := rundir.Create(dir, rundir.Options{Overwrite: overwrite, FlushEvery: flushEvery})
 	if err != nil {
 		if errors.Is(err, rundir.ErrNotRun) {
-			return nil, inputErrorf("--out %v: give a new or empty directory (a run writes a dozen files into it)", err)
+			return nil, fit.InputErrorf("--out %v: give a new or empty directory (a run writes a dozen files into it)", err)
 		}
 		if errors.Is(err, rundir.ErrExists) {
-			return nil, inputErrorf("--out %v: use --overwrite to replace it, or another directory", err)
+			return nil, fit.InputErrorf("--out %v: use --overwrite to replace it, or another directory", err)
 		}
-		return nil, inputErrorf("--out %v", err)
+		return nil, fit.InputErrorf("--out %v", err)
 	}
 	return &runDir{w: w}, nil
 }
@@ -167,8 +168,8 @@ func (rd *runDir) finish(runErr error, table diag.Table, mf *modelFile, sc *data
 // chainConfig is the configuration the chain files of a run record.
 func (j *job) chainConfig() stancsv.Config {
 	c := j.c
-	cfg := stancsv.Config{Model: c.model, Method: "sample", Algorithm: c.sampler,
-		NumSamples: c.iters - c.burnin, NumWarmup: c.burnin, Thin: c.thin, Seed: c.seed}
+	cfg := stancsv.Config{Model: c.Model, Method: "sample", Algorithm: c.Sampler,
+		NumSamples: c.Iters - c.Burnin, NumWarmup: c.Burnin, Thin: c.Thin, Seed: c.Seed}
 	for _, kv := range j.settings() {
 		switch kv[0] {
 		case "model", "algorithm", "iters", "burnin", "thin", "seed", "test", "target":
@@ -181,10 +182,10 @@ func (j *job) chainConfig() stancsv.Config {
 
 // modelFile returns DIR/model.json's contents, nil for the toy targets.
 func (j *job) modelFile() *modelFile {
-	if j.train == nil || j.c.formula.text != "" || !j.spec.NeedsData() {
+	if j.train == nil || j.c.Formula.Text != "" || !j.spec.NeedsData() {
 		return nil
 	}
-	return &modelFile{Spec: j.spec, Data: j.c.data, Target: j.train.Target, Features: j.train.Names, Split: j.split, Columns: j.train.Coding}
+	return &modelFile{Spec: j.spec, Data: j.c.Data, Target: j.train.Target, Features: j.train.Names, Split: j.split, Columns: j.train.Coding}
 }
 
 // applySplit returns the part of d named by which (train or test) under
@@ -192,10 +193,10 @@ func (j *job) modelFile() *modelFile {
 // number of rows) or the run made no split.
 func applySplit(s *savedSplit, d *data.Dataset, which, source string) (*data.Dataset, error) {
 	if s == nil {
-		return nil, inputErrorf("--split %s: the run made no train/test split of its data (its test set came from --test or a generated set); score that test file instead", which)
+		return nil, fit.InputErrorf("--split %s: the run made no train/test split of its data (its test set came from --test or a generated set); score that test file instead", which)
 	}
 	if d.Len() != s.Rows {
-		return nil, inputErrorf("--split %s: --data %s has %d rows, the run split %d: give the run's own --data", which, source, d.Len(), s.Rows)
+		return nil, fit.InputErrorf("--split %s: --data %s has %d rows, the run split %d: give the run's own --data", which, source, d.Len(), s.Rows)
 	}
 	train, test := data.TrainTest(d, s.TestFrac, s.Seed)
 	if which == "train" {
@@ -208,7 +209,7 @@ func applySplit(s *savedSplit, d *data.Dataset, which, source string) (*data.Dat
 func readRun(dir string) (*rundir.Run, error) {
 	r, err := rundir.Read(dir)
 	if err != nil {
-		return nil, inputError{err}
+		return nil, fit.InputError{Err: err}
 	}
 	return r, nil
 }
@@ -230,7 +231,7 @@ func readRuns(dirs []string) (*rundir.Run, error) {
 	}
 	r, err := rundir.Combine(runs...)
 	if err != nil {
-		return nil, inputError{err}
+		return nil, fit.InputError{Err: err}
 	}
 	return r, nil
 }
@@ -239,18 +240,18 @@ func readRuns(dirs []string) (*rundir.Run, error) {
 func readModelFile(r *rundir.Run) (*modelFile, *data.Scaler, error) {
 	path := filepath.Join(strings.Split(r.Dir, ", ")[0], rundir.SpecFile)
 	if r.Spec == nil {
-		return nil, nil, inputErrorf("--samples %s: no %s (written by langevin run --out)", r.Dir, rundir.SpecFile)
+		return nil, nil, fit.InputErrorf("--samples %s: no %s (written by langevin run --out)", r.Dir, rundir.SpecFile)
 	}
 	mf, err := rundir.DecodeModelFile(r.Spec)
 	if err != nil {
-		return nil, nil, inputErrorf("%s: %v", path, err)
+		return nil, nil, fit.InputErrorf("%s: %v", path, err)
 	}
 	sc := r.Scaler
 	scPath := filepath.Join(strings.Split(r.Dir, ", ")[0], rundir.ScalerFile)
 	if sc == nil && mf.Mean != nil {
 		sc, scPath = &data.Scaler{Mean: mf.Mean, Scale: mf.Scale}, path
 		if err := rundir.CheckScaler(sc); err != nil {
-			return nil, nil, inputErrorf("%s: %v", path, err)
+			return nil, nil, fit.InputErrorf("%s: %v", path, err)
 		}
 	}
 	if err := checkModelFile(r, mf, sc, path, scPath); err != nil {
@@ -271,10 +272,10 @@ func checkModelFile(r *rundir.Run, mf *modelFile, sc *data.Scaler, path, scPath 
 		}
 	}
 	if sc == nil && standardised && mf.Spec.NeedsData() {
-		return inputErrorf("%s: missing, but the chain files record standardize = true: the draws are on the standardised scale; restore the run's %s (or run again)", scPath, rundir.ScalerFile)
+		return fit.InputErrorf("%s: missing, but the chain files record standardize = true: the draws are on the standardised scale; restore the run's %s (or run again)", scPath, rundir.ScalerFile)
 	}
 	if sc != nil && len(sc.Mean) != len(mf.Features) {
-		return inputErrorf("%s: %d means and scales, but %s names %d features: expected one per feature", scPath, len(sc.Mean), path, len(mf.Features))
+		return fit.InputErrorf("%s: %d means and scales, but %s names %d features: expected one per feature", scPath, len(sc.Mean), path, len(mf.Features))
 	}
 	return nil
 }
@@ -286,13 +287,13 @@ func drawsOf(r *rundir.Run, d int) ([][]float64, error) {
 	for _, ch := range r.Trace.Draws {
 		for _, row := range ch {
 			if len(row) < d {
-				return nil, inputErrorf("--samples %s: the chains have %d columns, model.json describes a model with %d parameters", r.Dir, len(row), d)
+				return nil, fit.InputErrorf("--samples %s: the chains have %d columns, model.json describes a model with %d parameters", r.Dir, len(row), d)
 			}
 			draws = append(draws, row[:d])
 		}
 	}
 	if len(draws) == 0 {
-		return nil, inputError{errors.New("--samples " + r.Dir + ": no draws")}
+		return nil, fit.InputError{Err: errors.New("--samples " + r.Dir + ": no draws")}
 	}
 	return draws, nil
 }
@@ -312,7 +313,7 @@ func fmtF(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 // the rows langevin.Options.KeptRows counts (auto's growing thinning, MaxKeep,
 // included), each of the model's columns and about 8 statistics. The
 // arithmetic saturates: --iters near 2^63 is refused, not wrapped round.
-func checkRunSize(c *runConfig, m langevin.Model, o langevin.Options) error {
+func checkRunSize(c *fit.Config, m langevin.Model, o langevin.Options) error {
 	warm, post := o.KeptRows()
 	keep := runctl.SatAdd(warm, post)
 	cols := int64(m.Dim()+len(derivedNames(m))) + 8 // + the sampler's statistics, about 8
@@ -322,6 +323,6 @@ func checkRunSize(c *runConfig, m langevin.Model, o langevin.Options) error {
 	if need <= budget {
 		return nil
 	}
-	return inputErrorf("--chains %d --iters %d --burnin %d --thin %d: the %d × %d kept draws of %d columns would take %s in memory, more than %s (half this machine's memory, or a quarter of ulimit -v): raise --thin, or lower --iters or --chains",
-		c.chains, c.iters, o.BurnIn, o.Thin, max(o.Chains, 1), keep, cols, runctl.FmtBytes(need), runctl.FmtBytes(budget))
+	return fit.InputErrorf("--chains %d --iters %d --burnin %d --thin %d: the %d × %d kept draws of %d columns would take %s in memory, more than %s (half this machine's memory, or a quarter of ulimit -v): raise --thin, or lower --iters or --chains",
+		c.Chains, c.Iters, o.BurnIn, o.Thin, max(o.Chains, 1), keep, cols, runctl.FmtBytes(need), runctl.FmtBytes(budget))
 }

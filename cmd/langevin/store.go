@@ -10,6 +10,7 @@ import (
 	"slices"
 
 	"github.com/langevin-go/langevin/data"
+	"github.com/langevin-go/langevin/fit"
 	"github.com/langevin-go/langevin/internal/runctl"
 	"github.com/langevin-go/langevin/model"
 	"github.com/langevin-go/langevin/predict"
@@ -31,35 +32,6 @@ type streamed struct {
 	split       *data.RowSubset // the training rows of the split (nil with --test)
 }
 
-// isStoreData reports whether --data names a store file.
-func (c *runConfig) isStoreData() bool {
-	return c.data != "-" && (c.format == "store" || (c.format == "auto" && data.IsStore(c.data)))
-}
-
-// streams reports whether the run streams --data from a store: a store and
-// a model that reads rows.
-func (c *runConfig) streams() bool {
-	return c.isStoreData() && slices.Contains(model.RowKinds, c.model)
-}
-
-// checkStoreFits refuses a store that a model reading its data into memory
-// would hold in more than the memory budget (3 copies of 8 bytes a value:
-// the data, the model's and a transpose).
-func (c *runConfig) checkStoreFits() error {
-	st, err := data.OpenStore(c.data)
-	if err != nil {
-		return inputError{err}
-	}
-	defer st.Close()
-	need := 3 * 8 * int64(st.Len()) * int64(st.Dim()+1)
-	budget := runctl.MemoryBudget()
-	if need > budget {
-		return inputErrorf("--data %s: a store of %d rows × %d features: --model %s reads its data into memory, about %s, more than %s (half this machine's memory); only --model %v streams a store",
-			c.data, st.Len(), st.Dim(), c.model, runctl.FmtBytes(need), runctl.FmtBytes(budget), model.RowKinds)
-	}
-	return nil
-}
-
 // mapLimit returns the size of the largest store file that run
 // memory-maps: a quarter of the memory budget (tests replace it).
 var mapLimit = func() int64 { return runctl.RawMemoryBudget() / 4 }
@@ -74,9 +46,9 @@ const replaceAbove = 1 << 20
 // loadStore opens --data as a store and makes the training and test views.
 func (j *job) loadStore() error {
 	c := j.c
-	st, err := data.OpenStore(c.data)
+	st, err := data.OpenStore(c.Data)
 	if err != nil {
-		return inputError{err}
+		return fit.InputError{Err: err}
 	}
 	s := &streamed{store: st}
 	j.rows = s
@@ -86,29 +58,29 @@ func (j *job) loadStore() error {
 	// iteration with pread, see docs/scaling-out.md). A larger one is read
 	// with pread, its pages left to the page cache, so the run's resident
 	// memory stays small. The draws are the same either way.
-	if fi, err := os.Stat(c.data); err == nil && fi.Size() <= mapLimit() && st.Map() == nil {
+	if fi, err := os.Stat(c.Data); err == nil && fi.Size() <= mapLimit() && st.Map() == nil {
 		st.Budget = math.MaxInt64
 	}
-	if c.target != "" && c.target != st.Target() && c.target != "-1" {
-		return inputErrorf("--target %s: %s: the store's target column is %q (chosen when it was written by langevin convert)", c.target, c.data, st.Target())
+	if c.Target != "" && c.Target != st.Target() && c.Target != "-1" {
+		return fit.InputErrorf("--target %s: %s: the store's target column is %q (chosen when it was written by langevin convert)", c.Target, c.Data, st.Target())
 	}
-	if c.offset != "" || c.exposure != "" {
-		return inputErrorf("--offset/--exposure: not read from a store")
+	if c.Offset != "" || c.Exposure != "" {
+		return fit.InputErrorf("--offset/--exposure: not read from a store")
 	}
-	j.train = &data.Dataset{Names: slices.Clone(st.Names()), Target: st.Target(), Source: c.data}
-	if c.test != "" {
+	j.train = &data.Dataset{Names: slices.Clone(st.Names()), Target: st.Target(), Source: c.Data}
+	if c.Test != "" {
 		s.train = st
-		if data.IsStore(c.test) {
-			ts, err := data.OpenStore(c.test)
+		if data.IsStore(c.Test) {
+			ts, err := data.OpenStore(c.Test)
 			if err != nil {
-				return inputError{err}
+				return fit.InputError{Err: err}
 			}
 			s.extra, s.test = ts, ts
 			if !slices.Equal(ts.Names(), st.Names()) {
-				return inputErrorf("--test %s: features %v, --data %s has %v (a test store must have the training store's columns, in order)", c.test, ts.Names(), c.data, st.Names())
+				return fit.InputErrorf("--test %s: features %v, --data %s has %v (a test store must have the training store's columns, in order)", c.Test, ts.Names(), c.Data, st.Names())
 			}
 		} else {
-			test, err := readData(c, c.test, "--test", false)
+			test, err := readData(c, c.Test, "--test", false)
 			if err != nil {
 				return err
 			}
@@ -118,25 +90,25 @@ func (j *job) loadStore() error {
 			s.test = test
 		}
 	} else {
-		train, test := data.SplitRows(st, c.testFrac, c.seed)
+		train, test := data.SplitRows(st, c.TestFrac, c.Seed)
 		s.train, s.test, s.split = train, test, train
 	}
 	if s.train.Len() == 0 {
-		return inputErrorf("--data %s: no training rows", c.data)
+		return fit.InputErrorf("--data %s: no training rows", c.Data)
 	}
-	if c.batch > s.train.Len() {
-		return inputErrorf("--batch %d: expected at most N = %d training rows (0: full batch)", c.batch, s.train.Len())
+	if c.Batch > s.train.Len() {
+		return fit.InputErrorf("--batch %d: expected at most N = %d training rows (0: full batch)", c.Batch, s.train.Len())
 	}
-	if c.standardize {
+	if c.Standardize {
 		j.scaler = data.FitScalerRows(s.train)
 		s.train = j.scaler.View(s.train)
 		if s.test != nil && s.test.Len() > 0 {
 			s.test = j.scaler.View(s.test)
 		}
 	}
-	if !c.set["replace"] && s.train.Len() > replaceAbove {
+	if !c.Set["replace"] && s.train.Len() > replaceAbove {
 		// Shuffled epochs would keep a permutation of the N rows per chain.
-		c.replace = true
+		c.Replace = true
 	}
 	return nil
 }
@@ -145,7 +117,7 @@ func (j *job) loadStore() error {
 // label is reported at its row of the store.
 func (j *job) buildRowsModel() error {
 	c := j.c
-	s := c.spec()
+	s := c.Spec()
 	m, err := s.BuildRows(j.rows.train)
 	if err != nil {
 		var le *model.LabelError
@@ -153,9 +125,9 @@ func (j *job) buildRowsModel() error {
 			if j.rows.split != nil {
 				le.Row = j.rows.split.Row(le.Row-1) + 1
 			}
-			return inputErrorf("--data %s: %v (rows of the store counted from 1)", c.data, le)
+			return fit.InputErrorf("--data %s: %v (rows of the store counted from 1)", c.Data, le)
 		}
-		return inputErrorf("--data %s: %v", c.data, err)
+		return fit.InputErrorf("--data %s: %v", c.Data, err)
 	}
 	j.m, j.spec = m, s
 	return nil
@@ -193,7 +165,7 @@ func (j *job) testLen() int {
 // describeRows is the run's note on how a store is read, for stderr.
 func (j *job) describeRows() string {
 	s := j.rows
-	how := fmt.Sprintf("%s streamed from disk (%d rows × %d features", j.c.data, s.store.Len(), s.store.Dim())
+	how := fmt.Sprintf("%s streamed from disk (%d rows × %d features", j.c.Data, s.store.Len(), s.store.Dim())
 	if s.store.Mapped() {
 		how += "; memory-mapped: the file is within a quarter of the memory budget"
 	} else {
@@ -209,17 +181,17 @@ func (j *job) describeRows() string {
 // model.json's model on the store's rows (standardised on the fly with the
 // run's scaler.json), the metrics of predict.ClassifyBlocks and --out's rows
 // written block by block — the numbers of the in-memory path.
-func predictStore(w io.Writer, f *runConfig, mf *modelFile, sc *data.Scaler, r *rundir.Run, samples string, level float64, bins int, out string) error {
-	st, err := data.OpenStore(f.data)
+func predictStore(w io.Writer, f *fit.Config, mf *modelFile, sc *data.Scaler, r *rundir.Run, samples string, level float64, bins int, out string) error {
+	st, err := data.OpenStore(f.Data)
 	if err != nil {
-		return inputError{err}
+		return fit.InputError{Err: err}
 	}
 	defer st.Close()
-	if f.target != "" && f.target != st.Target() && f.target != "-1" {
-		return inputErrorf("--target %s: %s: the store's target column is %q", f.target, f.data, st.Target())
+	if f.Target != "" && f.Target != st.Target() && f.Target != "-1" {
+		return fit.InputErrorf("--target %s: %s: the store's target column is %q", f.Target, f.Data, st.Target())
 	}
 	if !slices.Equal(st.Names(), mf.Features) {
-		return inputErrorf("--data %s: features %v, the run's training data had %v (a store must have the training columns, in order)", f.data, st.Names(), mf.Features)
+		return fit.InputErrorf("--data %s: features %v, the run's training data had %v (a store must have the training columns, in order)", f.Data, st.Names(), mf.Features)
 	}
 	var rows data.Rows = st
 	if sc != nil {
@@ -227,7 +199,7 @@ func predictStore(w io.Writer, f *runConfig, mf *modelFile, sc *data.Scaler, r *
 	}
 	m, err := mf.Spec.BuildRows(rows)
 	if err != nil {
-		return inputErrorf("--data %s: %v", f.data, err)
+		return fit.InputErrorf("--data %s: %v", f.Data, err)
 	}
 	draws, err := drawsOf(r, m.Dim())
 	if err != nil {
@@ -235,15 +207,15 @@ func predictStore(w io.Writer, f *runConfig, mf *modelFile, sc *data.Scaler, r *
 	}
 	c, ok := m.(predict.Classifier)
 	if !ok {
-		return inputErrorf("model %s: no class probabilities", mf.Kind)
+		return fit.InputErrorf("model %s: no class probabilities", mf.Kind)
 	}
-	fmt.Fprintf(w, "%s (%s) on %s: %d rows, %d draws from %s\n\n", mf.Kind, mf.Data, f.data, st.Len(), len(draws), samples)
+	fmt.Fprintf(w, "%s (%s) on %s: %d rows, %d draws from %s\n\n", mf.Kind, mf.Data, f.Data, st.Len(), len(draws), samples)
 	var each func(*predict.Classification, []float64) error
 	var bw *bufio.Writer
 	if out != "" {
 		fh, err := os.Create(out)
 		if err != nil {
-			return inputErrorf("--out %s: %v", out, err)
+			return fit.InputErrorf("--out %s: %v", out, err)
 		}
 		defer fh.Close()
 		bw = bufio.NewWriterSize(fh, 1<<20)
@@ -254,7 +226,7 @@ func predictStore(w io.Writer, f *runConfig, mf *modelFile, sc *data.Scaler, r *
 	}
 	res, err := predict.ClassifyBlocks(c, draws, data.Blocks(rows, 0), predict.ClassifyOptions{Level: level}, bins, each)
 	if err != nil {
-		return inputErrorf("--data %s: %v", f.data, err)
+		return fit.InputErrorf("--data %s: %v", f.Data, err)
 	}
 	printClassScores(w, res.Metrics, res.Entropy, res.Expected, res.MutualInfo)
 	if bw != nil {

@@ -24,7 +24,7 @@ func cmdSummary(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if fs.NArg() == 0 {
-		return inputErrorf("no files: usage: langevin summary [--csv] FILE... or DIR... (run directories; several are chains of one analysis, --chain-id, combined)")
+		return fit.InputErrorf("no files: usage: langevin summary [--csv] FILE... or DIR... (run directories; several are chains of one analysis, --chain-id, combined)")
 	}
 	var r *rundir.Run
 	var err error
@@ -34,12 +34,12 @@ func cmdSummary(args []string, stdout, stderr io.Writer) error {
 		}
 	} else {
 		if r, err = rundir.ReadFiles(fs.Args()...); err != nil {
-			return inputError{err}
+			return fit.InputError{Err: err}
 		}
 	}
 	tr := r.Trace
 	if tr.NumDraws() == 0 {
-		return inputErrorf("%s: no draws yet (%s)", fs.Arg(0), r.Status())
+		return fit.InputErrorf("%s: no draws yet (%s)", fs.Arg(0), r.Status())
 	}
 	params, note := fit.CommonLength(tr)
 	table := diag.Summarize(tr.Names, params)

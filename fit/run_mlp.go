@@ -1,4 +1,4 @@
-package main
+package fit
 
 import (
 	"fmt"
@@ -16,21 +16,21 @@ import (
 
 // generatedData returns the generated or installed data set named by --data
 // (data.Generated) and reports whether name is one of them.
-func generatedData(c *runConfig, name string) (train, test *data.Dataset, ok bool, err error) {
-	n := c.n
-	if strings.EqualFold(name, "fashion-mnist") && !c.set["n"] {
+func GeneratedData(c *Config, name string) (train, test *data.Dataset, ok bool, err error) {
+	n := c.N
+	if strings.EqualFold(name, "fashion-mnist") && !c.Set["n"] {
 		n = 0 // all images
 	}
-	train, test, ok, err = data.Generated(name, data.GenOptions{N: n, Noise: c.noise, K: c.k, Seed: c.seed})
+	train, test, ok, err = data.Generated(name, data.GenOptions{N: n, Noise: c.Noise, K: c.K, Seed: c.Seed})
 	if err != nil {
-		return nil, nil, true, inputErrorf("--data %s: %v", name, err)
+		return nil, nil, true, InputErrorf("--data %s: %v", name, err)
 	}
 	return train, test, ok, nil
 }
 
 // printMLPPredictive prints the predict package's metrics of the posterior
 // predictive and of the MAP network on the test set.
-func printMLPPredictive(w io.Writer, m *model.MLP, tr *langevin.Trace, mapTheta []float64, test *data.Dataset, sc *data.Scaler) {
+func PrintMLPPredictive(w io.Writer, m *model.MLP, tr *langevin.Trace, mapTheta []float64, test *data.Dataset, sc *data.Scaler) {
 	rows := tr.Rows()
 	draws := make([][]float64, len(rows))
 	for i, r := range rows {
@@ -144,7 +144,7 @@ func printFunctionSpace(w io.Writer, m *model.MLP, tr *langevin.Trace, test *dat
 	fmt.Fprintln(w)
 }
 
-func printRegression(w io.Writer, reg *predict.Regression, y []float64) {
+func PrintRegression(w io.Writer, reg *predict.Regression, y []float64) {
 	var se float64
 	inF, inY := 0, 0
 	for i, v := range y {
