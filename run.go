@@ -141,6 +141,24 @@ type Options struct {
 	// The draws are stored in the Trace as well. A sink never changes the
 	// draws.
 	Sink func(chain int) DrawSink
+
+	// Checkpoint, if not nil, is called between rounds (those of Until and
+	// MaxKeep, every CheckEvery iterations; with Checkpoint a run has rounds
+	// even without them), at most once every CheckpointEvery (0: after
+	// every round), with the state of every chain at the round's end: a
+	// Run given it in Resume continues exactly. It is called after the
+	// round's Until and thinning decisions, with no chain running and every
+	// draw of the round passed to the sinks. An error stops the run. Every
+	// chain must be Resumable; if one is not, Run makes no checkpoint and
+	// says why in Trace.NoCheckpoint.
+	Checkpoint      func(cp *Checkpoint) error
+	CheckpointEvery time.Duration
+
+	// Resume, if not nil, makes Run continue from a checkpoint that a run
+	// with the same model, sampler and options made (Checkpoint): the chains
+	// are made as at the start, then set to the checkpoint's state, and hold
+	// the draws stored up to it; the sinks receive the draws after it only.
+	Resume *Resume
 }
 
 // DrawSink receives the draws of one chain as they are taken, from the
@@ -275,10 +293,21 @@ func Run(ctx context.Context, m Model, s Sampler, opts Options) (*Trace, error) 
 		}
 	}
 	every := opts.Iters
-	if opts.Until != nil || opts.MaxKeep > 0 {
+	if opts.Until != nil || opts.MaxKeep > 0 || opts.Checkpoint != nil {
 		every = opts.CheckEvery
 	}
-	for to := min(every, opts.Iters); ; to += min(every, opts.Iters-to) { // no overflow near math.MaxInt
+	from := 0 // the iteration the run starts after
+	if opts.Resume != nil && opts.Resume.Checkpoint != nil {
+		var err error
+		if from, err = restore(ctx, runs, opts.Resume, m, s, &opts); err != nil {
+			return nil, err
+		}
+		if from%every != 0 && from != opts.Iters {
+			return nil, fmt.Errorf("langevin: resume: the checkpoint at iteration %d is not at the end of a round of %d iterations (other options than the run's)", from, every)
+		}
+	}
+	lastCP := time.Now()
+	for to := min(from+min(every, opts.Iters-from), opts.Iters); ; to += min(every, opts.Iters-to) { // no overflow near math.MaxInt
 		jobs := make(chan *chainRun)
 		var wg sync.WaitGroup
 		for w := 0; w < opts.Workers; w++ {
@@ -318,6 +347,21 @@ func Run(ctx context.Context, m Model, s Sampler, opts Options) (*Trace, error) 
 				break
 			}
 		}
+		if opts.Checkpoint != nil && tr.NoCheckpoint == "" && time.Since(lastCP) >= opts.CheckpointEvery {
+			if err := resumable(runs); err != nil {
+				tr.NoCheckpoint = err.Error()
+				continue
+			}
+			cp, err := checkpoint(runs, to)
+			if err == nil {
+				err = opts.Checkpoint(cp)
+			}
+			if err != nil {
+				publish(tr, runs)
+				return tr, fmt.Errorf("langevin: checkpoint at iteration %d: %w", to, err)
+			}
+			lastCP = time.Now()
+		}
 	}
 	publish(tr, runs)
 	if err := ctx.Err(); err != nil {
@@ -344,6 +388,7 @@ func publish(tr *Trace, runs []*chainRun) {
 type chainRun struct {
 	c, g       int // index in this run, number in the analysis
 	ch         Chain
+	src        *rand.PCG // the chain's random stream
 	keeper     Keeper
 	it         int // iterations done
 	kept       int // post-burn-in iterations kept so far (before thinning)
@@ -381,7 +426,8 @@ func (r *chainRun) advance(ctx context.Context, m Model, s Sampler, deriver Deri
 		if opts.Sink != nil {
 			r.sink = opts.Sink(r.c)
 		}
-		rng := ChainRNG(opts.Seed, g)
+		r.src = rand.NewPCG(opts.Seed, uint64(g)+1) // ChainRNG's stream, saved by checkpoints
+		rng := rand.New(r.src)
 		theta0 := make([]float64, d)
 		if err := opts.Init.Init(ctx, m, g, rng, theta0); err != nil {
 			r.stop(&ChainError{Chain: g + 1, Err: err})
@@ -496,6 +542,22 @@ func (w *Draws) add(ch Chain, deriver Deriver, d, it int) {
 	}
 	srow := w.sslab[k*w.nst : (k+1)*w.nst : (k+1)*w.nst]
 	ch.Stats(srow)
+	w.Theta = append(w.Theta, row)
+	w.Stats = append(w.Stats, srow)
+	w.Iters = append(w.Iters, it)
+}
+
+// put adds a copy of a row of parameters and one of statistics, drawn at
+// iteration it.
+func (w *Draws) put(theta, stats []float64, it int) {
+	k := len(w.Theta)
+	if (k+1)*w.width > len(w.slab) || (k+1)*w.nst > len(w.sslab) {
+		w.grow(max(2*k, 16))
+	}
+	row := w.slab[k*w.width : (k+1)*w.width : (k+1)*w.width]
+	copy(row, theta)
+	srow := w.sslab[k*w.nst : (k+1)*w.nst : (k+1)*w.nst]
+	copy(srow, stats)
 	w.Theta = append(w.Theta, row)
 	w.Stats = append(w.Stats, srow)
 	w.Iters = append(w.Iters, it)

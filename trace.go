@@ -30,6 +30,9 @@ type Trace struct {
 	// CmdStan's "Elapsed Time" warm-up and sampling lines); initialisation
 	// is in neither. ESS per second is ESS / SampleTime.Seconds().
 	WarmupTime, SampleTime []time.Duration
+	// NoCheckpoint says why a run given Options.Checkpoint made none (a
+	// chain that cannot save its state); empty otherwise.
+	NoCheckpoint string
 }
 
 // NumChains returns the number of chains.
