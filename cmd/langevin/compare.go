@@ -70,7 +70,7 @@ func cmdCompare(args []string, stdout, stderr io.Writer) error {
 	}
 	runs := make([]*rundir.Run, len(dirs))
 	for i, d := range dirs {
-		r, err := readRun(d)
+		r, err := fit.ReadRun(d)
 		if err != nil {
 			return err
 		}
@@ -86,7 +86,7 @@ func cmdCompare(args []string, stdout, stderr io.Writer) error {
 	if params != "" {
 		show = strings.Split(params, ",")
 		for k, p := range show {
-			show[k] = positionalName(runs[0], p)
+			show[k] = fit.PositionalName(runs[0], p)
 		}
 	} else {
 		show = runs[0].Trace.Names[:min(3, len(runs[0].Trace.Names))]
@@ -143,10 +143,10 @@ func compareScores(f *fit.Config, runs []*rundir.Run, dirs []string) (score []fl
 	if f.Data == "" {
 		return score, baseline, "accuracy", "", nil
 	}
-	var mf0 *modelFile
+	var mf0 *fit.ModelFile
 	var sc0 *data.Scaler
 	for i, r := range runs {
-		mf, sc, err := readModelFile(r)
+		mf, sc, err := fit.ReadModelFile(r)
 		if err != nil {
 			return nil, 0, "", "", err
 		}
@@ -161,7 +161,7 @@ func compareScores(f *fit.Config, runs []*rundir.Run, dirs []string) (score []fl
 		if err != nil {
 			return nil, 0, "", "", fit.InputErrorf("--data %s: %v", f.Data, err)
 		}
-		draws, err := drawsOf(r, m.Dim())
+		draws, err := fit.DrawsOf(r, m.Dim())
 		if err != nil {
 			return nil, 0, "", "", err
 		}
@@ -180,7 +180,7 @@ func compareScores(f *fit.Config, runs []*rundir.Run, dirs []string) (score []fl
 			fc.Columns.Coding = mf0.Columns
 		}
 	}
-	train, err := readData(&fc, mf0.Data, "model.json data", true)
+	train, err := fit.ReadData(&fc, mf0.Data, "model.json data", true)
 	if err != nil {
 		return score, baseline, name, fmt.Sprintf("optimisation baseline: not computed (%s's training data %q: %v)", dirs[0], mf0.Data, err), nil
 	}
@@ -213,7 +213,7 @@ func compareScores(f *fit.Config, runs []*rundir.Run, dirs []string) (score []fl
 
 // compareTestData reads --data for a run's model: a generated test set, a
 // file or an embedded data set, standardised with the run's scaler.
-func compareTestData(f *fit.Config, mf *modelFile, sc *data.Scaler) (*data.Dataset, error) {
+func compareTestData(f *fit.Config, mf *fit.ModelFile, sc *data.Scaler) (*data.Dataset, error) {
 	fc := *f
 	fc.Model = mf.Kind
 	if mf.Columns.HasText() {
@@ -227,7 +227,7 @@ func compareTestData(f *fit.Config, mf *modelFile, sc *data.Scaler) (*data.Datas
 		d = test
 	}
 	if !generated {
-		if d, err = readData(&fc, fc.Data, "--data", true); err != nil {
+		if d, err = fit.ReadData(&fc, fc.Data, "--data", true); err != nil {
 			return nil, err
 		}
 	}

@@ -62,11 +62,11 @@ func cmdPredict(args []string, stdout, _ io.Writer) error {
 			return fit.InputErrorf("--samples %s: %v (written by langevin run --out)", dir, err)
 		}
 	}
-	r, err := readRuns(dirs)
+	r, err := fit.ReadRuns(dirs)
 	if err != nil {
 		return err
 	}
-	mf, sc, err := readModelFile(r)
+	mf, sc, err := fit.ReadModelFile(r)
 	if err != nil {
 		return err
 	}
@@ -92,7 +92,7 @@ func cmdPredict(args []string, stdout, _ io.Writer) error {
 	}
 	if f.IsStoreData() {
 		if f.Streams() {
-			return predictStore(stdout, &f, mf, sc, r, samples, level, bins, out)
+			return fit.PredictStore(stdout, &f, mf, sc, r, samples, level, bins, out)
 		}
 		if err := f.CheckStoreFits(); err != nil {
 			return err
@@ -105,11 +105,11 @@ func cmdPredict(args []string, stdout, _ io.Writer) error {
 	if test != nil {
 		d = test
 	}
-	if !generated && !f.Set["split"] && sameData(f.Data, mf.Data) {
+	if !generated && !f.Set["split"] && fit.SameData(f.Data, mf.Data) {
 		return fit.InputErrorf("--data %s is the data the run was fitted to: --split test scores the rows it held out, --split all every row (its training rows too, whose scores flatter the model)", f.Data)
 	}
 	if !generated {
-		if d, err = readData(&f, f.Data, "--data", true); err != nil {
+		if d, err = fit.ReadData(&f, f.Data, "--data", true); err != nil {
 			return err
 		}
 	}
@@ -117,32 +117,32 @@ func cmdPredict(args []string, stdout, _ io.Writer) error {
 		if generated {
 			return fit.InputErrorf("--split %s: --data %s is generated; predict scores its own test set", split, f.Data)
 		}
-		if d, err = applySplit(mf.Split, d, split, f.Data); err != nil {
+		if d, err = fit.ApplySplit(mf.Split, d, split, f.Data); err != nil {
 			return err
 		}
 	}
 	var offVals []float64
 	if mf.Spec.Offset != "" {
-		if offVals, err = takeColumn(d, mf.Spec.Offset, "the run's offset column"); err != nil {
+		if offVals, err = fit.TakeColumn(d, mf.Spec.Offset, "the run's offset column"); err != nil {
 			return err
 		}
 	}
 	// Columns are matched by name with the training data's.
-	if err := alignColumns(&data.Dataset{Names: mf.Features, Source: mf.Data}, d, "--data"); err != nil {
+	if err := fit.AlignColumns(&data.Dataset{Names: mf.Features, Source: mf.Data}, d, "--data"); err != nil {
 		return err
 	}
 	if sc != nil {
 		sc.Transform(d.X)
 	}
-	printCoding(stdout, d)
+	fit.PrintCoding(stdout, d)
 	if d.Y == nil {
-		return predictUnlabelled(stdout, mf, d, r, offVals, level, out, samples)
+		return fit.PredictUnlabelled(stdout, mf, d, r, offVals, level, out, samples)
 	}
 	m, err := mf.Spec.BuildOffset(d.X, d.Y, offVals)
 	if err != nil {
 		return fit.InputErrorf("--data %s: %v", f.Data, err)
 	}
-	draws, err := drawsOf(r, m.Dim())
+	draws, err := fit.DrawsOf(r, m.Dim())
 	if err != nil {
 		return err
 	}
@@ -152,7 +152,7 @@ func cmdPredict(args []string, stdout, _ io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "%s (%s) on %s: %s, %d draws from %s\n\n", mf.Kind, mf.Data, d.Source, rows, len(draws), samples)
 	if g, ok := m.(*model.GLM); ok {
-		return predictGLM(stdout, g, draws, d, logOffsets(mf.Spec, offVals), out)
+		return predictGLM(stdout, g, draws, d, fit.LogOffsets(mf.Spec, offVals), out)
 	}
 	if r, ok := m.(predict.Regressor); ok && !mf.Classifies() {
 		reg, err := predict.Regress(r, draws, d.X, level)
@@ -171,7 +171,7 @@ func cmdPredict(args []string, stdout, _ io.Writer) error {
 		}
 		fit.PrintRegression(stdout, reg, d.Y)
 		if out != "" {
-			return writeCSV(out, withIDs(d, func(w io.Writer) error { return reg.WriteCSV(w, d.Y) }))
+			return writeCSV(out, fit.WithIDs(d, func(w io.Writer) error { return reg.WriteCSV(w, d.Y) }))
 		}
 		return nil
 	}
@@ -187,26 +187,11 @@ func cmdPredict(args []string, stdout, _ io.Writer) error {
 	if err != nil {
 		return fit.InputErrorf("--data %s: %v", f.Data, err)
 	}
-	printClassScores(stdout, met, meanOf(res.Entropy), meanOf(res.Expected), meanOf(res.MutualInfo))
+	fit.PrintClassScores(stdout, met, meanOf(res.Entropy), meanOf(res.Expected), meanOf(res.MutualInfo))
 	if out != "" {
-		return writeCSV(out, withIDs(d, func(w io.Writer) error { return res.WriteCSV(w, d.Y) }))
+		return writeCSV(out, fit.WithIDs(d, func(w io.Writer) error { return res.WriteCSV(w, d.Y) }))
 	}
 	return nil
-}
-
-// printClassScores prints a classifier's metrics, mean entropies and
-// confusion matrix.
-func printClassScores(w io.Writer, met *predict.Metrics, h, e, mi float64) {
-	fmt.Fprintf(w, "accuracy %.4f   NLL %.4f   Brier %.4f   ECE %.4f (%d bins)\n", met.Accuracy, met.NLL, met.Brier, met.ECE, met.Bins)
-	fmt.Fprintf(w, "mean predictive entropy %.4f = expected entropy %.4f + mutual information %.4f (nats)\n\n", h, e, mi)
-	fmt.Fprintln(w, "confusion matrix (rows: true class, columns: predicted)")
-	for t, row := range met.Confusion {
-		fmt.Fprintf(w, "%4d:", t)
-		for _, v := range row {
-			fmt.Fprintf(w, " %6d", v)
-		}
-		fmt.Fprintln(w)
-	}
 }
 
 // writeCSV writes the per-row predictions of --out FILE.
@@ -260,5 +245,5 @@ func predictGLM(w io.Writer, g *model.GLM, draws [][]float64, d *data.Dataset, o
 	for i, m := range mean {
 		fmt.Fprintf(&sb, "%g,%g\n", d.Y[i], m)
 	}
-	return writeCSV(out, withIDs(d, func(w io.Writer) error { _, err := io.WriteString(w, sb.String()); return err }))
+	return writeCSV(out, fit.WithIDs(d, func(w io.Writer) error { _, err := io.WriteString(w, sb.String()); return err }))
 }

@@ -36,7 +36,7 @@ func cmdReport(args []string, stdout, stderr io.Writer) error {
 		return fit.InputErrorf("--params %d: expected at least 1", *maxParams)
 	}
 	dir := fs.Arg(0)
-	r, err := readRuns(fs.Args())
+	r, err := fit.ReadRuns(fs.Args())
 	if err != nil {
 		return err
 	}
@@ -51,7 +51,7 @@ func cmdReport(args []string, stdout, stderr io.Writer) error {
 	}
 	title, optimiser := report.RunTitle(settings)
 	if err := report.WriteFile(path, title, tr, report.Options{Settings: settings, MaxParams: *maxParams, Trajectory: optimiser,
-		Intro: fmt.Sprintf("From the CmdStan CSV files in %s.", dir), Pre: runDataScaleText(r)}); err != nil {
+		Intro: fmt.Sprintf("From the CmdStan CSV files in %s.", dir), Pre: fit.RunDataScaleText(r)}); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "report:   %s\n", path)
@@ -68,12 +68,12 @@ func cmdReport(args []string, stdout, stderr io.Writer) error {
 // its burn-in, thinning and iterations), so the page names the sampler that
 // ran and its settings; notes are the run's account as printed (the plan's
 // rules, the draws, the tuning, the checks).
-func (j *job) runReport(dir string, tr *langevin.Trace, pc *fit.Config, notes string) (string, error) {
-	c, m, test := pc, j.m, j.test
+func runReport(j *fit.Problem, dir string, tr *langevin.Trace, pc *fit.Config, notes string) (string, error) {
+	c, m, test := pc, j.M, j.Test
 	trajectory := c.Def.Kind.Optimiser
-	opt := report.Options{Settings: reportSettings(j.settingsOf(pc), pc), Trajectory: trajectory, Pre: notes}
-	if j.train != nil && namedTable(c.Data, j.train.Coding) {
-		opt.Pre = dataScaleText(tr, j.train, j.scaler) + "\n" + notes
+	opt := report.Options{Settings: reportSettings(j.SettingsOf(pc), pc), Trajectory: trajectory, Pre: notes}
+	if j.Train != nil && fit.NamedTable(c.Data, j.Train.Coding) {
+		opt.Pre = fit.DataScaleText(tr, j.Train, j.Scaler) + "\n" + notes
 	}
 	if lm, ok := m.(*model.Logistic); ok && test != nil && test.Len() > 0 && !trajectory {
 		rows := tr.Rows()

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/langevin-go/langevin/data"
+	"github.com/langevin-go/langevin/fit"
 	"github.com/langevin-go/langevin/internal/runctl"
 )
 
@@ -121,12 +122,12 @@ func TestRunStoreStreamsLikeMemory(t *testing.T) {
 		how := "memory-mapped"
 		if s[len(s)-1] == "pread" {
 			s, how = s[:len(s)-1], "rows read with pread"
-			mapLimit = func() int64 { return 0 }
+			fit.MapLimit = func() int64 { return 0 }
 		}
 		args := append([]string{"run", "--seed", "3", "--chains", "2"}, s...)
 		dirS, dirM := filepath.Join(dir, fmt.Sprint("s", k)), filepath.Join(dir, fmt.Sprint("m", k))
 		code, outS, errs := runMain(append(args, "--data", store, "--out", dirS)...)
-		mapLimit = func() int64 { return runctl.RawMemoryBudget() / 4 }
+		fit.MapLimit = func() int64 { return runctl.RawMemoryBudget() / 4 }
 		if code != 0 {
 			t.Fatalf("%v streamed: exit %d: %s", s, code, errs)
 		}

@@ -1,4 +1,4 @@
-package main
+package fit
 
 import (
 	"errors"
@@ -13,7 +13,6 @@ import (
 
 	"github.com/langevin-go/langevin"
 	"github.com/langevin-go/langevin/data"
-	"github.com/langevin-go/langevin/fit"
 	"github.com/langevin-go/langevin/internal/runctl"
 	"github.com/langevin-go/langevin/model"
 )
@@ -21,9 +20,9 @@ import (
 // loadData reads the training data (a file, an embedded or a generated set)
 // and the test data (a file, the generated set's own, or a seeded split),
 // checks the labels and standardises.
-func (j *job) loadData() error {
-	c := j.c
-	full, ownTest, generated, err := fit.GeneratedData(c, c.Data)
+func (j *Problem) LoadData() error {
+	c := j.C
+	full, ownTest, generated, err := GeneratedData(c, c.Data)
 	if err != nil {
 		return err
 	}
@@ -36,7 +35,7 @@ func (j *job) loadData() error {
 		}
 	}
 	if !generated && !c.IsUCI() {
-		if full, err = readData(c, c.Data, "--data", true); err != nil {
+		if full, err = ReadData(c, c.Data, "--data", true); err != nil {
 			return err
 		}
 	}
@@ -45,10 +44,10 @@ func (j *job) loadData() error {
 		// The benchmark's split: its training rows as the data, its test
 		// rows as the test set.
 		if j.uci, err = data.ReadUCI(c.Data); err != nil {
-			return fit.InputError{Err: err}
+			return InputError{Err: err}
 		}
 		if train, test, err = j.uci.Split(c.Split); err != nil {
-			return fit.InputErrorf("--split %d: %v", c.Split, err)
+			return InputErrorf("--split %d: %v", c.Split, err)
 		}
 	} else if ownTest != nil && c.Test == "" {
 		train, test = full, ownTest
@@ -56,10 +55,10 @@ func (j *job) loadData() error {
 		train = full
 		tc := *c
 		tc.Columns.Coding = train.Coding // the test file read as the training data were
-		if test, err = readData(&tc, c.Test, "--test", false); err != nil {
+		if test, err = ReadData(&tc, c.Test, "--test", false); err != nil {
 			return err
 		}
-		if err := alignColumns(train, test, "--test"); err != nil {
+		if err := AlignColumns(train, test, "--test"); err != nil {
 			return err
 		}
 	} else {
@@ -72,15 +71,15 @@ func (j *job) loadData() error {
 		}
 	}
 	if c.Batch > train.Len() {
-		return fit.InputErrorf("--batch %d: expected at most N = %d training rows (0: full batch)", c.Batch, train.Len())
+		return InputErrorf("--batch %d: expected at most N = %d training rows (0: full batch)", c.Batch, train.Len())
 	}
 	if col, flagName := c.OffsetColumn(); col != "" {
 		// Out of the features before standardising: the offsets are used as read.
-		if j.offTrain, err = takeColumn(train, col, flagName); err != nil {
+		if j.offTrain, err = TakeColumn(train, col, flagName); err != nil {
 			return err
 		}
 		if test != nil && test.Len() > 0 {
-			if j.offTest, err = takeColumn(test, col, flagName); err != nil {
+			if j.OffTest, err = TakeColumn(test, col, flagName); err != nil {
 				return err
 			}
 		}
@@ -89,24 +88,24 @@ func (j *job) loadData() error {
 	// naming the column and what to do.
 	warns, err := data.CheckColumns(train.X, train.Names)
 	if err != nil {
-		return fit.InputErrorf("--data %s: %v", c.Data, err)
+		return InputErrorf("--data %s: %v", c.Data, err)
 	}
 	for _, w := range warns {
-		if j.stderr != nil {
-			fmt.Fprintf(j.stderr, "langevin run: warning: --data %s: %s\n", c.Data, w)
+		if j.Stderr != nil {
+			fmt.Fprintf(j.Stderr, "langevin run: warning: --data %s: %s\n", c.Data, w)
 		}
 	}
 	if err := singleClass(c, train); err != nil {
 		return err
 	}
 	if c.Standardize {
-		j.scaler = data.FitScaler(train.X)
-		j.scaler.Transform(train.X)
+		j.Scaler = data.FitScaler(train.X)
+		j.Scaler.Transform(train.X)
 		if test != nil && test.Len() > 0 {
-			j.scaler.Transform(test.X)
+			j.Scaler.Transform(test.X)
 		}
 	}
-	j.train, j.test = train, test
+	j.Train, j.Test = train, test
 	return nil
 }
 
@@ -116,7 +115,7 @@ func (j *job) loadData() error {
 // features: the likelihood then grows without bound along that direction,
 // and under a flat or weak prior the MAP runs to infinity and the posterior
 // is set by the prior alone.
-func separationWarning(m langevin.Model, theta []float64) string {
+func SeparationWarning(m langevin.Model, theta []float64) string {
 	if _, ok := m.(*model.Logistic); !ok || theta == nil {
 		return ""
 	}
@@ -142,7 +141,7 @@ func separationWarning(m langevin.Model, theta []float64) string {
 // singleClass refuses a classifier's training data whose labels are all
 // one class: there is nothing to tell apart, and the intercept runs to
 // infinity under a flat or weak prior.
-func singleClass(c *fit.Config, train *data.Dataset) error {
+func singleClass(c *Config, train *data.Dataset) error {
 	switch c.Model {
 	case "logistic", "probit", "softmax":
 	default:
@@ -156,17 +155,17 @@ func singleClass(c *fit.Config, train *data.Dataset) error {
 			return nil
 		}
 	}
-	return fit.InputErrorf("--data %s: the target column %q holds only the label %g in the %d training rows: a classifier needs two classes at least (check --target, or the data)", c.Data, train.Target, train.Y[0], train.Len())
+	return InputErrorf("--data %s: the target column %q holds only the label %g in the %d training rows: a classifier needs two classes at least (check --target, or the data)", c.Data, train.Target, train.Y[0], train.Len())
 }
 
 // classes returns, for softmax regression, one more than the largest label
 // of the training and test data (0 for the other models).
-func (j *job) classes() int {
-	if j.c.Model != "softmax" {
+func (j *Problem) classes() int {
+	if j.C.Model != "softmax" {
 		return 0
 	}
 	k := 0
-	for _, d := range []*data.Dataset{j.train, j.test} {
+	for _, d := range []*data.Dataset{j.Train, j.Test} {
 		if d != nil {
 			for _, y := range d.Y {
 				k = max(k, int(y)+1)
@@ -186,7 +185,7 @@ func dataBound() int64 {
 	return runctl.MemoryBudget() / 4
 }
 
-func readData(c *fit.Config, path, flagName string, builtins bool) (*data.Dataset, error) {
+func ReadData(c *Config, path, flagName string, builtins bool) (*data.Dataset, error) {
 	var d *data.Dataset
 	var err error
 	isFile := true
@@ -194,7 +193,7 @@ func readData(c *fit.Config, path, flagName string, builtins bool) (*data.Datase
 		if b, berr := data.Builtin(path); berr == nil {
 			d, isFile = b, false
 		} else if errors.Is(statErr, os.ErrNotExist) {
-			return nil, fit.InputErrorf("%s %s: no such file, and not an embedded data set (%s)", flagName, path, strings.Join(data.BuiltinNames(), ", "))
+			return nil, InputErrorf("%s %s: no such file, and not an embedded data set (%s)", flagName, path, strings.Join(data.BuiltinNames(), ", "))
 		}
 	}
 	headerLine := 1
@@ -208,7 +207,7 @@ func readData(c *fit.Config, path, flagName string, builtins bool) (*data.Datase
 			headerLine = 0
 		}
 		if errors.Is(err, data.ErrTooLarge) {
-			return nil, fit.InputErrorf("%s %v (a quarter of the memory budget: of half this machine's memory, or of a quarter of ulimit -v): convert the file once with langevin convert --data %s --out FILE.lvs; run and predict stream a store from disk", flagName, err, path)
+			return nil, InputErrorf("%s %v (a quarter of the memory budget: of half this machine's memory, or of a quarter of ulimit -v): convert the file once with langevin convert --data %s --out FILE.lvs; run and predict stream a store from disk", flagName, err, path)
 		}
 		if err != nil {
 			if c.Columns.Coding != nil {
@@ -219,11 +218,11 @@ func readData(c *fit.Config, path, flagName string, builtins bool) (*data.Datase
 	} else {
 		headerLine = 0
 		if c.Target != "" && c.Target != d.Target && c.Target != "-1" {
-			return nil, fit.InputErrorf("--target %s: the embedded data set %s has target %q", c.Target, path, d.Target)
+			return nil, InputErrorf("--target %s: the embedded data set %s has target %q", c.Target, path, d.Target)
 		}
 	}
 	if d.Len() == 0 {
-		return nil, fit.InputErrorf("%s %s: no data rows", flagName, path)
+		return nil, InputErrorf("%s %s: no data rows", flagName, path)
 	}
 	if d.Y == nil {
 		return d, nil // new rows without the target (predict)
@@ -237,7 +236,7 @@ func readData(c *fit.Config, path, flagName string, builtins bool) (*data.Datase
 		if d.Coding != nil && d.Coding.RowsDropped > 0 {
 			where = fmt.Sprintf("%s: row %d (of those kept)", d.Source, re.Row)
 		}
-		return nil, fit.InputErrorf("%s: %s %v in column %q: %s%s", where, noun, re.Value, d.Target, re.What, responseHint(c.Model, d.Y))
+		return nil, InputErrorf("%s: %s %v in column %q: %s%s", where, noun, re.Value, d.Target, re.What, responseHint(c.Model, d.Y))
 	}
 	return d, nil
 }
@@ -258,13 +257,13 @@ func headerless(d *data.Dataset) bool {
 // matching them by name, so that a test file whose columns are in another
 // order is read as the training data were; a column of train missing from
 // test is an error naming it.
-func alignColumns(train, test *data.Dataset, flagName string) error {
+func AlignColumns(train, test *data.Dataset, flagName string) error {
 	if slices.Equal(train.Names, test.Names) {
 		return nil
 	}
 	if headerless(train) || headerless(test) {
 		if train.Dim() != test.Dim() {
-			return fit.InputErrorf("%s %s: %d features, --data has %d", flagName, test.Source, test.Dim(), train.Dim())
+			return InputErrorf("%s %s: %d features, --data has %d", flagName, test.Source, test.Dim(), train.Dim())
 		}
 		return nil // no names to match: by position
 	}
@@ -282,7 +281,7 @@ func alignColumns(train, test *data.Dataset, flagName string) error {
 		perm[j] = k
 	}
 	if len(missing) > 0 {
-		return fit.InputErrorf("%s %s: no column %s, which the training data have (columns are matched by name; the file has %s)",
+		return InputErrorf("%s %s: no column %s, which the training data have (columns are matched by name; the file has %s)",
 			flagName, test.Source, strings.Join(quoteAll(missing), ", "), strings.Join(quoteAll(test.Names), ", "))
 	}
 	n := test.Len()
@@ -317,7 +316,7 @@ func checkSoftmaxLabels(train, test *data.Dataset) error {
 		}
 	}
 	if lo >= 1 {
-		return fit.InputErrorf("--model softmax: the labels of column %q start at %v, not 0: softmax expects the classes 0, 1, …, K−1 (with labels 1…K, subtract 1: class 0 would be empty)", train.Target, lo)
+		return InputErrorf("--model softmax: the labels of column %q start at %v, not 0: softmax expects the classes 0, 1, …, K−1 (with labels 1…K, subtract 1: class 0 would be empty)", train.Target, lo)
 	}
 	return nil
 }
@@ -328,19 +327,19 @@ func checkSoftmaxLabels(train, test *data.Dataset) error {
 // weights and the learned noise's prior are on the scale of a unit
 // response. The test scores are converted back to the response's units
 // (data.Scaler's Target methods).
-func (j *job) standardizeTarget(s model.Spec) {
-	if j.scaler == nil || s.Kind != "mlp" || s.Likelihood != "gaussian" {
+func (j *Problem) standardizeTarget(s model.Spec) {
+	if j.Scaler == nil || s.Kind != "mlp" || s.Likelihood != "gaussian" {
 		return
 	}
-	j.scaler.FitTarget(j.train.Y)
-	if j.test != nil {
-		j.scaler.TransformTarget(j.test.Y)
+	j.Scaler.FitTarget(j.Train.Y)
+	if j.Test != nil {
+		j.Scaler.TransformTarget(j.Test.Y)
 	}
 }
 
 // takeColumn removes the feature column col (a name, or a 1-based number
 // among the features) from d and returns its values.
-func takeColumn(d *data.Dataset, col, flagName string) ([]float64, error) {
+func TakeColumn(d *data.Dataset, col, flagName string) ([]float64, error) {
 	n, p := d.Len(), d.Dim()
 	k := -1
 	for j, name := range d.Names {
@@ -354,10 +353,10 @@ func takeColumn(d *data.Dataset, col, flagName string) ([]float64, error) {
 		}
 	}
 	if k < 0 {
-		return nil, fit.InputErrorf("%s %s: %s has no feature column of that name or number (features: %s)", flagName, col, d.Source, strings.Join(d.Names, ", "))
+		return nil, InputErrorf("%s %s: %s has no feature column of that name or number (features: %s)", flagName, col, d.Source, strings.Join(d.Names, ", "))
 	}
 	if p == 1 {
-		return nil, fit.InputErrorf("%s %s: the column is %s's only feature: nothing left to regress on", flagName, col, d.Source)
+		return nil, InputErrorf("%s %s: the column is %s's only feature: nothing left to regress on", flagName, col, d.Source)
 	}
 	vals := make([]float64, n)
 	X := mat.NewDense(n, p-1, nil)

@@ -1,4 +1,4 @@
-package main
+package fit
 
 import (
 	"fmt"
@@ -13,16 +13,15 @@ import (
 	"github.com/langevin-go/langevin"
 	"github.com/langevin-go/langevin/data"
 	"github.com/langevin-go/langevin/diag"
-	"github.com/langevin-go/langevin/fit"
 	"github.com/langevin-go/langevin/model"
 	"github.com/langevin-go/langevin/plot"
 	"github.com/langevin-go/langevin/predict"
 )
 
-// printPredictive prints the test-set table of fit.ScoreTest: the
+// printPredictive prints the test-set table of ScoreTest: the
 // posterior predictive and the MAP on the test set.
-func printPredictive(w io.Writer, m langevin.Model, tr *langevin.Trace, mapTheta []float64, test *data.Dataset) {
-	sc, err := fit.ScoreTest(m, tr, mapTheta, test)
+func PrintPredictive(w io.Writer, m langevin.Model, tr *langevin.Trace, mapTheta []float64, test *data.Dataset) {
+	sc, err := ScoreTest(m, tr, mapTheta, test)
 	if err != nil {
 		fmt.Fprintf(w, "test set: %v\n\n", err)
 		return
@@ -30,9 +29,9 @@ func printPredictive(w io.Writer, m langevin.Model, tr *langevin.Trace, mapTheta
 	sc.Format(w)
 }
 
-// printScores prints the test-set table of score (fit.NewTestTable).
+// printScores prints the test-set table of score (NewTestTable).
 func printScores(w io.Writer, name string, n int, draws [][]float64, mapTheta []float64, score func([][]float64) (float64, float64, error), note string) {
-	sc, err := fit.NewTestTable(name, n, draws, mapTheta, score, note)
+	sc, err := NewTestTable(name, n, draws, mapTheta, score, note)
 	if err != nil {
 		fmt.Fprintf(w, "test set: %v\n\n", err)
 		return
@@ -47,7 +46,7 @@ const predictBudget = 100_000_000
 // printPredictiveRows is printPredictive on a test set streamed in blocks
 // (a store): the same lines, the same numbers, but from at most
 // predictBudget/n evenly thinned draws for n test rows (a note says so).
-func printPredictiveRows(w io.Writer, m langevin.Model, tr *langevin.Trace, mapTheta []float64, test data.Rows) {
+func PrintPredictiveRows(w io.Writer, m langevin.Model, tr *langevin.Trace, mapTheta []float64, test data.Rows) {
 	c, ok := m.(predict.Classifier)
 	if !ok {
 		fmt.Fprintf(w, "test set: the model gives no class probabilities\n\n")
@@ -77,7 +76,7 @@ func printPredictiveRows(w io.Writer, m langevin.Model, tr *langevin.Trace, mapT
 
 // printWhere says where the draws went: counts, time, ESS per second, step
 // sizes, the noise crossover, clipping and warnings.
-func printWhere(w io.Writer, c *fit.Config, tr *langevin.Trace, table diag.Table, elapsed time.Duration, mapTheta []float64) {
+func PrintWhere(w io.Writer, c *Config, tr *langevin.Trace, table diag.Table, elapsed time.Duration, mapTheta []float64) {
 	kept, last, early := chainCounts(tr, c.Iters, c.Burnin, c.Thin)
 	total := 0
 	for _, l := range last {
@@ -85,7 +84,7 @@ func printWhere(w io.Writer, c *fit.Config, tr *langevin.Trace, table diag.Table
 	}
 	if early {
 		fmt.Fprintf(w, "draws:    %d chains × %s kept (a chain stopped early: last kept iterations %s of %d; thin %d); %d burn-in iterations per chain discarded\n",
-			tr.NumChains(), joinInts(kept), joinInts(last), c.Iters, c.Thin, c.Burnin)
+			tr.NumChains(), JoinInts(kept), JoinInts(last), c.Iters, c.Thin, c.Burnin)
 	} else {
 		fmt.Fprintf(w, "draws:    %d chains × %d kept (iterations %d–%d, thin %d); %d burn-in iterations per chain discarded\n",
 			tr.NumChains(), kept[0], c.Burnin+1, c.Iters, c.Thin, c.Burnin)
@@ -109,7 +108,7 @@ func printWhere(w io.Writer, c *fit.Config, tr *langevin.Trace, table diag.Table
 		secs, total, perIter, min(c.Chains, runtime.GOMAXPROCS(0)), ess)
 
 	if c.Def.Kind.Exact {
-		fit.PrintExact(w, c, tr)
+		PrintExact(w, c, tr)
 	} else if steps, ok := tr.Stat("stepsize__"); ok && len(steps[0]) > 0 {
 		first := steps[0][0]
 		if len(tr.Warmup[0].Stats) > 0 {
@@ -180,7 +179,7 @@ func printWhere(w io.Writer, c *fit.Config, tr *langevin.Trace, table diag.Table
 // takes over from optimisation), as the median over chains of plot.Crossover
 // (windows of 1/50 of a chain's saved draws), and both noises over the last
 // window.
-func printCrossover(w io.Writer, c *fit.Config, tr *langevin.Trace) {
+func printCrossover(w io.Writer, c *Config, tr *langevin.Trace) {
 	ki, kg := tr.StatIndex("noise_inj__"), tr.StatIndex("noise_grad__")
 	if ki < 0 || kg < 0 || c.NoiseEvery == 0 || c.Batch == 0 {
 		return
@@ -255,7 +254,7 @@ func chainCounts(tr *langevin.Trace, iters, burnin, thin int) (kept, last []int,
 	return kept, last, early
 }
 
-func joinInts(v []int) string {
+func JoinInts(v []int) string {
 	s := make([]string, len(v))
 	for i, x := range v {
 		s[i] = strconv.Itoa(x)
@@ -265,7 +264,7 @@ func joinInts(v []int) string {
 
 // logOffsets returns the offsets of the column values v: log v for an
 // exposure column, v itself otherwise (nil for none).
-func logOffsets(s model.Spec, v []float64) []float64 {
+func LogOffsets(s model.Spec, v []float64) []float64 {
 	if v == nil || !s.Exposure {
 		return v
 	}
@@ -279,7 +278,7 @@ func logOffsets(s model.Spec, v []float64) []float64 {
 // printGLMPredictive prints the test-set scores of a GLM: accuracy (probit)
 // or the RMSE of the posterior predictive mean, and the mean log predictive
 // density, for the posterior and the MAP.
-func printGLMPredictive(w io.Writer, g *model.GLM, tr *langevin.Trace, mapTheta []float64, test *data.Dataset, offset []float64) {
+func PrintGLMPredictive(w io.Writer, g *model.GLM, tr *langevin.Trace, mapTheta []float64, test *data.Dataset, offset []float64) {
 	d := g.Dim()
 	rows := tr.Rows()
 	for i := range rows {
@@ -317,9 +316,9 @@ func printGLMPredictive(w io.Writer, g *model.GLM, tr *langevin.Trace, mapTheta 
 		name       string
 		post, mapv float64
 	}{{name, p1, m1}, {"mean log pred. density", p2, m2}} {
-		fmt.Fprintf(w, "  %-24s %-22s", row.name, fit.FormatMetric(row.post))
+		fmt.Fprintf(w, "  %-24s %-22s", row.name, FormatMetric(row.post))
 		if mapTheta != nil {
-			fmt.Fprintf(w, " %s", fit.FormatMetric(row.mapv))
+			fmt.Fprintf(w, " %s", FormatMetric(row.mapv))
 		}
 		fmt.Fprintln(w)
 	}
@@ -349,4 +348,19 @@ func printStepWeighted(w io.Writer, tr *langevin.Trace, steps [][]float64) {
 		more = fmt.Sprintf(", and %d more", tr.Dim-show)
 	}
 	fmt.Fprintf(w, "weighted: step-weighted means Σηₜθₜ/Σηₜ of the kept draws (lecture notes (3.8)): %s%s\n", strings.Join(parts, ", "), more)
+}
+
+// printClassScores prints a classifier's metrics, mean entropies and
+// confusion matrix.
+func PrintClassScores(w io.Writer, met *predict.Metrics, h, e, mi float64) {
+	fmt.Fprintf(w, "accuracy %.4f   NLL %.4f   Brier %.4f   ECE %.4f (%d bins)\n", met.Accuracy, met.NLL, met.Brier, met.ECE, met.Bins)
+	fmt.Fprintf(w, "mean predictive entropy %.4f = expected entropy %.4f + mutual information %.4f (nats)\n\n", h, e, mi)
+	fmt.Fprintln(w, "confusion matrix (rows: true class, columns: predicted)")
+	for t, row := range met.Confusion {
+		fmt.Fprintf(w, "%4d:", t)
+		for _, v := range row {
+			fmt.Fprintf(w, " %6d", v)
+		}
+		fmt.Fprintln(w)
+	}
 }

@@ -1,11 +1,10 @@
-package main
+package fit
 
 import (
 	"fmt"
 	"io"
 
 	"github.com/langevin-go/langevin/data"
-	"github.com/langevin-go/langevin/fit"
 	"github.com/langevin-go/langevin/formula"
 )
 
@@ -15,34 +14,34 @@ import (
 
 // buildFormulaModel reads --data as a table and builds the --formula model
 // on all its rows (no test split: the formula names its own columns).
-func (j *job) buildFormulaModel() error {
-	c := j.c
+func (j *Problem) buildFormulaModel() error {
+	c := j.C
 	f, err := formula.Parse(c.Formula.Text)
 	if err != nil {
-		return fit.InputErrorf("--formula: %v", err)
+		return InputErrorf("--formula: %v", err)
 	}
 	priors, err := formula.ParsePriors(c.Formula.Priors)
 	if err != nil {
-		return fit.InputErrorf("--priors: %v", err)
+		return InputErrorf("--priors: %v", err)
 	}
 	tab, err := formula.ReadCSVFile(c.Data)
 	if err != nil {
-		return fit.InputErrorf("--data: %v", err)
+		return InputErrorf("--data: %v", err)
 	}
 	m, err := formula.New(f, tab, formula.Options{Family: c.Formula.Family, Priors: priors})
 	if err != nil {
-		return fit.InputErrorf("--formula %q on --data %s: %v", c.Formula.Text, c.Data, err)
+		return InputErrorf("--formula %q on --data %s: %v", c.Formula.Text, c.Data, err)
 	}
-	j.m = m
-	j.train = &data.Dataset{Source: c.Data, Y: make([]float64, tab.Len())}
+	j.M = m
+	j.Train = &data.Dataset{Source: c.Data, Y: make([]float64, tab.Len())}
 	return nil
 }
 
 // printFormulaHeader prints the model, its groups and its priors, and the
 // caveat of a stochastic-gradient sampler on a hierarchical model.
-func printFormulaHeader(w io.Writer, j *job, pc *fit.Config) {
-	m := j.m.(*formula.Model)
-	fmt.Fprintf(w, "%s regression (formula) on %s (N = %d, d = %d), %s, %s\n", m.Family, j.c.Data, m.Len(), m.Dim(), pc.Describe(), j.c.ChainsText())
+func PrintFormulaHeader(w io.Writer, j *Problem, pc *Config) {
+	m := j.M.(*formula.Model)
+	fmt.Fprintf(w, "%s regression (formula) on %s (N = %d, d = %d), %s, %s\n", m.Family, j.C.Data, m.Len(), m.Dim(), pc.Describe(), j.C.ChainsText())
 	if m.HasGroups() && pc.Def.Kind.Minibatch {
 		fmt.Fprintf(w, "warning:  %s\n", formula.StochasticGradientCaveat)
 	}
