@@ -10,6 +10,7 @@ import (
 
 	"github.com/langevin-go/langevin"
 	"github.com/langevin-go/langevin/data"
+	"github.com/langevin-go/langevin/diag"
 )
 
 // --sampler auto on a network (--model mlp): NewNetPlan chooses the
@@ -77,24 +78,82 @@ func (a *autoRun) adjustNet(c *Config, o *langevin.Options) {
 
 // printNet writes the network plan's auto: lines and why the run stopped.
 func (a *autoRun) printNet(w io.Writer, c *Config, tr *langevin.Trace) {
+	for _, n := range a.netNotes(tr, netTarget(c), c.ChainID, c.Iters) {
+		fmt.Fprintln(w, n)
+	}
+}
+
+// netNotes are the network plan's rules, its restarts and why the run
+// stopped, as "auto" notes; target is the function-space ESS target, and
+// chainID > 0 says the run was one chain of an analysis (run to iters).
+func (a *autoRun) netNotes(tr *langevin.Trace, target float64, chainID, iters int) []Note {
+	var out []Note
 	for _, line := range strings.Split(strings.TrimSpace(a.Net.String()), "\n") {
-		fmt.Fprintf(w, "auto:     %s\n", line)
+		out = append(out, Note{"auto", line})
 	}
 	for _, r := range a.Net.Restarts {
-		fmt.Fprintf(w, "auto:     restart: %s\n", r)
+		out = append(out, Note{"auto", "restart: " + r})
 	}
 	conv := a.conv
 	if conv == nil || !conv.Converged {
-		conv = a.Net.Convergence(a.netModel, tr, netTarget(c))
+		conv = a.Net.Convergence(a.netModel, tr, target)
 	}
 	switch {
 	case conv.Converged:
-		fmt.Fprintf(w, "auto:     length: ran until the predictions converged: %v\n", conv)
-	case c.ChainID > 0:
-		fmt.Fprintf(w, "auto:     length: --iters %d (one chain of an analysis): %v\n", c.Iters, conv)
+		out = append(out, Note{"auto", fmt.Sprintf("length: ran until the predictions converged: %v", conv)})
+	case chainID > 0:
+		out = append(out, Note{"auto", fmt.Sprintf("length: --iters %d (one chain of an analysis): %v", iters, conv)})
 	default:
-		fmt.Fprintf(w, "auto:     length: stopped at the cap of %d iterations before the predictions converged: %v — it would take more iterations (--iters), or more chains agreeing (the modes differ)\n", a.lastIter(tr), conv)
+		out = append(out, Note{"auto", fmt.Sprintf("length: stopped at the cap of %d iterations before the predictions converged: %v — it would take more iterations (--iters), or more chains agreeing (the modes differ)", a.lastIter(tr), conv)})
 	}
+	return out
+}
+
+// runNet is Run for a network: NewNetPlan's random starts, Adam to their
+// modes, one chain at each, the preconditioner, step and burn-in of the
+// plan, and a run until the predictions at held-out points (the first 100
+// test rows, else training rows) converge in function space — what
+// langevin run --model mlp does with no tuning flag, bit for bit. A zero
+// TargetESS is the function-space target of 100 effective draws; a zero
+// Iters is the plan's cap.
+func runNet(ctx context.Context, net Network, job Job, s Settings) (*Result, error) {
+	plan, err := NewNetPlan(ctx, net, NetPlanOptions{Seed: s.Seed, Starts: s.Chains, Batch: s.Batch, Points: NetPoints(job.Test)})
+	if err != nil {
+		return nil, err
+	}
+	target := float64(netTargetESS)
+	if s.TargetESS > 0 {
+		target = s.TargetESS
+	}
+	iters := s.Iters
+	if iters == 0 {
+		iters = plan.MaxIters
+	}
+	a := &autoRun{Net: plan, netModel: net, burnin: plan.BurnIn}
+	if s.BurnIn > 0 {
+		a.burnin = s.BurnIn
+	}
+	a.burnin = min(a.burnin, iters/2)
+	o := langevin.Options{
+		Chains: s.Chains, Iters: iters, BurnIn: a.burnin, Thin: 1, Seed: s.Seed, Init: plan.Init(),
+		MaxKeep: MaxKeep(target, s.Chains), CheckEvery: max(200, a.burnin/4),
+		Progress: s.Progress, Sink: s.Sink,
+	}
+	if s.TargetESS >= 0 {
+		o.Until = plan.Until(net, target, &a.conv)
+	}
+	tr, runErr := langevin.Run(ctx, net, plan.Sampler, o)
+	if tr == nil {
+		return nil, runErr
+	}
+	res := &Result{NetPlan: plan, Trace: tr, MAP: BestMode(plan)}
+	params, _ := CommonLength(tr)
+	res.Table = diag.Summarize(tr.Names, params)
+	if job.Test != nil && job.Test.Len() > 0 && runErr == nil {
+		res.Test, res.TestErr = ScoreTest(net, tr, res.MAP, job.Test)
+	}
+	res.Notes = a.netNotes(tr, target, 0, iters)
+	return res, runErr
 }
 
 func (a *autoRun) lastIter(tr *langevin.Trace) int {
