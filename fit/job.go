@@ -36,13 +36,11 @@ func testLen(d *data.Dataset) int {
 	return d.Len()
 }
 
-// buildModel builds the model of the configuration on the training data,
-// with its spec resolved against the training labels.
+// BuildModel builds the model of the configuration on the training data,
+// with its spec resolved against the training labels. A --formula model is
+// built by the command (package formula's tests import fit).
 func (j *Problem) BuildModel() error {
 	c := j.C
-	if c.Formula.Text != "" {
-		return j.buildFormulaModel()
-	}
 	s := c.Spec()
 	s.Classes = max(s.Classes, j.classes())
 	if j.Rows != nil {
@@ -83,7 +81,9 @@ var LaplaceHook func(*approx.RunLaplace)
 
 // newRunLaplace returns the run's one MAP and Laplace approximation
 // (NewLaplace); an MLP's MAP is Adam's from a
-// Glorot start (--map-iters, --map-batch, --map-lr), and only with --init map.
+// Glorot start, and only with --init map: by the network plan's rule
+// (NetMAP: 300 epochs, learning rate 10⁻² decaying to 10⁻³) unless
+// --map-lr asks for a constant learning rate (--map-iters, --map-batch).
 func NewRunLaplace(c *Config, m langevin.Model) *approx.RunLaplace {
 	lap := NewLaplace(m)
 	if mlp, ok := m.(*model.MLP); ok {
@@ -94,6 +94,9 @@ func NewRunLaplace(c *Config, m langevin.Model) *approx.RunLaplace {
 			theta := make([]float64, mlp.Dim())
 			rng := langevin.ChainRNG(c.Seed, 1000)
 			mlp.GlorotInit(theta, rng)
+			if !c.Set["map-lr"] {
+				return NetMAP(ctx, mlp, theta, netMAPIters(c, mlp.Len()), c.Mlp.MapBatch, rng)
+			}
 			return sampler.FitAdam(ctx, mlp, theta, sampler.AdamFit{Iters: c.Mlp.MapIters, Batch: c.Mlp.MapBatch, LR: c.Mlp.MapLR}, rng)
 		}
 	}

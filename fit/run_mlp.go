@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/langevin-go/langevin"
+	"github.com/langevin-go/langevin/approx"
 	"github.com/langevin-go/langevin/data"
 	"github.com/langevin-go/langevin/model"
 	"github.com/langevin-go/langevin/predict"
@@ -29,16 +30,22 @@ func GeneratedData(c *Config, name string) (train, test *data.Dataset, ok bool, 
 }
 
 // printMLPPredictive prints the predict package's metrics of the posterior
-// predictive and of the MAP network on the test set.
-func PrintMLPPredictive(w io.Writer, m *model.MLP, tr *langevin.Trace, mapTheta []float64, test *data.Dataset, sc *data.Scaler) {
+// predictive and of the MAP network on the test set; the draws of a
+// linearised Laplace approximation (glm not nil) predict through the network
+// linearised at the MAP.
+func PrintMLPPredictive(w io.Writer, m *model.MLP, glm *approx.GLMLaplace, tr *langevin.Trace, mapTheta []float64, test *data.Dataset, sc *data.Scaler) {
 	rows := tr.Rows()
 	draws := make([][]float64, len(rows))
 	for i, r := range rows {
 		draws[i] = r[:m.Dim()]
 	}
-	defer printFunctionSpace(w, m, tr, test)
+	var reg predict.Regressor = m
+	if glm != nil {
+		reg = glm.Linearized()
+	}
+	defer printFunctionSpace(w, m, reg, tr, test)
 	if m.NumClasses() == 0 {
-		printMLPRegression(w, m, draws, mapTheta, test, sc)
+		printMLPRegression(w, reg, draws, mapTheta, test, sc)
 		return
 	}
 	fmt.Fprintf(w, "test set (%d rows)   %9s %9s %9s %9s\n", test.Len(), "accuracy", "NLL", "Brier", "ECE")
@@ -73,7 +80,7 @@ func PrintMLPPredictive(w io.Writer, m *model.MLP, tr *langevin.Trace, mapTheta 
 // the mean log predictive density per test point ("log-lik", nats, as the
 // UCI benchmark's papers report it), the RMSE of the predictive mean, and
 // the coverage of the 95% predictive interval.
-func printMLPRegression(w io.Writer, m *model.MLP, draws [][]float64, mapTheta []float64, test *data.Dataset, sc *data.Scaler) {
+func printMLPRegression(w io.Writer, m predict.Regressor, draws [][]float64, mapTheta []float64, test *data.Dataset, sc *data.Scaler) {
 	if sc == nil {
 		sc = &data.Scaler{}
 	}
@@ -109,7 +116,7 @@ func printMLPRegression(w io.Writer, m *model.MLP, draws [][]float64, mapTheta [
 // printFunctionSpace prints R̂ and bulk-ESS of the predictions at up to 200
 // held-out points (predict.ClassConvergence): the convergence of a
 // network judged in function space, where its weights are not identified.
-func printFunctionSpace(w io.Writer, m *model.MLP, tr *langevin.Trace, test *data.Dataset) {
+func printFunctionSpace(w io.Writer, m *model.MLP, reg predict.Regressor, tr *langevin.Trace, test *data.Dataset) {
 	short := math.MaxInt
 	for _, c := range tr.Draws {
 		short = min(short, len(c))
@@ -129,7 +136,7 @@ func printFunctionSpace(w io.Writer, m *model.MLP, tr *langevin.Trace, test *dat
 	var conv *predict.Convergence
 	var err error
 	if m.NumClasses() == 0 {
-		conv, err = predict.RegressConvergence(m, chains, X)
+		conv, err = predict.RegressConvergence(reg, chains, X)
 	} else {
 		conv, err = predict.ClassConvergence(m, chains, X)
 	}

@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/langevin-go/langevin"
+	"github.com/langevin-go/langevin/model"
 	"github.com/langevin-go/langevin/sampler"
 )
 
@@ -54,7 +55,7 @@ type mandtFlags struct {
 func checkMandt(c *Config) error {
 	o := Opt[*mandtFlags](c, "mandt")
 	switch {
-	case c.Model == "mlp" && !c.StepSet:
+	case c.Model == "mlp" && !c.StepSet && c.Sampler != "laplace":
 		return InputErrorf("--sampler %s with --model mlp: its step comes from the Hessian and the gradient covariance at the MAP, and a network's Hessian is not positive definite there (a saddle direction per symmetry of the hidden units), so the rule has no stable answer; give --step, or use the default --sampler auto (the network plan: step from the measured curvature)", c.Sampler)
 	case c.Toy() && c.Sampler != "laplace":
 		return InputErrorf("--sampler %s with --model %s: constant SGD, SGFS and IASG are tuned to the minibatch gradient noise of a data model (--model linear|logistic); the toy targets have none", c.Sampler, c.Model)
@@ -78,6 +79,9 @@ func checkMandt(c *Config) error {
 
 func buildMandt(ctx context.Context, b *BuildEnv) (langevin.Sampler, error) {
 	c, m := b.C, b.M
+	if net, ok := m.(*model.MLP); ok && c.Sampler == "laplace" && net.NumClasses() == 0 {
+		return buildGLMLaplace(ctx, b, net)
+	}
 	if c.Sampler == "laplace" {
 		// The negative Hessian's eigenvalues floored at the prior's
 		// curvature (approx.LaplaceFloored): a network's MAP from Adam is

@@ -133,6 +133,10 @@ type BuildEnv struct {
 	StepA float64
 
 	Auto *autoRun // set by --sampler auto's build
+	// Glm, set by --sampler laplace on a regression network, is the
+	// linearised Laplace approximation: its draws predict through the
+	// network linearised at the MAP.
+	Glm *approx.GLMLaplace
 	// stepNote, set by SGLD's build, says how the step stands against the
 	// stability cap (see stabilityCap); printed with the summary.
 	StepNote string

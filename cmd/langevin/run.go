@@ -59,7 +59,11 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if j.Rows != nil && !c.Quiet {
 		fmt.Fprintln(stderr, "langevin run: "+j.DescribeRows())
 	}
-	if err := j.BuildModel(); err != nil {
+	build := j.BuildModel
+	if c.Formula.Text != "" {
+		build = func() error { return buildFormulaModel(j) }
+	}
+	if err := build(); err != nil {
 		return err
 	}
 	ph.Done("load", "")
@@ -204,7 +208,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	params, note := fit.CommonLength(tr)
 	table := diag.Summarize(tr.Names, params)
 	if c.Formula.Text != "" {
-		fit.PrintFormulaHeader(stdout, j, pc)
+		printFormulaHeader(stdout, j, pc)
 	} else if c.Toy() {
 		fmt.Fprintf(stdout, "toy target %s (d = %d, no data, gradient noise sd %g), %s, %s\n\n",
 			c.Model, m.Dim(), c.GradNoise, pc.Describe(), c.ChainsText())
@@ -250,7 +254,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if intr != nil {
 		// Interrupted: no predictions.
 	} else if mlp, ok := m.(*model.MLP); ok && test != nil && test.Len() > 0 {
-		fit.PrintMLPPredictive(stdout, mlp, tr, mapTheta, test, j.Scaler)
+		fit.PrintMLPPredictive(stdout, mlp, j.Env.Glm, tr, mapTheta, test, j.Scaler)
 	} else if g, ok := m.(*model.GLM); ok && test != nil && test.Len() > 0 {
 		fit.PrintGLMPredictive(stdout, g, tr, mapTheta, test, fit.LogOffsets(j.Spec, j.OffTest))
 	} else if test != nil && test.Len() > 0 {

@@ -47,9 +47,9 @@ func newRunFlagSet(c *fit.Config) *flag.FlagSet {
 	fs.IntVar(&m.Classes, "classes", 0, "categorical likelihood: number of classes `K` (0: largest label + 1)")
 	fs.Float64Var(&m.NoiseVar, "noise-var", 1, "Gaussian likelihood: noise variance σ², fixed with --learn-noise=false (with the learned noise, the default, --sampler auto starts σ² at the response's variance)")
 	fs.BoolVar(&m.LearnNoise, "learn-noise", true, "Gaussian likelihood: sample log σ² too (prior N(0, 2²) on log σ² of the standardised response; --learn-noise=false fixes σ² at --noise-var)")
-	fs.IntVar(&m.MapIters, "map-iters", 20000, "MLP --init map: Adam iterations")
+	fs.IntVar(&m.MapIters, "map-iters", 20000, "MLP MAP (--init map, the ensemble's members, the MAP of swag and laplace): Adam iterations (unset: the network plan's rule, 300 epochs, 2,000 to 20,000)")
 	fs.IntVar(&m.MapBatch, "map-batch", 32, "MLP --init map: Adam minibatch size")
-	fs.Float64Var(&m.MapLR, "map-lr", 1e-3, "MLP --init map: Adam learning rate")
+	fs.Float64Var(&m.MapLR, "map-lr", 1e-3, "MLP MAP: a constant Adam learning rate (unset: the network plan's, 10⁻² decaying to 10⁻³)")
 	fs.Float64Var(&c.GradNoise, "grad-noise", 0, "toy targets: sd `S` of the N(0, S²I) noise injected into the gradient")
 	fs.Float64Var(&c.Rho, "rho", 0.9, "gauss2: correlation `ρ` of the two coordinates")
 

@@ -1,10 +1,11 @@
-package fit
+package main
 
 import (
 	"fmt"
 	"io"
 
 	"github.com/langevin-go/langevin/data"
+	"github.com/langevin-go/langevin/fit"
 	"github.com/langevin-go/langevin/formula"
 )
 
@@ -14,23 +15,23 @@ import (
 
 // buildFormulaModel reads --data as a table and builds the --formula model
 // on all its rows (no test split: the formula names its own columns).
-func (j *Problem) buildFormulaModel() error {
+func buildFormulaModel(j *fit.Problem) error {
 	c := j.C
 	f, err := formula.Parse(c.Formula.Text)
 	if err != nil {
-		return InputErrorf("--formula: %v", err)
+		return fit.InputErrorf("--formula: %v", err)
 	}
 	priors, err := formula.ParsePriors(c.Formula.Priors)
 	if err != nil {
-		return InputErrorf("--priors: %v", err)
+		return fit.InputErrorf("--priors: %v", err)
 	}
 	tab, err := formula.ReadCSVFile(c.Data)
 	if err != nil {
-		return InputErrorf("--data: %v", err)
+		return fit.InputErrorf("--data: %v", err)
 	}
 	m, err := formula.New(f, tab, formula.Options{Family: c.Formula.Family, Priors: priors})
 	if err != nil {
-		return InputErrorf("--formula %q on --data %s: %v", c.Formula.Text, c.Data, err)
+		return fit.InputErrorf("--formula %q on --data %s: %v", c.Formula.Text, c.Data, err)
 	}
 	j.M = m
 	j.Train = &data.Dataset{Source: c.Data, Y: make([]float64, tab.Len())}
@@ -39,7 +40,7 @@ func (j *Problem) buildFormulaModel() error {
 
 // printFormulaHeader prints the model, its groups and its priors, and the
 // caveat of a stochastic-gradient sampler on a hierarchical model.
-func PrintFormulaHeader(w io.Writer, j *Problem, pc *Config) {
+func printFormulaHeader(w io.Writer, j *fit.Problem, pc *fit.Config) {
 	m := j.M.(*formula.Model)
 	fmt.Fprintf(w, "%s regression (formula) on %s (N = %d, d = %d), %s, %s\n", m.Family, j.C.Data, m.Len(), m.Dim(), pc.Describe(), j.C.ChainsText())
 	if m.HasGroups() && pc.Def.Kind.Minibatch {

@@ -1,0 +1,61 @@
+package experiment
+
+import (
+	"math"
+	"strings"
+	"testing"
+)
+
+// uciRowsAt returns n splits of the default SG-MCMC on set whose test LL
+// are ll ± 0.1 (mean ll, standard error 0.1·√(n/(n−1))/√n ≈ 0.023 at n =
+// 20), RMSE rmse, function-space R̂ median/max rh.
+func uciRowsAt(set string, n int, ll, rmse, rhMed, rhMax float64) []uciRow {
+	var out []uciRow
+	for k := 0; k < n; k++ {
+		d := 0.1
+		if k%2 == 1 {
+			d = -0.1
+		}
+		out = append(out, uciRow{set: set, split: k, method: "SG-MCMC (auto)", ll: ll + d, rmse: rmse, cover: 0.95, rhatMax: rhMax, rhatMedian: rhMed, cpu: 5})
+	}
+	return out
+}
+
+// TestUCIAcceptance checks the acceptance lines of the table against hand
+// counts: the best published LL of each set (boston −2.40, energy −1.21,
+// power −2.79, protein −2.83, wine −0.93, yacht −1.18), our standard error,
+// MC dropout 2016's RMSE and the R̂ thresholds. Moving one set from "within
+// one SE" to below must turn the LL criterion to "not met".
+func TestUCIAcceptance(t *testing.T) {
+	build := func(bostonLL float64) []uciRow {
+		var rows []uciRow
+		rows = append(rows, uciRowsAt("yacht", 20, -0.6, 0.5, 1.01, 1.05)...)      // ≥ best, RMSE ≤ 1.11
+		rows = append(rows, uciRowsAt("energy", 20, -0.6, 0.4, 1.01, 1.2)...)      // ≥ best; R̂ max short
+		rows = append(rows, uciRowsAt("power", 20, -2.78, 4.0, 1.01, 1.05)...)     // ≥ best (−2.79)
+		rows = append(rows, uciRowsAt("protein", 5, -2.80, 4.5, 1.01, 1.05)...)    // ≥ best; RMSE worse than 4.36
+		rows = append(rows, uciRowsAt("wine", 20, -0.94, 0.63, 1.01, 1.05)...)     // within one SE of −0.93; RMSE worse
+		rows = append(rows, uciRowsAt("boston", 20, bostonLL, 2.8, 1.01, 1.05)...) // −2.41: within one SE of −2.40
+		return rows
+	}
+	sets := uciSets
+	out := uciTable(sets, build(-2.41))
+	for _, want := range []string{
+		"LL ≥ best published on 4 of 6 sets, within one SE on 2 more; RMSE ≤ MC dropout 2016 on 4 of 6",
+		"LL criterion (≥ best on 4, the rest within one SE): met",
+		"RMSE criterion (≤ MC dropout 2016 on 4): met",
+		"function-space R̂ (median ≤ 1.02, max ≤ 1.1): met on 5 of 6 sets",
+		"energy: LL -0.600 vs best published -1.21",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+	out = uciTable(sets, build(-2.50))
+	if !strings.Contains(out, "LL criterion (≥ best on 4, the rest within one SE): not met (below: boston 0.100 below") {
+		t.Errorf("boston 0.1 below the best (4 SE) did not fail the LL criterion:\n%s", out)
+	}
+	// The standard error is sd/√n over the splits.
+	if m, se, n := meanSE([]float64{1, 2, 3, math.NaN()}); m != 2 || n != 3 || math.Abs(se-1/math.Sqrt(3)) > 1e-15 {
+		t.Errorf("meanSE = %v, %v, %v", m, se, n)
+	}
+}

@@ -1,0 +1,56 @@
+package model
+
+import (
+	"fmt"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// OutputJacobian writes, for the rows i0 ≤ i < i1 of X (nil X: the training
+// inputs), the network's regression output f(xᵢ; θ) in y's units (as
+// [MLP.RegressionMean]) into f[i−i0] and its gradient with respect to θ,
+//
+//	Jᵢ = ∂f(xᵢ; θ)/∂θ,
+//
+// into row i−i0 of jac ((i1−i0) × Dim, row-major). J is the backward pass
+// of [MLP.LogLik] with the output's δ set to ∂f/∂f⁽ᴸ⁾ = s_y (the response's
+// sd with StandardizeY, else 1) instead of the likelihood's residual: the
+// weight and bias entries as in the gradient, 0 in the log_sigma2 column (f
+// does not depend on the noise). It is what the linearised (GLM) Laplace
+// approximation needs (package approx's GLMLaplace). It panics for a
+// likelihood other than Gaussian, a bad row range or wrong lengths
+// (programmer errors).
+func (m *MLP) OutputJacobian(theta []float64, X *mat.Dense, i0, i1 int, f, jac []float64) {
+	if m.lik != LikGaussian {
+		panic("model: MLP OutputJacobian: needs the Gaussian likelihood, not " + m.lik.String())
+	}
+	checkTheta("MLP OutputJacobian", theta, m.dim)
+	n, p := m.n, m.p
+	if X != nil {
+		n, p = X.Dims()
+		if p != m.p {
+			panic(fmt.Sprintf("model: MLP OutputJacobian: feature matrix has %d columns, model has %d features", p, m.p))
+		}
+	}
+	r := i1 - i0
+	if i0 < 0 || i1 > n || r < 0 || len(f) < r || len(jac) < r*m.dim {
+		panic(fmt.Sprintf("model: MLP OutputJacobian: rows %d…%d of %d, len(f) %d, len(jac) %d (want ≥ %d, %d)", i0, i1, n, len(f), len(jac), r, r*m.dim))
+	}
+	w := m.pool.get()
+	defer m.pool.put(w)
+	L := len(m.sizes) - 1
+	x := w.in[:p]
+	for k := 0; k < r; k++ {
+		if X == nil {
+			copy(x, m.x[(i0+k)*p:(i0+k+1)*p])
+		} else {
+			mat.Row(x, i0+k, X)
+		}
+		m.forward(theta, x, 1, w)
+		f[k] = m.yMean + m.ySD*w.a[L][0]
+		row := jac[k*m.dim : (k+1)*m.dim]
+		clear(row)
+		w.d1[0] = m.ySD
+		m.backward(theta, x, 1, w, row)
+	}
+}
