@@ -281,7 +281,7 @@ func (c *Config) Validate() error {
 		{"schedule", c.Schedule, []string{"const", "poly", "cyclic"}},
 		{"init", c.Init, []string{"zero", "map", "prior", "laplace", "random"}},
 		{"precond", c.Precond, []string{"laplace", "none"}},
-		{"format", c.Format, []string{"auto", "csv", "libsvm", "parquet", "store", "uci"}},
+		{"format", c.Format, append(append([]string{"auto"}, data.Formats()...), "uci")},
 	} {
 		if err := OneOf(o.name, o.v, o.allowed...); err != nil {
 			return err

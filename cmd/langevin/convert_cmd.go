@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
+	"strings"
 	"syscall"
 	"time"
 
@@ -25,7 +27,7 @@ func cmdConvert(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&in, "data", "", "input: a CSV (.gz read transparently) or Parquet `FILE`")
 	fs.StringVar(&target, "target", "", "target `COL`umn by name or 1-based number, −1 = last (default: the last column)")
 	fs.StringVar(&out, "out", "", "the store to write, `FILE.lvs` (written under FILE.lvs.tmp and renamed when complete)")
-	fs.StringVar(&format, "format", "auto", "input format: auto|csv|parquet (auto tells Parquet by its magic bytes)")
+	fs.StringVar(&format, "format", "auto", "input format: auto|"+strings.Join(data.StreamFormats(), "|")+" (auto tells them by content)")
 	fs.BoolVar(&f32, "float32", false, "store single precision: half the size, relative rounding ≤ 6e-8 (default: float64, exact)")
 	fs.BoolVar(&noHeader, "no-header", false, "CSV: the first row is data (columns V1, V2, …)")
 	fs.BoolVar(&force, "force", false, "replace an existing --out FILE")
@@ -41,8 +43,8 @@ func cmdConvert(args []string, stdout, stderr io.Writer) error {
 		return fit.InputErrorf("--data -: a store is converted from a file, not standard input")
 	case out == "":
 		return fit.InputErrorf("--out: no output file given (FILE.lvs)")
-	case format != "auto" && format != "csv" && format != "parquet":
-		return fit.InputErrorf("--format %s: expected auto, csv or parquet", format)
+	case format != "auto" && !slices.Contains(data.StreamFormats(), format):
+		return fit.InputErrorf("--format %s: expected auto, %s", format, strings.Join(data.StreamFormats(), " or "))
 	}
 	if _, err := os.Stat(out); err == nil && !force {
 		return fit.InputErrorf("--out %s exists: give --force to replace it", out)

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/langevin-go/langevin/data"
 	"github.com/langevin-go/langevin/fit"
 	"github.com/langevin-go/langevin/model"
 )
@@ -26,7 +27,7 @@ func newRunFlagSet(c *fit.Config) *flag.FlagSet {
 	fs.Float64Var(&c.TestFrac, "test-frac", 0.2, "fraction of --data held out as test set when --test is not given (0: fit on all the data)")
 	fs.StringVar(&c.Target, "target", "", "target `COL`umn: a name, or a 1-based column number (-1 = last); default the last column")
 	c.Columns.Register(fs)
-	fs.StringVar(&c.Format, "format", "auto", "data format: auto|csv|libsvm|parquet|store (a data.Store file)|uci (a folder of the UCI regression benchmark: data.txt, index_*.txt); auto tells them by content")
+	fs.StringVar(&c.Format, "format", "auto", "data format: auto|"+strings.Join(data.Formats(), "|")+" (store: a data.Store file)|uci (a folder of the UCI regression benchmark: data.txt, index_*.txt); auto tells them by content")
 	fs.IntVar(&c.Split, "split", 0, "--data a UCI benchmark folder: split `K` (0-based): its index_train_K rows are the data, its index_test_K rows the test set; an MLP gets the folder's n_hidden units unless --hidden is given")
 	fs.BoolVar(&c.Standardize, "standardize", true, "standardise features with the training set's mean and sd (and an MLP's Gaussian response: the test scores are reported in its units)")
 	fs.IntVar(&c.N, "n", 1000, "generated data (--data moons|spirals|gap1d): number of points `N`; fashion-mnist: use the first N training images (default all)")

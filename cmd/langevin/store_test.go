@@ -233,7 +233,7 @@ func TestConvertCommand(t *testing.T) {
 		{[]string{"--data", filepath.Join(dir, "none.csv"), "--out", filepath.Join(dir, "n.lvs")}, "none.csv: no such file"},
 		{[]string{"--data", csv, "--out", out}, "exists: give --force"},
 		{[]string{"--data", csv}, "--out: no output file"},
-		{[]string{"--data", out, "--out", filepath.Join(dir, "s.lvs")}, "expected CSV or Parquet"},
+		{[]string{"--data", out, "--out", filepath.Join(dir, "s.lvs")}, "expected csv or parquet"},
 		{[]string{"--data", csv, "--target", "zz", "--out", filepath.Join(dir, "z.lvs")}, "zz"},
 	} {
 		code, _, errs := runMain(append([]string{"convert"}, c.args...)...)
