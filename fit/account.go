@@ -289,7 +289,7 @@ func PrintGLMPredictive(w io.Writer, g *model.GLM, tr *langevin.Trace, mapTheta 
 		name = "accuracy"
 	}
 	score := func(draws [][]float64) (float64, float64) {
-		mean := g.PredictMean(draws, test.X, offset, nil)
+		mean := predict.OffsetMean(g, draws, test.X, offset, nil)
 		var first float64
 		for i, m := range mean {
 			if g.Kind() == model.Probit {
@@ -304,7 +304,7 @@ func PrintGLMPredictive(w io.Writer, g *model.GLM, tr *langevin.Trace, mapTheta 
 		if g.Kind() != model.Probit {
 			first = math.Sqrt(first)
 		}
-		return first, g.LogPredictiveDensity(draws, test.X, offset, test.Y)
+		return first, predict.OffsetLogPredictiveDensity(g, draws, test.X, offset, test.Y)
 	}
 	p1, p2 := score(rows)
 	fmt.Fprintf(w, "test set (%d rows)        posterior predictive   MAP (optimisation)\n", test.Len())

@@ -209,7 +209,7 @@ func PredictUnlabelled(stdout io.Writer, mf *ModelFile, d *data.Dataset, r *rund
 	var buf bytes.Buffer
 	switch mm := m.(type) {
 	case *model.GLM:
-		mean := mm.PredictMean(draws, d.X, LogOffsets(mf.Spec, offVals), nil)
+		mean := predict.OffsetMean(mm, draws, d.X, LogOffsets(mf.Spec, offVals), nil)
 		buf.WriteString("y,mean\n")
 		for _, v := range mean {
 			fmt.Fprintf(&buf, ",%g\n", v)

@@ -220,7 +220,7 @@ func meanOf(v []float64) float64 {
 // probit, the RMSE of the predictive mean otherwise, and the mean log
 // predictive density) and writes y and the predictive mean to out.
 func predictGLM(w io.Writer, g *model.GLM, draws [][]float64, d *data.Dataset, offset []float64, out string) error {
-	mean := g.PredictMean(draws, d.X, offset, nil)
+	mean := predict.OffsetMean(g, draws, d.X, offset, nil)
 	var score float64
 	for i, m := range mean {
 		if g.Kind() == model.Probit {
@@ -236,7 +236,7 @@ func predictGLM(w io.Writer, g *model.GLM, draws [][]float64, d *data.Dataset, o
 	if g.Kind() != model.Probit {
 		name, score = "RMSE of the predictive mean", math.Sqrt(score)
 	}
-	fmt.Fprintf(w, "%s %.4f   mean log predictive density %.4f\n", name, score, g.LogPredictiveDensity(draws, d.X, offset, d.Y))
+	fmt.Fprintf(w, "%s %.4f   mean log predictive density %.4f\n", name, score, predict.OffsetLogPredictiveDensity(g, draws, d.X, offset, d.Y))
 	if out == "" {
 		return nil
 	}
