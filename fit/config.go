@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/langevin-go/langevin"
+	"github.com/langevin-go/langevin/approx"
 	"github.com/langevin-go/langevin/data"
 	"github.com/langevin-go/langevin/internal/runctl"
 	"github.com/langevin-go/langevin/model"
@@ -613,6 +614,26 @@ func (c *Config) CheckStoreFits() error {
 	if need > budget {
 		return InputErrorf("--data %s: a store of %d rows × %d features: --model %s reads its data into memory, about %s, more than %s (half this machine's memory); only --model %v Streams a store",
 			c.Data, st.Len(), st.Dim(), c.Model, runctl.FmtBytes(need), runctl.FmtBytes(budget), model.RowKinds)
+	}
+	return nil
+}
+
+// Initializer returns the initial points of --init: zero, a draw from the
+// prior, a network's random fan-in start (random), the MAP, or the MAP plus
+// a draw from the diagonal Laplace approximation N(MAP, diag(laplace))
+// (laplace, the default).
+func (c *Config) Initializer(mapTheta, laplace []float64) langevin.Initializer {
+	switch c.Init {
+	case "zero":
+		return langevin.InitZero{}
+	case "prior":
+		return langevin.InitPrior{}
+	case "random":
+		return model.InitGlorot{} // a network's random fan-in start
+	case "map":
+		return langevin.InitAt{Points: [][]float64{mapTheta}}
+	case "laplace":
+		return approx.InitLaplace{Mean: mapTheta, Var: laplace}
 	}
 	return nil
 }

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/langevin-go/langevin"
-	"github.com/langevin-go/langevin/approx"
 	"github.com/langevin-go/langevin/data"
 	"github.com/langevin-go/langevin/diag"
 	"github.com/langevin-go/langevin/fit"
@@ -140,19 +139,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if j.Env.SchedNote != "" {
 		fmt.Fprintln(stderr, "langevin run: "+j.Env.SchedNote)
 	}
-	var init langevin.Initializer
-	switch c.Init {
-	case "zero":
-		init = langevin.InitZero{}
-	case "prior":
-		init = langevin.InitPrior{}
-	case "random":
-		init = model.InitGlorot{} // a network's random fan-in start
-	case "map":
-		init = langevin.InitAt{Points: [][]float64{mapTheta}}
-	case "laplace":
-		init = approx.InitLaplace{Mean: mapTheta, Var: laplace}
-	}
+	init := c.Initializer(mapTheta, laplace)
 	opts := langevin.Options{
 		Chains: c.Chains, Iters: c.Iters, BurnIn: c.Burnin, Thin: c.Thin, Seed: c.Seed,
 		Init: init, SaveWarmup: !c.Def.Kind.NoWarmup,
