@@ -214,6 +214,9 @@ func (c *Config) Resolve() error {
 	if c.Def.resolve != nil {
 		return c.Def.resolve(c)
 	}
+	if c.Sampler == "swag" && c.Model == "mlp" {
+		swagNetLength(c)
+	}
 	if c.Sampler == "sgld" && c.Set["chain-id"] && !c.Set["iters"] && c.Chains > 1 && !c.Toy() && c.Model != "mlp" {
 		// Without --chain-id, an untuned --sampler sgld runs auto's plan,
 		// whose length needs all chains.

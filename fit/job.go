@@ -14,12 +14,13 @@ import (
 
 // job is one langevin run: its configuration and what the run made of it.
 type Problem struct {
-	C           *Config
-	Stderr      io.Writer // warnings about the data
-	Train, Test *data.Dataset
-	Scaler      *data.Scaler // the standardisation applied, if any
-	Spec        model.Spec   // resolved against the training labels
-	M           langevin.Model
+	C             *Config
+	Stderr        io.Writer // warnings about the data
+	Train, Test   *data.Dataset
+	Scaler        *data.Scaler // the standardisation applied, if any
+	Spec          model.Spec   // resolved against the training labels
+	FormulaRecord []byte       // --formula: model.json's record (formula.Record)
+	M             langevin.Model
 	// offTrain and offTest are the --offset/--exposure column's values, as
 	// read (nil without one).
 	offTrain, OffTest []float64

@@ -65,11 +65,17 @@ type Plan struct {
 	Precond    []float64     // the diagonal preconditioner (when not Dense)
 	PrecondWhy string
 
+	// Arrow is the negative Hessian at the MAP in block-arrow form, and the
+	// preconditioner M = Arrow⁻¹, on the path for hierarchical models at
+	// scale (BlockPlanned); then NegHess, Cov and Precond are nil.
+	Arrow *langevin.BlockArrow
+
 	// SGLD only.
-	Step   *sampler.StepChoice
-	CV     *sampler.CVChoice // nil when forced
-	Batch  sampler.Minibatch
-	BurnIn int // burn-in rule: StepChoice.BurnIn, at least 100
+	BatchWhy string // the batch rule, when the plan chose the batch
+	Step     *sampler.StepChoice
+	CV       *sampler.CVChoice // nil when forced
+	Batch    sampler.Minibatch
+	BurnIn   int // burn-in rule: StepChoice.BurnIn, at least 100
 
 	Sampler langevin.Sampler
 }
@@ -80,6 +86,9 @@ func (p *Plan) String() string {
 	fmt.Fprintf(&b, "sampler: %s (%s)\n", p.Kind, p.Why)
 	fmt.Fprintf(&b, "preconditioner: %s\n", p.PrecondWhy)
 	if p.Kind == "sgld" {
+		if p.BatchWhy != "" {
+			fmt.Fprintf(&b, "%s\n", p.BatchWhy)
+		}
 		fmt.Fprintf(&b, "%v\n", p.Step)
 		if p.CV != nil {
 			fmt.Fprintf(&b, "%v\n", p.CV)
@@ -107,6 +116,7 @@ func (p *Plan) String() string {
 //     ([sampler.ChooseEstimator]), the burn-in (StepChoice.BurnIn).
 func NewPlan(ctx context.Context, m langevin.Model, opt PlanOptions) (*Plan, error) {
 	d, n := m.Dim(), m.Len()
+	userBatch := opt.Batch != 0
 	if opt.NUTSBudget == 0 {
 		opt.NUTSBudget = 2e9
 	}
@@ -122,6 +132,14 @@ func NewPlan(ctx context.Context, m langevin.Model, opt PlanOptions) (*Plan, err
 		if mp, err = sampler.FindMAP(ctx, m, nil); err != nil {
 			return nil, err
 		}
+	}
+	work := float64(nutsGradsPerChain) * float64(n) * float64(d)
+	if BlockPlanned(m, &opt) {
+		why := "asked for"
+		if opt.Kind == "" {
+			why = fmt.Sprintf("minibatches: exact NUTS would need about 14,000 full gradients per chain, 14,000·N·d = %.2g > %.2g", work, opt.NUTSBudget)
+		}
+		return newBlockPlan(ctx, m, m.(langevin.BlockStructured), mp, opt, userBatch, why)
 	}
 	p := &Plan{MAP: mp, NegHess: opt.NegHess}
 	if p.NegHess == nil {
@@ -143,7 +161,6 @@ func NewPlan(ctx context.Context, m langevin.Model, opt PlanOptions) (*Plan, err
 			p.Cov = nil
 		}
 	}
-	work := float64(nutsGradsPerChain) * float64(n) * float64(d)
 	switch opt.Kind {
 	case "nuts", "sgld":
 		p.Kind, p.Why = opt.Kind, "asked for"

@@ -143,6 +143,9 @@ func (p *Plan) Configure(iters, burnin int, step float64, noiseEvery int) (s lan
 // Init returns the plan's initial points, draws from the Laplace
 // approximation N(MAP, H⁻¹), or nil when H is not positive definite.
 func (p *Plan) Init() langevin.Initializer {
+	if p.Arrow != nil {
+		return InitBlockArrow{Mean: p.MAP, H: p.Arrow}
+	}
 	if p.Cov == nil {
 		return nil
 	}
@@ -242,15 +245,17 @@ func Run(ctx context.Context, job Job, s Settings, method *Method) (*Result, err
 	if err != nil {
 		return nil, fmt.Errorf("fit: finding the MAP: %w", err)
 	}
-	laplace, err := lap.Diag(ctx)
-	if err != nil {
-		return nil, err
-	}
 	opts := PlanOptions{Seed: s.Seed, Batch: s.Batch}
 	if method != nil {
 		opts.Kind = method.Kind
 	}
-	if _, isMLP := m.(*model.MLP); !isMLP {
+	var laplace []float64 // the block-arrow path has its own initial points
+	if !BlockPlanned(m, &opts) {
+		if laplace, err = lap.Diag(ctx); err != nil {
+			return nil, err
+		}
+	}
+	if _, isMLP := m.(*model.MLP); !isMLP && !BlockPlanned(m, &opts) {
 		if l, err := lap.Approx(ctx); err == nil {
 			opts.MAP, opts.NegHess = l.Mean, l.Prec
 		}
@@ -265,9 +270,12 @@ func Run(ctx context.Context, job Job, s Settings, method *Method) (*Result, err
 	smp, burn, _ := plan.Configure(s.Iters, burnin, 0, 10)
 	o := langevin.Options{
 		Chains: s.Chains, Iters: s.Iters, BurnIn: burn, Thin: 1, Seed: s.Seed,
-		Init: approx.InitLaplace{Mean: mapTheta, Var: laplace}, SaveWarmup: true,
-		MaxKeep: MaxKeep(math.Max(s.TargetESS, 0), s.Chains), CheckEvery: plan.CheckEvery(),
+		SaveWarmup: true,
+		MaxKeep:    MaxKeep(math.Max(s.TargetESS, 0), s.Chains), CheckEvery: plan.CheckEvery(),
 		Progress: s.Progress, Sink: s.Sink,
+	}
+	if laplace != nil {
+		o.Init = approx.InitLaplace{Mean: mapTheta, Var: laplace}
 	}
 	if in := plan.Init(); in != nil {
 		o.Init = in

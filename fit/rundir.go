@@ -181,6 +181,9 @@ func (j *Problem) ChainConfig() stancsv.Config {
 
 // modelFile returns DIR/model.json's contents, nil for the toy targets.
 func (j *Problem) ModelFile() *ModelFile {
+	if j.FormulaRecord != nil {
+		return &ModelFile{Data: j.C.Data, Formula: j.FormulaRecord}
+	}
 	if j.Train == nil || j.C.Formula.Text != "" || !j.Spec.NeedsData() {
 		return nil
 	}

@@ -47,7 +47,7 @@ func buildAuto(ctx context.Context, b *BuildEnv) (langevin.Sampler, error) {
 	if c.Planned {
 		opts.Kind = "sgld"
 	}
-	if _, isMLP := b.M.(*model.MLP); !isMLP {
+	if _, isMLP := b.M.(*model.MLP); !isMLP && !BlockPlanned(b.M, &opts) {
 		if l, err := b.Lap.Approx(ctx); err == nil {
 			opts.MAP, opts.NegHess = l.Mean, l.Prec
 		}

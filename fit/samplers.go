@@ -207,3 +207,9 @@ func familyMembers(family string) []string {
 	}
 	return names
 }
+
+// BlockPlanned reports whether --sampler auto's plan preconditions with a
+// block-arrow Hessian (a hierarchical model; see BlockPlanned).
+func (b *BuildEnv) BlockPlanned() bool {
+	return b.Auto != nil && b.Auto.plan != nil && b.Auto.plan.Arrow != nil
+}

@@ -25,7 +25,7 @@ var brmsCases = []struct {
 	{"logistic", "bernoulli", "y ~ x + w + f + (1 + x | g)", 2000, 20},
 	// To add when brms's fits are in testdata (docs/formulas.md):
 	{"poisson", "poisson", "y ~ x + offset(log(u)) + (1 | g)", 1000, 15},
-	// {"gaussian", "gaussian", "y ~ x + w + (1 + x | g) + (1 | h)", 600, 12},
+	{"gaussian", "gaussian", "y ~ x + w + (1 + x | g) + (1 | h)", 600, 12},
 }
 
 type brmsRow struct{ mean, sd, rhat, ess float64 }

@@ -154,6 +154,20 @@ func (e *env) finite(x *Expr, v []float64) ([]float64, error) {
 	return v, nil
 }
 
+// weightedMean returns Σ wᵢaᵢ / Σ wᵢ (the plain mean for nil w).
+func weightedMean(a []float64, w []int) float64 {
+	if w == nil {
+		m, _ := meanSD(a)
+		return m
+	}
+	var s, sw float64
+	for i, v := range a {
+		s += float64(w[i]) * v
+		sw += float64(w[i])
+	}
+	return s / sw
+}
+
 func meanSD(a []float64) (m, s float64) {
 	for _, v := range a {
 		m += v

@@ -13,6 +13,7 @@ import (
 func TestModelGradients(t *testing.T) {
 	cases := []struct{ family, formula string }{
 		{"bernoulli", "y ~ x + w + f + (1 + x | g)"},
+		{"binomial", "y ~ x + (1 + x | g)"},
 		{"probit", "y ~ x * w + (1 + x || g)"},
 		{"poisson", "y ~ x + offset(log(u)) + (1 | g) + (1 | h)"},
 		{"negbinomial", "y ~ poly(x, 2) + (1 + x | g)"},
@@ -34,20 +35,33 @@ func TestModelGradients(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		m, err := New(f, fr, Options{Family: c.family})
-		if err != nil {
-			t.Fatalf("%s %s: %v", c.family, c.formula, err)
+		opt := Options{Family: c.family}
+		if c.family == "binomial" {
+			fr = binomialOf(fr)
+			opt.Trials = "n"
 		}
-		rng := rand.New(rand.NewPCG(2, 2))
-		th := make([]float64, m.Dim())
-		for j := range th {
-			th[j] = 0.5 * rng.NormFloat64()
-		}
-		for _, b := range [][]int{nil, {3, 17, 17, 40}} {
-			if err := langevin.CheckGradient(m, th, b, 1e-6); err != nil {
-				t.Errorf("%s %s (batch %v): %v", c.family, c.formula, b, err)
+		for _, centring := range []string{"noncentred", "centred"} {
+			opt.Centring = centring
+			m, err := New(f, fr, opt)
+			if err != nil {
+				t.Fatalf("%s %s: %v", c.family, c.formula, err)
+			}
+			rng := rand.New(rand.NewPCG(2, 2))
+			th := make([]float64, m.Dim())
+			for j := range th {
+				th[j] = 0.5 * rng.NormFloat64()
+			}
+			for _, b := range [][]int{nil, {3, 17, 17, 40}} {
+				if err := langevin.CheckGradient(m, th, b, 1e-6); err != nil {
+					t.Errorf("%s %s %s (batch %v): %v", c.family, c.formula, centring, b, err)
+				}
 			}
 		}
+		m, err := New(f, fr, Options{Family: c.family, Trials: opt.Trials})
+		if err != nil {
+			t.Fatal(err)
+		}
+		th := make([]float64, m.Dim())
 		dst := make([]float64, len(m.DerivedNames()))
 		m.Derive(th, dst)
 		t.Logf("%s: %v", c.formula, m.BrmsNames()[:min(8, len(dst))])
@@ -170,6 +184,90 @@ func TestDefaultPriors(t *testing.T) {
 		}
 		if p := m.prior["b"]; p.Dist != "flat" {
 			t.Errorf("%s b: %v, brms flat", c.family, p)
+		}
+	}
+}
+
+// binomialOf returns the frame with y (0/1) made successes 2y out of n = 3
+// trials.
+func binomialOf(fr *Frame) *Frame {
+	out := &Frame{}
+	for _, name := range fr.Names() {
+		c, _ := fr.Column(name)
+		switch {
+		case name == "y":
+			y := make([]float64, fr.Len())
+			for i, v := range c.Num {
+				y[i] = 2 * v
+			}
+			out.AddNumeric("y", y)
+		case c.Num != nil:
+			out.AddNumeric(name, c.Num)
+		default:
+			out.AddFactor(name, c.Codes, c.Levels)
+		}
+	}
+	n := make([]float64, fr.Len())
+	for i := range n {
+		n[i] = 3
+	}
+	out.AddNumeric("n", n)
+	return out
+}
+
+// TestCentredSamePosterior: the centred and non-centred forms are one
+// posterior: at r_j = diag(sd) L z_j the centred log density equals the
+// non-centred one minus the log Jacobian J·Σₖ log(sdₖ Lₖₖ) of z → r, for a
+// correlated (L₁₁ = √(1 − ρ²)) and an uncorrelated term and a second
+// grouping factor.
+func TestCentredSamePosterior(t *testing.T) {
+	fr := simFrame(300, 6, "bernoulli", 3)
+	for _, text := range []string{"y ~ x + (1 + x | g)", "y ~ x + (1 + x || g) + (1 | h)"} {
+		f, _ := Parse(text)
+		nc, err := New(f, fr, Options{Family: "bernoulli", Centring: "noncentred"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ce, err := New(f, fr, Options{Family: "bernoulli", Centring: "centred"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rng := rand.New(rand.NewPCG(4, 4))
+		for rep := 0; rep < 3; rep++ {
+			th := make([]float64, nc.Dim())
+			for j := range th {
+				th[j] = 0.5 * rng.NormFloat64()
+			}
+			der := make([]float64, len(nc.DerivedNames()))
+			nc.Derive(th, der)
+			// θ of the centred model: the same, with each term's z block
+			// replaced by its r (the derived r_ columns, in the same order).
+			thc := append([]float64(nil), th...)
+			var logJac float64
+			for _, g := range nc.groups {
+				r := der[g.genR.Off : g.genR.Off+g.genR.Len]
+				copy(thc[g.zb.Off:g.zb.Off+g.J*g.K], r)
+				sds := der[g.genSD.Off : g.genSD.Off+g.K]
+				for k := 0; k < g.K; k++ {
+					logJac += float64(g.J) * math.Log(sds[k])
+				}
+				if g.corr && g.K == 2 {
+					rho := der[g.genCor.Off]
+					logJac += float64(g.J) * 0.5 * math.Log(1-rho*rho)
+				}
+			}
+			lnc := nc.LogPrior(th, nil) + nc.LogLik(th, nil, nil)
+			lce := ce.LogPrior(thc, nil) + ce.LogLik(thc, nil, nil)
+			if d := lce - (lnc - logJac); math.Abs(d) > 1e-8*math.Abs(lnc) {
+				t.Errorf("%s: centred %.10g, non-centred − log Jacobian %.10g: differ by %g", text, lce, lnc-logJac, d)
+			}
+			d2 := make([]float64, len(der))
+			ce.Derive(thc, d2)
+			for j := range der {
+				if math.Abs(der[j]-d2[j]) > 1e-10*(1+math.Abs(der[j])) {
+					t.Fatalf("%s: %s: %g and %g", text, nc.DerivedNames()[j], der[j], d2[j])
+				}
+			}
 		}
 	}
 }

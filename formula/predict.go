@@ -219,7 +219,7 @@ func sampleEffects(g *groupTerm, der []float64, n int, rng *rand.Rand) []float64
 // inverseLink returns the mean of y given η.
 func (m *Model) inverseLink(eta float64) float64 {
 	switch m.Family {
-	case "bernoulli":
+	case "bernoulli", "binomial": // binomial: the probability of success
 		return 1 / (1 + math.Exp(-eta))
 	case "probit":
 		return 0.5 * math.Erfc(-eta/math.Sqrt2)

@@ -24,6 +24,11 @@ type ModelFile struct {
 	// (text columns' levels and reference, text labels, the ID column,
 	// dropped columns and rows; data.Coding): predict reads new rows by it.
 	Columns *data.Coding `json:"columns,omitempty"`
+	// Formula, for a run of langevin run --formula, is the formula model's
+	// record (formula.Record: formula, family, priors, the training data
+	// and its SHA-256, the group levels, the new-levels rule); the model
+	// spec is then empty.
+	Formula json.RawMessage `json:"formula,omitempty"`
 	// Files written before scaler.json and model.Spec (read only).
 	Mean      []float64 `json:"standardize_mean,omitempty"`
 	Scale     []float64 `json:"standardize_scale,omitempty"`
@@ -48,6 +53,9 @@ func DecodeModelFile(b []byte) (*ModelFile, error) {
 	}
 	if mf.Intercept != nil && !*mf.Intercept {
 		mf.NoIntercept = true
+	}
+	if mf.Formula != nil {
+		return &mf, nil // a formula model: formula.Record checks itself
 	}
 	if err := mf.Spec.Validate(); err != nil {
 		return nil, err

@@ -296,10 +296,31 @@ func ChooseStep(m langevin.Model, mapTheta []float64, negHess *mat.SymDense, pre
 		}
 		lcm = f * math.Max(vmax, 0)
 	}
+	return newStepChoice(rule, lmax, lmin, lcm, b, n, mb.CV != nil && b < n), nil
+}
+
+// NewStepChoice applies the step rule to curvature and noise measured
+// elsewhere (for a preconditioner given as an operator, where ChooseStep's
+// dense d×d algebra is too costly): λmax and λmin of MH, λmax(CM) for the
+// estimator used with batch b of n observations (cv: with control
+// variates). It picks η = min(κ/λmax(MH), 2ρ/λmax(CM)) as ChooseStep does.
+func NewStepChoice(rule StepRule, lmax, lmin, lcm float64, b, n int, cv bool) (*StepChoice, error) {
+	rule, err := rule.defaults(n)
+	if err != nil {
+		return nil, err
+	}
+	if !(lmax > 0) {
+		return nil, fmt.Errorf("sampler: step rule: the log posterior has no negative curvature at the MAP (λmax(MH) = %.3g)", lmax)
+	}
+	return newStepChoice(rule, lmax, lmin, lcm, b, n, cv), nil
+}
+
+func newStepChoice(rule StepRule, lmax, lmin, lcm float64, b, n int, cv bool) *StepChoice {
+	floor := math.Max(lmin, 1e-3*lmax)
 	c := &StepChoice{
 		Stability: rule.Stability, NoiseRatio: rule.NoiseRatio,
 		LambdaMaxMH: lmax, LambdaMinMH: lmin, lambdaFloor: floor, LambdaCM: lcm,
-		Batch: b, N: n, CV: mb.CV != nil && b < n,
+		Batch: b, N: n, CV: cv,
 	}
 	c.EtaStable = rule.Stability / lmax
 	c.EtaNoise = math.Inf(1)
@@ -310,7 +331,7 @@ func ChooseStep(m langevin.Model, mapTheta []float64, negHess *mat.SymDense, pre
 	if c.EtaNoise < c.EtaStable {
 		c.Eta, c.Rule = c.EtaNoise, "noise"
 	}
-	return c, nil
+	return c
 }
 
 // CVChoice is the verdict of [ChooseEstimator].

@@ -49,8 +49,13 @@ type SGLD struct {
 	Temperature float64       // τ; 0 means 1
 	Precond     []float64     // diagonal of M; nil means the identity
 	PrecondFull *mat.SymDense // dense M (overrides Precond); nil: not dense
-	Clip        Clipping
-	NoiseEvery  int // estimate noise_grad__ every NoiseEvery steps; 0: never
+	// PrecondOp, when set, is a constant preconditioner M given by its
+	// action (overrides Precond and PrecondFull): θ ← θ + ηₜMĝ + √(2ηₜτ) Rξ
+	// with RRᵀ = M — for example langevin.BlockArrow, M = H⁻¹ of a
+	// hierarchical model's Laplace approximation in O(d) per step.
+	PrecondOp  PrecondOperator
+	Clip       Clipping
+	NoiseEvery int // estimate noise_grad__ every NoiseEvery steps; 0: never
 
 	// TemperatureStart τ₀ and BurnIn anneal the temperature from τ₀ to τ
 	// over the first BurnIn iterations (see Anneal); 0: no annealing.
@@ -115,6 +120,22 @@ func (s SGLD) NewChain(m langevin.Model, theta0 []float64, rng *rand.Rand) (lang
 			preMean += pre[i] / float64(d)
 		}
 	}
+	var op PrecondOperator
+	if s.PrecondOp != nil {
+		if s.PrecondOp.Dim() != d {
+			return nil, fmt.Errorf("sampler: preconditioner operator of dimension %d, model has %d parameters", s.PrecondOp.Dim(), d)
+		}
+		op, full, chol = s.PrecondOp, nil, nil
+		s.PrecondOp.PrecondDiag(pre)
+		preMean = 0
+		for j, v := range pre {
+			if !(v > 0) || math.IsInf(v, 0) {
+				return nil, fmt.Errorf("sampler: preconditioner operator: diagonal entry %d is %v: expected a positive number", j+1, v)
+			}
+			sqrtPre[j] = math.Sqrt(v)
+			preMean += v / float64(d)
+		}
+	}
 	ann, err := newAnneal(tau, s.TemperatureStart, s.BurnIn)
 	if err != nil {
 		return nil, err
@@ -127,9 +148,9 @@ func (s SGLD) NewChain(m langevin.Model, theta0 []float64, rng *rand.Rand) (lang
 		gradChain: g, rng: rng, ann: ann, pre: pre, sqrtPre: sqrtPre,
 		preMean: preMean, every: s.NoiseEvery,
 		noiseGrad: math.NaN(),
-		full:      full, chol: chol,
+		full:      full, chol: chol, op: op,
 	}
-	if full != nil {
+	if full != nil || op != nil {
 		c.mg = make([]float64, d)
 		c.xi = make([]float64, d)
 	}
@@ -152,7 +173,21 @@ type sgldChain struct {
 	noiseGrad      float64
 	gi, sum, sumsq []float64
 	full, chol     []float64 // dense M and its lower Cholesky factor, row-major (nil: diagonal)
+	op             PrecondOperator
 	mg, xi         []float64
+}
+
+// PrecondOperator is a constant preconditioner M given by its action, for
+// M too large to hold dense (SGLD's PrecondOp). Its methods must be safe
+// for concurrent use and allocate nothing.
+type PrecondOperator interface {
+	Dim() int
+	// MulPrecond sets dst = Mg.
+	MulPrecond(dst, g []float64)
+	// MulPrecondRoot sets dst = Rξ for a fixed R with RRᵀ = M.
+	MulPrecondRoot(dst, xi []float64)
+	// PrecondDiag sets dst to the diagonal of M.
+	PrecondDiag(dst []float64)
 }
 
 func (c *sgldChain) Step() error {
@@ -164,6 +199,17 @@ func (c *sgldChain) Step() error {
 	sd := math.Sqrt(2 * eta * c.tau)
 	if c.exploring() {
 		c.tau, sd = 0, 0
+	}
+	if c.op != nil {
+		c.op.MulPrecond(c.mg, c.grad)
+		for j := range c.xi {
+			c.xi[j] = c.rng.NormFloat64()
+		}
+		c.op.MulPrecondRoot(c.xi, c.xi)
+		for i := range c.theta {
+			c.theta[i] += eta*c.mg[i] + sd*c.xi[i]
+		}
+		return nil
 	}
 	if c.full != nil {
 		d := len(c.theta)

@@ -1,11 +1,15 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
+	"math/rand/v2"
+
+	"github.com/langevin-go/langevin/fit"
+	"github.com/langevin-go/langevin/rundir"
 
 	"github.com/langevin-go/langevin/data"
-	"github.com/langevin-go/langevin/fit"
 	"github.com/langevin-go/langevin/formula"
 )
 
@@ -35,7 +39,76 @@ func buildFormulaModel(j *fit.Problem) error {
 	}
 	j.M = m
 	j.Train = &data.Dataset{Source: c.Data, Y: make([]float64, tab.Len())}
+	if c.Out != "" || c.Report {
+		rec, err := formula.NewRecord(m, c.Data, c.Formula.Priors, formula.Options{Family: c.Formula.Family}, formula.NewLevelsPopulation)
+		if err != nil {
+			return fit.InputErrorf("--data: %v", err)
+		}
+		if j.FormulaRecord, err = json.Marshal(rec); err != nil {
+			return err
+		}
+	}
 	return nil
+}
+
+// formulaOf returns model.json's formula record, nil when the run is not
+// a --formula run (or model.json does not decode: readModelFile says why).
+func formulaOf(r *rundir.Run) json.RawMessage {
+	if r.Spec == nil {
+		return nil
+	}
+	mf, err := rundir.DecodeModelFile(r.Spec)
+	if err != nil {
+		return nil
+	}
+	return mf.Formula
+}
+
+// predictFormula predicts new data from a --formula run: the model rebuilt
+// from its record (formula.Record.Rebuild), the θ draws of the run, the
+// new-levels rule of the record or --new-levels.
+func predictFormula(w io.Writer, raw json.RawMessage, r *rundir.Run, path, newLevels string, level float64, seed uint64, out string) error {
+	var rec formula.Record
+	if err := json.Unmarshal(raw, &rec); err != nil {
+		return fit.InputErrorf("--samples %s: model.json: formula: %v", r.Dir, err)
+	}
+	if newLevels == "" {
+		newLevels = rec.NewLevels
+	}
+	rule, err := formula.ParseNewLevels(newLevels)
+	if err != nil {
+		return fit.InputErrorf("--new-levels: %v", err)
+	}
+	m, err := rec.Rebuild()
+	if err != nil {
+		return fit.InputErrorf("--samples %s: %v", r.Dir, err)
+	}
+	tab, err := formula.ReadCSVFile(path)
+	if err != nil {
+		return fit.InputErrorf("--data: %v", err)
+	}
+	draws, err := fit.DrawsOf(r, m.Dim())
+	if err != nil {
+		return err
+	}
+	pred, err := m.Predict(tab, draws, rule, rand.New(rand.NewPCG(seed, 0x707264)))
+	if err != nil {
+		return fit.InputErrorf("--data %s: %v", path, err)
+	}
+	fmt.Fprintf(w, "%s regression (formula %s, %s) on %s: %d rows, %d draws from %s\n", m.Family, rec.Formula, rec.Data, path, tab.Len(), len(draws), r.Dir)
+	fmt.Fprintf(w, "new levels: %s (%s)\n", rule, formula.NewLevelsWhy(rule))
+	for _, l := range pred.NewLevels {
+		fmt.Fprintf(w, "new level: %s\n", l)
+	}
+	s := pred.Summarize(level)
+	if y, ok := m.Observed(tab); ok {
+		fmt.Fprintf(w, "%s\n", s.Score(y, m.Family))
+	}
+	fmt.Fprintln(w)
+	if out != "" {
+		return writeCSV(out, func(fw io.Writer) error { return s.WriteCSV(fw) })
+	}
+	return s.Print(w, 10)
 }
 
 // printFormulaHeader prints the model, its groups and its priors, and the
@@ -43,12 +116,13 @@ func buildFormulaModel(j *fit.Problem) error {
 func printFormulaHeader(w io.Writer, j *fit.Problem, pc *fit.Config) {
 	m := j.M.(*formula.Model)
 	fmt.Fprintf(w, "%s regression (formula) on %s (N = %d, d = %d), %s, %s\n", m.Family, j.C.Data, m.Len(), m.Dim(), pc.Describe(), j.C.ChainsText())
-	if m.HasGroups() && pc.Def.Kind.Minibatch {
+	blockPlan := j.Env != nil && j.Env.BlockPlanned()
+	if m.HasGroups() && pc.Def.Kind.Minibatch && !blockPlan {
 		fmt.Fprintf(w, "warning:  %s\n", formula.StochasticGradientCaveat)
 	}
 	fmt.Fprintf(w, "formula:  %s\n", m.Formula.Text)
 	for _, g := range m.Groups() {
-		fmt.Fprintf(w, "groups:   %s; effects non-centred, r = diag(sd)·L·z\n", g)
+		fmt.Fprintf(w, "groups:   %s\n", g)
 	}
 	for _, p := range m.PriorLines() {
 		fmt.Fprintf(w, "auto: prior %s\n", p)

@@ -83,3 +83,55 @@ func TestRunFormulaSGLDCaveat(t *testing.T) {
 		t.Errorf("no caveat:\n%s", stdout)
 	}
 }
+
+// TestPredictFormula: predict on a --formula run rebuilds the model from
+// model.json's record and predicts new rows; a level the training data did
+// not have is named and predicted by the rule: at the population level by
+// default (the interval of a known level's row is no wider), from the
+// group distribution with --new-levels sample (its interval wider: the
+// between-group spread), refused with --new-levels error (exit 2). A
+// changed training file is refused.
+func TestPredictFormula(t *testing.T) {
+	path := formulaCSV(t, 150)
+	out := filepath.Join(t.TempDir(), "run")
+	code, _, stderr := runMain("run", "--data", path, "--formula", "y ~ x + (1 | g)", "--target-ess", "100", "--iters", "1500", "--quiet", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	newData := writeFile(t, t.TempDir(), "new.csv", "y,x,g\n1.5,0.2,s3\n1.5,0.2,s99\n")
+	width := func(args ...string) (known, unseen float64, stdout string) {
+		code, stdout, stderr := runMain(append([]string{"predict", "--samples", out, "--data", newData}, args...)...)
+		if code != 0 {
+			t.Fatalf("predict %v: exit %d: %s", args, code, stderr)
+		}
+		for _, line := range strings.Split(stdout, "\n") {
+			var row int
+			var m, lo, hi float64
+			if n, _ := fmt.Sscanf(strings.TrimSpace(line), "%d %g %g %g", &row, &m, &lo, &hi); n == 4 {
+				if row == 1 {
+					known = hi - lo
+				} else {
+					unseen = hi - lo
+				}
+			}
+		}
+		return known, unseen, stdout
+	}
+	k1, u1, s1 := width()
+	if !strings.Contains(s1, "new level: g: s99") || !strings.Contains(s1, "new levels: population") {
+		t.Errorf("predict does not name the new level and the rule:\n%s", s1)
+	}
+	_, u2, _ := width("--new-levels", "sample")
+	if !(k1 > 0 && u1 > 0 && u2 > 1.5*u1) {
+		t.Errorf("interval widths: known level %.3g, new level population %.3g, sampled %.3g: sampling the new level's effect should widen it", k1, u1, u2)
+	}
+	if code, _, stderr := runMain("predict", "--samples", out, "--data", newData, "--new-levels", "error"); code != 2 || !strings.Contains(stderr, `level "s99"`) {
+		t.Errorf("--new-levels error: exit %d, %s", code, stderr)
+	}
+	if err := os.WriteFile(path, []byte("y,x,g\n1,1,s1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := runMain("predict", "--samples", out, "--data", newData); code != 2 || !strings.Contains(stderr, "changed since the run") {
+		t.Errorf("changed training data: exit %d, %s", code, stderr)
+	}
+}

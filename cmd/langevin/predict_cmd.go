@@ -40,6 +40,8 @@ func cmdPredict(args []string, stdout, _ io.Writer) error {
 	fs.IntVar(&f.N, "n", 1000, "generated data: number of points")
 	fs.Float64Var(&f.Noise, "noise", 0.1, "generated data: noise sd")
 	fs.IntVar(&f.K, "k", 3, "--data spirals: number of arms")
+	var newLevels string
+	fs.StringVar(&newLevels, "new-levels", "", "a --formula run: group levels absent from the training data are predicted at the population level (population, the run's default), with effects drawn from the group distribution (sample), or refused (error)")
 	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
 	}
@@ -65,6 +67,12 @@ func cmdPredict(args []string, stdout, _ io.Writer) error {
 	r, err := fit.ReadRuns(dirs)
 	if err != nil {
 		return err
+	}
+	if raw := formulaOf(r); raw != nil {
+		return predictFormula(stdout, raw, r, f.Data, newLevels, level, f.Seed, out)
+	}
+	if newLevels != "" {
+		return fit.InputErrorf("--new-levels: only for a --formula run (model.json has no formula)")
 	}
 	mf, sc, err := fit.ReadModelFile(r)
 	if err != nil {

@@ -97,6 +97,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stderr, "langevin run: warning: "+w)
 	}
 	usePrecond := c.UsesLaplacePrecond()
+	if c.Sampler == "auto" && fit.BlockPlanned(m, nil) {
+		usePrecond = false // the plan's block-arrow Hessian replaces the dense one
+	}
 	needMAP := c.Init == "map" || c.Init == "laplace" || usePrecond || c.Cv
 	if mapErr != nil && needMAP {
 		return fmt.Errorf("finding the MAP (needed by --init map|laplace and --precond laplace): %w", mapErr)

@@ -1,0 +1,300 @@
+package formula
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/langevin-go/langevin"
+	"github.com/langevin-go/langevin/diag"
+	"github.com/langevin-go/langevin/sampler"
+)
+
+// The scale case of issue 22: a logistic model with correlated varying
+// intercepts and slopes, y ~ x + (1 + x | g), J groups, n rows. x takes
+// the nine values −2, −1.5, …, 2, so that the rows of one group and one x
+// are binomial cells: the model of the cells, s | trials(t) ~ x + (1 + x |
+// g) (family binomial, centring weighted by the trials), is the same
+// posterior as the model of the rows (TestScaleCellsSamePosterior), and a
+// long NUTS reference on 10⁶ rows costs what NUTS costs on 9,000 cells.
+const (
+	scaleFormula      = "y ~ x + (1 + x | g)"
+	scaleCellsFormula = "s ~ x + (1 + x | g)"
+)
+
+// scaleTruth: population intercept and slope, group sds, correlation.
+var scaleTruth = struct{ a, b, sdI, sdX, rho float64 }{-0.5, 0.7, 0.8, 0.5, 0.4}
+
+// simScale returns the rows: columns y (0/1), x, g (levels g0001 … in
+// sorted order).
+func simScale(n, J int, seed uint64) (y []int, x []float64, g []int, levels []string) {
+	rng := rand.New(rand.NewPCG(seed, 22))
+	tr := scaleTruth
+	a := make([]float64, J)
+	bx := make([]float64, J)
+	for j := range a {
+		z1, z2 := rng.NormFloat64(), rng.NormFloat64()
+		a[j] = tr.sdI * z1
+		bx[j] = tr.sdX * (tr.rho*z1 + math.Sqrt(1-tr.rho*tr.rho)*z2)
+	}
+	y, x, g = make([]int, n), make([]float64, n), make([]int, n)
+	for i := range y {
+		x[i] = float64(rng.IntN(9))/2 - 2
+		g[i] = rng.IntN(J)
+		eta := tr.a + a[g[i]] + (tr.b+bx[g[i]])*x[i]
+		if rng.Float64() < 1/(1+math.Exp(-eta)) {
+			y[i] = 1
+		}
+	}
+	levels = make([]string, J)
+	for j := range levels {
+		levels[j] = fmt.Sprintf("g%04d", j+1)
+	}
+	return y, x, g, levels
+}
+
+func scaleRows(n, J int, seed uint64) *Frame {
+	y, x, g, levels := simScale(n, J, seed)
+	yf := make([]float64, n)
+	for i, v := range y {
+		yf[i] = float64(v)
+	}
+	f := &Frame{}
+	f.AddNumeric("y", yf)
+	f.AddNumeric("x", x)
+	f.AddFactor("g", g, levels)
+	return f
+}
+
+// scaleCells returns the binomial cells of the same rows: s successes in t
+// trials for each group and value of x that has rows.
+func scaleCells(n, J int, seed uint64) *Frame {
+	y, x, g, levels := simScale(n, J, seed)
+	s := make([]float64, J*9)
+	t := make([]float64, J*9)
+	for i := range y {
+		c := g[i]*9 + int(math.Round((x[i]+2)*2))
+		s[c] += float64(y[i])
+		t[c]++
+	}
+	var cs, ct, cx []float64
+	var cg []int
+	for c := range s {
+		if t[c] == 0 {
+			continue
+		}
+		cs, ct = append(cs, s[c]), append(ct, t[c])
+		cx, cg = append(cx, float64(c%9)/2-2), append(cg, c/9)
+	}
+	f := &Frame{}
+	f.AddNumeric("s", cs)
+	f.AddNumeric("t", ct)
+	f.AddNumeric("x", cx)
+	f.AddFactor("g", cg, levels)
+	return f
+}
+
+func scaleModels(t testing.TB, n, J int, seed uint64) (rows, cells *Model) {
+	f, err := Parse(scaleFormula)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rows, err = New(f, scaleRows(n, J, seed), Options{Family: "bernoulli"}); err != nil {
+		t.Fatal(err)
+	}
+	fc, err := Parse(scaleCellsFormula)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cells, err = New(fc, scaleCells(n, J, seed), Options{Family: "binomial", Trials: "t"}); err != nil {
+		t.Fatal(err)
+	}
+	return rows, cells
+}
+
+// TestScaleCellsSamePosterior: the binomial cells and the Bernoulli rows
+// have the same log posterior up to a constant (the log binomial
+// coefficients) and the same gradient and derived quantities at any θ —
+// so NUTS on the cells is NUTS on the rows. Fails if the centring were
+// unweighted (the Intercept prior then moves) or a cell lost a row.
+func TestScaleCellsSamePosterior(t *testing.T) {
+	rows, cells := scaleModels(t, 20000, 30, 5)
+	if rows.Dim() != cells.Dim() {
+		t.Fatalf("dims %d and %d", rows.Dim(), cells.Dim())
+	}
+	d := rows.Dim()
+	rng := rand.New(rand.NewPCG(1, 2))
+	var c0 float64
+	for k := 0; k < 4; k++ {
+		th := make([]float64, d)
+		for j := range th {
+			th[j] = 0.5 * rng.NormFloat64()
+		}
+		g1, g2 := make([]float64, d), make([]float64, d)
+		l1 := rows.LogPrior(th, g1) + rows.LogLik(th, nil, g1)
+		l2 := cells.LogPrior(th, g2) + cells.LogLik(th, nil, g2)
+		if k == 0 {
+			c0 = l2 - l1
+		} else if diff := l2 - l1 - c0; math.Abs(diff) > 1e-7*math.Abs(l1) {
+			t.Errorf("θ %d: log p differs by %g beyond the constant", k, diff)
+		}
+		for j := range g1 {
+			if math.Abs(g1[j]-g2[j]) > 1e-8*(1+math.Abs(g1[j])) {
+				t.Fatalf("θ %d: gradient %d: rows %g, cells %g", k, j, g1[j], g2[j])
+			}
+		}
+		d1, d2 := make([]float64, len(rows.DerivedNames())), make([]float64, len(cells.DerivedNames()))
+		rows.Derive(th, d1)
+		cells.Derive(th, d2)
+		for j := range d1 {
+			if math.Abs(d1[j]-d2[j]) > 1e-10*(1+math.Abs(d1[j])) {
+				t.Fatalf("θ %d: %s: rows %g, cells %g", k, rows.DerivedNames()[j], d1[j], d2[j])
+			}
+		}
+	}
+}
+
+// processCPU returns the CPU seconds (user + system) of this process.
+func processCPU() float64 {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
+}
+
+// TestWriteScale writes the rows of the scale case as CSV for the command
+// (LANGEVIN_FORMULA_SCALE=DIR; LANGEVIN_FORMULA_SCALE_N rows, default 10⁶;
+// 1,000 groups; seed 22): DIR/scale-N.csv.
+func TestWriteScale(t *testing.T) {
+	dir := os.Getenv("LANGEVIN_FORMULA_SCALE")
+	if dir == "" {
+		t.Skip("set LANGEVIN_FORMULA_SCALE=DIR")
+	}
+	n := 1000000
+	if s := os.Getenv("LANGEVIN_FORMULA_SCALE_N"); s != "" {
+		n, _ = strconv.Atoi(s)
+	}
+	y, x, g, levels := simScale(n, 1000, 22)
+	fh, err := os.Create(fmt.Sprintf("%s/scale-%d.csv", dir, n))
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 0, 1<<16)
+	buf = append(buf, "y,x,g\n"...)
+	for i := range y {
+		buf = strconv.AppendInt(buf, int64(y[i]), 10)
+		buf = append(buf, ',')
+		buf = strconv.AppendFloat(buf, x[i], 'g', -1, 64)
+		buf = append(buf, ',')
+		buf = append(buf, levels[g[i]]...)
+		buf = append(buf, '\n')
+		if len(buf) > 1<<15 {
+			fh.Write(buf)
+			buf = buf[:0]
+		}
+	}
+	fh.Write(buf)
+	if err := fh.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestScaleNUTSReference is the long NUTS reference of the scale case
+// (LANGEVIN_SCALE_NUTS=1): NUTS, 4 chains × 500 draws after 500
+// warm-up, on the binomial cells of the 10⁶ rows (the same posterior,
+// TestScaleCellsSamePosterior). It writes testdata/scale-nuts.csv (mean,
+// sd, R̂, bulk-ESS of b_, sd_, cor_) and testdata/scale-nuts.txt (the
+// command, CPU seconds, the leapfrog steps, and the CPU seconds of one
+// full-data gradient on the rows, from which the cost of the same NUTS run
+// on the rows follows).
+func TestScaleNUTSReference(t *testing.T) {
+	if os.Getenv("LANGEVIN_SCALE_NUTS") == "" {
+		t.Skip("set LANGEVIN_SCALE_NUTS=1: NUTS reference of the 10⁶-row scale case")
+	}
+	n, J := 1000000, 1000
+	rows, cells := scaleModels(t, n, J, 22)
+	d := cells.Dim()
+	// CPU seconds of one full-data gradient on the rows (best of 5).
+	th := make([]float64, d)
+	gr := make([]float64, d)
+	best := math.Inf(1)
+	for k := 0; k < 5; k++ {
+		c0 := processCPU()
+		rows.LogPrior(th, gr)
+		rows.LogLik(th, nil, gr)
+		best = math.Min(best, processCPU()-c0)
+	}
+	c0, w0 := processCPU(), time.Now()
+	cm := &countedModel{Model: cells}
+	tr, err := langevin.Run(context.Background(), cm, sampler.NUTS{},
+		langevin.Options{Chains: 4, Iters: 1000, BurnIn: 500, Seed: 1, Init: langevin.InitUniform{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cpu, wall := processCPU()-c0, time.Since(w0)
+	names := cells.DerivedNames()
+	all := tr.Params()
+	var keepN []string
+	var keepC [][][]float64
+	for j, nm := range names {
+		if nm[0] == 'r' {
+			continue
+		}
+		keepN, keepC = append(keepN, nm), append(keepC, all[d+j])
+	}
+	table := diag.Summarize(keepN, keepC)
+	fh, err := os.Create("testdata/scale-nuts.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintln(fh, "name,mean,sd,rhat,ess_bulk")
+	for _, s := range table {
+		fmt.Fprintf(fh, "%s,%.6g,%.6g,%.5g,%.5g\n", s.Name, s.Mean, s.SD, s.RHat, s.ESSBulk)
+	}
+	fh.Close()
+	grads := float64(cm.calls.Load())
+	info := fmt.Sprintf(`command: LANGEVIN_SCALE_NUTS=1 nice -n 15 go test ./formula -run TestScaleNUTSReference -timeout 6h
+data: simScale(n = %d, J = %d, seed 22), the %d binomial cells of its rows (model %q, family binomial, trials t)
+sampler: NUTS (diagonal metric adapted), 4 chains × 500 draws after 500 warm-up, seed 1
+cpu_seconds: %.1f
+wall_seconds: %.1f
+full_gradients: %.0f (full-data likelihood evaluations, warm-up included)
+rows_gradient_cpu_seconds: %.5f (one full-data gradient on the %d rows, best of 5)
+nuts_on_rows_cpu_seconds_estimated: %.0f
+`, n, J, cells.Len(), scaleCellsFormula, cpu, wall.Seconds(), grads, best, n, grads*best)
+	if err := os.WriteFile("testdata/scale-nuts.txt", []byte(info), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Log(info)
+	for _, s := range table {
+		t.Logf("%s mean %.4f sd %.4f rhat %.4f ess %.0f", s.Name, s.Mean, s.SD, s.RHat, s.ESSBulk)
+	}
+}
+
+// countedModel counts the full-data likelihood evaluations.
+type countedModel struct {
+	*Model
+	calls atomic.Int64
+}
+
+func (c *countedModel) LogLik(theta []float64, batch []int, grad []float64) float64 {
+	c.calls.Add(1)
+	return c.Model.LogLik(theta, batch, grad)
+}
+
+// BenchmarkScaleCellsGradient: one full gradient of the cells of 10⁵ rows.
+func BenchmarkScaleCellsGradient(b *testing.B) {
+	_, cells := scaleModels(b, 100000, 1000, 22)
+	th := make([]float64, cells.Dim())
+	g := make([]float64, cells.Dim())
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		cells.LogLik(th, nil, g)
+	}
+}
