@@ -91,13 +91,13 @@ func (cp *Checkpoint) code(s *StateCoder) {
 		s.Int(&c.Kept)
 		s.Int(&c.Thin)
 		s.Int(&c.Warm)
-		s.intList(&c.Post)
+		s.IntList(&c.Post)
 		s.Bool(&c.Stopped)
 		b := []byte(c.Err)
-		s.byteList(&b)
+		s.ByteList(&b)
 		c.Err = string(b)
-		s.byteList(&c.RNG)
-		s.byteList(&c.State)
+		s.ByteList(&c.RNG)
+		s.ByteList(&c.State)
 		w, p := int(c.WarmupTime), int(c.SampleTime)
 		s.Int(&w)
 		s.Int(&p)
@@ -105,8 +105,9 @@ func (cp *Checkpoint) code(s *StateCoder) {
 	}
 }
 
-// intList visits a list of integers of any length (stored as differences).
-func (s *StateCoder) intList(p *[]int) {
+// IntList visits a list of integers of any length, stored as differences
+// (short for an increasing list); a decoder allocates it.
+func (s *StateCoder) IntList(p *[]int) {
 	n := len(*p)
 	s.Int(&n)
 	if s.dec {
@@ -127,8 +128,8 @@ func (s *StateCoder) intList(p *[]int) {
 	}
 }
 
-// byteList visits a byte string of any length.
-func (s *StateCoder) byteList(p *[]byte) {
+// ByteList visits a byte string of any length; a decoder allocates it.
+func (s *StateCoder) ByteList(p *[]byte) {
 	n := len(*p)
 	s.Int(&n)
 	if s.err != nil {
@@ -258,11 +259,13 @@ func restore(ctx context.Context, runs []*chainRun, res *Resume, m Model, s Samp
 		if err != nil {
 			return 0, &ChainError{Chain: r.g + 1, Err: err}
 		}
-		if err := r.src.UnmarshalBinary(cc.RNG); err != nil {
-			return 0, fmt.Errorf("langevin: resume: chain %d: random stream: %v", r.g+1, err)
-		}
+		// The state first: restoring it may remake parts of the chain
+		// (drawing from the stream), then the stream as it was.
 		if err := RestoreState(ch, cc.State); err != nil {
 			return 0, fmt.Errorf("chain %d: %w", r.g+1, err)
+		}
+		if err := r.src.UnmarshalBinary(cc.RNG); err != nil {
+			return 0, fmt.Errorf("langevin: resume: chain %d: random stream: %v", r.g+1, err)
 		}
 		r.ch = ch
 		r.keeper, _ = ch.(Keeper)

@@ -353,10 +353,11 @@ func Run(ctx context.Context, m Model, s Sampler, opts Options) (*Trace, error) 
 				continue
 			}
 			cp, err := checkpoint(runs, to)
-			if err == nil {
-				err = opts.Checkpoint(cp)
+			if err != nil { // a chain that cannot save its state: no checkpoints
+				tr.NoCheckpoint = err.Error()
+				continue
 			}
-			if err != nil {
+			if err := opts.Checkpoint(cp); err != nil {
 				publish(tr, runs)
 				return tr, fmt.Errorf("langevin: checkpoint at iteration %d: %w", to, err)
 			}

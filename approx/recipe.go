@@ -6,6 +6,8 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/langevin-go/langevin"
 	"github.com/langevin-go/langevin/sampler"
 )
@@ -68,4 +70,24 @@ func LaplaceMALA(ctx context.Context, m langevin.Model) (sampler.MALA, langevin.
 		return sampler.MALA{}, nil, err
 	}
 	return sampler.MALA{PrecondFull: l.Cov}, l.Init(), nil
+}
+
+// MandtConstSGDReverseKL returns constant SGD at [ReverseKLStep], the step
+// that minimises KL(posterior ‖ stationary) (Mandt et al. 2017, Appendix
+// C), for a posterior with precision prec (the Laplace approximation's) and
+// per-observation gradient covariance V at the mode ([sampler.GradCov]):
+// C = Cov(ĝ) = (N²/S)·V with S = mb.Size.
+func MandtConstSGDReverseKL(prec, V mat.Symmetric, n int, mb sampler.Minibatch) (sampler.ConstSGD, error) {
+	d := V.SymmetricDim()
+	if mb.Size < 1 || n < 1 {
+		return sampler.ConstSGD{}, fmt.Errorf("approx: reverse-KL constant SGD: batch %d of N = %d: expected 1 ≤ S ≤ N", mb.Size, n)
+	}
+	c := mat.NewSymDense(d, nil)
+	nf := float64(n)
+	c.ScaleSym(nf*nf/float64(mb.Size), V)
+	eta, err := ReverseKLStep(prec, c)
+	if err != nil {
+		return sampler.ConstSGD{}, err
+	}
+	return sampler.ConstSGD{Eta: eta, Batch: mb}, nil
 }

@@ -162,7 +162,7 @@ func FuzzParseIDX(f *testing.F) {
 	f.Add([]byte{}, byte(3))
 	f.Fuzz(func(t *testing.T, in []byte, rank byte) {
 		rank = rank%3 + 1
-		buf, shape, err := parseIDX(bytes.NewReader(in), "fuzz", int(rank))
+		buf, shape, err := parseIDX(bytes.NewReader(in), "fuzz", int(rank), 1<<20)
 		if err != nil {
 			var pe *ParseError
 			if !errors.As(err, &pe) || pe.Msg == "" {

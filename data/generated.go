@@ -1,6 +1,7 @@
 package data
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 )
@@ -11,6 +12,10 @@ type GenOptions struct {
 	Noise float64 // noise sd: of the points (moons), of the angle (spirals), of y (gap1d)
 	K     int     // spirals: arms (classes), at least 2
 	Seed  uint64
+	// MaxBytes, if positive, bounds the numbers an installed data set
+	// (fashion-mnist) holds in memory, as CSVOptions.MaxBytes: more is an
+	// error wrapping ErrTooLarge.
+	MaxBytes int64
 }
 
 // MaxGenerated bounds the number of points of a generated data set (moons,
@@ -44,7 +49,10 @@ func Generated(name string, o GenOptions) (train, test *Dataset, ok bool, err er
 	case "gap1d":
 		train, err = Gap1D(o.N, o.Noise, o.Seed)
 	case "fashion-mnist":
-		if train, err = FashionMNIST(FashionMNISTDir, true); err != nil {
+		if train, err = fashionMNIST(FashionMNISTDir, true, o.MaxBytes); err != nil {
+			if errors.Is(err, ErrTooLarge) {
+				return nil, nil, true, err
+			}
 			return nil, nil, true, fmt.Errorf("%v (install the Debian package dataset-fashion-mnist)", err)
 		}
 		if o.N > 0 {
@@ -57,7 +65,7 @@ func Generated(name string, o GenOptions) (train, test *Dataset, ok bool, err er
 			}
 			train = train.Subset(idx)
 		}
-		test, err = FashionMNIST(FashionMNISTDir, false)
+		test, err = fashionMNIST(FashionMNISTDir, false, o.MaxBytes)
 	default:
 		return nil, nil, false, nil
 	}

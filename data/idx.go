@@ -31,6 +31,12 @@ var FashionMNISTClasses = []string{
 // are the 784 pixel intensities divided by 255, so they lie in [0, 1]; Y holds
 // the class labels 0–9 (see FashionMNISTClasses).
 func FashionMNIST(dir string, train bool) (*Dataset, error) {
+	return fashionMNIST(dir, train, 0)
+}
+
+// fashionMNIST is FashionMNIST holding at most maxBytes (if positive) of
+// numbers in memory (see readIDX).
+func fashionMNIST(dir string, train bool, maxBytes int64) (*Dataset, error) {
 	prefix := "t10k"
 	if train {
 		prefix = "train"
@@ -42,7 +48,7 @@ func FashionMNIST(dir string, train bool) (*Dataset, error) {
 		}
 		return p
 	}
-	d, err := ReadIDX(find(prefix+"-images-idx3-ubyte"), find(prefix+"-labels-idx1-ubyte"))
+	d, err := readIDX(find(prefix+"-images-idx3-ubyte"), find(prefix+"-labels-idx1-ubyte"), maxBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -55,12 +61,18 @@ func FashionMNIST(dir string, train bool) (*Dataset, error) {
 // gzip-compressed, into a Dataset with n rows of rows·cols features scaled to
 // [0, 1] (byte/255), named px.<row>.<col> (1-based), and the labels as Y.
 // This is the format of MNIST and Fashion-MNIST (LeCun et al.).
-func ReadIDX(images, labels string) (*Dataset, error) {
-	img, shape, err := readIDXFile(images, 3)
+func ReadIDX(images, labels string) (*Dataset, error) { return readIDX(images, labels, 0) }
+
+// readIDX is ReadIDX bounded as the other readers are (CSVOptions.MaxBytes):
+// images whose features (8 bytes each) would take more than maxBytes (if
+// positive) are refused from the header, before the data are read, with a
+// *ParseError wrapping ErrTooLarge.
+func readIDX(images, labels string, maxBytes int64) (*Dataset, error) {
+	img, shape, err := readIDXFile(images, 3, maxBytes)
 	if err != nil {
 		return nil, err
 	}
-	lab, lshape, err := readIDXFile(labels, 1)
+	lab, lshape, err := readIDXFile(labels, 1, maxBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -91,19 +103,19 @@ func ReadIDX(images, labels string) (*Dataset, error) {
 
 // readIDXFile reads an unsigned-byte IDX file of the given rank and returns
 // its data and dimensions.
-func readIDXFile(path string, rank int) ([]byte, []int, error) {
+func readIDXFile(path string, rank int, maxBytes int64) ([]byte, []int, error) {
 	f, err := openFile(path)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer f.Close()
-	return parseIDX(f, path, rank)
+	return parseIDX(f, path, rank, maxBytes)
 }
 
 // parseIDX parses an unsigned-byte IDX stream (gzip-compressed or not) of the
 // given rank. Errors are *ParseError values naming the file and the byte
 // offset.
-func parseIDX(r io.Reader, name string, rank int) ([]byte, []int, error) {
+func parseIDX(r io.Reader, name string, rank int, maxBytes int64) ([]byte, []int, error) {
 	br := bufio.NewReaderSize(r, 1<<16)
 	if magic, err := br.Peek(2); err == nil && magic[0] == 0x1f && magic[1] == 0x8b {
 		zr, err := gzip.NewReader(br)
@@ -140,6 +152,10 @@ func parseIDX(r io.Reader, name string, rank int) ([]byte, []int, error) {
 		size *= shape[k]
 	}
 	off := 4 + 4*rank
+	// Each byte becomes a float64 feature (labels: one float64 each).
+	if need := 8 * int64(size); maxBytes > 0 && need > maxBytes {
+		return nil, nil, &ParseError{File: name, Msg: fmt.Sprintf("dimensions %v would hold %d MiB of numbers in memory, more than the bound of %d MiB", shape, need>>20, maxBytes>>20), Err: ErrTooLarge}
+	}
 	// Grow the buffer as the data come, so that a header announcing more
 	// than the file holds costs no more memory than the file.
 	var data bytes.Buffer

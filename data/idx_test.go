@@ -3,6 +3,7 @@ package data
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -77,7 +78,7 @@ func TestParseIDXErrors(t *testing.T) {
 		{"trailing", idxBytes(8, 1, []uint32{1}, []byte{1, 2}), 1, "byte 9: data continue"},
 		{"huge", idxBytes(8, 3, []uint32{1 << 20, 1 << 20, 1 << 20}, nil), 3, "too large"},
 	} {
-		_, _, err := parseIDX(bytes.NewReader(tc.in), "f.idx", tc.rank)
+		_, _, err := parseIDX(bytes.NewReader(tc.in), "f.idx", tc.rank, 0)
 		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.HasPrefix(err.Error(), "f.idx: ") {
 			t.Errorf("%s: err = %v, want f.idx: …%s…", tc.name, err, tc.want)
 		}
@@ -118,5 +119,31 @@ func TestFashionMNIST(t *testing.T) {
 		if c != 1000 {
 			t.Errorf("class %d (%s): %d images, want 1000", k, FashionMNISTClasses[k], c)
 		}
+	}
+}
+
+// TestReadIDXBound: an IDX file whose dimensions would hold more numbers
+// than the bound is refused from its header, before its data are read,
+// with an error naming the file, its dimensions and the bound (issue 24:
+// every reader bounded); within the bound it reads as before.
+func TestReadIDXBound(t *testing.T) {
+	dir := t.TempDir()
+	ip, lp := filepath.Join(dir, "img"), filepath.Join(dir, "lab")
+	// A header announcing 60,000 images of 28×28 (376 MB of features),
+	// followed by only a few bytes.
+	os.WriteFile(ip, idxBytes(8, 3, []uint32{60000, 28, 28}, make([]byte, 100)), 0o644)
+	os.WriteFile(lp, idxBytes(8, 1, []uint32{60000}, make([]byte, 100)), 0o644)
+	_, err := readIDX(ip, lp, 100<<20)
+	if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), ip) || !strings.Contains(err.Error(), "[60000 28 28] would hold 358 MiB") || !strings.Contains(err.Error(), "bound of 100 MiB") {
+		t.Fatalf("over the bound: %v", err)
+	}
+	small := idxBytes(8, 3, []uint32{2, 2, 3}, make([]byte, 12))
+	os.WriteFile(ip, small, 0o644)
+	os.WriteFile(lp, idxBytes(8, 1, []uint32{2}, []byte{1, 0}), 0o644)
+	if _, err := readIDX(ip, lp, 96); err != nil { // 12 features × 8 bytes = 96
+		t.Fatalf("at the bound: %v", err)
+	}
+	if _, err := readIDX(ip, lp, 95); !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("one byte over the bound: %v", err)
 	}
 }

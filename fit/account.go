@@ -18,7 +18,7 @@ import (
 	"github.com/langevin-go/langevin/predict"
 )
 
-// printPredictive prints the test-set table of ScoreTest: the
+// PrintPredictive prints the test-set table of ScoreTest: the
 // posterior predictive and the MAP on the test set.
 func PrintPredictive(w io.Writer, m langevin.Model, tr *langevin.Trace, mapTheta []float64, test *data.Dataset) {
 	sc, err := ScoreTest(m, tr, mapTheta, test)
@@ -39,11 +39,11 @@ func printScores(w io.Writer, name string, n int, draws [][]float64, mapTheta []
 	sc.Format(w)
 }
 
-// predictBudget bounds the row·draw evaluations of the streamed test-set
+// predictBudget bounds the row·draw evaluations of the Streamed test-set
 // predictions (about 10 s on one core at ≈ 100 ns per row and draw).
 const predictBudget = 100_000_000
 
-// printPredictiveRows is printPredictive on a test set streamed in blocks
+// PrintPredictiveRows is PrintPredictive on a test set Streamed in blocks
 // (a store): the same lines, the same numbers, but from at most
 // predictBudget/n evenly thinned draws for n test rows (a note says so).
 func PrintPredictiveRows(w io.Writer, m langevin.Model, tr *langevin.Trace, mapTheta []float64, test data.Rows) {
@@ -74,7 +74,7 @@ func PrintPredictiveRows(w io.Writer, m langevin.Model, tr *langevin.Trace, mapT
 	printScores(w, "accuracy", test.Len(), rows, mapTheta, score, note)
 }
 
-// printWhere says where the draws went: counts, time, ESS per second, step
+// PrintWhere says where the draws went: counts, time, ESS per second, step
 // sizes, the noise crossover, clipping and warnings.
 func PrintWhere(w io.Writer, c *Config, tr *langevin.Trace, table diag.Table, elapsed time.Duration, mapTheta []float64) {
 	kept, last, early := chainCounts(tr, c.Iters, c.Burnin, c.Thin)
@@ -164,6 +164,9 @@ func PrintWhere(w io.Writer, c *Config, tr *langevin.Trace, table diag.Table, el
 			fmt.Fprintf(w, "          final iterates: max |θ − MAP| = %.3g over chains and parameters (MAP by L-BFGS)\n", worst)
 		}
 		return
+	}
+	if c.Model == "mlp" {
+		table = netWeightWarnings(w, table, tr.NumChains())
 	}
 	warn := table.Warnings(tr.NumChains())
 	if len(warn) > 0 {
@@ -262,7 +265,7 @@ func JoinInts(v []int) string {
 	return strings.Join(s, ", ")
 }
 
-// logOffsets returns the offsets of the column values v: log v for an
+// LogOffsets returns the offsets of the column values v: log v for an
 // exposure column, v itself otherwise (nil for none).
 func LogOffsets(s model.Spec, v []float64) []float64 {
 	if v == nil || !s.Exposure {
@@ -275,7 +278,7 @@ func LogOffsets(s model.Spec, v []float64) []float64 {
 	return out
 }
 
-// printGLMPredictive prints the test-set scores of a GLM: accuracy (probit)
+// PrintGLMPredictive prints the test-set scores of a GLM: accuracy (probit)
 // or the RMSE of the posterior predictive mean, and the mean log predictive
 // density, for the posterior and the MAP.
 func PrintGLMPredictive(w io.Writer, g *model.GLM, tr *langevin.Trace, mapTheta []float64, test *data.Dataset, offset []float64) {
@@ -348,6 +351,35 @@ func printStepWeighted(w io.Writer, tr *langevin.Trace, steps [][]float64) {
 		more = fmt.Sprintf(", and %d more", tr.Dim-show)
 	}
 	fmt.Fprintf(w, "weighted: step-weighted means Σηₜθₜ/Σηₜ of the kept draws (lecture notes (3.8)): %s%s\n", strings.Join(parts, ", "), more)
+}
+
+// netWeightWarnings prints one line for the weights and biases of a
+// network that fail the per-parameter R̂/ESS rules, and returns the rest of
+// the table (the noise, which is identified). A network's weights are not
+// identified: permuting hidden units (and, for odd activations, flipping
+// signs) gives the same function, so chains at different modes disagree on
+// every weight while agreeing on the predictions; the convergence check of a
+// network is its function-space line.
+func netWeightWarnings(w io.Writer, table diag.Table, chains int) diag.Table {
+	var rest, weights diag.Table
+	for _, s := range table {
+		if strings.HasPrefix(s.Name, "w.") || strings.HasPrefix(s.Name, "b.") {
+			weights = append(weights, s)
+		} else {
+			rest = append(rest, s)
+		}
+	}
+	bad := map[string]bool{}
+	for _, s := range weights {
+		if s.RHat > diag.RHatWarn || s.ESSBulk < float64(diag.ESSWarnPerChain*chains) {
+			bad[s.Name] = true
+		}
+	}
+	if len(bad) > 0 {
+		fmt.Fprintf(w, "weights:  %d of the %d weights and biases fail R̂ ≤ %g or bulk-ESS ≥ %d: expected, a network's weights are not identified (permuting hidden units gives the same function); its convergence check is the function-space line\n",
+			len(bad), len(weights), diag.RHatWarn, diag.ESSWarnPerChain*chains)
+	}
+	return rest
 }
 
 // printClassScores prints a classifier's metrics, mean entropies and

@@ -47,7 +47,7 @@ func buildNetAuto(ctx context.Context, b *BuildEnv, net Network) (langevin.Sampl
 }
 
 // netTarget is the function-space ESS target of a network run.
-func netTarget(c *Config) float64 {
+func NetTarget(c *Config) float64 {
 	if c.Set["target-ess"] {
 		return c.TargetESS
 	}
@@ -67,18 +67,18 @@ func (a *autoRun) adjustNet(c *Config, o *langevin.Options) {
 	o.SaveWarmup = false
 	if !c.Set["thin"] {
 		o.Thin = 1
-		o.MaxKeep = MaxKeep(netTarget(c), c.Chains)
+		o.MaxKeep = MaxKeep(NetTarget(c), c.Chains)
 	}
 	o.CheckEvery = max(200, a.burnin/4)
 	if c.ChainID > 0 || (c.Set["target-ess"] && c.TargetESS == 0) {
 		return
 	}
-	o.Until = p.Until(a.netModel, netTarget(c), &a.conv)
+	o.Until = p.Until(a.netModel, NetTarget(c), &a.conv)
 }
 
 // printNet writes the network plan's auto: lines and why the run stopped.
 func (a *autoRun) printNet(w io.Writer, c *Config, tr *langevin.Trace) {
-	for _, n := range a.netNotes(tr, netTarget(c), c.ChainID, c.Iters) {
+	for _, n := range a.netNotes(tr, NetTarget(c), c.ChainID, c.Iters) {
 		fmt.Fprintln(w, n)
 	}
 }
@@ -104,7 +104,7 @@ func (a *autoRun) netNotes(tr *langevin.Trace, target float64, chainID, iters in
 	case chainID > 0:
 		out = append(out, Note{"auto", fmt.Sprintf("length: --iters %d (one chain of an analysis): %v", iters, conv)})
 	default:
-		out = append(out, Note{"auto", fmt.Sprintf("length: stopped at the cap of %d iterations before the predictions converged: %v — it would take more iterations (--iters), or more chains agreeing (the modes differ)", a.lastIter(tr), conv)})
+		out = append(out, Note{"auto", fmt.Sprintf("length: stopped at the cap of %d iterations before the predictions converged: %v; it would take: %s", a.lastIter(tr), conv, conv.Needs(a.burnin, a.lastIter(tr)))})
 	}
 	return out
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/langevin-go/langevin/data"
 	"github.com/langevin-go/langevin/internal/runctl"
 	"github.com/langevin-go/langevin/model"
+	"github.com/langevin-go/langevin/sampler"
 )
 
 // maxChains bounds --chains: each chain holds its own buffers and file.
@@ -52,6 +53,8 @@ type Config struct {
 	Quiet, Report, Overwrite    bool
 	TargetESS                   float64       // --sampler auto: stop at this min bulk-ESS
 	MaxTime                     time.Duration // --sampler auto: time budget of the sampling (0: none)
+	Resume                      string        // --resume DIR (handled before the flags are parsed: resumeArgs)
+	Checkpoint                  time.Duration // --checkpoint: time between checkpoints (0: none)
 	Planned                     bool          // --sampler sgld untuned: auto's plan with SGLD forced (plannedSGLD)
 	PrecondWhy                  string        // why --precond defaulted to none (multimodal target or cyclical sampler); printed with the result
 	// step size
@@ -200,6 +203,10 @@ func (c *Config) Resolve() error {
 		if !c.Set["explore"] {
 			c.Explore = 0.5
 		}
+		if c.Sampler == "csgld" && c.Model == "mixture25" && !c.Set["cycles"] {
+			// One cycle explores once: Zhang et al.'s 30 (printed with the step).
+			c.Cycles = min(sampler.CyclesExplore, c.Iters)
+		}
 	}
 	if c.Sampler != "auto" && !c.Planned {
 		for _, f := range []string{"target-ess", "max-time"} {
@@ -273,6 +280,12 @@ func OneOf(flagName, v string, allowed ...string) error {
 }
 
 func (c *Config) Validate() error {
+	if c.Checkpoint < 0 {
+		return InputErrorf("--checkpoint %v: expected a duration ≥ 0 (0: no checkpoints)", c.Checkpoint)
+	}
+	if c.Set["checkpoint"] && c.Out == "" && !c.Report {
+		return InputErrorf("--checkpoint %v: checkpoints go into the run's directory: give --out DIR", c.Checkpoint)
+	}
 	if !c.Set["thin"] && c.Iters > c.Burnin && c.Thin > c.Iters-c.Burnin {
 		// The default thin suits the default run length; a short run
 		// keeps about 1000 draws per chain instead of one.

@@ -33,7 +33,8 @@ func init() {
 		o := &ExactFlags{}
 		fs.IntVar(&o.warmup, "warmup", 0, "warm-up iterations `N` (an alias of --burnin: the step size and metric adapt during the burn-in)")
 		fs.Float64Var(&o.targetAccept, "target-accept", 0, "target mean accept_stat `A` of the step-size tuning (default 0.234 rwm, 0.574 mala, 0.8 nuts)")
-		fs.StringVar(&o.tune, "tune", "dual", "step-size tuning during warm-up: none|dual (dual averaging)|grid (grid search scored by acceptance)")
+		fs.StringVar(&o.tune, "tune", "dual", "step-size tuning during warm-up: none|dual (dual averaging)|grid (grid search, scored by --grid-score)")
+		fs.StringVar(&o.gridScore, "grid-score", "accept", "--tune grid's criterion: accept (the step whose mean accept_stat is closest to --target-accept, on the grid ε₀·2^k, k = −4…4) or esjd (the largest expected squared jump distance, on the grid ε₀·2^(k/4), k = −8…8, refined by a parabola: lands near 0.234 for rwm and 0.574 for mala without being told)")
 		fs.IntVar(&o.maxDepth, "max-depth", 10, "maximum tree depth `D` of nuts")
 		fs.StringVar(&o.Metric, "metric", "diag", "metric: diag|dense (nuts adapts it in Stan's windows; rwm and mala use the Laplace approximation's (co)variance with --precond laplace)")
 		return o
@@ -41,9 +42,9 @@ func init() {
 }
 
 type ExactFlags struct {
-	warmup, maxDepth int
-	targetAccept     float64
-	tune, Metric     string
+	warmup, maxDepth        int
+	targetAccept            float64
+	tune, Metric, gridScore string
 }
 
 // exactDefaults are the iteration counts of the exact samplers when
@@ -66,6 +67,12 @@ func (c *Config) resolveExact() error {
 	}
 	if err := OneOf("metric", o.Metric, "diag", "dense"); err != nil {
 		return err
+	}
+	if err := OneOf("grid-score", o.gridScore, "accept", "esjd"); err != nil {
+		return err
+	}
+	if c.Set["grid-score"] && o.tune != "grid" {
+		return InputErrorf("--grid-score %s: only with --tune grid", o.gridScore)
 	}
 	if c.Set["warmup"] {
 		if c.Set["burnin"] && c.Burnin != o.warmup {
@@ -95,8 +102,8 @@ func (c *Config) resolveExact() error {
 	if !c.Set["thin"] {
 		c.Thin = 1
 	}
-	if o.tune == "grid" && c.Burnin < 9 {
-		return InputErrorf("--tune grid: the warm-up (--warmup/--burnin %d) must have at least 9 iterations, one segment per grid step", c.Burnin)
+	if n := map[string]int{"accept": 9, "esjd": 17}[o.gridScore]; o.tune == "grid" && c.Burnin < n {
+		return InputErrorf("--tune grid: the warm-up (--warmup/--burnin %d) must have at least %d iterations, one segment per grid step", c.Burnin, n)
 	}
 	if o.tune == "none" && !c.StepSet {
 		return InputErrorf("--tune none: give the step with --step (η for mala, σ for rwm, ε for nuts)")
@@ -104,7 +111,7 @@ func (c *Config) resolveExact() error {
 	return nil
 }
 
-// buildExact returns the rwm, mala or nuts sampler; b.precond is the
+// buildExact returns the rwm, mala or nuts sampler; b.Precond is the
 // diagonal Laplace approximation (nil with --precond none). With --metric
 // dense, NUTS adapts a dense metric (Stan's dense_e), and RWM and MALA use
 // the dense Laplace covariance (or, with --precond none, adapt a dense one).
@@ -131,6 +138,9 @@ func buildExact(ctx context.Context, b *BuildEnv) (langevin.Sampler, error) {
 		a.Tune = sampler.TuneNone
 	case "grid":
 		a.Tune = sampler.TuneGrid
+		if o.gridScore == "esjd" {
+			a.Score = sampler.GridESJD
+		}
 	}
 	step := 0.0
 	if c.StepSet {
@@ -147,7 +157,7 @@ func buildExact(ctx context.Context, b *BuildEnv) (langevin.Sampler, error) {
 	}
 }
 
-// printExact prints the exact samplers' per-chain statistics: tuned step,
+// PrintExact prints the exact samplers' per-chain statistics: tuned step,
 // mean acceptance statistic, divergences and tree depths (NUTS).
 func PrintExact(w io.Writer, c *Config, tr *langevin.Trace) {
 	acc, _ := tr.Stat("accept_stat__")
@@ -161,7 +171,15 @@ func PrintExact(w io.Writer, c *Config, tr *langevin.Trace) {
 		target = map[string]float64{"rwm": 0.234, "mala": 0.574, "nuts": 0.8}[c.Sampler]
 	}
 	name := map[string]string{"rwm": "σ", "mala": "η", "nuts": "ε"}[c.Sampler]
-	fmt.Fprintf(w, "tuning:   %s, target accept_stat %.3g, warm-up %d iterations, %s metric\n", o.tune, target, c.Burnin, o.Metric)
+	tune := o.tune
+	if tune == "grid" {
+		tune += " scored by " + o.gridScore
+	}
+	if o.tune == "grid" && o.gridScore == "esjd" {
+		fmt.Fprintf(w, "tuning:   %s (largest expected squared jump; target accept_stat not used), warm-up %d iterations, %s metric\n", tune, c.Burnin, o.Metric)
+	} else {
+		fmt.Fprintf(w, "tuning:   %s, target accept_stat %.3g, warm-up %d iterations, %s metric\n", tune, target, c.Burnin, o.Metric)
+	}
 	var totalDiv float64
 	for k := range tr.Draws {
 		if len(acc[k]) == 0 {

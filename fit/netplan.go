@@ -146,6 +146,9 @@ func NewNetPlan(ctx context.Context, m Network, opt NetPlanOptions) (*NetPlan, e
 	if iters == 0 {
 		iters = min(20000, max(2000, int(300*epoch)))
 	}
+	if ps, ok := m.(interface{ PriorString() string }); ok {
+		p.note("prior: %s", ps.PriorString())
+	}
 	p.note("init: %d random starts, weights scaled by fan-in (θ = 0 is a saddle of the network: every hidden unit alike)", opt.Starts)
 	for s := 0; s < opt.Starts; s++ {
 		rng := rand.New(rand.NewPCG(opt.Seed, 0x6e6574+uint64(s)))
@@ -390,8 +393,13 @@ func normalize(u []float64) float64 {
 // plan's points: split R̂ and bulk-ESS of every predictive quantity over the
 // chains.
 type FunctionConvergence struct {
-	Points                  int
-	MaxRHat, MedianRHat     float64
+	Points              int
+	MaxRHat, MedianRHat float64
+	// WithinRHat is the median over the points of the largest split-R̂ of
+	// one chain alone (its two halves): near 1 when every chain is
+	// stationary where it is, so that a large R̂ across chains means chains
+	// at different modes.
+	WithinRHat              float64
 	MinESS                  float64
 	Draws                   int // per chain
 	Converged               bool
@@ -417,13 +425,57 @@ func (c *FunctionConvergence) String() string {
 	return s + "; short of the target: " + strings.Join(short, ", ")
 }
 
+// withinStationary is the largest WithinRHat at which the chains count as
+// stationary each at its own mode.
+const withinStationary = 1.05
+
+// Modes reports whether the chains disagree because they sit at different
+// modes: R̂ across chains above its targets while each chain alone is
+// stationary (WithinRHat ≤ 1.05).
+func (c *FunctionConvergence) Modes() bool {
+	return (c.MaxRHat > c.RHatMax || c.MedianRHat > c.Med) && c.WithinRHat <= withinStationary
+}
+
+// Needs says what it would take to reach the targets from a run that kept
+// draws from iteration burnin+1 to last: the bulk-ESS grows in proportion to
+// the draws, so the ESS target needs about burnin + (last − burnin)·target/ESS
+// iterations a chain; R̂ across chains at different modes does not fall
+// with length (each chain samples its own mode; the predictive is the
+// mixture over the modes), while R̂ of drifting chains does.
+func (c *FunctionConvergence) Needs(burnin, last int) string {
+	if c.Converged || math.IsNaN(c.MinESS) {
+		return ""
+	}
+	var parts []string
+	ran := max(1, last-burnin)
+	grow := 1.0
+	if c.MinESS < c.TargetESS && c.MinESS > 0 {
+		grow = c.TargetESS / c.MinESS
+	}
+	rhatShort := c.MaxRHat > c.RHatMax || c.MedianRHat > c.Med
+	switch {
+	case rhatShort && c.Modes():
+		parts = append(parts, fmt.Sprintf("R̂: the chains sit at different modes (each chain alone: median split-R̂ %.3f), so R̂ across them will not fall with length; the predictive is the mixture over the modes", c.WithinRHat))
+	case rhatShort:
+		// A drifting chain: R̂ − 1 falls about as 1/√draws.
+		r := (max(c.MaxRHat-1, 0) / (c.RHatMax - 1)) * (max(c.MaxRHat-1, 0) / (c.RHatMax - 1))
+		grow = max(grow, r)
+		parts = append(parts, fmt.Sprintf("R̂: the chains still drift (each chain alone: median split-R̂ %.3f); R̂ − 1 falls about as 1/√length", c.WithinRHat))
+	}
+	if grow > 1 {
+		need := burnin + int(math.Ceil(float64(ran)*grow))
+		parts = append(parts, fmt.Sprintf("about %d iterations a chain (--iters %d, %.1f× the %d sampled)", need, need, grow, ran))
+	}
+	return strings.Join(parts, "; ")
+}
+
 // Convergence returns the function-space convergence of the trace's chains
 // at the plan's points against the targets: min bulk-ESS ≥ target, median
 // R̂ ≤ 1.02 and max R̂ ≤ 1.1 (looser than 1.01 because chains at different
 // modes of a network agree on predictions only up to the modes' own
 // differences).
 func (p *NetPlan) Convergence(m Network, tr *langevin.Trace, target float64) *FunctionConvergence {
-	c := &FunctionConvergence{TargetESS: target, RHatMax: 1.1, Med: 1.02, MaxRHat: math.NaN(), MedianRHat: math.NaN(), MinESS: math.NaN()}
+	c := &FunctionConvergence{TargetESS: target, RHatMax: 1.1, Med: 1.02, MaxRHat: math.NaN(), MedianRHat: math.NaN(), MinESS: math.NaN(), WithinRHat: math.NaN()}
 	short := math.MaxInt
 	for _, ch := range tr.Draws {
 		short = min(short, len(ch))
@@ -447,7 +499,8 @@ func (p *NetPlan) Convergence(m Network, tr *langevin.Trace, target float64) *Fu
 	for ci := range col {
 		col[ci] = make([]float64, short)
 	}
-	var rh []float64
+	var rh, within []float64
+	one := make([][]float64, 1)
 	c.MinESS = math.Inf(1)
 	c.MaxRHat = 0
 	for q := 0; q < k; q++ {
@@ -469,6 +522,14 @@ func (p *NetPlan) Convergence(m Network, tr *langevin.Trace, target float64) *Fu
 			continue
 		}
 		rh = append(rh, r)
+		wr := 0.0
+		for ci := range col {
+			one[0] = col[ci]
+			if v := diag.RHat(one); v > wr {
+				wr = v
+			}
+		}
+		within = append(within, wr)
 		c.MaxRHat = max(c.MaxRHat, r)
 		c.MinESS = min(c.MinESS, e)
 	}
@@ -476,7 +537,9 @@ func (p *NetPlan) Convergence(m Network, tr *langevin.Trace, target float64) *Fu
 		return c
 	}
 	sort.Float64s(rh)
+	sort.Float64s(within)
 	c.MedianRHat = rh[len(rh)/2]
+	c.WithinRHat = within[len(within)/2]
 	c.Converged = c.MinESS >= target && c.MaxRHat <= c.RHatMax && c.MedianRHat <= c.Med
 	return c
 }
@@ -545,6 +608,31 @@ func (c *restartChain) Step() error {
 	}
 	c.inner = in
 	return nil
+}
+
+// State implements langevin.Resumable: the iteration, the restarts so far
+// and their step, then the inner chain's state (remade with that step first
+// when it restarted). The notes of restarts before the checkpoint are not
+// kept.
+func (c *restartChain) State(s *langevin.StateCoder) {
+	s.Int(&c.t)
+	restarts, eta := c.restarts, c.eta
+	s.Int(&restarts)
+	s.Float(&eta)
+	if s.Decoding() && restarts != c.restarts {
+		in, err := c.p.build(eta).NewChain(c.m, c.start, c.rng) // draws from the stream: restored after
+		if err != nil {
+			s.Fail(err)
+			return
+		}
+		c.inner, c.restarts, c.eta = in, restarts, eta
+	}
+	in, ok := c.inner.(langevin.Resumable)
+	if !ok {
+		s.Fail(fmt.Errorf("fit: a chain of type %T cannot save its state", c.inner))
+		return
+	}
+	in.State(s)
 }
 
 func (c *restartChain) Position() []float64 { return c.inner.Position() }

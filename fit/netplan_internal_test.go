@@ -2,10 +2,13 @@ package fit
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"gonum.org/v1/gonum/mat"
 
 	"github.com/langevin-go/langevin"
 	"github.com/langevin-go/langevin/data"
@@ -21,7 +24,10 @@ func gapNet(t testing.TB, n int) *model.MLP {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := model.NewMLP(d.X, d.Y, model.MLPDefaults(model.MLPOptions{Hidden: []int{10}, Activation: model.Tanh}))
+	// Prior scale 1 (not the regression default 2): the model of the NUTS
+	// fixture of TestNetPlanAgainstNUTS, which checks the sampler, not the
+	// prior.
+	m, err := model.NewMLP(d.X, d.Y, model.MLPDefaults(model.MLPOptions{Hidden: []int{10}, Activation: model.Tanh, PriorScale: []float64{1}}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,5 +146,78 @@ func TestNetPlanRestart(t *testing.T) {
 		if v := v2 / float64(n); math.Abs(v-1) > 0.5 { // precision 1: the chain samples again
 			t.Errorf("%s: variance of the first coordinate %v after the restarts, want about 1", kind, v)
 		}
+	}
+}
+
+// linNet judges convergence on f(x) = θ₀ + θ₁x, so that a test controls the
+// predictions through two coordinates of the draws.
+type linNet struct{ *model.MLP }
+
+func (linNet) FunctionValues(theta []float64, X *mat.Dense, dst []float64) {
+	for i := range dst {
+		dst[i] = theta[0] + theta[1]*X.At(i, 0)
+	}
+}
+
+// TestFunctionConvergenceNeeds: a capped run's verdict says what it would
+// take. Chains stationary at different modes: R̂ across them is large while
+// each chain's own split-R̂ is near 1, and the verdict says length will not
+// help; chains that still drift (random walks): not modes, and the
+// iterations asked grow with the shortfall of R̂ and ESS; converged chains:
+// nothing asked.
+func TestFunctionConvergenceNeeds(t *testing.T) {
+	m := linNet{gapNet(t, 20)}
+	p := &NetPlan{Points: mat.NewDense(5, 1, []float64{-1, -0.5, 0, 0.5, 1})}
+	d := m.Dim()
+	trace := func(gen func(c, i int, rng *rand.Rand) (float64, float64)) *langevin.Trace {
+		tr := &langevin.Trace{Dim: d}
+		for c := 0; c < 4; c++ {
+			rng := rand.New(rand.NewPCG(uint64(c), 9))
+			var ch [][]float64
+			for i := 0; i < 400; i++ {
+				th := make([]float64, d)
+				th[0], th[1] = gen(c, i, rng)
+				ch = append(ch, th)
+			}
+			tr.Draws = append(tr.Draws, ch)
+		}
+		return tr
+	}
+	// Modes: chain c is N(c/2, 0.1²) iid.
+	modes := p.Convergence(m, trace(func(c, _ int, rng *rand.Rand) (float64, float64) {
+		return float64(c)/2 + 0.1*rng.NormFloat64(), 0.1 * rng.NormFloat64()
+	}), 100)
+	if modes.Converged || !modes.Modes() || modes.WithinRHat > 1.02 || modes.MaxRHat < 2 {
+		t.Fatalf("chains at four modes: %v, within-chain R̂ %v, Modes() %v", modes, modes.WithinRHat, modes.Modes())
+	}
+	if s := modes.Needs(1000, 5000); !strings.Contains(s, "different modes") || !strings.Contains(s, "will not fall") {
+		t.Errorf("modes: Needs = %q", s)
+	}
+	// Drift: random walks from a common start.
+	var w0, w1 [4]float64
+	drift := p.Convergence(m, trace(func(c, _ int, rng *rand.Rand) (float64, float64) {
+		w0[c] += 0.1 * rng.NormFloat64()
+		w1[c] += 0.1 * rng.NormFloat64()
+		return w0[c], w1[c]
+	}), 100)
+	if drift.Converged || drift.Modes() || drift.WithinRHat < 1.05 {
+		t.Fatalf("random walks: %v, within-chain R̂ %v, Modes() %v", drift, drift.WithinRHat, drift.Modes())
+	}
+	s := drift.Needs(1000, 5000)
+	var need int
+	if _, err := fmt.Sscanf(s[strings.LastIndex(s, "about "):], "about %d iterations", &need); err != nil || need < 5000+4000 || !strings.Contains(s, "still drift") {
+		t.Errorf("random walks: Needs = %q (iterations %d): want more than twice the 4,000 sampled", s, need)
+	}
+	// Converged: iid N(0, 1) in every chain.
+	ok := p.Convergence(m, trace(func(_, _ int, rng *rand.Rand) (float64, float64) {
+		return rng.NormFloat64(), rng.NormFloat64()
+	}), 100)
+	if !ok.Converged || ok.Needs(1000, 5000) != "" {
+		t.Errorf("iid chains: %v, Needs %q", ok, ok.Needs(1000, 5000))
+	}
+	// ESS short alone: the iterations scale by target/ESS.
+	c := &FunctionConvergence{MinESS: 50, TargetESS: 100, MaxRHat: 1.01, MedianRHat: 1.005, RHatMax: 1.1, Med: 1.02, WithinRHat: 1.01}
+	if s := c.Needs(1000, 5000); !strings.Contains(s, "about 9000 iterations") {
+		t.Errorf("ESS 50 of 100 after 4,000 sampled: Needs = %q, want about 9000 iterations", s)
 	}
 }

@@ -2,7 +2,7 @@ package fit
 
 // The command's one place that reads and writes run directories (langevin
 // run --out DIR), all through package rundir: the chain and warm-up files
-// are streamed as the draws come, then DIR/summary.csv, DIR/model.json (the
+// are Streamed as the draws come, then DIR/summary.csv, DIR/model.json (the
 // model's spec and the data's columns) and DIR/scaler.json.
 
 import (
@@ -23,17 +23,22 @@ import (
 	"github.com/langevin-go/langevin/stancsv"
 )
 
-// modelFile is DIR/model.json (rundir.ModelFile: the schema and its
+// ModelFile is DIR/model.json (rundir.ModelFile: the schema and its
 // decoder live in package rundir).
 type ModelFile = rundir.ModelFile
 
 // savedSplit is the seeded split a run made (rundir.Split).
 type savedSplit = rundir.Split
 
-// runDir is an open run directory of langevin run.
+// RunDir is an open run directory of langevin run.
 type RunDir struct {
 	W      *rundir.Writer
 	chains []*rundir.ChainWriter
+
+	resume       *ResumeState       // langevin run --resume DIR: where it resumes from
+	info         *rundir.ResumeInfo // DIR/resume.json
+	checkpointed bool               // a checkpoint was written
+	resumable    bool               // the run stopped early and has a checkpoint
 }
 
 // settings lists a run's settings, as the chain files and the report record
@@ -75,7 +80,7 @@ func (j *Problem) SettingsOf(c *Config) [][2]string {
 // chain file: what a crash can lose.
 const flushEvery = 250 * time.Millisecond
 
-// createRunDir checks and locks dir before any work: a file, an unwritable
+// CreateRunDir checks and locks dir before any work: a file, an unwritable
 // directory, a directory holding another run (unless overwrite) or one that
 // another process writes are input errors, found at once.
 func CreateRunDir(dir string, overwrite bool) (*RunDir, error) {
@@ -129,6 +134,9 @@ func (rd *RunDir) Sink(c int) langevin.DrawSink { return rd.chains[c] }
 // them further after writing them (auto's bound on the kept draws), so that
 // the files and the printed summary are of the same draws.
 func (rd *RunDir) Keep(tr *langevin.Trace) {
+	if rd.resumable {
+		return // the files stay as written: the checkpoint counts their rows
+	}
 	for c, cw := range rd.chains {
 		if c < len(tr.Iters) {
 			cw.Keep(tr.Iters[c], tr.Thin)
@@ -179,7 +187,7 @@ func (j *Problem) ChainConfig() stancsv.Config {
 	return cfg
 }
 
-// modelFile returns DIR/model.json's contents, nil for the toy targets.
+// ModelFile returns DIR/model.json's contents, nil for the toy targets.
 func (j *Problem) ModelFile() *ModelFile {
 	if j.FormulaRecord != nil {
 		return &ModelFile{Data: j.C.Data, Formula: j.FormulaRecord}
@@ -190,7 +198,7 @@ func (j *Problem) ModelFile() *ModelFile {
 	return &ModelFile{Spec: j.Spec, Data: j.C.Data, Target: j.Train.Target, Features: j.Train.Names, Split: j.split, Columns: j.Train.Coding}
 }
 
-// applySplit returns the part of d named by which (train or test) under
+// ApplySplit returns the part of d named by which (train or test) under
 // the saved split s, or an input error if d is not the run's data (another
 // number of rows) or the run made no split.
 func ApplySplit(s *savedSplit, d *data.Dataset, which, source string) (*data.Dataset, error) {
@@ -207,7 +215,7 @@ func ApplySplit(s *savedSplit, d *data.Dataset, which, source string) (*data.Dat
 	return test, nil
 }
 
-// readRun reads a run directory (langevin report, predict).
+// ReadRun reads a run directory (langevin report, predict).
 func ReadRun(dir string) (*rundir.Run, error) {
 	r, err := rundir.Read(dir)
 	if err != nil {
@@ -216,7 +224,7 @@ func ReadRun(dir string) (*rundir.Run, error) {
 	return r, nil
 }
 
-// readRuns reads one run directory, or several holding chains of one
+// ReadRuns reads one run directory, or several holding chains of one
 // analysis run in separate processes (langevin run --chain-id), combined in
 // chain order; it refuses directories of different analyses.
 func ReadRuns(dirs []string) (*rundir.Run, error) {
@@ -238,7 +246,7 @@ func ReadRuns(dirs []string) (*rundir.Run, error) {
 	return r, nil
 }
 
-// readModelFile returns the model spec and the scaler of a run directory.
+// ReadModelFile returns the model spec and the scaler of a run directory.
 func ReadModelFile(r *rundir.Run) (*ModelFile, *data.Scaler, error) {
 	path := filepath.Join(strings.Split(r.Dir, ", ")[0], rundir.SpecFile)
 	if r.Spec == nil {
@@ -282,7 +290,7 @@ func checkModelFile(r *rundir.Run, mf *ModelFile, sc *data.Scaler, path, scPath 
 	return nil
 }
 
-// drawsOf returns every kept draw of the run, the first d columns of each
+// DrawsOf returns every kept draw of the run, the first d columns of each
 // (derived quantities follow the parameters).
 func DrawsOf(r *rundir.Run, d int) ([][]float64, error) {
 	var draws [][]float64
@@ -310,7 +318,7 @@ func runID(cfg stancsv.Config, statNames, names []string) string {
 
 func FmtF(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 
-// checkRunSize refuses, before the sampling, a run whose draws held in
+// CheckRunSize refuses, before the sampling, a run whose draws held in
 // memory (warm-up included: run keeps them for the report) would not fit:
 // the rows langevin.Options.KeptRows counts (auto's growing thinning, MaxKeep,
 // included), each of the model's columns and about 8 statistics. The

@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/langevin-go/langevin"
+	"github.com/langevin-go/langevin/approx"
 	"github.com/langevin-go/langevin/model"
 	"github.com/langevin-go/langevin/sampler"
 )
@@ -28,8 +29,10 @@ func init() {
 		{"csgd-full", "constant SGD, optimal full preconditioner 2 Cov(ĝ)⁻¹ (Theorem 2)"},
 		{"csgd-sqrt", "constant SGD, square-root preconditioner and its optimal step (Theorem 7)"},
 		{"csgd-momentum", "constant SGD with momentum μ at η = μ·η*"},
+		{"csgd-rkl", "constant SGD at the step minimising the reverse KL(posterior ‖ stationary) (Appendix C)"},
 		{"sgfs", "stochastic gradient Fisher scoring (Ahn et al. 2012), full"},
 		{"sgfs-diag", "stochastic gradient Fisher scoring, diagonal (--hmax caps it)"},
+		{"sgfs-scalar", "stochastic gradient Fisher scoring, KL-optimal scalar preconditioner 2D/Tr(C + E) (Corollary 6)"},
 		{"iasg", "iterate-averaged SGD (Algorithm 1): means of N/S iterates at η = 0.05/λmax"},
 		{"laplace", "independent draws from the Laplace approximation N(MAP, H⁻¹)"},
 	} {
@@ -38,7 +41,7 @@ func init() {
 	}
 	RegisterFlags(FlagGroup{Name: "mandt", Title: "Mandt et al. flags", Define: func(fs *flag.FlagSet) any {
 		o := &mandtFlags{}
-		fs.Float64Var(&o.eps, "eps", 2, "SGFS's `ε`: injected noise E = (4/ε)·Cov(ĝ), preconditioner 2(Cov(ĝ)+E)⁻¹ (sgfs, sgfs-diag)")
+		fs.Float64Var(&o.eps, "eps", 2, "SGFS's `ε`: injected noise E = (4/ε)·Cov(ĝ), preconditioner 2(Cov(ĝ)+E)⁻¹ (sgfs, sgfs-diag; sgfs-scalar: 2D/Tr(Cov(ĝ)+E))")
 		fs.Float64Var(&o.hmax, "hmax", 0, "SGFS-d's largest preconditioner entry `H` (our units: Mandt et al.'s h_max/N); 0: off (sgfs-diag)")
 		fs.Float64Var(&o.momentum, "momentum", 0.1, "friction `μ` of csgd-momentum (v ← (1−μ)v + ηĝ; default η = μ·η*)")
 		fs.IntVar(&o.window, "window", 0, "iterates averaged per IASG draw (0: N/B, one pass)")
@@ -127,8 +130,15 @@ func buildMandt(ctx context.Context, b *BuildEnv) (langevin.Sampler, error) {
 		cs = sampler.MandtConstSGDSqrt(V, n, mb)
 	case "csgd-momentum":
 		cs = sampler.MandtConstSGDMomentum(V, n, mb, o.momentum)
-	case "sgfs", "sgfs-diag":
-		return sampler.SGFS{Batch: mb, GradCov: V, Eps: o.eps, Diag: c.Sampler == "sgfs-diag", Hmax: o.hmax}, nil
+	case "csgd-rkl":
+		if cs, err = approx.MandtConstSGDReverseKL(l.Prec, V, n, mb); err != nil {
+			return nil, fmt.Errorf("--sampler csgd-rkl: %w", err)
+		}
+	case "sgfs", "sgfs-diag", "sgfs-scalar":
+		if c.Sampler == "sgfs-scalar" {
+			b.recordStep(sampler.SGFSScalarStep(V, n, s, o.eps))
+		}
+		return sampler.SGFS{Batch: mb, GradCov: V, Eps: o.eps, Diag: c.Sampler == "sgfs-diag", Scalar: c.Sampler == "sgfs-scalar", Hmax: o.hmax}, nil
 	default: // iasg
 		ia, err := sampler.MandtIASG(l.Prec, mb, o.window)
 		if err != nil {

@@ -106,6 +106,23 @@ type MLPOptions struct {
 	// prior variance about sₗ²(1 + Var a) whatever the width (the scaling of
 	// Neal 1996 and of He/Glorot initialisation). See [MLPDefaults].
 	FanIn bool
+	// ScaleShape a > 0 makes the prior of the weights hierarchical: each
+	// group (the weights of a layer; its biases) shares a precision τ ~
+	// Gamma(a, a) (mean 1), w | τ ~ N(0, σ₀²/τ) with σ₀ the fixed prior's sd
+	// above, so that the data set each layer's scale (MacKay 1992, Neal 1996:
+	// the scale of a network's prior is not known in advance). τ is
+	// integrated out analytically: the group's prior is the multivariate
+	// Student-t
+	//
+	//	log p(w) = log Γ(a + k/2) − log Γ(a) + a log a − (k/2) log 2π − Σ log σ₀ⱼ
+	//	           − (a + k/2) log(a + Q/2),  Q = Σⱼ (wⱼ/σ₀ⱼ)²,
+	//
+	// k the group's size, so no parameter is added and no sampler sees a
+	// funnel. 0 means the fixed Gaussian prior.
+	ScaleShape float64
+	// PriorWhy is the reason of the prior's scales, printed by
+	// [MLP.PriorString] ([MLPDefaults] sets it).
+	PriorWhy string
 	// StandardizeY (Gaussian likelihood) fits the network to z = (y − ȳ)/s_y,
 	// ȳ and s_y the mean and sd of the training responses: f and σ² (and the
 	// prior of log σ²) are in z's units inside θ, while LogLik stays the
@@ -168,6 +185,8 @@ type MLP struct {
 	scale        []float64 // per layer: prior sd of the weights
 	bscale       []float64 // per layer: prior sd of the biases
 	fanIn        bool
+	shape        float64 // ScaleShape a (0: fixed Gaussian prior)
+	priorWhy     string
 	yMean, ySD   float64 // the responses' standardisation (0, 1 without)
 	logSDY       float64 // log ySD
 	priorC       float64 // normalising constant of the prior
@@ -313,7 +332,20 @@ func NewMLP(X *mat.Dense, y []float64, opt MLPOptions) (*MLP, error) {
 		}
 		kw, kb := float64(m.sizes[l+1]*m.sizes[l]), float64(m.sizes[l+1])
 		m.priorC += -(kw+kb)/2*log2Pi - kw*math.Log(m.scale[l]) - kb*math.Log(m.bscale[l])
+		if opt.ScaleShape > 0 {
+			for _, k := range [2]float64{kw, kb} {
+				a := opt.ScaleShape
+				lg1, _ := math.Lgamma(a + k/2)
+				lg0, _ := math.Lgamma(a)
+				m.priorC += lg1 - lg0 + a*math.Log(a)
+			}
+		}
 	}
+	if s := opt.ScaleShape; s < 0 || math.IsNaN(s) || math.IsInf(s, 0) {
+		return nil, fmt.Errorf("model: MLP: ScaleShape %v: expected a positive finite number (0: a fixed prior)", s)
+	}
+	m.shape = opt.ScaleShape
+	m.priorWhy = opt.PriorWhy
 	if m.learn {
 		m.priorC += -0.5*log2Pi - math.Log(m.lgSD)
 	}
@@ -424,6 +456,21 @@ func (m *MLP) LogPrior(theta, grad []float64) float64 {
 			var ss float64
 			for _, v := range theta[part.lo:part.hi] {
 				ss += v * v
+			}
+			if m.shape > 0 {
+				// Student-t of the group: −(a + k/2) log(a + Q/2); its
+				// gradient is that of a Gaussian of precision c·(a + k/2)/(a + Q/2).
+				k := float64(part.hi - part.lo)
+				r := m.shape + 0.5*c*ss
+				lp -= (m.shape + k/2) * math.Log(r)
+				c *= (m.shape + k/2) / r
+				if grad != nil {
+					g := grad[part.lo:part.hi]
+					for j, v := range theta[part.lo:part.hi] {
+						g[j] -= c * v
+					}
+				}
+				continue
 			}
 			lp -= 0.5 * c * ss
 			if grad != nil {
@@ -740,16 +787,44 @@ func (InitGlorot) Init(_ context.Context, m langevin.Model, _ int, rng *rand.Ran
 func (m *MLP) SamplePrior(dst []float64, rng *rand.Rand) {
 	for l := 1; l < len(m.sizes); l++ {
 		o, nw := m.off[l-1], m.sizes[l]*m.sizes[l-1]
+		tw, tb := 1.0, 1.0 // the groups' precisions (hierarchical prior)
+		if m.shape > 0 {
+			tw, tb = gammaRand(m.shape, rng)/m.shape, gammaRand(m.shape, rng)/m.shape
+		}
 		for j := range dst[o : o+m.layerLen(l)] {
-			s := m.scale[l-1]
+			s := m.scale[l-1] / math.Sqrt(tw)
 			if j >= nw {
-				s = m.bscale[l-1]
+				s = m.bscale[l-1] / math.Sqrt(tb)
 			}
 			dst[o+j] = s * rng.NormFloat64()
 		}
 	}
 	if m.learn {
 		dst[m.dim-1] = m.lgMean + m.lgSD*rng.NormFloat64()
+	}
+}
+
+// gammaRand draws from Gamma(a, 1) (Marsaglia & Tsang 2000; for a < 1 the
+// boost U^{1/a}).
+func gammaRand(a float64, rng *rand.Rand) float64 {
+	boost := 1.0
+	if a < 1 {
+		boost = math.Pow(rng.Float64(), 1/a)
+		a++
+	}
+	d := a - 1.0/3
+	c := 1 / math.Sqrt(9*d)
+	for {
+		x := rng.NormFloat64()
+		v := 1 + c*x
+		if v <= 0 {
+			continue
+		}
+		v = v * v * v
+		u := rng.Float64()
+		if math.Log(u) < 0.5*x*x+d-d*v+d*math.Log(v) {
+			return boost * d * v
+		}
 	}
 }
 

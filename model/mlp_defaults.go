@@ -1,11 +1,17 @@
 package model
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 
 	"gonum.org/v1/gonum/mat"
 )
+
+// RegressionPriorScale is the prior scale s of [MLPDefaults] for a
+// Gaussian likelihood (see there for the measurement behind it).
+const RegressionPriorScale = 2
 
 // MLPDefaults returns opt with the defaults of a Bayesian network turned on,
 // each for a reason:
@@ -23,6 +29,17 @@ import (
 //     N(0, 2²) unless set: 95% of its mass on 0.02 ≤ σ² ≤ 50, and a pull of
 //     γ/4 on the gradient, negligible against the likelihood's curvature n/2.
 //
+//   - for the Gaussian likelihood, the prior sd of every layer is s = 2
+//     (fan-in scaled): chosen on validation splits carved from the training
+//     rows of three UCI sets (the last 10% of the training rows of splits
+//     0–2 of boston, wine and power; the test rows never seen), mean
+//     validation log-likelihood at s = 1, √2, 2: boston −2.58, −2.52, −2.49;
+//     wine −0.950, −0.933, −0.915; power −2.766, −2.760, −2.756; at s = 3
+//     boston fell to −2.59 (a hierarchical scale, ScaleShape 1, matched 2 on
+//     boston only: the evidence prefers smaller scales than the predictive
+//     does). At s = 1 the posterior's predictive is overconfident: the
+//     chains stay close to their modes' functions.
+//
 //   - for a classifier, the prior sd of the output layer is 3 (the others
 //     1): logits of prior sd 1 reach probabilities of 0.73 at one sd and the
 //     posterior then underfits (moons: test accuracy 0.93 against 0.995 with
@@ -37,8 +54,13 @@ func MLPDefaults(opt MLPOptions) MLPOptions {
 			opt.PriorScale[l] = 1
 		}
 		opt.PriorScale[len(opt.Hidden)] = 3
+		opt.PriorWhy = "output layer 3: logits of prior sd 1 underfit (moons: accuracy 0.93 against 0.995)"
 	}
 	if opt.Likelihood == LikGaussian {
+		if opt.PriorScale == nil {
+			opt.PriorScale = []float64{RegressionPriorScale}
+			opt.PriorWhy = "2: the best of 1, √2, 2, 3 on validation splits carved from the training rows of 3 UCI sets (model.MLPDefaults)"
+		}
 		opt.StandardizeY = true
 		opt.LearnNoise = true
 		if opt.LogNoiseSD == 0 {
@@ -167,4 +189,36 @@ func (m *MLP) Groups() []int {
 		g[m.dim-1] = 2 * (len(m.sizes) - 1)
 	}
 	return g
+}
+
+// PriorString describes the network's prior in one line (the auto: line of
+// a network plan): each layer's scale, the fan-in rule, the hierarchical
+// scale and the noise's prior, with the reason of a default.
+func (m *MLP) PriorString() string {
+	var sb strings.Builder
+	w := "N(0, s²)"
+	if m.fanIn {
+		w = "N(0, s²/fan-in)"
+	}
+	fmt.Fprintf(&sb, "weights ~ %s, biases ~ N(0, s²), s =", w)
+	for l, v := range m.bscale {
+		if l > 0 {
+			sb.WriteString(",")
+		}
+		fmt.Fprintf(&sb, " %g", v)
+	}
+	sb.WriteString(" by layer")
+	if m.shape > 0 {
+		fmt.Fprintf(&sb, ", each group's precision ~ Gamma(%g, %g) integrated out (Student-t)", m.shape, m.shape)
+	}
+	if m.learn {
+		fmt.Fprintf(&sb, "; log σ² ~ N(%g, %g²)", m.lgMean, m.lgSD)
+		if m.ySD != 1 || m.yMean != 0 {
+			sb.WriteString(" on the standardised response")
+		}
+	}
+	if m.priorWhy != "" {
+		sb.WriteString(" (" + m.priorWhy + ")")
+	}
+	return sb.String()
 }

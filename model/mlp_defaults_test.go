@@ -3,6 +3,7 @@ package model_test
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -139,5 +140,103 @@ func TestMLPFanInInitNoise(t *testing.T) {
 		if got := fixed.NoiseVar(th[:fixed.Dim()]); math.Abs(got-nv) > 1e-9*nv {
 			t.Errorf("fixed NoiseVar %v: NoiseVar() = %v, want it in y's units", nv, got)
 		}
+	}
+}
+
+// TestMLPScaleShape: the hierarchical prior (ScaleShape) is the Gaussian
+// prior with each group's precision τ ~ Gamma(a, a) integrated out: its
+// LogPrior equals the numerical integral over τ, group by group, of the
+// fixed prior at scale σ₀/√τ; its gradient is exact (finite differences);
+// SamplePrior draws the output bias (a group of one) from the Student-t
+// with 2a degrees of freedom.
+func TestMLPScaleShape(t *testing.T) {
+	t.Parallel()
+	X, y := mlpData(5, 30, 1, model.LikGaussian, 1)
+	const a = 1.5
+	opt := model.MLPOptions{Hidden: []int{2}, Activation: model.Tanh, FanIn: true, PriorScale: []float64{0.7, 1.3}, ScaleShape: a}
+	mh := mustMLP(t, X, y, opt)
+	theta := []float64{0.3, -1.1, 0.4, 0.2, 0.9, -0.5, 0.25}
+	// Groups: w.1 (2, σ₀ 0.7/√1), b.1 (2, 0.7), w.2 (2, 1.3/√2), b.2 (1, 1.3).
+	groups := []struct {
+		lo, hi int
+		s0     float64
+	}{{0, 2, 0.7}, {2, 4, 0.7}, {4, 6, 1.3 / math.Sqrt2}, {6, 7, 1.3}}
+	var want float64
+	for _, g := range groups {
+		// ∫ Gamma(τ; a, a) Πⱼ N(wⱼ; 0, σ₀²/τ) dτ on a log grid of τ.
+		var sum float64
+		const lo, hi, n = -25.0, 12.0, 40000
+		h := (hi - lo) / n
+		for i := 0; i <= n; i++ {
+			u := lo + float64(i)*h
+			tau := math.Exp(u)
+			lgA, _ := math.Lgamma(a)
+			lp := a*math.Log(a) - lgA + (a-1)*math.Log(tau) - a*tau + u // dτ = τ du
+			for _, w := range theta[g.lo:g.hi] {
+				v := g.s0 * g.s0 / tau
+				lp += -0.5*math.Log(2*math.Pi*v) - w*w/(2*v)
+			}
+			wt := 1.0
+			if i == 0 || i == n {
+				wt = 0.5
+			}
+			sum += wt * math.Exp(lp) * h
+		}
+		want += math.Log(sum)
+	}
+	if got := mh.LogPrior(theta, nil); math.Abs(got-want) > 1e-7 {
+		t.Errorf("LogPrior %v, numerical integral over the groups' precisions %v", got, want)
+	}
+	mg := mustMLP(t, X, y, model.MLPDefaults(model.MLPOptions{Hidden: []int{5, 3}, Activation: model.Tanh, Likelihood: model.LikGaussian, ScaleShape: 1}))
+	th := make([]float64, mg.Dim())
+	mg.SamplePrior(th, rand.New(rand.NewPCG(1, 2)))
+	if err := langevin.CheckGradient(mg, th, nil, 1e-6); err != nil {
+		t.Error(err)
+	}
+	// The output bias b.2 (σ₀ = 1.3): b/σ₀ ~ t(2a); P(|t₃| < 1) = 0.6090.
+	rng := rand.New(rand.NewPCG(3, 3))
+	in, nd := 0, 20000
+	for i := 0; i < nd; i++ {
+		mh.SamplePrior(th[:7], rng)
+		if math.Abs(th[6]/1.3) < 1 {
+			in++
+		}
+	}
+	if p := float64(in) / float64(nd); math.Abs(p-0.6090) > 4*math.Sqrt(0.609*0.391/float64(nd)) {
+		t.Errorf("P(|b.2/σ₀| < 1) = %.4f from SamplePrior, want 0.6090 (t with %g degrees of freedom)", p, 2*a)
+	}
+}
+
+// TestMLPDefaultsPriorScale: MLPDefaults gives a regression network the
+// prior scale RegressionPriorScale = 2 (weights 2/√fan-in, biases 2) and a
+// classifier 1 with 3 on the output layer; a scale that is set is kept; the
+// prior is printed with its reason.
+func TestMLPDefaultsPriorScale(t *testing.T) {
+	X, y := mlpData(1, 20, 4, model.LikGaussian, 2)
+	m := mustMLP(t, X, y, model.MLPDefaults(model.MLPOptions{Hidden: []int{16}, Likelihood: model.LikGaussian}))
+	sd := make([]float64, m.Dim())
+	m.PriorSDs(sd)
+	// w.1 (16×4), b.1 (16), w.2 (1×16), b.2.
+	for _, c := range []struct {
+		j    int
+		want float64
+	}{{0, 1}, {64, 2}, {80, 0.5}, {96, 2}} {
+		if math.Abs(sd[c.j]-c.want) > 1e-12 {
+			t.Errorf("regression: prior sd of %s = %v, want %v", m.ParamNames()[c.j], sd[c.j], c.want)
+		}
+	}
+	if s := m.PriorString(); !strings.Contains(s, "s = 2, 2 by layer") || !strings.Contains(s, "validation") {
+		t.Errorf("PriorString %q", s)
+	}
+	Xc, yc := mlpData(1, 20, 4, model.LikBernoulli, 2)
+	mc := mustMLP(t, Xc, yc, model.MLPDefaults(model.MLPOptions{Hidden: []int{16}, Likelihood: model.LikBernoulli}))
+	mc.PriorSDs(sd[:mc.Dim()])
+	if sd[0] != 0.5 || sd[64] != 1 || sd[80] != 3/4.0 || sd[96] != 3 {
+		t.Errorf("classifier: prior sds %v %v %v %v, want 0.5 1 0.75 3", sd[0], sd[64], sd[80], sd[96])
+	}
+	mk := mustMLP(t, X, y, model.MLPDefaults(model.MLPOptions{Hidden: []int{16}, Likelihood: model.LikGaussian, PriorScale: []float64{1}}))
+	mk.PriorSDs(sd)
+	if sd[64] != 1 {
+		t.Errorf("PriorScale 1 set: bias sd %v, want 1 kept", sd[64])
 	}
 }

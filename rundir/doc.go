@@ -8,6 +8,8 @@
 //	scaler.json    the standardisation of the features: {"mean": [...], "scale": [...]}, and of a
 //	               regression response when the run standardised it: "target_mean", "target_scale"
 //	report.html    the report, if one was written
+//	resume.json    the run's arguments and input digests, for langevin run --resume (ResumeInfo)
+//	checkpoint.bin the last checkpoint of a run going or stopped (Checkpoint)
 //	.lock          the lock file of the writer (left in place; empty)
 //
 // Any of these files may also be gzip-compressed with a ".gz" suffix added,
@@ -64,6 +66,21 @@
 // summary.csv, model.json, scaler.json and report.html are written
 // atomically: to a temporary file in the directory, synced, then renamed, so
 // that they are either absent or complete.
+//
+// # Checkpoints
+//
+// Writer.Checkpoint, called between rounds of a run (langevin.Options.Checkpoint),
+// flushes and syncs every chain file, then writes checkpoint.bin atomically:
+// each file's size, its CRC-32C and the iterations of its rows, and the
+// sampler's state (opaque here). Reopen locks the directory of a stopped run
+// again and ResumeChain cuts each file back to its checkpoint (what a kill
+// or a SIGTERM's closing lines left after it goes), checks it (CRC, run
+// identifier, columns), reads its draws back — exactly: the numbers are
+// written in the shortest form that reads back to the same bits — and
+// appends from there. Writer.Finished marks a run whose sampling ended by
+// itself (resume.json) and removes the checkpoint before the end-of-run
+// rewrite, so that a directory is never resumed from a checkpoint older than
+// its files.
 //
 // # Reading
 //

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"io/fs"
 	"os"
@@ -46,7 +47,7 @@ func WarmupFile(k int) string { return "warmup-" + strconv.Itoa(k) + ".csv" }
 
 // runFile matches the names of the files a run leaves in its directory,
 // including the temporary files of an interrupted atomic write.
-var runFile = regexp.MustCompile(`^((chain|warmup)-[0-9]+\.csv|summary\.csv|model\.json|scaler\.json|report\.html)(\.gz)?$|^\.tmp-|^\.switch$`)
+var runFile = regexp.MustCompile(`^((chain|warmup)-[0-9]+\.csv|summary\.csv|model\.json|scaler\.json|report\.html)(\.gz)?$|^\.tmp-|^\.switch$|^checkpoint\.bin$|^resume\.json$`)
 
 // IsRunFile reports whether name (a base name) is one of the files that a
 // run writes, and that Options.Overwrite removes.
@@ -487,6 +488,7 @@ type ChainWriter struct {
 	row        []float64
 	post, warm *chainFile
 	warmDone   bool
+	warmRows   int       // warm-up draws written
 	start, mid time.Time // creation, first kept draw
 	err        error     // first write error, returned from then on
 	iters      []int     // the iteration of each kept draw written
@@ -549,6 +551,8 @@ func (c *ChainWriter) Draw(warmup bool, iter int, row, stats []float64) error {
 	}
 	if !warmup {
 		c.iters = append(c.iters, iter)
+	} else {
+		c.warmRows++
 	}
 	return nil
 }
@@ -737,6 +741,7 @@ type chainFile struct {
 	fix     []int   // offsets in out of the rows written first as comments
 	orig    []byte  // their first bytes
 	size    int64   // bytes written to f
+	crc     uint32  // CRC-32C of those bytes (checkpoints record it)
 	closed  bool
 	sync    bool // close syncs the file (a copy about to replace another)
 }
@@ -889,11 +894,13 @@ func (cf *chainFile) flush() error {
 		if _, err := cf.f.WriteAt(out[first:last+1], cf.size+int64(first)); err != nil {
 			cf.cutBack(cf.size + int64(first))
 			cf.size += int64(first)
+			cf.crc = crc32.Update(cf.crc, crcTable, out[:first])
 			cf.pending.b = append(cf.pending.b[:0], cf.pending.b[fixFrom:]...)
 			return fmt.Errorf("%s: %v", cf.path, err)
 		}
 	}
 	cf.size += int64(n)
+	cf.crc = crc32.Update(cf.crc, crcTable, out[:n])
 	cf.pending.b = cf.pending.b[:0]
 	return nil
 }

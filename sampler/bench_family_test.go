@@ -38,6 +38,8 @@ func BenchmarkFamilyStepLogistic(b *testing.B) {
 		{"sghmc-cv", sampler.SGHMC{Step: schedule.Constant(1e-4), Batch: cv, Friction: 0.1}},
 		{"csgld", sampler.SGLD{Step: cyc, Batch: mb}},
 		{"csghmc", sampler.SGHMC{Step: cyc, Batch: mb, Friction: 0.1}},
+		{"momentum", sampler.Momentum{Step: schedule.Constant(1e-4), Batch: mb}},
+		{"polyak", sampler.PolyakSGD{Step: schedule.Constant(1e-4), Batch: mb}},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			ch, err := bc.s.NewChain(m, mapTheta, rand.New(rand.NewPCG(1, 1)))

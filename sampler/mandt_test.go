@@ -303,3 +303,109 @@ func TestIASGMarginalVariances(t *testing.T) {
 	w, e, err = mandtCovCheck(ms.m, short, ms.lap.Mean, ms.cov, 5, 2500, 9)
 	expectCovFails(t, "window N/(2S)", w, e, err, 0.15)
 }
+
+// discreteLyapunovScalar returns the exact stationary covariance of
+// θ ← θ + m(−Λ(θ − θ̂) + noise), Cov(noise) = Q: Σ = (I − mΛ)Σ(I − mΛ) + m²Q,
+// solved in Λ's eigenbasis: Σ̃ᵢⱼ = m Q̃ᵢⱼ/(λᵢ + λⱼ − mλᵢλⱼ).
+func discreteLyapunovScalar(t testing.TB, prec, Q mat.Symmetric, m float64) *mat.SymDense {
+	var eig mat.EigenSym
+	if !eig.Factorize(prec, true) {
+		t.Fatal("eigendecomposition failed")
+	}
+	lam := eig.Values(nil)
+	var u, qt, tmp mat.Dense
+	eig.VectorsTo(&u)
+	tmp.Mul(Q, &u)
+	qt.Mul(u.T(), &tmp)
+	d := len(lam)
+	for i := 0; i < d; i++ {
+		for j := 0; j < d; j++ {
+			qt.Set(i, j, m*qt.At(i, j)/(lam[i]+lam[j]-m*lam[i]*lam[j]))
+		}
+	}
+	tmp.Mul(&u, &qt)
+	var sig mat.Dense
+	sig.Mul(&tmp, u.T())
+	out := mat.NewSymDense(d, nil)
+	for i := 0; i < d; i++ {
+		for j := i; j < d; j++ {
+			out.SetSym(i, j, (sig.At(i, j)+sig.At(j, i))/2)
+		}
+	}
+	return out
+}
+
+// Mandt et al. (2017) Corollary 6, scalar SGFS: on a 4-parameter correlated
+// Gaussian linear regression (ε = 2, S = 100 with replacement) (a) the
+// scalar m = 2D/Tr(C + E) is the numeric minimiser of KL(q(m) ‖ p) with q
+// the eq. 13 stationary Gaussian of ΛΣ + ΣΛ = m(C + E), to 1e-6; (b) the
+// chain's covariance matches the exact stationary covariance
+// Σ = (I − mΛ)Σ(I − mΛ) + m²(C + E) within 10% (4 MCSE below that). The
+// gradient covariance halved (m doubled, E halved) and the likelihood
+// scaled by 1 instead of N/|B| fail (b).
+func TestSGFSScalarCorollary6(t *testing.T) {
+	ms := newMandtSetup(t, 1000, 3, 100, 0.6, 31)
+	const eps = 2.0
+	d := ms.m.Dim()
+	m := sampler.SGFSScalarStep(ms.V, ms.n, ms.s, eps)
+	CE := ms.noiseCovOfGhat()
+	CE.ScaleSym(1+4/eps, CE) // C + E, E = (4/ε)C
+	var cl mat.Cholesky
+	cl.Factorize(ms.lap.Prec)
+	post := mat.NewSymDense(d, nil)
+	if err := cl.InverseTo(post); err != nil {
+		t.Fatal(err)
+	}
+	kl := func(mm float64) float64 { // KL(q ‖ p), q from eq. 13
+		q := mat.NewSymDense(d, nil)
+		q.ScaleSym(mm, CE)
+		sig, err := approx.SolveLyapunov(ms.lap.Prec, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var cs mat.Cholesky
+		cs.Factorize(sig)
+		var tr float64
+		for i := 0; i < d; i++ {
+			for j := 0; j < d; j++ {
+				tr += ms.lap.Prec.At(i, j) * sig.At(j, i)
+			}
+		}
+		return 0.5 * (tr - float64(d) - cs.LogDet() - cl.LogDet())
+	}
+	// Golden-section search on log m.
+	a, b := math.Log(m/100), math.Log(m*100)
+	g := (math.Sqrt(5) - 1) / 2
+	for b-a > 1e-9 {
+		c, e := b-g*(b-a), a+g*(b-a)
+		if kl(math.Exp(c)) < kl(math.Exp(e)) {
+			b = e
+		} else {
+			a = c
+		}
+	}
+	num := math.Exp((a + b) / 2)
+	t.Logf("Corollary 6: m = %.6g, numeric minimiser of KL(q‖p) %.6g; mλmax ≈ %.3g", m, num, m*ms.lap.Prec.At(0, 0))
+	if math.Abs(m/num-1) > 1e-6 {
+		t.Errorf("Corollary 6's m = %.8g, numeric minimiser %.8g", m, num)
+	}
+	if testing.Short() {
+		return
+	}
+	want := discreteLyapunovScalar(t, ms.lap.Prec, CE, m)
+	mb := sampler.Minibatch{Size: ms.s, Replace: true}
+	s := sampler.SGFS{Batch: mb, GradCov: ms.V, Eps: eps, Scalar: true}
+	w, e, err := mandtCovCheck(ms.m, s, ms.lap.Mean, want, 2000, 150_000, 32)
+	expectCov(t, "scalar SGFS, ε = 2", w, e, err, 0.10)
+	half := mat.NewSymDense(d, nil)
+	half.ScaleSym(0.5, ms.V)
+	bad := s
+	bad.GradCov = half
+	w, e, err = mandtCovCheck(ms.m, bad, ms.lap.Mean, want, 2000, 60_000, 32)
+	expectCovFails(t, "scalar SGFS with the gradient covariance halved", w, e, err, 0.10)
+	w, e, err = mandtCovCheck(scaledLik{ms.m, float64(ms.s) / float64(ms.n)}, s, ms.lap.Mean, want, 2000, 60_000, 32)
+	expectCovFails(t, "scale 1 instead of N/|B|", w, e, err, 0.10)
+	if _, err := (sampler.SGFS{Batch: mb, GradCov: ms.V, Eps: eps, Scalar: true, Diag: true}).NewChain(ms.m, ms.lap.Mean, rand.New(rand.NewPCG(1, 1))); err == nil {
+		t.Error("Scalar with Diag: no error")
+	}
+}

@@ -58,6 +58,27 @@ func StepPSGLDRelax(n, batch int) float64 {
 // 25-Gaussian mixture): η·λmax ≤ 0.33, well inside the stability bound 2.
 const StepToyStable = 0.01
 
+// StepCyclicalExplore returns the peak step η₀ of cyclical SGLD's cosine
+// schedule on a target whose modes have curvature λ (the largest
+// eigenvalue of −∇²log p at a mode): η₀ = 7/(3λ), 7/6 of a mode's
+// stability limit 2/λ. In the first quarter of each cycle, where
+// ηₜ > 2/λ, the update θ − c ← (1 − ηₜλ)(θ − c) overshoots the mode's
+// centre c by a growing factor, which throws the chain out of its mode; the
+// rest of the cycle samples the mode it lands in. A peak below 2/λ (the
+// SG-MCMC default StepToyStable = 0.01 has ηλ = 0.33 on the 25-Gaussian
+// mixture) never leaves the starting mode: at s² = 0.03 the barrier
+// between neighbouring modes is 1/(2s²) ≈ 17 nats. On that mixture
+// (λ = 1/0.03) the rule gives Zhang et al.'s (2020) η₀ = 0.07. It relies
+// on the modes' basins tiling the region between them (overshooting one
+// mode lands in another); on a target with unbounded directions the
+// unstable phase can diverge.
+func StepCyclicalExplore(lambda float64) float64 { return 7 / (3 * lambda) }
+
+// CyclesExplore is the default number of cycles of cyclical SGLD on a
+// multimodal toy target: Zhang et al.'s (2020) 30, one exploration of the
+// modes per cycle.
+const CyclesExplore = 30
+
 // StepUnitMeanLoss returns the step 1/N of gradient descent and SGD on the
 // summed log posterior: a unit step on the mean loss (1/N)·log p(θ|D).
 func StepUnitMeanLoss(n int) float64 { return 1 / float64(n) }

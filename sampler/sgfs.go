@@ -35,13 +35,41 @@ import (
 // al.'s EEᵀ_kk = 2/(h_max N) − εBBᵀ_kk; our Hmax is their h_max/N). Its
 // stationary covariance is not the posterior's when C is not diagonal.
 //
+// Scalar keeps the full injected noise E = (4/ε)C but restricts the
+// preconditioner to a multiple of the identity, M = m·I, at the KL-optimal
+// scalar of Mandt et al.'s Corollary 6 (their H = (2D/N)/Tr(εBBᵀ + EEᵀ)):
+//
+//	m = 2D / Tr(C + E) = (2ε/(ε + 4)) · D / Tr C,
+//
+// see [SGFSScalarStep]. On a quadratic log posterior its stationary
+// covariance solves ΛΣ + ΣΛ = m(C + E) in the small-step limit (exactly,
+// Σ = (I − mΛ)Σ(I − mΛ) + m²(C + E)); it is the posterior's only when C ∝ Λ.
+//
 // Per-draw statistics: lp__ and stepsize__ (the mean of M_kk).
 type SGFS struct {
 	Batch   Minibatch     // Size ≥ 1
 	GradCov *mat.SymDense // V at the mode (see GradCov)
 	Eps     float64       // ε > 0 of the injected noise E = (4/ε)C (ignored with Hmax)
 	Diag    bool          // SGFS-d
+	Scalar  bool          // scalar SGFS (Corollary 6); excludes Diag
 	Hmax    float64       // diagonal only: largest M_kk; 0: off
+}
+
+// SGFSScalarStep returns scalar SGFS's preconditioner m = 2D/Tr(C + E)
+// with C = (N²/S)·V and E = (4/ε)·C (Mandt et al. 2017, Corollary 6, in
+// our units): the m that minimises KL(stationary ‖ posterior) among
+// multiples of the identity, since by the Lyapunov equation
+// Tr(ΛΣ) = (m/2)Tr(C + E) and log|Σ| = D log m + const, so
+// KL = ¼ m Tr(C + E) − (D/2) log m + const.
+func SGFSScalarStep(V mat.Symmetric, n, s int, eps float64) float64 {
+	d := V.SymmetricDim()
+	var tr float64
+	for k := 0; k < d; k++ {
+		tr += V.At(k, k)
+	}
+	nf := float64(n)
+	trC := nf * nf / float64(s) * tr
+	return 2 * float64(d) / ((1 + 4/eps) * trC)
 }
 
 // StatNames implements langevin.Sampler.
@@ -61,6 +89,9 @@ func (s SGFS) NewChain(m langevin.Model, theta0 []float64, rng *rand.Rand) (lang
 	}
 	if s.Batch.Size < 1 {
 		return nil, fmt.Errorf("sampler: SGFS needs a minibatch size ≥ 1")
+	}
+	if s.Scalar && (s.Diag || s.Hmax > 0) {
+		return nil, fmt.Errorf("sampler: SGFS: Scalar excludes Diag and Hmax")
 	}
 	g, err := newGradChain(m, theta0, s.Batch, schedule.Constant(1), Clipping{}, rng)
 	if err != nil {
@@ -97,15 +128,24 @@ func (s SGFS) NewChain(m langevin.Model, theta0 []float64, rng *rand.Rand) (lang
 		return nil, fmt.Errorf("sampler: SGFS: %v", err)
 	}
 	f := 2 * s.Eps / (s.Eps + 4)
-	ch.full = make([]float64, d*d)
 	ch.cholE = make([]float64, d*d)
 	var l mat.TriDense
 	chol.LTo(&l)
 	se := math.Sqrt(4 / s.Eps)
 	for i := 0; i < d; i++ {
 		for j := 0; j < d; j++ {
-			ch.full[i*d+j] = f * inv.At(i, j)
 			ch.cholE[i*d+j] = se * l.At(i, j)
+		}
+	}
+	if s.Scalar {
+		ch.scalar = SGFSScalarStep(s.GradCov, m.Len(), s.Batch.Size, s.Eps)
+		ch.preMean = ch.scalar
+		return ch, nil
+	}
+	ch.full = make([]float64, d*d)
+	for i := 0; i < d; i++ {
+		for j := 0; j < d; j++ {
+			ch.full[i*d+j] = f * inv.At(i, j)
 		}
 		ch.preMean += ch.full[i*d+i] / float64(d)
 	}
@@ -119,6 +159,7 @@ type sgfsChain struct {
 	pre     []float64 // diagonal M
 	noiseSD []float64 // diagonal √E
 	full    []float64 // full M, row-major
+	scalar  float64   // scalar M = m·I (with cholE), when full and pre are nil
 	cholE   []float64 // lower Cholesky factor of E, row-major
 	xi, z   []float64
 	preMean float64
@@ -142,9 +183,15 @@ func (c *sgfsChain) Step() error {
 			}
 			c.z[i] = s
 		}
-		precondMul(c.xi, c.z, nil, c.full)
-		for j, v := range c.xi {
-			c.theta[j] += v
+		if c.full == nil {
+			for j, v := range c.z {
+				c.theta[j] += c.scalar * v
+			}
+		} else {
+			precondMul(c.xi, c.z, nil, c.full)
+			for j, v := range c.xi {
+				c.theta[j] += v
+			}
 		}
 	}
 	for j, v := range c.theta {

@@ -102,6 +102,7 @@ func (a *adapter) state(s *langevin.StateCoder) {
 	}
 	s.Floats(a.gridSum)
 	s.Ints(a.gridN)
+	s.Floats(a.prev)
 }
 
 // State implements langevin.Resumable: the exact state, the step found by
@@ -119,3 +120,28 @@ func (c *malaChain) State(s *langevin.StateCoder) { c.exactState.state(s) }
 
 // State implements langevin.Resumable.
 func (c *rwmChain) State(s *langevin.StateCoder) { c.exactState.state(s) }
+
+// State implements langevin.Resumable: with the moving average V of the
+// squared gradients and the preconditioner's mean.
+func (c *psgldChain) State(s *langevin.StateCoder) {
+	c.gradChain.state(s)
+	s.Float(&c.tau)
+	s.Floats(c.v)
+	s.Floats(c.gdiag)
+	s.Float(&c.gmean)
+}
+
+// State implements langevin.Resumable.
+func (c *sgdChain) State(s *langevin.StateCoder) {
+	c.gradChain.state(s)
+	s.Float(&c.norm)
+}
+
+// State implements langevin.Resumable: with the momentum, the last step's
+// h (the closing half kick) and injected variance.
+func (c *baoabChain) State(s *langevin.StateCoder) {
+	c.gradChain.state(s)
+	s.Floats(c.p)
+	s.Float(&c.hLast)
+	s.Float(&c.inj)
+}

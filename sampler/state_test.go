@@ -45,6 +45,9 @@ func resumeCases(t *testing.T) (langevin.Model, []float64, []struct {
 		{"SGHMC thermostat, resampling", sampler.SGHMC{Step: schedule.Constant(1e-3), Batch: mb, Thermostat: true, Resample: 13, GradNoise: []float64{1e-3, 0, 1e-3, 0}}, 0},
 		{"NUTS, diagonal adaptation", sampler.NUTS{Adapt: sampler.Adapt{Warmup: 150}}, 150},
 		{"NUTS, dense adaptation", sampler.NUTS{Adapt: sampler.Adapt{Warmup: 150, Metric: sampler.MetricDense}}, 150},
+		{"pSGLD with Γ", sampler.PSGLD{Step: schedule.Constant(1e-3), Batch: mb, Correction: true}, 0},
+		{"SGD", sampler.SGD{Step: schedule.Constant(1e-3), Batch: mb}, 0},
+		{"BAOAB", sampler.BAOAB{Step: schedule.Constant(1e-3), Batch: mb}, 0},
 		{"MALA, grid", sampler.MALA{Adapt: sampler.Adapt{Warmup: 150, Tune: sampler.TuneGrid}}, 150},
 		{"RWM, dense M", sampler.RWM{PrecondFull: dense, Adapt: sampler.Adapt{Warmup: 150}}, 150},
 	}

@@ -60,7 +60,7 @@ func TestRunSoftmaxApprox(t *testing.T) {
 		{[]string{"--data", writeFile(t, dir, "half.csv", "a,y\n1,0\n2,1.5\n3,2\n"), "--model", "softmax"}, `half.csv:3: label 1.5 in column "y": softmax regression expects integer class labels`},
 		{[]string{"--data", path, "--model", "softmax", "--sampler", "swag", "--schedule", "poly"}, "--schedule poly: SWAG runs SGD at a constant step"},
 		{[]string{"--data", path, "--sampler", "vi", "--burnin", "0"}, "--burnin 0: --sampler vi fits its approximation during burn-in"},
-		{[]string{"--data", path, "--model", "softmax", "--sampler", "hmc"}, `--sampler "hmc": expected one of gd, sgd, adam, adagrad, rmsprop, sgld,`},
+		{[]string{"--data", path, "--model", "softmax", "--sampler", "hmc"}, `--sampler "hmc": expected one of gd, sgd, adam, adagrad, rmsprop, momentum, polyak, sgld,`},
 	} {
 		code, _, errOut := runMain(append([]string{"run", "--quiet", "--iters", "100", "--burnin", "50"}, tc.args...)...)
 		if code != 2 || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, tc.want) {

@@ -29,18 +29,36 @@ func TestRunMLPTitleNamesTheLikelihood(t *testing.T) {
 	}
 }
 
-// cSGLD on the 25-mode mixture: by default the run no longer takes the
-// Laplace preconditioner of one mode (which kept every chain in one mode:
-// sd 0.17 against the mixture's 2.8), and it says so.
+// cSGLD on the 25-mode mixture at the default step and cycles: the run no
+// longer takes the Laplace preconditioner of one mode (which kept every
+// chain in one mode: sd 0.17 against the mixture's 2.8), its cycles' peak
+// η₀ = 7/(3λ) = 0.07 exceeds a mode's stability limit 2/λ = 0.06 (the old
+// default 0.01 stayed in the starting mode: sd 0.18), there are 30 cycles
+// (the old default 1 explored once), and it says so. A --step within the
+// stability limit is warned about, and so is csghmc at its default (its
+// momentum diverges beyond the limit instead of moving between modes).
 func TestRunMultimodalDefaultPrecond(t *testing.T) {
-	args := []string{"run", "--model", "mixture25", "--sampler", "csgld", "--step", "0.07", "--cycles", "10",
-		"--iters", "20000", "--burnin", "0", "--thin", "10", "--grad-noise", "1", "--chains", "2", "--quiet", "--out", t.TempDir() + "/run"}
+	args := []string{"run", "--model", "mixture25", "--sampler", "csgld",
+		"--iters", "20000", "--burnin", "0", "--thin", "10", "--chains", "2", "--quiet", "--out", t.TempDir() + "/run"}
 	code, out, errOut := runMain(args...)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	if !strings.Contains(out, "auto:     precond: none (the target has 25 modes") {
 		t.Errorf("the output does not say why the preconditioner is off:\n%s", out)
+	}
+	if !strings.Contains(out, "auto:     step: η₀ = 0.07 = 7/(3λ)") || !strings.Contains(out, "30 cycles") {
+		t.Errorf("the output does not give the exploring step rule and the cycles:\n%s", out)
+	}
+	code, hmc, errOut := runMain("run", "--model", "mixture25", "--sampler", "csghmc",
+		"--iters", "2000", "--burnin", "0", "--chains", "1", "--quiet", "--out", t.TempDir()+"/hmc")
+	if code != 0 || !strings.Contains(hmc, "its cycles will not leave the starting mode") || !strings.Contains(hmc, "--sampler csgld leaves the modes by default") {
+		t.Errorf("csghmc at the default: exit %d, no note that it stays in one mode and what would not:\n%s%s", code, hmc, errOut)
+	}
+	code, low, errOut := runMain("run", "--model", "mixture25", "--sampler", "csgld", "--step", "0.01",
+		"--iters", "2000", "--burnin", "0", "--chains", "1", "--quiet", "--out", t.TempDir()+"/low")
+	if code != 0 || !strings.Contains(low, "will not leave its starting mode; the default η₀ = 0.07 would") {
+		t.Errorf("--step 0.01: exit %d, no warning that the chain stays in one mode:\n%s%s", code, low, errOut)
 	}
 	for _, line := range strings.Split(out, "\n") {
 		f := strings.Fields(line)

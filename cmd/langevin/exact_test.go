@@ -64,7 +64,7 @@ func TestRunExactBadFlags(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--sampler", "hmc"}, `--sampler "hmc": expected one of gd, sgd, adam, adagrad, rmsprop, sgld, `},
+		{[]string{"--sampler", "hmc"}, `--sampler "hmc": expected one of gd, sgd, adam, adagrad, rmsprop, momentum, polyak, sgld, `},
 		{[]string{"--sampler", "nuts", "--tune", "auto"}, `--tune "auto": expected one of none, dual, grid`},
 		{[]string{"--sampler", "nuts", "--metric", "unit"}, `--metric "unit": expected one of diag, dense`},
 		{[]string{"--sampler", "nuts", "--target-accept", "1.5"}, "--target-accept 1.5: expected a number in (0, 1)"},

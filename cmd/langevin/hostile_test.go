@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -14,6 +15,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -444,15 +446,28 @@ func TestHostileSignalWide(t *testing.T) {
 	}
 	// --max-time covers the whole job, the phases before the sampling too
 	// (main: the MAP, the Laplace approximation and the plan ran on).
+	binary(t) // built before the clocks start
 	t0 := time.Now()
 	p := start(t, "run", "--data", path, "--quiet", "--max-time", "5s")
 	code := p.wait(t, 60*time.Second)
-	t.Logf("--max-time 5s: exit %d after %v (the data take seconds to read)", code, time.Since(t0))
-	if code != 1 || !strings.Contains(p.stderr.String(), "--max-time 5s reached before the sampling began") {
-		t.Errorf("--max-time 5s: exit %d: %s", code, p.stderr.String())
+	took := time.Since(t0)
+	t.Logf("--max-time 5s: exit %d after %v (the data take seconds to read)", code, took)
+	if code != 1 || !strings.Contains(p.stderr.String(), "--max-time 5s reached") || took > 8*time.Second {
+		t.Errorf("--max-time 5s: exit %d after %v: %s", code, took, p.stderr.String())
 	}
 	for _, after := range []time.Duration{4 * time.Second, 12 * time.Second} {
 		p := start(t, "run", "--data", path, "--quiet")
+		// The bound is the command's latency, not the machine's load: the
+		// process runs at a raised priority where the test may set one (as
+		// root), so that the other packages' tests on the same cores do not
+		// hold it back; measured so at load 24 on 2 cores: 0.38–0.76 s
+		// from SIGTERM to exit at 3, 4, 6, 9 and 12 s. Without the
+		// privilege the test allows 5 s for the load (unprioritised: 0.2–2.9 s).
+		limit := 3 * time.Second
+		if err := syscall.Setpriority(syscall.PRIO_PROCESS, p.cmd.Process.Pid, -10); err != nil {
+			limit = 5 * time.Second
+			t.Logf("no raised priority (%v): allowing %v", err, limit)
+		}
 		time.Sleep(after)
 		select {
 		case <-p.done:
@@ -464,18 +479,21 @@ func TestHostileSignalWide(t *testing.T) {
 		code := p.wait(t, 60*time.Second)
 		took := time.Since(sent)
 		t.Logf("SIGTERM after %v: exit %d in %v: %s", after, code, took, strings.TrimSpace(p.stderr.String()))
-		// The goal is 3 s (measured 0.2–2.9 s while other tests load the
-		// two cores); the test allows 5 s for that load (main: 75 s).
-		if code != 143 || took > 5*time.Second {
-			t.Errorf("SIGTERM after %v: exit %d after %v, want 143 within 3 s", after, code, took)
+		if code != 143 || took > limit {
+			t.Errorf("SIGTERM after %v: exit %d after %v, want 143 within %v (main: 75 s)", after, code, took, limit)
 		}
 	}
 }
 
 // TestHostileGzipBomb is row 3: a 10 MB .csv.gz that expands to 10 GB
-// took run past 10 GB of RSS (stopped by hand). The reader holds at most a
-// quarter of the memory budget (here 256 MiB: LANGEVIN_MEMORY_MIB): exit 2
-// naming the file, the bound and langevin convert, under 200 MB of RSS.
+// took run past 10 GB of RSS (stopped by hand). Under a real limit of 1 GiB
+// of address space (ulimit -v) the memory budget is a quarter of it and
+// the reader holds at most a quarter of that (64 MiB): exit 2 naming the
+// file, the bound and langevin convert, under 200 MB of RSS. The binary is
+// built without cgo (CGO_ENABLED=0): the default build links runtime/cgo
+// (net, through the Parquet reader's brotli), whose glibc threads and
+// malloc arenas reserve so much address space that the process cannot
+// start under 1–1.5 GiB; pure Go runs under 1 GiB.
 func TestHostileGzipBomb(t *testing.T) {
 	if testing.Short() {
 		t.Skip("writes a 10 MB file")
@@ -500,8 +518,7 @@ func TestHostileGzipBomb(t *testing.T) {
 	}
 	f.Close()
 	st, _ := os.Stat(path)
-	cmd := exec.Command(binary(t), "run", "--quiet", "--data", path)
-	cmd.Env = append(os.Environ(), "LANGEVIN_MEMORY_MIB=256") // a 512 MB machine
+	cmd := exec.Command("sh", "-c", `ulimit -v 1048576 && exec "$0" run --quiet --data "$1"`, pureBinary(t), path)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	t0 := time.Now()
@@ -566,4 +583,52 @@ func TestHostileUnfittable(t *testing.T) {
 			t.Errorf("separable data, --prior-scale %s: exit %d, warning %v, want %v: %s", tc.prior, code, got, tc.warn, errOut)
 		}
 	}
+}
+
+// TestHostileMaxTimeLoading: --max-time covers the whole job, the loading
+// of the data too (issue 24, Deliver 2; main: a data file that never ends
+// — here a FIFO no one writes — held the run past its budget forever).
+func TestHostileMaxTimeLoading(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "data.csv")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip("no FIFO:", err)
+	}
+	binary(t) // built before the clock starts
+	t0 := time.Now()
+	p := start(t, "run", "--data", fifo, "--quiet", "--max-time", "1s", "--out", filepath.Join(t.TempDir(), "out"))
+	code := p.wait(t, 30*time.Second)
+	took := time.Since(t0)
+	t.Logf("--max-time 1s while reading a FIFO: exit %d after %v: %s", code, took, strings.TrimSpace(p.stderr.String()))
+	if code != 1 || !strings.Contains(p.stderr.String(), "--max-time 1s reached while the data were read") || took > 10*time.Second {
+		t.Errorf("exit %d after %v: %s", code, took, p.stderr.String())
+	}
+}
+
+var (
+	pureOnce sync.Once
+	purePath string
+	pureErr  error
+)
+
+// pureBinary builds the langevin command without cgo, once per test
+// process.
+func pureBinary(t *testing.T) string {
+	t.Helper()
+	pureOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "langevin-pure")
+		if err != nil {
+			pureErr = err
+			return
+		}
+		purePath = filepath.Join(dir, "langevin")
+		cmd := exec.Command("go", "build", "-o", purePath, ".")
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			pureErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if pureErr != nil {
+		t.Fatal(pureErr)
+	}
+	return purePath
 }

@@ -18,6 +18,10 @@ import (
 )
 
 func cmdRun(args []string, stdout, stderr io.Writer) error {
+	args, resume, err := resumeArgs(args) // --resume DIR: the run's own arguments
+	if err != nil {
+		return err
+	}
 	c, err := parseRun(args, stdout)
 	if err != nil {
 		return err
@@ -26,22 +30,39 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	st := runctl.NewStopper(stderr)
 	defer st.Stop()
 	ctx := st.Ctx
+	st.Enter("loading", true)
+	if c.MaxTime > 0 { // --max-time covers the loading too, which ends at once
+		t := time.AfterFunc(c.MaxTime, func() {
+			st.ExpireIn("loading", fmt.Errorf("--max-time %v reached while the data were read (before the sampling): no draws; raise --max-time", c.MaxTime))
+		})
+		defer t.Stop()
+	}
 	// The output directory is checked, and locked, before any work.
 	out := c.Out
 	if c.Report && out == "" {
 		out = fit.DefaultReportDir
 	}
 	var rd *fit.RunDir // the draws stream into DIR as they come
-	if out != "" {
+	if resume != nil {
+		if rd, err = fit.ReopenRunDir(resume); err != nil {
+			return err
+		}
+		fmt.Fprintln(stderr, "langevin run: "+resume.Describe()) // even with --quiet
+	} else if out != "" {
 		if rd, err = fit.CreateRunDir(out, c.Overwrite); err != nil {
 			return err
 		}
+		if err := rd.SaveResumeInfo(c, args); err != nil {
+			rd.W.Close(err)
+			return err
+		}
+	}
+	if rd != nil {
 		st.SetCloser(func(err error) { rd.W.Close(err) })
 		defer rd.W.Close(errors.New("the run failed before sampling"))
 	}
 	j := &fit.Problem{C: c, Stderr: stderr}
 	ph := runctl.NewPhases(stderr, true) // the time line; st reports the phases as they come
-	st.Enter("loading", true)
 	if c.Toy() {
 		j.Train = &data.Dataset{Source: "no data (toy target " + c.Model + ")"}
 	} else if c.Formula.Text != "" {
@@ -150,24 +171,37 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if c.ChainID > 0 { // one chain of the analysis: the same draws as in the run of all
 		opts.Chains, opts.FirstChain = 1, c.ChainID-1
 	}
-	prog := runctl.NewProgress(stderr, c.Quiet, opts.Chains, c.Iters)
-	opts.Progress = prog.Update
 	auto := j.Env.Auto
+	until := ""
 	if auto != nil {
-		auto.Adjust(c, m, &opts, jobStart) // --max-time covers the whole job
+		auto.Adjust(c, m, &opts, jobStart) // --max-time covers the whole fit.Problem
 		if opts.Until != nil {
-			prog.Until = fmt.Sprintf("until min bulk-ESS ≥ %.0f and R̂ ≤ 1.01, at most %d per chain", c.TargetESS, c.Iters)
+			until = fmt.Sprintf("until min bulk-ESS ≥ %.0f and R̂ ≤ 1.01, at most %d per chain", c.TargetESS, opts.Iters)
+			if auto.Net != nil {
+				until = fmt.Sprintf("until the predictions converge (function-space ESS ≥ %.0f, R̂ ≤ 1.02 median, 1.1 max), at most %d per chain", fit.NetTarget(c), opts.Iters)
+			}
 		}
 	}
+	// The bar counts the run's own cap (a plan's, not --iters' 10⁷).
+	prog := runctl.NewProgress(stderr, c.Quiet, opts.Chains, opts.Iters)
+	prog.Until = until
+	opts.Progress = prog.Update
 	if err := fit.CheckRunSize(c, m, opts); err != nil {
 		return err
 	}
 	if rd != nil {
 		names := append(langevin.ParamNames(m), fit.DerivedNames(m)...)
-		if err := rd.OpenChains(j.ChainConfig(), opts.FirstChain+1, opts.Chains, s.StatNames(), names); err != nil {
+		if rd.Resuming() {
+			if opts.Resume, err = rd.ResumeChains(j.ChainConfig(), opts.FirstChain+1, opts.Chains, s.StatNames(), names); err != nil {
+				return err
+			}
+		} else if err := rd.OpenChains(j.ChainConfig(), opts.FirstChain+1, opts.Chains, s.StatNames(), names); err != nil {
 			return err
 		}
 		opts.Sink = rd.Sink
+		if c.Checkpoint > 0 {
+			opts.Checkpoint, opts.CheckpointEvery = rd.Checkpoint, c.Checkpoint
+		}
 	}
 	st.Enter("sampling", false)
 	start := time.Now()
@@ -179,6 +213,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	intr := st.Interrupted()
 	if intr != nil {
 		runErr = intr
+	}
+	if rd != nil && tr != nil {
+		rd.Sampled(tr, intr == nil, stderr)
 	}
 	if tr == nil || (runErr != nil && tr.NumDraws() == 0) {
 		if rd != nil {

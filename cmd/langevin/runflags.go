@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/langevin-go/langevin/data"
 	"github.com/langevin-go/langevin/fit"
@@ -15,7 +16,7 @@ import (
 var commonGroups = []struct{ title, flags string }{
 	{"data", "data split test test-frac target id drop categorical missing format standardize n noise k"},
 	{"model", "formula family priors model intercept prior-scale offset exposure nu hidden activation likelihood classes noise-var learn-noise map-iters map-batch map-lr grad-noise rho"},
-	{"run", "sampler target-ess max-time chains chain-id iters burnin thin seed init precond out overwrite report quiet"},
+	{"run", "sampler target-ess max-time chains chain-id iters burnin thin seed init precond out overwrite resume checkpoint report quiet"},
 	{"step size", "step schedule step-b decay step-floor cycles explore temperature temperature-start"},
 	{"stochastic gradients", "batch replace cv clip clip-value noise-every"},
 }
@@ -67,6 +68,8 @@ func newRunFlagSet(c *fit.Config) *flag.FlagSet {
 	fs.StringVar(&c.Precond, "precond", "laplace", "constant diagonal preconditioner M of sgld, csgld, sghmc, csghmc, rwm, mala, nuts: laplace (diag of the inverse Hessian at the MAP) or none (the default for csgld, csghmc and --model mixture25, whose several modes one Laplace fit would hide; the output says so)")
 	fs.StringVar(&c.Out, "out", "", "write DIR/chain-1.csv … DIR/chain-K.csv (CmdStan format), DIR/summary.csv and DIR/model.json")
 	fs.BoolVar(&c.Overwrite, "overwrite", false, "let --out DIR hold another run's files: they are removed first (without it such a DIR is refused)")
+	fs.StringVar(&c.Resume, "resume", "", "continue the run of `DIR` (its --out) that a signal, a kill or a time limit stopped, from its last checkpoint, with the settings it started with (read from DIR/resume.json; other flags may only repeat them, except --quiet, --report, --max-time, --checkpoint): the draws equal those of a run never stopped, bit for bit")
+	fs.DurationVar(&c.Checkpoint, "checkpoint", 30*time.Second, "with --out DIR: save the chains' state to DIR/checkpoint.bin at most every `T` (at the end of a round of iterations), for --resume; 0: never")
 	fs.BoolVar(&c.Report, "report", false, "also write DIR/report.html (settings, summary, warnings, plots) into --out DIR (default "+fit.DefaultReportDir+")")
 	fs.BoolVar(&c.Quiet, "quiet", false, "print no progress")
 

@@ -101,6 +101,25 @@ func (s *Stopper) SetCloser(close func(error)) {
 	s.mu.Unlock()
 }
 
+// ExpireIn ends the process with exit code 1 and err if the run is in the
+// given phase (a phase that cannot be cancelled, such as the loading of
+// the data): what a time budget (--max-time) does there. Otherwise it does
+// nothing; the later phases watch the budget themselves.
+func (s *Stopper) ExpireIn(phase string, err error) {
+	s.mu.Lock()
+	if s.phase != phase || s.err != nil {
+		s.mu.Unlock()
+		return
+	}
+	closeFn := s.close
+	s.mu.Unlock()
+	if closeFn != nil {
+		closeFn(err)
+	}
+	fmt.Fprintf(s.stderr, "langevin run: %v\n", err)
+	Exit(1)
+}
+
 // Interrupted returns the interruption, or nil.
 func (s *Stopper) Interrupted() *Interrupted {
 	s.mu.Lock()

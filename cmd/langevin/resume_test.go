@@ -1,0 +1,195 @@
+package main
+
+// langevin run --resume DIR: a run killed (SIGKILL) or stopped (SIGTERM) at
+// a random moment of its sampling, then resumed, leaves the chain files of a
+// run never stopped, bit for bit.
+
+import (
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/langevin-go/langevin/fit"
+)
+
+// drawRows returns the draw rows of DIR/name (the lines that are not
+// comments: the header and the rows, as written).
+func drawRows(t *testing.T, dir, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if l != "" && l[0] != '#' {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// sameRunFiles checks that the chain and warm-up files of dir hold the rows
+// of ref's, and that summary.csv is the same.
+func sameRunFiles(t *testing.T, ref, dir string, chains int) (rows int) {
+	t.Helper()
+	for k := 1; k <= chains; k++ {
+		for _, name := range []string{"chain-%d.csv", "warmup-%d.csv"} {
+			name = strings.Replace(name, "%d", string(rune('0'+k)), 1)
+			if _, err := os.Stat(filepath.Join(ref, name)); err != nil {
+				continue
+			}
+			want, got := drawRows(t, ref, name), drawRows(t, dir, name)
+			if got != want {
+				t.Fatalf("%s differs from the uninterrupted run's: %d lines, want %d", name, strings.Count(got, "\n")+1, strings.Count(want, "\n")+1)
+			}
+			rows += strings.Count(got, "\n")
+		}
+	}
+	a, _ := os.ReadFile(filepath.Join(ref, "summary.csv"))
+	b, _ := os.ReadFile(filepath.Join(dir, "summary.csv"))
+	if string(a) != string(b) || len(a) == 0 {
+		t.Errorf("summary.csv differs:\n%s\nwant\n%s", b, a)
+	}
+	return rows
+}
+
+var resumedAt = regexp.MustCompile(`resuming .* from its checkpoint at iteration (\d+)|no checkpoint`)
+
+// resumeAfterSignal runs args uninterrupted into ref, then again into dir,
+// sends sig at a random moment of the sampling (after the first draws
+// reach the files), resumes with --resume dir, and checks the files equal.
+func resumeAfterSignal(t *testing.T, seed uint64, sig syscall.Signal, args ...string) {
+	resumeAfterSignals(t, seed, sig, 1, args...)
+}
+
+// resumeAfterSignals is resumeAfterSignal with the resumed runs killed
+// again (SIGKILL) kills−1 times, each resumed in turn.
+func resumeAfterSignals(t *testing.T, seed uint64, sig syscall.Signal, kills int, args ...string) {
+	base := t.TempDir()
+	ref, dir := filepath.Join(base, "ref"), filepath.Join(base, "run")
+	args = append([]string{"run", "--data", "australian", "--quiet", "--checkpoint", "20ms"}, args...)
+	p := start(t, append(args, "--out", ref)...)
+	if code := p.wait(t, 120*time.Second); code != 0 {
+		t.Fatalf("uninterrupted run: exit %d\n%s", code, p.stderr.String())
+	}
+	rng := rand.New(rand.NewPCG(seed, 24))
+	p = start(t, append(args, "--out", dir)...)
+	waitUntil(t, 60*time.Second, "the first kept draws on disk", func() bool { return hasRows(dir, "chain-1.csv") })
+	time.Sleep(time.Duration(rng.IntN(600)) * time.Millisecond)
+	p.cmd.Process.Signal(sig)
+	code := p.wait(t, 30*time.Second)
+	want := -int(syscall.SIGKILL)
+	if sig == syscall.SIGTERM {
+		want = 143
+	}
+	if code != want {
+		t.Fatalf("after %v: exit %d, want %d (the run ended before the signal?)\n%s", sig, code, want, p.stderr.String())
+	}
+	killed := strings.Count(drawRows(t, dir, "chain-1.csv"), "\n")
+	for k := 1; k < kills; k++ { // the resumed run killed again
+		r := start(t, "run", "--resume", dir)
+		time.Sleep(time.Duration(300+rng.IntN(600)) * time.Millisecond)
+		r.cmd.Process.Signal(syscall.SIGKILL)
+		code := r.wait(t, 30*time.Second)
+		t.Logf("resumed run %d: %s; killed (exit %d)", k, strings.TrimSpace(resumedAt.FindString(r.stderr.String())), code)
+	}
+	r := start(t, "run", "--resume", dir)
+	if code := r.wait(t, 120*time.Second); code != 0 {
+		t.Fatalf("resume: exit %d\n%s", code, r.stderr.String())
+	}
+	m := resumedAt.FindStringSubmatch(r.stderr.String())
+	if m == nil {
+		t.Fatalf("resume does not say where from:\n%s", r.stderr.String())
+	}
+	rows := sameRunFiles(t, ref, dir, 4)
+	t.Logf("%v with %d rows in chain-1.csv; %s; %d rows in all equal to the uninterrupted run's", sig, killed, m[0], rows)
+	if _, err := os.Stat(filepath.Join(dir, "checkpoint.bin")); err == nil {
+		t.Error("checkpoint.bin left after the run finished")
+	}
+	if code, _, errOut := runMain("run", "--resume", dir); code != 2 || !strings.Contains(errOut, "nothing to resume") {
+		t.Errorf("--resume of a finished run: exit %d: %s", code, errOut)
+	}
+}
+
+// TestResumeKillSGLDCV: SGLD with control variates (the MAP found again by
+// the resumed run), SIGKILL at a random moment of the sampling.
+func TestResumeKillSGLDCV(t *testing.T) {
+	resumeAfterSignal(t, 1, syscall.SIGKILL, "--sampler", "sgld", "--cv", "--iters", "80000", "--burnin", "2000", "--thin", "10")
+}
+
+// TestResumeKillCyclicalSGHMC: cyclical SGHMC (momentum, the schedule's
+// position and its exploration phases, whose draws are not kept), killed,
+// resumed and killed again twice before the last resume.
+func TestResumeKillCyclicalSGHMC(t *testing.T) {
+	resumeAfterSignals(t, 2, syscall.SIGKILL, 3, "--sampler", "csghmc", "--iters", "100000", "--cycles", "4", "--burnin", "1000", "--thin", "10")
+}
+
+// TestResumeKillNUTS: NUTS, killed during its warm-up adaptation or its
+// sampling (the step size, the metric's windows, the dual averaging).
+func TestResumeKillNUTS(t *testing.T) {
+	resumeAfterSignal(t, 3, syscall.SIGKILL, "--sampler", "nuts", "--iters", "2000", "--burnin", "1000", "--thin", "1")
+}
+
+// TestResumeSIGTERM: a run stopped by SIGTERM (a Slurm pre-emption) closes
+// its files with "Run stopped", keeps its checkpoint and resumes exactly.
+func TestResumeSIGTERM(t *testing.T) {
+	resumeAfterSignal(t, 4, syscall.SIGTERM, "--sampler", "sgld", "--cv", "--iters", "80000", "--burnin", "2000", "--thin", "10")
+}
+
+// TestResumeRefuses: a resumed run keeps its settings and its data: a
+// changed flag or data file is exit 2 naming them; a directory that is no
+// run's is exit 2 naming resume.json.
+func TestResumeRefuses(t *testing.T) {
+	base := t.TempDir()
+	data := filepath.Join(base, "d.csv")
+	var sb strings.Builder
+	sb.WriteString("x1,x2,y\n")
+	rng := rand.New(rand.NewPCG(1, 1))
+	for range 200 {
+		x1, x2 := rng.NormFloat64(), rng.NormFloat64()
+		y := 0
+		if x1-x2+rng.NormFloat64() > 0 {
+			y = 1
+		}
+		sb.WriteString(strings.Join([]string{fit.FmtF(x1), fit.FmtF(x2), string(rune('0' + y))}, ",") + "\n")
+	}
+	os.WriteFile(data, []byte(sb.String()), 0o644)
+	dir := filepath.Join(base, "run")
+	p := start(t, "run", "--data", data, "--sampler", "sgld", "--iters", "50000000", "--burnin", "100", "--thin", "100", "--chains", "2", "--quiet", "--checkpoint", "20ms", "--out", dir)
+	waitUntil(t, 60*time.Second, "a checkpoint", func() bool { _, err := os.Stat(filepath.Join(dir, "checkpoint.bin")); return err == nil })
+	p.cmd.Process.Signal(syscall.SIGKILL)
+	p.wait(t, 10*time.Second)
+	code, _, errOut := runMain("run", "--resume", dir, "--chains", "3", "--seed", "2", "--quiet")
+	if code != 2 || !strings.Contains(errOut, "--chains 3 (the run's: 2)") || !strings.Contains(errOut, "--seed 2 (the run's: 1)") {
+		t.Errorf("changed flags: exit %d: %s", code, errOut)
+	}
+	os.WriteFile(data, []byte(sb.String()+"0.1,0.2,1\n"), 0o644)
+	code, _, errOut = runMain("run", "--resume", dir)
+	if code != 2 || !strings.Contains(errOut, "--data "+data+" changed since the run began") {
+		t.Errorf("changed data: exit %d: %s", code, errOut)
+	}
+	code, _, errOut = runMain("run", "--resume", base)
+	if code != 2 || !strings.Contains(errOut, "resume.json") {
+		t.Errorf("not a run: exit %d: %s", code, errOut)
+	}
+}
+
+// TestResumeKillDefaultJob: the default job (--sampler auto: here NUTS with
+// the ESS stop and the growing thinning, whose length the draws decide)
+// resumes exactly too: the same stop, the same thinning, the same files.
+func TestResumeKillDefaultJob(t *testing.T) {
+	resumeAfterSignal(t, 5, syscall.SIGKILL)
+}
+
+// TestResumeKillNetwork: a network run of --sampler auto (the network plan:
+// random fan-in starts, Adam, SGHMC chains wrapped in restarts, the
+// function-space R̂ stop, the growing thinning) resumes exactly too.
+func TestResumeKillNetwork(t *testing.T) {
+	resumeAfterSignal(t, 6, syscall.SIGKILL, "--model", "mlp", "--data", "moons", "--n", "200", "--hidden", "10")
+}
