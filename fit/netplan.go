@@ -219,10 +219,15 @@ func NewNetPlan(ctx context.Context, m Network, opt NetPlanOptions) (*NetPlan, e
 	}
 	p.note("preconditioner: per group of parameters (a layer's weights, its biases, log σ²) 1/mean(1/s² + F), s the prior sd, F the empirical Fisher information at the modes; constant in a group, so it suits every permutation of the hidden units")
 
-	// Curvature at each mode.
+	// Curvature at each mode, on a subsample of rows when the data are
+	// large (curvatureRows).
+	rows := curvatureRows(n, d, rng)
+	if rows != nil {
+		p.note("curvature: Hessian-vector products on %d of the %d rows (likelihood scaled by N/%d): a full-data product would cost N·d = %.2g multiply-adds, above the budget of %.0e", len(rows), n, len(rows), float64(n)*float64(d), curvatureBudget)
+	}
 	lmax := 0.0
 	for _, mode := range p.Modes {
-		l, err := lambdaMaxHVP(ctx, m, mode, p.Precond, rng)
+		l, err := lambdaMaxHVP(ctx, m, mode, p.Precond, rows, rng)
 		if err != nil {
 			return nil, err
 		}
@@ -327,10 +332,47 @@ func LambdaMaxHVP(ctx context.Context, m langevin.Model, theta, precond []float6
 			precond[j] = 1
 		}
 	}
-	return lambdaMaxHVP(ctx, m, theta, precond, rng)
+	return lambdaMaxHVP(ctx, m, theta, precond, nil, rng)
 }
 
-func lambdaMaxHVP(ctx context.Context, m langevin.Model, theta, precond []float64, rng *rand.Rand) (float64, error) {
+// curvatureBudget is the most multiply-adds (about N·d) that one
+// Hessian-vector product of the network plan may cost on all the data.
+const curvatureBudget = 1e8
+
+// curvatureRows returns nil (all rows) when N·d ≤ curvatureBudget, and
+// otherwise max(2,000, budget/d) rows drawn at random: the likelihood's
+// Hessian on them, scaled by N/|S|, estimates the full one (λmax within a
+// few per cent at 2,000 rows), at 1/30 of the cost for Fashion-MNIST's
+// 60,000 images. Every UCI regression set is below the budget (protein:
+// N·d = 4.5·10⁷), so its plan is unchanged.
+func curvatureRows(n, d int, rng *rand.Rand) []int {
+	if float64(n)*float64(d) <= curvatureBudget {
+		return nil
+	}
+	k := max(2000, int(math.Ceil(curvatureBudget/float64(d))))
+	if k >= n {
+		return nil
+	}
+	return sampler.SubsetIndex(n, k, rng)
+}
+
+// logPostRows is logPost with the likelihood on the given rows scaled by
+// N/|rows| (all rows when nil).
+func logPostRows(m langevin.Model, theta, grad []float64, rows []int) float64 {
+	if rows == nil {
+		return logPost(m, theta, grad)
+	}
+	lp := m.LogPrior(theta, grad)
+	sc := float64(m.Len()) / float64(len(rows))
+	g := make([]float64, len(grad))
+	ll := m.LogLik(theta, rows, g)
+	for j, v := range g {
+		grad[j] += sc * v
+	}
+	return lp + sc*ll
+}
+
+func lambdaMaxHVP(ctx context.Context, m langevin.Model, theta, precond []float64, rows []int, rng *rand.Rand) (float64, error) {
 	d := m.Dim()
 	u := make([]float64, d)
 	for j := range u {
@@ -361,8 +403,8 @@ func lambdaMaxHVP(ctx context.Context, m langevin.Model, theta, precond []float6
 		}
 		clear(gp)
 		clear(gm)
-		logPost(m, tp, gp)
-		logPost(m, tm, gm)
+		logPostRows(m, tp, gp, rows)
+		logPostRows(m, tm, gm, rows)
 		for j := range u {
 			u[j] = -math.Sqrt(precond[j]) * (gp[j] - gm[j]) / (2 * eps)
 		}

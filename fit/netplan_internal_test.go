@@ -87,7 +87,7 @@ func TestLambdaMaxHVP(t *testing.T) {
 	// Precision diag(1, 4, 25, 9) under M = diag(1, 1, 0.5, 2): MH has
 	// eigenvalues 1, 4, 12.5, 18.
 	g := quad{prec: []float64{1, 4, 25, 9}}
-	l, err := lambdaMaxHVP(context.Background(), g, make([]float64, 4), []float64{1, 1, 0.5, 2}, rand.New(rand.NewPCG(1, 1)))
+	l, err := lambdaMaxHVP(context.Background(), g, make([]float64, 4), []float64{1, 1, 0.5, 2}, nil, rand.New(rand.NewPCG(1, 1)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -220,4 +220,50 @@ func TestFunctionConvergenceNeeds(t *testing.T) {
 	if s := c.Needs(1000, 5000); !strings.Contains(s, "about 9000 iterations") {
 		t.Errorf("ESS 50 of 100 after 4,000 sampled: Needs = %q, want about 9000 iterations", s)
 	}
+}
+
+// TestCurvatureRows: the plan's Hessian-vector products use all rows while
+// N·d is within the budget (every UCI set) and max(2,000, budget/d) rows
+// above it; λmax from 2,000 of 40,000 rows, the likelihood scaled by N/|S|,
+// is within 10% of the full-data value, and unscaled it would be 20× too
+// small (the test can fail).
+func TestCurvatureRows(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	if r := curvatureRows(41157, 1101, rng); r != nil { // protein
+		t.Errorf("protein's size: %d rows, want all", len(r))
+	}
+	if r := curvatureRows(60000, 39760, rng); len(r) != 2516 { // Fashion-MNIST, 784-50-10
+		t.Errorf("Fashion-MNIST's size: %d rows, want 2,516 (10⁸/d)", len(r))
+	}
+	d, err := data.Gap1D(40000, 0.1, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := model.NewMLP(d.X, d.Y, model.MLPDefaults(model.MLPOptions{Hidden: []int{10}, Activation: model.Tanh, Likelihood: model.LikGaussian}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	th := make([]float64, m.Dim())
+	m.InitPoint(th, rng)
+	mode, err := adamDecay(context.Background(), m, th, 3000, 32, rng)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pre := make([]float64, m.Dim())
+	for j := range pre {
+		pre[j] = 1e-3
+	}
+	full, err := lambdaMaxHVP(context.Background(), m, mode, pre, nil, rand.New(rand.NewPCG(5, 5)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := sampler.SubsetIndex(m.Len(), 2000, rand.New(rand.NewPCG(6, 6)))
+	sub, err := lambdaMaxHVP(context.Background(), m, mode, pre, rows, rand.New(rand.NewPCG(5, 5)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(sub/full-1) > 0.1 {
+		t.Errorf("λmax on 2,000 of 40,000 rows %.4g, on all %.4g: more than 10%% apart", sub, full)
+	}
+	t.Logf("λmax all rows %.4g, 2,000 rows %.4g", full, sub)
 }

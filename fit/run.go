@@ -131,6 +131,11 @@ func (p *Plan) Configure(iters, burnin int, step float64, noiseEvery int) (s lan
 		burn = burnin
 	}
 	g := p.Sampler.(sampler.SGLD)
+	if p.Arrow != nil && noiseEvery > 0 {
+		// The noise statistic takes |B| per-observation gradients of O(d)
+		// each, d/2 steps' work: every 5d steps it costs ≤ 10% of the run.
+		noiseEvery = max(noiseEvery, 5*len(p.MAP))
+	}
 	eta = p.Step.Eta
 	if step > 0 {
 		eta = step

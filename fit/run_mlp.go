@@ -157,7 +157,7 @@ func printFunctionSpace(w io.Writer, m *model.MLP, reg predict.Regressor, tr *la
 	}
 	fmt.Fprintf(w, "%v\n", conv)
 	if conv.MaxRHat > 1.05 {
-		fmt.Fprintf(w, "warning:  function-space R̂ %.3f > 1.05: the chains disagree on predictions; run longer\n", conv.MaxRHat)
+		fmt.Fprintf(w, "warning:  function-space R̂ %.3f > 1.05: the chains disagree on predictions (with --sampler auto, the auto: length line says whether a longer run would help or the chains sit at different modes)\n", conv.MaxRHat)
 	}
 	fmt.Fprintln(w)
 }

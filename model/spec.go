@@ -341,16 +341,26 @@ func countResponses(s Spec, y []float64) error {
 }
 
 // GuessLikelihood is the MLP likelihood that labels y suggest: Bernoulli for
-// labels in {0, 1} (or ±1), categorical for other small non-negative
-// integers, Gaussian otherwise.
+// labels in {0, 1} (or ±1), categorical for class labels 0, …, K−1 with
+// every class present, Gaussian otherwise. An integer response whose
+// values skip some of 0…max (a rating from 3 to 8, a count) is a quantity,
+// not class labels: classes that never occur would be a softmax's
+// unidentified outputs (UCI wine's quality 3…8 was read as 9 classes).
 func GuessLikelihood(y []float64) Likelihood {
 	if CheckLabels(y) == nil {
 		return LikBernoulli
 	}
+	seen := map[int]bool{}
+	top := 0
 	for _, v := range y {
 		if v < 0 || v != float64(int(v)) || v > 1000 {
 			return LikGaussian
 		}
+		seen[int(v)] = true
+		top = max(top, int(v))
+	}
+	if len(seen) != top+1 {
+		return LikGaussian
 	}
 	return LikCategorical
 }

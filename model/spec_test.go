@@ -99,3 +99,24 @@ func TestSpecCheckResponses(t *testing.T) {
 		}
 	}
 }
+
+// TestGuessLikelihood: 0/1 → Bernoulli; class labels 0…K−1, all present →
+// categorical; integers that skip classes (UCI wine's quality 3…8), negative
+// or fractional values → Gaussian.
+func TestGuessLikelihood(t *testing.T) {
+	for _, c := range []struct {
+		y    []float64
+		want model.Likelihood
+	}{
+		{[]float64{0, 1, 1, 0}, model.LikBernoulli},
+		{[]float64{0, 2, 1, 2}, model.LikCategorical},
+		{[]float64{5, 6, 3, 8, 7, 4, 5}, model.LikGaussian},
+		{[]float64{0, 2, 2}, model.LikGaussian},
+		{[]float64{0, 1.5, 2}, model.LikGaussian},
+		{[]float64{-1, 0, 2}, model.LikGaussian},
+	} {
+		if got := model.GuessLikelihood(c.y); got != c.want {
+			t.Errorf("GuessLikelihood(%v) = %v, want %v", c.y, got, c.want)
+		}
+	}
+}

@@ -362,7 +362,7 @@ func newAdapter(cfg Adapt, eps0 float64, d int, mh bool) *adapter {
 		}
 	}
 	if cfg.Tune == TuneGrid {
-		a.grid = cfg.Grid
+		a.grid = append([]float64(nil), cfg.Grid...) // its own: a checkpoint restores it
 		if a.grid == nil && cfg.Score != GridAccept {
 			for k := -8; k <= 8; k++ {
 				a.grid = append(a.grid, eps0*math.Pow(2, float64(k)/4))

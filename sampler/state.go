@@ -100,6 +100,7 @@ func (a *adapter) state(s *langevin.StateCoder) {
 		s.Floats(w.m2)
 		s.Bool(&w.off)
 	}
+	s.Floats(a.grid) // from the initial step the chain found, unless given
 	s.Floats(a.gridSum)
 	s.Ints(a.gridN)
 	s.Floats(a.prev)

@@ -49,6 +49,7 @@ func resumeCases(t *testing.T) (langevin.Model, []float64, []struct {
 		{"SGD", sampler.SGD{Step: schedule.Constant(1e-3), Batch: mb}, 0},
 		{"BAOAB", sampler.BAOAB{Step: schedule.Constant(1e-3), Batch: mb}, 0},
 		{"MALA, grid", sampler.MALA{Adapt: sampler.Adapt{Warmup: 150, Tune: sampler.TuneGrid}}, 150},
+		{"RWM, grid scored by squared jumps", sampler.RWM{Adapt: sampler.Adapt{Warmup: 150, Tune: sampler.TuneGrid, Score: sampler.GridESJD}}, 150},
 		{"RWM, dense M", sampler.RWM{PrecondFull: dense, Adapt: sampler.Adapt{Warmup: 150}}, 150},
 	}
 	return m, centre, cases

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -133,5 +134,44 @@ func TestPredictFormula(t *testing.T) {
 	}
 	if code, _, stderr := runMain("predict", "--samples", out, "--data", newData); code != 2 || !strings.Contains(stderr, "changed since the run") {
 		t.Errorf("changed training data: exit %d, %s", code, stderr)
+	}
+}
+
+// TestRunFormulaBlockPlan: a hierarchical logistic model with 50 groups of
+// 400 rows (d = 105 > 100, exact NUTS too costly by the rule) takes the
+// plan's block-arrow path with no tuning flag: centred effects, the
+// block-arrow preconditioner, batch and step by rule printed as auto:
+// lines, no stochastic-gradient caveat, and it stops at the ESS target.
+func TestRunFormulaBlockPlan(t *testing.T) {
+	if testing.Short() {
+		t.Skip("SGLD on 20,000 rows, ≈ 7 s of CPU")
+	}
+	rng := rand.New(rand.NewPCG(5, 5))
+	var b strings.Builder
+	b.WriteString("y,x,g\n")
+	a, s := make([]float64, 50), make([]float64, 50)
+	for j := range a {
+		a[j], s[j] = 0.8*rng.NormFloat64(), 0.5*rng.NormFloat64()
+	}
+	for i := 0; i < 20000; i++ {
+		g, x := i%50, rng.NormFloat64()
+		y := 0
+		if rng.Float64() < 1/(1+math.Exp(-(-0.5+a[g]+(0.7+s[g])*x))) {
+			y = 1
+		}
+		fmt.Fprintf(&b, "%d,%g,g%02d\n", y, x, g)
+	}
+	path := writeFile(t, t.TempDir(), "blk.csv", b.String())
+	code, stdout, stderr := runMain("run", "--data", path, "--formula", "y ~ x + (1 + x | g)", "--family", "bernoulli", "--target-ess", "100", "--quiet")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"effects centred", "auto:     preconditioner: block-arrow Laplace", "auto:     batch: ", "ran until min bulk-ESS"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("output lacks %q:\n%s", want, stdout)
+		}
+	}
+	if strings.Contains(stdout, "not validated") {
+		t.Error("the block-arrow path printed the caveat of the unvalidated stochastic-gradient path")
 	}
 }

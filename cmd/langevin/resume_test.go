@@ -9,12 +9,14 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/langevin-go/langevin/fit"
+	"github.com/langevin-go/langevin/rundir"
 )
 
 // drawRows returns the draw rows of DIR/name (the lines that are not
@@ -59,6 +61,9 @@ func sameRunFiles(t *testing.T, ref, dir string, chains int) (rows int) {
 	return rows
 }
 
+// refSampling finds the sampling's wall time in the time line of a run.
+var refSampling = regexp.MustCompile(`time: .* sampling ([0-9.]+)`)
+
 var resumedAt = regexp.MustCompile(`resuming .* from its checkpoint at iteration (\d+)|no checkpoint`)
 
 // resumeAfterSignal runs args uninterrupted into ref, then again into dir,
@@ -78,32 +83,57 @@ func resumeAfterSignals(t *testing.T, seed uint64, sig syscall.Signal, kills int
 	if code := p.wait(t, 120*time.Second); code != 0 {
 		t.Fatalf("uninterrupted run: exit %d\n%s", code, p.stderr.String())
 	}
+	// The signal comes at a random moment within the reference run's
+	// sampling time after the first draws reach the files (warm-up or
+	// kept); if the run ends first (a fast, idle machine), again sooner.
+	m := refSampling.FindStringSubmatch(p.stdout.String())
+	if m == nil {
+		t.Fatalf("no sampling time in the output:\n%s", p.stdout.String())
+	}
+	secs, _ := strconv.ParseFloat(m[1], 64)
 	rng := rand.New(rand.NewPCG(seed, 24))
-	p = start(t, append(args, "--out", dir)...)
-	waitUntil(t, 60*time.Second, "the first kept draws on disk", func() bool { return hasRows(dir, "chain-1.csv") })
-	time.Sleep(time.Duration(rng.IntN(600)) * time.Millisecond)
-	p.cmd.Process.Signal(sig)
-	code := p.wait(t, 30*time.Second)
 	want := -int(syscall.SIGKILL)
 	if sig == syscall.SIGTERM {
 		want = 143
 	}
-	if code != want {
-		t.Fatalf("after %v: exit %d, want %d (the run ended before the signal?)\n%s", sig, code, want, p.stderr.String())
+	frac := 0.7
+	for attempt := 0; ; attempt++ {
+		os.RemoveAll(dir)
+		p = start(t, append(args, "--out", dir)...)
+		waitUntil(t, 60*time.Second, "the first draws on disk", func() bool { return hasRows(dir, "chain-1.csv") || hasRows(dir, "warmup-1.csv") })
+		time.Sleep(time.Duration(rng.Float64() * frac * secs * float64(time.Second)))
+		p.cmd.Process.Signal(sig)
+		code := p.wait(t, 30*time.Second)
+		if ri, err := rundir.ReadResumeInfo(dir); (code == 0 || err == nil && ri.Finished) && attempt < 4 {
+			frac /= 3
+			continue // the sampling finished before the signal
+		}
+		if code != want {
+			t.Fatalf("after %v: exit %d, want %d (the run ended before the signal?)\n%s", sig, code, want, p.stderr.String())
+		}
+		break
 	}
 	killed := strings.Count(drawRows(t, dir, "chain-1.csv"), "\n")
-	for k := 1; k < kills; k++ { // the resumed run killed again
-		r := start(t, "run", "--resume", dir)
-		time.Sleep(time.Duration(300+rng.IntN(600)) * time.Millisecond)
+	var r *proc
+	for k := 1; k < kills; k++ { // the resumed run killed again, if its sampling has not finished
+		r = start(t, "run", "--resume", dir)
+		time.Sleep(time.Duration(rng.Float64() * 0.3 * secs * float64(time.Second)))
 		r.cmd.Process.Signal(syscall.SIGKILL)
 		code := r.wait(t, 30*time.Second)
 		t.Logf("resumed run %d: %s; killed (exit %d)", k, strings.TrimSpace(resumedAt.FindString(r.stderr.String())), code)
+		if ri, err := rundir.ReadResumeInfo(dir); err == nil && ri.Finished {
+			t.Logf("resumed run %d finished its sampling before the kill", k)
+			break
+		}
+		r = nil
 	}
-	r := start(t, "run", "--resume", dir)
-	if code := r.wait(t, 120*time.Second); code != 0 {
-		t.Fatalf("resume: exit %d\n%s", code, r.stderr.String())
+	if r == nil {
+		r = start(t, "run", "--resume", dir)
+		if code := r.wait(t, 120*time.Second); code != 0 {
+			t.Fatalf("resume: exit %d\n%s", code, r.stderr.String())
+		}
 	}
-	m := resumedAt.FindStringSubmatch(r.stderr.String())
+	m = resumedAt.FindStringSubmatch(r.stderr.String())
 	if m == nil {
 		t.Fatalf("resume does not say where from:\n%s", r.stderr.String())
 	}
