@@ -457,6 +457,16 @@ func (c *Config) Spec() model.Spec {
 // usesLaplacePrecond reports whether the sampler gets the Laplace diagonal.
 func (c *Config) UsesLaplacePrecond() bool { return c.Precond == "laplace" && c.Def.Kind.laplace }
 
+// UsesLaplacePrecondOn is UsesLaplacePrecond for the model m: not under
+// --sampler auto's plan on a hierarchical model, whose block-arrow Hessian
+// replaces the dense one (BlockPlanned).
+func (c *Config) UsesLaplacePrecondOn(m langevin.Model) bool {
+	if c.Sampler == "auto" && BlockPlanned(m, nil) {
+		return false
+	}
+	return c.UsesLaplacePrecond()
+}
+
 // describe is the sampler's name and batch for the output's first line.
 func (c *Config) Describe() string {
 	var sb strings.Builder

@@ -117,10 +117,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if w := fit.SeparationWarning(m, mapTheta); w != "" {
 		fmt.Fprintln(stderr, "langevin run: warning: "+w)
 	}
-	usePrecond := c.UsesLaplacePrecond()
-	if c.Sampler == "auto" && fit.BlockPlanned(m, nil) {
-		usePrecond = false // the plan's block-arrow Hessian replaces the dense one
-	}
+	usePrecond := c.UsesLaplacePrecondOn(m)
 	needMAP := c.Init == "map" || c.Init == "laplace" || usePrecond || c.Cv
 	if mapErr != nil && needMAP {
 		return fmt.Errorf("finding the MAP (needed by --init map|laplace and --precond laplace): %w", mapErr)
