@@ -25,37 +25,23 @@ type ConvertOptions struct {
 // and are of type *ParseError, except those of writing out.
 func ConvertToStore(in, out string, opt ConvertOptions) (int, error) {
 	format := opt.Format
-	switch format {
-	case "", "auto":
+	if format == "" || format == "auto" {
 		f, err := openFile(in)
 		if err != nil {
 			return 0, err
 		}
 		format = SniffFormat(bufio.NewReaderSize(f, 64<<10), in)
 		f.Close()
-	case "csv", "parquet":
-	default:
-		return 0, &ParseError{File: in, Msg: fmt.Sprintf("format %q: expected csv, parquet or auto", format)}
+	} else if f := LookupFormat(format); f == nil || f.Open == nil {
+		return 0, &ParseError{File: in, Msg: fmt.Sprintf("format %q: expected %s", format, formatList(append(StreamFormats(), "auto")))}
 	}
-	var src interface {
-		BlockSource
-		Close() error
+	f := LookupFormat(format)
+	if f.Open == nil {
+		return 0, &ParseError{File: in, Msg: fmt.Sprintf("a %s file: expected %s", format, formatList(StreamFormats()))}
 	}
-	switch format {
-	case "csv":
-		c, err := OpenCSV(in, opt.CSV)
-		if err != nil {
-			return 0, err
-		}
-		src = c
-	case "parquet":
-		p, err := OpenParquet(in, ParquetOptions{Target: opt.CSV.Target})
-		if err != nil {
-			return 0, err
-		}
-		src = p
-	default:
-		return 0, &ParseError{File: in, Msg: fmt.Sprintf("a %s file: expected CSV or Parquet", format)}
+	src, err := f.Open(in, opt.CSV)
+	if err != nil {
+		return 0, err
 	}
 	defer src.Close()
 	if st, err := os.Stat(out); err == nil {

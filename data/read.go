@@ -19,10 +19,8 @@ import (
 // that a pipe, a FIFO or /dev/stdin works as well as a regular file;
 // gzip-compressed input is decompressed. All errors are of type *ParseError.
 func ReadFile(path, format string, opt CSVOptions) (*Dataset, error) {
-	switch format {
-	case "", "auto", "csv", "libsvm", "parquet", "store":
-	default:
-		return nil, &ParseError{File: path, Msg: fmt.Sprintf("unknown format %q: expected csv, libsvm, parquet, store or auto", format)}
+	if format != "" && format != "auto" && LookupFormat(format) == nil {
+		return nil, &ParseError{File: path, Msg: fmt.Sprintf("unknown format %q: expected %s", format, formatList(append(Formats(), "auto")))}
 	}
 	var r io.Reader
 	name := path
@@ -40,80 +38,60 @@ func ReadFile(path, format string, opt CSVOptions) (*Dataset, error) {
 	if format == "" || format == "auto" {
 		format = SniffFormat(br, path)
 	}
-	if format != "csv" && format != "parquet" {
+	f := LookupFormat(format)
+	if !f.Typed {
 		if typed := opt.ID != "" || len(opt.Drop) > 0 || len(opt.Categorical) > 0 || opt.Missing == MissingDrop || opt.Coding.HasText(); typed {
-			return nil, &ParseError{File: name, Msg: format + " data: an ID column, dropped or categorical columns, dropped rows and text columns are read from delimited text (CSV) and Parquet only"}
+			var typed []string
+			for _, n := range Formats() {
+				if g := LookupFormat(n); g.Typed {
+					typed = append(typed, g.Title)
+				}
+			}
+			return nil, &ParseError{File: name, Msg: format + " data: an ID column, dropped or categorical columns, dropped rows and text columns are read from " + strings.Join(typed, " and ") + " only"}
 		}
 	}
-	switch format {
-	case "libsvm":
-		return parseLIBSVM(br, name, 0, opt.MaxBytes)
-	case "parquet", "store":
-		if path == "-" {
-			return nil, &ParseError{File: name, Msg: format + " data must be a file, not a stream"}
-		}
-		if format == "parquet" {
-			return readParquetTable(path, opt)
-		}
-		st, err := OpenStore(path)
-		if err != nil {
-			return nil, err
-		}
-		defer st.Close()
-		if need := 8 * int64(st.Len()) * int64(st.Dim()+1); opt.MaxBytes > 0 && need > opt.MaxBytes {
-			return nil, &ParseError{File: path, Msg: fmt.Sprintf("the store's %d rows × %d columns would hold %d MiB in memory, more than the bound of %d MiB (stream it instead)", st.Len(), st.Dim()+1, need>>20, opt.MaxBytes>>20), Err: ErrTooLarge}
-		}
-		if opt.Target != "" && opt.Target != st.Target() && opt.Target != "-1" {
-			return nil, &ParseError{File: path, Msg: fmt.Sprintf("target %q: the store's target column is %q (chosen when it was written)", opt.Target, st.Target())}
-		}
-		return st.Dataset(), nil
+	if f.FileOnly && path == "-" {
+		return nil, &ParseError{File: name, Msg: format + " data must be a file, not a stream"}
 	}
-	return ParseCSV(br, name, opt)
+	return f.Read(br, path, name, opt)
 }
 
-// SniffFormat tells "parquet" and "store" by their magic bytes ("PAR1",
-// "LVSTORE"), and "libsvm" from "csv" by the name (.libsvm, .svm, also
-// before .gz) or else by the first non-blank line within the first 64 KiB of
-// br, peeked at without consuming it: LIBSVM when every item after the first
-// is index:value.
+// SniffFormat tells a file's format by the table of formats: by the magic
+// bytes of its first 8 bytes (parquet: "PAR1", store: "LVSTORE"), then by
+// its name (.libsvm, .svm, also before .gz), then by the first non-blank
+// line within the first 64 KiB of br (decompressed), peeked at without
+// consuming it (LIBSVM when every item after the first is index:value);
+// else the table's last row, "csv".
 func SniffFormat(br *bufio.Reader, name string) string {
-	if magic, _ := br.Peek(8); bytes.HasPrefix(magic, []byte("PAR1")) {
-		return "parquet"
-	} else if string(magic) == storeMagic {
-		return "store"
+	magic, _ := br.Peek(8)
+	for _, f := range formats {
+		if f.Magic != nil && f.Magic(magic) {
+			return f.Name
+		}
 	}
 	base := strings.TrimSuffix(name, ".gz")
-	if strings.HasSuffix(base, ".libsvm") || strings.HasSuffix(base, ".svm") {
-		return "libsvm"
+	for _, f := range formats {
+		for _, suf := range f.Suffixes {
+			if strings.HasSuffix(base, suf) {
+				return f.Name
+			}
+		}
 	}
+	last := formats[len(formats)-1].Name
 	head, _ := br.Peek(br.Size())
 	if len(head) >= 2 && head[0] == 0x1f && head[1] == 0x8b {
 		zr, err := gzip.NewReader(bytes.NewReader(head))
 		if err != nil {
-			return "csv" // the reader reports the error
+			return last // the reader reports the error
 		}
 		var buf [16 << 10]byte
 		n, _ := io.ReadFull(zr, buf[:])
 		head = buf[:n]
 	}
-	for _, line := range strings.Split(string(head), "\n") {
-		if i := strings.IndexByte(line, '#'); i >= 0 {
-			line = line[:i]
+	for _, f := range formats {
+		if f.Sniff != nil && f.Sniff(head) {
+			return f.Name
 		}
-		items := strings.Fields(line)
-		if len(items) == 0 {
-			continue
-		}
-		if len(items) < 2 {
-			return "csv"
-		}
-		for _, it := range items[1:] {
-			k, _, ok := strings.Cut(it, ":")
-			if !ok || k == "" || strings.Trim(k, "0123456789") != "" {
-				return "csv"
-			}
-		}
-		return "libsvm"
 	}
-	return "csv"
+	return last
 }

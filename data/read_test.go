@@ -1,6 +1,7 @@
 package data
 
 import (
+	"bufio"
 	"bytes"
 	"compress/gzip"
 	"errors"
@@ -66,5 +67,36 @@ func TestReadFilePipe(t *testing.T) {
 	}
 	if _, err := ReadFile(filepath.Join(dir, "csv"), "xml", CSVOptions{}); err == nil || !strings.Contains(err.Error(), `unknown format "xml"`) {
 		t.Errorf("unknown format: %v", err)
+	}
+}
+
+// TestFormatTable: the table of formats is what ReadFile, SniffFormat and
+// ConvertToStore follow — names unique, every row readable, the last row
+// (what is left after magic bytes, names and content) the CSV fallback, and
+// a name not in the table refused with the table's names.
+func TestFormatTable(t *testing.T) {
+	seen := map[string]bool{}
+	for _, f := range formats {
+		if seen[f.Name] || f.Read == nil {
+			t.Errorf("format %q: duplicate or without a reader", f.Name)
+		}
+		seen[f.Name] = true
+	}
+	if last := formats[len(formats)-1]; last.Name != "csv" || last.Magic != nil || last.Sniff != nil {
+		t.Errorf("the last row is %q: expected csv, the fallback", last.Name)
+	}
+	if got := strings.Join(Formats(), ","); got != "csv,libsvm,parquet,store" {
+		t.Errorf("Formats() = %s", got)
+	}
+	_, err := ReadFile("x.csv", "xls", CSVOptions{})
+	if err == nil || !strings.Contains(err.Error(), "expected csv, libsvm, parquet, store or auto") {
+		t.Errorf("unknown format: %v", err)
+	}
+	for _, tc := range []struct{ head, want string }{
+		{"PAR1xxxx", "parquet"}, {storeMagic, "store"}, {"1 3:0.5 7:1\n", "libsvm"}, {"a,b,y\n1,2,0\n", "csv"},
+	} {
+		if got := SniffFormat(bufio.NewReader(strings.NewReader(tc.head)), "data"); got != tc.want {
+			t.Errorf("SniffFormat(%q) = %s, want %s", tc.head, got, tc.want)
+		}
 	}
 }

@@ -9,4 +9,12 @@
 // Package sampler holds the kernels only; fit composes them with approx
 // (the MAP and the Hessian), diag (ESS, R̂, KSD) and the model. Arrows
 // point down: fit imports sampler, never the reverse.
+//
+// fit also holds the job of the command langevin run, so that the command
+// is flags → values → print: the run's configuration and its rules
+// (Config: Resolve, Validate, Spec), the table of samplers (SamplerTable,
+// RegisterSampler: one file per family, sampler_*.go, each entry with its
+// build rule and flag group), the loading of the data and the model of a
+// run (Problem), its run directory (RunDir) and its printed account (the
+// where-the-draws-went, crossover, test-set and data-scale lines).
 package fit

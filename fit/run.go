@@ -81,10 +81,11 @@ func (n Note) String() string {
 
 // Result is what [Run] found.
 type Result struct {
-	Plan  *Plan
-	Trace *langevin.Trace
-	Table diag.Table // the summary of the draws (diag.Summarize)
-	MAP   []float64  // the MAP, the baseline of the test-set scores
+	Plan    *Plan    // the plan of a model other than a network
+	NetPlan *NetPlan // the plan of a network (Network), then Plan is nil
+	Trace   *langevin.Trace
+	Table   diag.Table // the summary of the draws (diag.Summarize)
+	MAP     []float64  // the MAP, the baseline of the test-set scores
 	// Test is the test-set table (nil without a test set); TestErr says
 	// why the scores could not be computed.
 	Test    *TestTable
@@ -230,6 +231,9 @@ func Run(ctx context.Context, job Job, s Settings, method *Method) (*Result, err
 	}
 	if s.Seed == 0 {
 		s.Seed = 1
+	}
+	if net, ok := m.(Network); ok {
+		return runNet(ctx, net, job, s)
 	}
 	if s.TargetESS == 0 {
 		s.TargetESS = 400

@@ -334,94 +334,44 @@ func (m *GLM) Mean(theta []float64, X *mat.Dense, offset, dst []float64) []float
 	return dst
 }
 
-// PredictMean writes the posterior predictive means (1/S) Σₛ E[yᵢ | xᵢ, θₛ]
-// over the draws into dst (allocated when nil) and returns it.
-func (m *GLM) PredictMean(draws [][]float64, X *mat.Dense, offset, dst []float64) []float64 {
-	checkDraws("GLM PredictMean", draws, m.Dim())
-	n := m.rows("PredictMean", X, offset)
-	dst = dstLen("GLM PredictMean", dst, n)
-	clear(dst)
-	tmp := make([]float64, n)
-	for _, th := range draws {
-		m.Mean(th, X, offset, tmp)
-		for i, v := range tmp {
-			dst[i] += v
-		}
-	}
-	for i := range dst {
-		dst[i] /= float64(len(draws))
-	}
-	return dst
-}
-
-// LogPredictiveDensity returns the mean log posterior predictive density of
-// the responses y at the rows of X, (1/n) Σᵢ log((1/S) Σₛ p(yᵢ | xᵢ, θₛ)),
-// the inner mean by log-sum-exp. Responses outside the support count −Inf.
-func (m *GLM) LogPredictiveDensity(draws [][]float64, X *mat.Dense, offset, y []float64) float64 {
-	checkDraws("GLM LogPredictiveDensity", draws, m.Dim())
-	n := m.rows("LogPredictiveDensity", X, offset)
+// LogDensity writes log p(yᵢ | xᵢ, θ) for the rows of X and the responses
+// y into dst (allocated when nil) and returns it; responses outside the
+// support give −Inf. offset (nil: none) holds the rows' offsets. Averages
+// over draws (the log predictive density) are package predict's
+// (predict.OffsetLogPredictiveDensity).
+func (m *GLM) LogDensity(theta []float64, X *mat.Dense, offset, y, dst []float64) []float64 {
+	n := m.rows("LogDensity", X, offset)
 	if len(y) != n {
-		panic(fmt.Sprintf("model: %v LogPredictiveDensity: %d responses for %d rows", m.kind, len(y), n))
+		panic(fmt.Sprintf("model: %v LogDensity: %d responses for %d rows", m.kind, len(y), n))
 	}
+	dst = dstLen("GLM LogDensity", dst, n)
 	x := make([]float64, m.p)
-	lps := make([]float64, len(draws))
-	var total float64
+	aux, nu := m.auxAt(theta)
 	for i := 0; i < n; i++ {
 		mat.Row(x, i, X)
-		for s, th := range draws {
-			eta := m.linpred(th, x)
-			if offset != nil {
-				eta += offset[i]
-			}
-			aux, nu := m.auxAt(th)
-			k := int(y[i])
-			if float64(k) != y[i] && m.kind != Robust {
-				k = -1
-			}
-			switch m.kind {
-			case Poisson:
-				lps[s], _ = density.PoissonLog(k, eta)
-			case NegBin:
-				lps[s], _, _ = density.NegBin2Log(k, eta, aux)
-			case Probit:
-				if y[i] == -1 {
-					k = 0
-				}
-				lps[s], _ = density.BernoulliProbit(k, eta)
-			case Robust:
-				lps[s], _, _, _, _ = density.StudentT(y[i], nu, eta, aux)
-			}
+		eta := m.linpred(theta, x)
+		if offset != nil {
+			eta += offset[i]
 		}
-		total += logMeanExpOf(lps)
-	}
-	return total / float64(n)
-}
-
-// logMeanExpOf returns log((1/S) Σ e^{vₛ}).
-func checkDraws(who string, draws [][]float64, dim int) {
-	if len(draws) == 0 {
-		panic(fmt.Sprintf("model: %s: no draws", who))
-	}
-	for s, th := range draws {
-		if len(th) < dim {
-			panic(fmt.Sprintf("model: %s: draw %d has %d values, model has %d parameters", who, s+1, len(th), dim))
+		k := int(y[i])
+		if float64(k) != y[i] && m.kind != Robust {
+			k = -1
+		}
+		switch m.kind {
+		case Poisson:
+			dst[i], _ = density.PoissonLog(k, eta)
+		case NegBin:
+			dst[i], _, _ = density.NegBin2Log(k, eta, aux)
+		case Probit:
+			if y[i] == -1 {
+				k = 0
+			}
+			dst[i], _ = density.BernoulliProbit(k, eta)
+		case Robust:
+			dst[i], _, _, _, _ = density.StudentT(y[i], nu, eta, aux)
 		}
 	}
-}
-
-func logMeanExpOf(v []float64) float64 {
-	mx := math.Inf(-1)
-	for _, x := range v {
-		mx = max(mx, x)
-	}
-	if math.IsInf(mx, -1) {
-		return mx
-	}
-	var s float64
-	for _, x := range v {
-		s += math.Exp(x - mx)
-	}
-	return mx + math.Log(s/float64(len(v)))
+	return dst
 }
 
 // ClassProbs writes (1 − Φ(ηᵢ), Φ(ηᵢ)) for the rows of X into dst (n×2);

@@ -11,6 +11,7 @@ import (
 	"github.com/langevin-go/langevin"
 	"github.com/langevin-go/langevin/diag"
 	"github.com/langevin-go/langevin/model"
+	"github.com/langevin-go/langevin/predict"
 	"github.com/langevin-go/langevin/sampler"
 )
 
@@ -282,6 +283,8 @@ func TestGLMOffsetMatters(t *testing.T) {
 	}
 }
 
+func lgamma(x float64) float64 { v, _ := math.Lgamma(x); return v }
+
 func TestGLMPredict(t *testing.T) {
 	X, y, off := glmData(model.Poisson, 50, 2, 0.4, []float64{0.5, -0.4}, 7)
 	m := newGLM(t, model.Poisson, X, y, off, model.GLMOptions{})
@@ -291,13 +294,21 @@ func TestGLMPredict(t *testing.T) {
 	if want := math.Exp(0.4 + 0.5*x0[0] - 0.4*x0[1] + off[0]); math.Abs(mean[0]-want) > 1e-12 {
 		t.Errorf("Mean[0] = %g, want %g", mean[0], want)
 	}
-	pm := m.PredictMean([][]float64{theta, theta}, X, off, nil)
+	pm := predict.OffsetMean(m, [][]float64{theta, theta}, X, off, nil)
 	if pm[3] != mean[3] {
-		t.Errorf("PredictMean of equal draws %g, Mean %g", pm[3], mean[3])
+		t.Errorf("OffsetMean of equal draws %g, Mean %g", pm[3], mean[3])
 	}
-	lpd := m.LogPredictiveDensity([][]float64{theta}, X, off, y)
-	if !(lpd < 0) || math.IsInf(lpd, 0) {
-		t.Errorf("LogPredictiveDensity = %g", lpd)
+	lp := m.LogDensity(theta, X, off, y, nil)
+	if want := float64(y[0])*math.Log(mean[0]) - mean[0] - lgamma(y[0]+1); math.Abs(lp[0]-want) > 1e-9 {
+		t.Errorf("LogDensity[0] = %g, want the Poisson log density %g", lp[0], want)
+	}
+	lpd := predict.OffsetLogPredictiveDensity(m, [][]float64{theta}, X, off, y)
+	var sum float64
+	for _, v := range lp {
+		sum += v
+	}
+	if !(lpd < 0) || math.Abs(lpd-sum/float64(len(lp))) > 1e-12 {
+		t.Errorf("OffsetLogPredictiveDensity of one draw = %g, want the mean log density %g", lpd, sum/float64(len(lp)))
 	}
 	r := newGLM(t, model.Robust, X, y, nil, model.GLMOptions{Nu: 4})
 	if v := r.NoiseVar([]float64{0, 0, 0, 0}); math.Abs(v-2) > 1e-12 {

@@ -62,41 +62,109 @@ type Spec struct {
 	Seed      uint64  `json:"seed,omitempty"`
 }
 
+// A kind is one row of the table of model kinds (kinds): what Spec's
+// methods do for it. A new model kind is its model file, its test and one
+// row of kinds.
+type kind struct {
+	name string
+	toy  bool // a target that needs no data
+	// classifies reports whether the response is a class label (nil: no).
+	classifies func(s Spec) bool
+	// resolve fills in the settings inferred from the training labels (nil: none).
+	resolve func(s *Spec, y []float64)
+	// validate checks the kind's own settings (nil: none).
+	validate func(s Spec) error
+	// build builds the model on X, y and the offsets (nil without Offset).
+	build func(s Spec, X *mat.Dense, y, offset []float64) (langevin.Model, error)
+	// buildRows, when not nil, builds the model on rows read as needed.
+	buildRows func(s Spec, src Rows) (langevin.Model, error)
+	// responses returns a *ResponseError for the first response the kind
+	// cannot model (nil: any number).
+	responses func(s Spec, y []float64) error
+}
+
+// kinds is the table of model kinds, in the order of Kinds.
+var kinds = []kind{
+	{name: "linear", build: buildLinear},
+	{name: "logistic", classifies: always, build: buildLogistic, buildRows: buildLogisticRows, responses: binaryResponses},
+	{name: "softmax", classifies: always, resolve: resolveClasses, build: buildSoftmax, responses: classResponses},
+	{name: "mlp", classifies: mlpClassifies, resolve: resolveMLP, validate: validateMLP, build: buildMLP},
+	{name: "poisson", validate: validateGLM, build: buildGLM, responses: countResponses},
+	{name: "negbin", validate: validateGLM, build: buildGLM, responses: countResponses},
+	{name: "probit", classifies: always, validate: validateGLM, build: buildGLM, responses: binaryResponses},
+	{name: "robust", validate: validateGLM, build: buildGLM},
+	{name: "gauss2", toy: true, build: func(s Spec, _ *mat.Dense, _, _ []float64) (langevin.Model, error) { return NewGauss2(s.Rho) }},
+	{name: "mixture25", toy: true, build: func(Spec, *mat.Dense, []float64, []float64) (langevin.Model, error) { return NewMixture25(), nil }},
+}
+
 // Kinds lists the model kinds a Spec builds.
-var Kinds = []string{"linear", "logistic", "softmax", "mlp", "poisson", "negbin", "probit", "robust", "gauss2", "mixture25"}
+var Kinds = func() []string {
+	var names []string
+	for _, k := range kinds {
+		names = append(names, k.name)
+	}
+	return names
+}()
+
+// RowKinds lists the model kinds that BuildRows builds on rows read as
+// needed (data larger than memory).
+var RowKinds = func() []string {
+	var names []string
+	for _, k := range kinds {
+		if k.buildRows != nil {
+			names = append(names, k.name)
+		}
+	}
+	return names
+}()
+
+// kindOf returns the row of s's kind, or nil.
+func (s Spec) kindOf() *kind {
+	for i := range kinds {
+		if kinds[i].name == s.Kind {
+			return &kinds[i]
+		}
+	}
+	return nil
+}
+
+func always(Spec) bool { return true }
 
 // NeedsData reports whether the kind is fitted to data (false for the toy
 // targets).
-func (s Spec) NeedsData() bool { return s.Kind != "gauss2" && s.Kind != "mixture25" }
+func (s Spec) NeedsData() bool {
+	k := s.kindOf()
+	return k == nil || !k.toy
+}
 
 // Classifies reports whether the model's response is a class label.
 func (s Spec) Classifies() bool {
-	switch s.Kind {
-	case "logistic", "softmax", "probit":
-		return true
-	case "mlp":
-		return s.Likelihood != LikGaussian.String()
-	}
-	return false
+	k := s.kindOf()
+	return k != nil && k.classifies != nil && k.classifies(s)
 }
+
+func mlpClassifies(s Spec) bool { return s.Likelihood != LikGaussian.String() }
 
 // Resolve fills in the settings that Build would infer from the training
 // labels y: the MLP's likelihood ([GuessLikelihood]) and, for categorical
 // MLPs and softmax regression, the number of classes (at least one more than
 // the largest label). Bad labels are left for Build to report.
 func (s *Spec) Resolve(y []float64) {
-	switch s.Kind {
-	case "mlp":
-		if s.Likelihood == "" {
-			s.Likelihood = GuessLikelihood(y).String()
-		}
-		if s.Likelihood == LikCategorical.String() {
-			s.Classes = max(s.Classes, largestLabel(y)+1)
-		}
-	case "softmax":
+	if k := s.kindOf(); k != nil && k.resolve != nil {
+		k.resolve(s, y)
+	}
+}
+
+func resolveMLP(s *Spec, y []float64) {
+	if s.Likelihood == "" {
+		s.Likelihood = GuessLikelihood(y).String()
+	}
+	if s.Likelihood == LikCategorical.String() {
 		s.Classes = max(s.Classes, largestLabel(y)+1)
 	}
 }
+
+func resolveClasses(s *Spec, y []float64) { s.Classes = max(s.Classes, largestLabel(y)+1) }
 
 func largestLabel(y []float64) int {
 	k := 0
@@ -110,31 +178,14 @@ func largestLabel(y []float64) int {
 
 // Validate checks the settings that do not depend on data.
 func (s Spec) Validate() error {
-	switch s.Kind {
-	case "linear", "logistic", "softmax", "gauss2", "mixture25":
-	case "poisson", "negbin", "probit", "robust":
-		if s.Offset != "" && s.Kind != "poisson" && s.Kind != "negbin" {
-			return fmt.Errorf("model: %s: an offset or exposure column applies to poisson and negbin only", s.Kind)
-		}
-		if s.Nu < 0 || math.IsNaN(s.Nu) {
-			return fmt.Errorf("model: %s: nu %v: expected a positive number (0 to estimate it)", s.Kind, s.Nu)
-		}
-	case "mlp":
-		if _, err := ParseActivation(s.Activation); err != nil {
+	k := s.kindOf()
+	if k == nil {
+		return fmt.Errorf("model: unknown kind %q: expected one of %s", s.Kind, strings.Join(Kinds, ", "))
+	}
+	if k.validate != nil {
+		if err := k.validate(s); err != nil {
 			return err
 		}
-		if s.Likelihood != "" {
-			if _, err := ParseLikelihood(s.Likelihood); err != nil {
-				return err
-			}
-		}
-		for _, h := range s.Hidden {
-			if h < 1 {
-				return fmt.Errorf("model: mlp: hidden width %d: expected positive widths", h)
-			}
-		}
-	default:
-		return fmt.Errorf("model: unknown kind %q: expected one of %s", s.Kind, strings.Join(Kinds, ", "))
 	}
 	for _, v := range []struct {
 		name string
@@ -149,6 +200,33 @@ func (s Spec) Validate() error {
 	}
 	if s.Classes < 0 {
 		return fmt.Errorf("model: %s: classes %d: expected a positive count (0: from the labels)", s.Kind, s.Classes)
+	}
+	return nil
+}
+
+func validateGLM(s Spec) error {
+	if s.Offset != "" && s.Kind != "poisson" && s.Kind != "negbin" {
+		return fmt.Errorf("model: %s: an offset or exposure column applies to poisson and negbin only", s.Kind)
+	}
+	if s.Nu < 0 || math.IsNaN(s.Nu) {
+		return fmt.Errorf("model: %s: nu %v: expected a positive number (0 to estimate it)", s.Kind, s.Nu)
+	}
+	return nil
+}
+
+func validateMLP(s Spec) error {
+	if _, err := ParseActivation(s.Activation); err != nil {
+		return err
+	}
+	if s.Likelihood != "" {
+		if _, err := ParseLikelihood(s.Likelihood); err != nil {
+			return err
+		}
+	}
+	for _, h := range s.Hidden {
+		if h < 1 {
+			return fmt.Errorf("model: mlp: hidden width %d: expected positive widths", h)
+		}
 	}
 	return nil
 }
@@ -171,91 +249,15 @@ func (s Spec) BuildOffset(X *mat.Dense, y, offset []float64) (langevin.Model, er
 		}
 		return nil, fmt.Errorf("model: %s: offsets given without an offset column", s.Kind)
 	}
-	var m langevin.Model
-	switch s.Kind {
-	case "linear":
-		opt := LinearOptions{NoIntercept: s.NoIntercept, V: s.PriorScale * s.PriorScale}
-		lm, err := NewLinear(X, y, opt)
-		if err != nil {
-			return nil, err
-		}
-		m = lm
-	case "logistic":
-		lm, err := NewLogistic(X, y, LogisticOptions{NoIntercept: s.NoIntercept, PriorScale: s.PriorScale})
-		if err != nil {
-			return nil, err
-		}
-		m = lm
-	case "softmax":
-		opt := SoftmaxOptions{NoIntercept: s.NoIntercept, Classes: s.Classes}
-		if s.PriorScale > 0 {
-			opt.Precision = 1 / (s.PriorScale * s.PriorScale)
-		}
-		sm, err := NewSoftmax(X, y, opt)
-		if err != nil {
-			return nil, err
-		}
-		m = sm
-	case "mlp":
-		act, _ := ParseActivation(s.Activation)
-		lik := GuessLikelihood(y)
-		if s.Likelihood != "" {
-			lik, _ = ParseLikelihood(s.Likelihood)
-		}
-		opt := MLPOptions{Hidden: s.Hidden, Activation: act, Likelihood: lik, NoiseVar: s.NoiseVar, LearnNoise: s.LearnNoise}
-		if s.NetDefaults {
-			opt = MLPDefaults(opt)
-			opt.LearnNoise = s.LearnNoise && lik == LikGaussian
-		}
-		if lik == LikCategorical {
-			opt.Classes = s.Classes
-		}
-		if s.PriorScale > 0 {
-			opt.PriorScale = []float64{s.PriorScale}
-		}
-		mm, err := NewMLP(X, y, opt)
-		if err != nil {
-			return nil, err
-		}
-		m = mm
-	case "poisson", "negbin", "probit", "robust":
-		kind, _ := ParseGLMKind(s.Kind)
-		opt := GLMOptions{NoIntercept: s.NoIntercept, PriorScale: s.PriorScale, Nu: s.Nu}
-		if offset != nil {
-			opt.Offset = make([]float64, len(offset))
-			for i, v := range offset {
-				if s.Exposure {
-					if !(v > 0) || math.IsInf(v, 1) {
-						return nil, fmt.Errorf("model: %s: row %d: exposure %v in column %q: expected a positive finite number", s.Kind, i+1, v, s.Offset)
-					}
-					v = math.Log(v)
-				}
-				opt.Offset[i] = v
-			}
-		}
-		g, err := NewGLM(kind, X, y, opt)
-		if err != nil {
-			return nil, err
-		}
-		m = g
-	case "gauss2":
-		g, err := NewGauss2(s.Rho)
-		if err != nil {
-			return nil, err
-		}
-		m = g
-	case "mixture25":
-		m = NewMixture25()
+	m, err := s.kindOf().build(s, X, y, offset)
+	if err != nil {
+		return nil, err
 	}
 	if s.GradNoise > 0 {
 		m = NoisyGradient{Model: m, SD: s.GradNoise, Seed: s.Seed}
 	}
 	return m, nil
 }
-
-// RowKinds lists the model kinds that BuildRows builds on rows read as
-// needed (data larger than memory).
-var RowKinds = []string{"logistic"}
 
 // BuildRows returns the model of s on the rows of src, read from src as the
 // model needs them instead of held in memory (see [NewLogisticRows]), so
@@ -265,18 +267,16 @@ func (s Spec) BuildRows(src Rows) (langevin.Model, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
-	var m langevin.Model
-	switch {
-	case s.Offset != "":
+	k := s.kindOf()
+	if s.Offset != "" {
 		return nil, fmt.Errorf("model: %s: an offset column is not read from streamed rows", s.Kind)
-	case s.Kind == "logistic":
-		lm, err := NewLogisticRows(src, LogisticOptions{NoIntercept: s.NoIntercept, PriorScale: s.PriorScale})
-		if err != nil {
-			return nil, err
-		}
-		m = lm
-	default:
+	}
+	if k.buildRows == nil {
 		return nil, fmt.Errorf("model: %s: not built on streamed rows (only %s so far): it reads its data into memory", s.Kind, strings.Join(RowKinds, ", "))
+	}
+	m, err := k.buildRows(s, src)
+	if err != nil {
+		return nil, err
 	}
 	if s.GradNoise > 0 {
 		m = NoisyGradient{Model: m, SD: s.GradNoise, Seed: s.Seed}
@@ -305,26 +305,36 @@ func (e *ResponseError) Error() string {
 // and probit regression, class labels 0 … K−1 for softmax regression,
 // non-negative integer counts for Poisson and negative binomial regression.
 func (s Spec) CheckResponses(y []float64) error {
-	switch s.Kind {
-	case "logistic", "probit":
-		var le *LabelError
-		if errors.As(CheckLabels(y), &le) {
-			what := s.Kind + " regression expects labels 0/1 or −1/+1"
-			if le.Other > 0 {
-				what = "labels mix 0/1 with −1/+1"
-			}
-			return &ResponseError{Row: le.Row, Value: le.Value, Label: true, What: what}
+	if k := s.kindOf(); k != nil && k.responses != nil {
+		return k.responses(s, y)
+	}
+	return nil
+}
+
+func binaryResponses(s Spec, y []float64) error {
+	var le *LabelError
+	if errors.As(CheckLabels(y), &le) {
+		what := s.Kind + " regression expects labels 0/1 or −1/+1"
+		if le.Other > 0 {
+			what = "labels mix 0/1 with −1/+1"
 		}
-	case "softmax":
-		var ce *ClassLabelError
-		if _, err := CheckClassLabels(y, 0); errors.As(err, &ce) {
-			return &ResponseError{Row: ce.Row, Value: ce.Value, Label: true, What: "softmax regression expects integer class labels 0, 1, …, K−1"}
-		}
-	case "poisson", "negbin":
-		for i, v := range y {
-			if !(v >= 0) || v != math.Trunc(v) || v > 1<<40 {
-				return &ResponseError{Row: i + 1, Value: v, What: s.Kind + " regression expects non-negative integer counts"}
-			}
+		return &ResponseError{Row: le.Row, Value: le.Value, Label: true, What: what}
+	}
+	return nil
+}
+
+func classResponses(_ Spec, y []float64) error {
+	var ce *ClassLabelError
+	if _, err := CheckClassLabels(y, 0); errors.As(err, &ce) {
+		return &ResponseError{Row: ce.Row, Value: ce.Value, Label: true, What: "softmax regression expects integer class labels 0, 1, …, K−1"}
+	}
+	return nil
+}
+
+func countResponses(s Spec, y []float64) error {
+	for i, v := range y {
+		if !(v >= 0) || v != math.Trunc(v) || v > 1<<40 {
+			return &ResponseError{Row: i + 1, Value: v, What: s.Kind + " regression expects non-negative integer counts"}
 		}
 	}
 	return nil
@@ -353,4 +363,64 @@ func GuessLikelihood(y []float64) Likelihood {
 		return LikGaussian
 	}
 	return LikCategorical
+}
+
+// The build functions of the table of kinds.
+
+func buildLinear(s Spec, X *mat.Dense, y, _ []float64) (langevin.Model, error) {
+	return NewLinear(X, y, LinearOptions{NoIntercept: s.NoIntercept, V: s.PriorScale * s.PriorScale})
+}
+
+func buildLogistic(s Spec, X *mat.Dense, y, _ []float64) (langevin.Model, error) {
+	return NewLogistic(X, y, LogisticOptions{NoIntercept: s.NoIntercept, PriorScale: s.PriorScale})
+}
+
+func buildLogisticRows(s Spec, src Rows) (langevin.Model, error) {
+	return NewLogisticRows(src, LogisticOptions{NoIntercept: s.NoIntercept, PriorScale: s.PriorScale})
+}
+
+func buildSoftmax(s Spec, X *mat.Dense, y, _ []float64) (langevin.Model, error) {
+	opt := SoftmaxOptions{NoIntercept: s.NoIntercept, Classes: s.Classes}
+	if s.PriorScale > 0 {
+		opt.Precision = 1 / (s.PriorScale * s.PriorScale)
+	}
+	return NewSoftmax(X, y, opt)
+}
+
+func buildMLP(s Spec, X *mat.Dense, y, _ []float64) (langevin.Model, error) {
+	act, _ := ParseActivation(s.Activation)
+	lik := GuessLikelihood(y)
+	if s.Likelihood != "" {
+		lik, _ = ParseLikelihood(s.Likelihood)
+	}
+	opt := MLPOptions{Hidden: s.Hidden, Activation: act, Likelihood: lik, NoiseVar: s.NoiseVar, LearnNoise: s.LearnNoise}
+	if s.NetDefaults {
+		opt = MLPDefaults(opt)
+		opt.LearnNoise = s.LearnNoise && lik == LikGaussian
+	}
+	if lik == LikCategorical {
+		opt.Classes = s.Classes
+	}
+	if s.PriorScale > 0 {
+		opt.PriorScale = []float64{s.PriorScale}
+	}
+	return NewMLP(X, y, opt)
+}
+
+func buildGLM(s Spec, X *mat.Dense, y, offset []float64) (langevin.Model, error) {
+	kind, _ := ParseGLMKind(s.Kind)
+	opt := GLMOptions{NoIntercept: s.NoIntercept, PriorScale: s.PriorScale, Nu: s.Nu}
+	if offset != nil {
+		opt.Offset = make([]float64, len(offset))
+		for i, v := range offset {
+			if s.Exposure {
+				if !(v > 0) || math.IsInf(v, 1) {
+					return nil, fmt.Errorf("model: %s: row %d: exposure %v in column %q: expected a positive finite number", s.Kind, i+1, v, s.Offset)
+				}
+				v = math.Log(v)
+			}
+			opt.Offset[i] = v
+		}
+	}
+	return NewGLM(kind, X, y, opt)
 }

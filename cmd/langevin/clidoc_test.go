@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/langevin-go/langevin/fit"
 	"github.com/langevin-go/langevin/internal/experiment"
 )
 
@@ -79,7 +80,7 @@ func TestCLIDocMatchesRegistry(t *testing.T) {
 		listed[m[1]] = true
 	}
 	known := map[string]bool{}
-	for _, n := range samplerNames() {
+	for _, n := range fit.SamplerNames() {
 		known[n] = true
 		if !listed[n] {
 			t.Errorf("%s: the `--sampler NAME` row does not name the registered sampler `%s`", path, n)
@@ -112,7 +113,7 @@ func TestFiguresDocCommands(t *testing.T) {
 		t.Fatalf("%s: no section %q", path, head)
 	}
 	known := map[string]bool{}
-	for _, n := range samplerNames() {
+	for _, n := range fit.SamplerNames() {
 		known[n] = true
 	}
 	expRe := regexp.MustCompile("`exp ([a-z0-9-]+)")

@@ -15,6 +15,7 @@ import (
 	"github.com/langevin-go/langevin"
 	"github.com/langevin-go/langevin/approx"
 	"github.com/langevin-go/langevin/data"
+	"github.com/langevin-go/langevin/fit"
 	"github.com/langevin-go/langevin/predict"
 	"github.com/langevin-go/langevin/report"
 	"github.com/langevin-go/langevin/rundir"
@@ -27,19 +28,19 @@ import (
 // optimisation baseline, the MAP found on the run's training data (the seed
 // report's Fig. 4 and Tables 1–2 for any data).
 func cmdCompare(args []string, stdout, stderr io.Writer) error {
-	f := runConfig{set: map[string]bool{}}
+	f := fit.Config{Set: map[string]bool{}}
 	var names, params, out string
 	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
 	fs.StringVar(&names, "names", "", "comma-separated `LABELS` of the runs (default: the directories' names)")
 	fs.StringVar(&params, "params", "", "comma-separated `NAMES` of the parameters whose marginals are drawn (default: the first three)")
 	fs.StringVar(&out, "out", "", "write DIR/marginals.png (and .svg) and DIR/index.md")
-	fs.StringVar(&f.data, "data", "", "test data (as for predict --data): adds each run's test accuracy or RMSE and the optimisation baseline (the MAP on the training data of the first run's model.json)")
-	fs.StringVar(&f.target, "target", "", "target `COL`umn of --data (default: the last column)")
-	fs.StringVar(&f.format, "format", "auto", "data format: auto|csv|libsvm")
-	fs.Uint64Var(&f.seed, "seed", 2, "generated test data: random seed")
-	fs.IntVar(&f.n, "n", 1000, "generated test data: number of points")
-	fs.Float64Var(&f.noise, "noise", 0.1, "generated test data: noise sd")
-	fs.IntVar(&f.k, "k", 3, "--data spirals: number of arms")
+	fs.StringVar(&f.Data, "data", "", "test data (as for predict --data): adds each run's test accuracy or RMSE and the optimisation baseline (the MAP on the training data of the first run's model.json)")
+	fs.StringVar(&f.Target, "target", "", "target `COL`umn of --data (default: the last column)")
+	fs.StringVar(&f.Format, "format", "auto", "data format: auto|csv|libsvm")
+	fs.Uint64Var(&f.Seed, "seed", 2, "generated test data: random seed")
+	fs.IntVar(&f.N, "n", 1000, "generated test data: number of points")
+	fs.Float64Var(&f.Noise, "noise", 0.1, "generated test data: noise sd")
+	fs.IntVar(&f.K, "k", 3, "--data spirals: number of arms")
 	// Flags may come before or after the directories.
 	var dirs []string
 	for {
@@ -52,9 +53,9 @@ func cmdCompare(args []string, stdout, stderr io.Writer) error {
 		dirs = append(dirs, fs.Arg(0))
 		args = fs.Args()[1:]
 	}
-	fs.Visit(func(fl *flag.Flag) { f.set[fl.Name] = true })
+	fs.Visit(func(fl *flag.Flag) { f.Set[fl.Name] = true })
 	if len(dirs) == 0 {
-		return inputErrorf("no run directories: expected langevin compare [flags] DIR... (the --out DIRs of langevin run)")
+		return fit.InputErrorf("no run directories: expected langevin compare [flags] DIR... (the --out DIRs of langevin run)")
 	}
 	labels := make([]string, len(dirs))
 	for i, d := range dirs {
@@ -63,19 +64,19 @@ func cmdCompare(args []string, stdout, stderr io.Writer) error {
 	if names != "" {
 		l := strings.Split(names, ",")
 		if len(l) != len(dirs) {
-			return inputErrorf("--names %q: %d labels for %d run directories", names, len(l), len(dirs))
+			return fit.InputErrorf("--names %q: %d labels for %d run directories", names, len(l), len(dirs))
 		}
 		labels = l
 	}
 	runs := make([]*rundir.Run, len(dirs))
 	for i, d := range dirs {
-		r, err := readRun(d)
+		r, err := fit.ReadRun(d)
 		if err != nil {
 			return err
 		}
 		r.Trace, _ = r.Trace.DropEmpty() // as summary: chains a stopped run never began
 		if r.Trace.NumDraws() < 2 {
-			return inputErrorf("%s: %d draws: expected at least 2", d, r.Trace.NumDraws())
+			return fit.InputErrorf("%s: %d draws: expected at least 2", d, r.Trace.NumDraws())
 		}
 		runs[i] = r
 	}
@@ -85,7 +86,7 @@ func cmdCompare(args []string, stdout, stderr io.Writer) error {
 	if params != "" {
 		show = strings.Split(params, ",")
 		for k, p := range show {
-			show[k] = positionalName(runs[0], p)
+			show[k] = fit.PositionalName(runs[0], p)
 		}
 	} else {
 		show = runs[0].Trace.Names[:min(3, len(runs[0].Trace.Names))]
@@ -95,14 +96,14 @@ func cmdCompare(args []string, stdout, stderr io.Writer) error {
 		cmp.Runs[i] = report.Compared{Label: labels[i], Trace: r.Trace, Seconds: r.SamplingSeconds()}
 	}
 	if i, p := cmp.MissingParam(show); i >= 0 {
-		return inputErrorf("--params: %s has no parameter %q (it has %s)", dirs[i], p, strings.Join(runs[i].Trace.Names, ", "))
+		return fit.InputErrorf("--params: %s has no parameter %q (it has %s)", dirs[i], p, strings.Join(runs[i].Trace.Names, ", "))
 	}
 
 	score, baseline, scoreName, baseNote, err := compareScores(&f, runs, dirs)
 	if err != nil {
 		return err
 	}
-	cmp.ScoreName, cmp.Baseline, cmp.HasBaseline = scoreName, baseline, f.data != ""
+	cmp.ScoreName, cmp.Baseline, cmp.HasBaseline = scoreName, baseline, f.Data != ""
 	for i := range cmp.Runs {
 		cmp.Runs[i].Score = score[i]
 	}
@@ -121,7 +122,7 @@ func cmdCompare(args []string, stdout, stderr io.Writer) error {
 		return nil
 	}
 	if err := os.MkdirAll(out, 0o755); err != nil {
-		return inputErrorf("--out %s: %v", out, err)
+		return fit.InputErrorf("--out %s: %v", out, err)
 	}
 	if err := cmp.WriteDir(out, show, baseNote); err != nil {
 		return err
@@ -133,19 +134,19 @@ func cmdCompare(args []string, stdout, stderr io.Writer) error {
 // compareScores returns, with --data, each run's test score (accuracy for a
 // classifier, RMSE for a regression) and that of the MAP on the training
 // data named in the first run's model.json; NaN where there is none.
-func compareScores(f *runConfig, runs []*rundir.Run, dirs []string) (score []float64, baseline float64, name, note string, err error) {
+func compareScores(f *fit.Config, runs []*rundir.Run, dirs []string) (score []float64, baseline float64, name, note string, err error) {
 	score = make([]float64, len(runs))
 	for i := range score {
 		score[i] = math.NaN()
 	}
 	baseline = math.NaN()
-	if f.data == "" {
+	if f.Data == "" {
 		return score, baseline, "accuracy", "", nil
 	}
-	var mf0 *modelFile
+	var mf0 *fit.ModelFile
 	var sc0 *data.Scaler
 	for i, r := range runs {
-		mf, sc, err := readModelFile(r)
+		mf, sc, err := fit.ReadModelFile(r)
 		if err != nil {
 			return nil, 0, "", "", err
 		}
@@ -158,9 +159,9 @@ func compareScores(f *runConfig, runs []*rundir.Run, dirs []string) (score []flo
 		}
 		m, err := mf.Spec.Build(test.X, test.Y)
 		if err != nil {
-			return nil, 0, "", "", inputErrorf("--data %s: %v", f.data, err)
+			return nil, 0, "", "", fit.InputErrorf("--data %s: %v", f.Data, err)
 		}
-		draws, err := drawsOf(r, m.Dim())
+		draws, err := fit.DrawsOf(r, m.Dim())
 		if err != nil {
 			return nil, 0, "", "", err
 		}
@@ -171,15 +172,15 @@ func compareScores(f *runConfig, runs []*rundir.Run, dirs []string) (score []flo
 	// The optimisation baseline: the MAP on the training data of the first
 	// run (a file or an embedded data set; generated data are not rebuilt).
 	fc := *f
-	fc.model, fc.target = mf0.Kind, mf0.Target
+	fc.Model, fc.Target = mf0.Kind, mf0.Target
 	if mf0.Columns != nil {
-		fc.columns.id, fc.columns.missing = mf0.Columns.ID, mf0.Columns.Missing
-		fc.columns.drop = strings.Join(mf0.Columns.Dropped, ",")
+		fc.Columns.Id, fc.Columns.Missing = mf0.Columns.ID, mf0.Columns.Missing
+		fc.Columns.Drop = strings.Join(mf0.Columns.Dropped, ",")
 		if mf0.Columns.HasText() {
-			fc.columns.coding = mf0.Columns
+			fc.Columns.Coding = mf0.Columns
 		}
 	}
-	train, err := readData(&fc, mf0.Data, "model.json data", true)
+	train, err := fit.ReadData(&fc, mf0.Data, "model.json data", true)
 	if err != nil {
 		return score, baseline, name, fmt.Sprintf("optimisation baseline: not computed (%s's training data %q: %v)", dirs[0], mf0.Data, err), nil
 	}
@@ -212,13 +213,13 @@ func compareScores(f *runConfig, runs []*rundir.Run, dirs []string) (score []flo
 
 // compareTestData reads --data for a run's model: a generated test set, a
 // file or an embedded data set, standardised with the run's scaler.
-func compareTestData(f *runConfig, mf *modelFile, sc *data.Scaler) (*data.Dataset, error) {
+func compareTestData(f *fit.Config, mf *fit.ModelFile, sc *data.Scaler) (*data.Dataset, error) {
 	fc := *f
-	fc.model = mf.Kind
+	fc.Model = mf.Kind
 	if mf.Columns.HasText() {
-		fc.columns.coding = mf.Columns // read as the run's training data were
+		fc.Columns.Coding = mf.Columns // read as the run's training data were
 	}
-	d, test, generated, err := generatedData(&fc, fc.data)
+	d, test, generated, err := fit.GeneratedData(&fc, fc.Data)
 	if err != nil {
 		return nil, err
 	}
@@ -226,12 +227,12 @@ func compareTestData(f *runConfig, mf *modelFile, sc *data.Scaler) (*data.Datase
 		d = test
 	}
 	if !generated {
-		if d, err = readData(&fc, fc.data, "--data", true); err != nil {
+		if d, err = fit.ReadData(&fc, fc.Data, "--data", true); err != nil {
 			return nil, err
 		}
 	}
 	if d.Dim() != len(mf.Features) {
-		return nil, inputErrorf("--data %s: %d features, the run was trained on %d", fc.data, d.Dim(), len(mf.Features))
+		return nil, fit.InputErrorf("--data %s: %d features, the run was trained on %d", fc.Data, d.Dim(), len(mf.Features))
 	}
 	d = d.Clone() // the scaler transforms in place
 	if sc != nil {
@@ -246,9 +247,9 @@ func testScore(m langevin.Model, classifies bool, draws [][]float64, test *data.
 	v, name, err := predict.Score(m, classifies, draws, test.X, test.Y)
 	switch {
 	case errors.Is(err, predict.ErrNoPrediction):
-		return 0, "", inputErrorf("%v", err)
+		return 0, "", fit.InputErrorf("%v", err)
 	case err != nil:
-		return 0, "", inputErrorf("--data: %v", err)
+		return 0, "", fit.InputErrorf("--data: %v", err)
 	}
 	return v, name, nil
 }

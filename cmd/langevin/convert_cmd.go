@@ -7,10 +7,13 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
+	"strings"
 	"syscall"
 	"time"
 
 	"github.com/langevin-go/langevin/data"
+	"github.com/langevin-go/langevin/fit"
 	"github.com/langevin-go/langevin/internal/runctl"
 )
 
@@ -24,7 +27,7 @@ func cmdConvert(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&in, "data", "", "input: a CSV (.gz read transparently) or Parquet `FILE`")
 	fs.StringVar(&target, "target", "", "target `COL`umn by name or 1-based number, −1 = last (default: the last column)")
 	fs.StringVar(&out, "out", "", "the store to write, `FILE.lvs` (written under FILE.lvs.tmp and renamed when complete)")
-	fs.StringVar(&format, "format", "auto", "input format: auto|csv|parquet (auto tells Parquet by its magic bytes)")
+	fs.StringVar(&format, "format", "auto", "input format: auto|"+strings.Join(data.StreamFormats(), "|")+" (auto tells them by content)")
 	fs.BoolVar(&f32, "float32", false, "store single precision: half the size, relative rounding ≤ 6e-8 (default: float64, exact)")
 	fs.BoolVar(&noHeader, "no-header", false, "CSV: the first row is data (columns V1, V2, …)")
 	fs.BoolVar(&force, "force", false, "replace an existing --out FILE")
@@ -33,18 +36,18 @@ func cmdConvert(args []string, stdout, stderr io.Writer) error {
 	}
 	switch {
 	case fs.NArg() > 0:
-		return inputErrorf("unexpected argument %q (give the input with --data FILE)", fs.Arg(0))
+		return fit.InputErrorf("unexpected argument %q (give the input with --data FILE)", fs.Arg(0))
 	case in == "":
-		return inputErrorf("--data: no input file given (a CSV or Parquet file)")
+		return fit.InputErrorf("--data: no input file given (a CSV or Parquet file)")
 	case in == "-":
-		return inputErrorf("--data -: a store is converted from a file, not standard input")
+		return fit.InputErrorf("--data -: a store is converted from a file, not standard input")
 	case out == "":
-		return inputErrorf("--out: no output file given (FILE.lvs)")
-	case format != "auto" && format != "csv" && format != "parquet":
-		return inputErrorf("--format %s: expected auto, csv or parquet", format)
+		return fit.InputErrorf("--out: no output file given (FILE.lvs)")
+	case format != "auto" && !slices.Contains(data.StreamFormats(), format):
+		return fit.InputErrorf("--format %s: expected auto, %s", format, strings.Join(data.StreamFormats(), " or "))
 	}
 	if _, err := os.Stat(out); err == nil && !force {
-		return inputErrorf("--out %s exists: give --force to replace it", out)
+		return fit.InputErrorf("--out %s exists: give --force to replace it", out)
 	}
 	// The store is written under out.tmp: a signal removes it and exits
 	// (128 + the signal's number), leaving no partial file behind.
@@ -68,7 +71,7 @@ func cmdConvert(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		var pe *data.ParseError
 		if errors.As(err, &pe) {
-			return inputErrorf("--data %v", err)
+			return fit.InputErrorf("--data %v", err)
 		}
 		return fmt.Errorf("--out %s: %w", out, err)
 	}

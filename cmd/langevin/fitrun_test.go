@@ -22,15 +22,19 @@ import (
 // seeded 80/20 split, standardised, logistic regression) gives, bit for bit,
 // the draws that langevin run writes — with a nil method (the cost rule:
 // NUTS) and with the SG-MCMC method (auto's SGLD, as --sampler sgld) — and
-// every note, the summary table and the test-set table it prints.
+// every note, the summary table and the test-set table it prints; and for a
+// network (--model mlp on the two moons, nil method: the network plan) the
+// draws and every auto: note.
 func TestFitRunEqualsCommand(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		args   []string
 		method *fit.Method
+		job    func(t *testing.T) fit.Job // nil: the default job
 	}{
-		{"nil method", nil, nil},
-		{"SGLD", []string{"--sampler", "sgld"}, fit.SGLD},
+		{"nil method", nil, nil, nil},
+		{"SGLD", []string{"--sampler", "sgld"}, fit.SGLD, nil},
+		{"MLP", []string{"--data", "moons", "--n", "200", "--model", "mlp", "--hidden", "8"}, nil, moonsMLPJob},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -38,15 +42,11 @@ func TestFitRunEqualsCommand(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, errOut)
 			}
-			train, test := data.TrainTest(data.Australian(), 0.2, 1)
-			sc := data.FitScaler(train.X)
-			sc.Transform(train.X)
-			sc.Transform(test.X)
-			m, err := model.NewLogistic(train.X, train.Y, model.LogisticOptions{})
-			if err != nil {
-				t.Fatal(err)
+			job := defaultJob(t)
+			if tc.job != nil {
+				job = tc.job(t)
 			}
-			res, err := fit.Run(context.Background(), fit.Job{Model: m, Test: test}, fit.Settings{}, tc.method)
+			res, err := fit.Run(context.Background(), job, fit.Settings{}, tc.method)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -70,12 +70,14 @@ func TestFitRunEqualsCommand(t *testing.T) {
 				t.Fatal(err)
 			}
 			want = append(want, strings.Split(strings.TrimSpace(tb.String()), "\n")...)
-			if res.Test == nil {
-				t.Fatalf("no test-set table (%v)", res.TestErr)
+			if tc.job == nil { // a network's test-set lines are the predict package's (PrintMLPPredictive)
+				if res.Test == nil {
+					t.Fatalf("no test-set table (%v)", res.TestErr)
+				}
+				tb.Reset()
+				res.Test.Format(&tb)
+				want = append(want, strings.Split(strings.TrimSpace(tb.String()), "\n")...)
 			}
-			tb.Reset()
-			res.Test.Format(&tb)
-			want = append(want, strings.Split(strings.TrimSpace(tb.String()), "\n")...)
 			for _, n := range res.Notes {
 				want = append(want, n.String())
 			}
@@ -85,11 +87,53 @@ func TestFitRunEqualsCommand(t *testing.T) {
 					t.Errorf("langevin run does not print fit.Run's line\n%s\noutput:\n%s", w, out)
 				}
 			}
-			if res.Plan.Kind != map[*fit.Method]string{nil: "nuts", fit.SGLD: "sgld"}[tc.method] {
+			switch {
+			case tc.job != nil:
+				if res.NetPlan == nil || len(res.Notes) < 5 {
+					t.Errorf("network: plan %v, %d notes", res.NetPlan, len(res.Notes))
+				}
+			case res.Plan.Kind != map[*fit.Method]string{nil: "nuts", fit.SGLD: "sgld"}[tc.method]:
 				t.Errorf("plan %s", res.Plan.Kind)
 			}
 		})
 	}
+}
+
+// defaultJob is langevin run's default job built with the library: the
+// Australian credit data, a seeded 80/20 split, standardised features,
+// logistic regression.
+func defaultJob(t *testing.T) fit.Job {
+	train, test := data.TrainTest(data.Australian(), 0.2, 1)
+	sc := data.FitScaler(train.X)
+	sc.Transform(train.X)
+	sc.Transform(test.X)
+	m, err := model.NewLogistic(train.X, train.Y, model.LogisticOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fit.Job{Model: m, Test: test}
+}
+
+// moonsMLPJob is langevin run --data moons --n 200 --model mlp --hidden 8
+// built with the library: 200 generated points, a seeded 80/20 split,
+// standardised features, a one-layer ReLU network with the network
+// defaults (model.MLPDefaults).
+func moonsMLPJob(t *testing.T) fit.Job {
+	full, _, _, err := data.Generated("moons", data.GenOptions{N: 200, Noise: 0.1, K: 3, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	train, test := data.TrainTest(full, 0.2, 1)
+	sc := data.FitScaler(train.X)
+	sc.Transform(train.X)
+	sc.Transform(test.X)
+	s := model.Spec{Kind: "mlp", Hidden: []int{8}, Activation: "relu", NoiseVar: 1, LearnNoise: true, NetDefaults: true}
+	s.Resolve(train.Y)
+	m, err := s.Build(train.X, train.Y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fit.Job{Model: m, Test: test}
 }
 
 // chainFileDraws reads the columns names of a CmdStan CSV file's draws.

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/langevin-go/langevin/fit"
 )
 
 // parseFlags parses args with fs. -h prints the flags to stdout and returns
@@ -31,5 +33,5 @@ func flagError(err error) error {
 	msg := err.Error()
 	msg = strings.Replace(msg, "flag: -", "flag --", 1)
 	msg = strings.Replace(msg, "flag -", "flag --", 1)
-	return inputError{errors.New(msg)}
+	return fit.InputError{Err: errors.New(msg)}
 }

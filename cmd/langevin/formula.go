@@ -2,11 +2,11 @@ package main
 
 import (
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"math/rand/v2"
 
+	"github.com/langevin-go/langevin/fit"
 	"github.com/langevin-go/langevin/rundir"
 
 	"github.com/langevin-go/langevin/data"
@@ -17,44 +17,34 @@ import (
 // by package formula from the CSV file --data; the command only reads the
 // flags and prints what the package decided.
 
-type formulaConfig struct {
-	text, family, priors string
-}
-
-func registerFormulaFlags(fs *flag.FlagSet, f *formulaConfig) {
-	fs.StringVar(&f.text, "formula", "", "model `FORMULA` as lme4/brms write it, e.g. 'y ~ x + (1 + x | g)' (see docs/formulas.md); --data is a CSV file with a header, text columns are categorical; replaces --model")
-	fs.StringVar(&f.family, "family", "gaussian", "--formula: response family gaussian|bernoulli (logistic)|probit|poisson|negbinomial|student")
-	fs.StringVar(&f.priors, "priors", "", "--formula: priors replacing brms's defaults, 'class ~ dist(args); …' with class Intercept|b|sd|cor|sigma|nu|shape, e.g. 'b ~ normal(0, 1); sd ~ exponential(1)'")
-}
-
 // buildFormulaModel reads --data as a table and builds the --formula model
 // on all its rows (no test split: the formula names its own columns).
-func (j *job) buildFormulaModel() error {
-	c := j.c
-	f, err := formula.Parse(c.formula.text)
+func buildFormulaModel(j *fit.Problem) error {
+	c := j.C
+	f, err := formula.Parse(c.Formula.Text)
 	if err != nil {
-		return inputErrorf("--formula: %v", err)
+		return fit.InputErrorf("--formula: %v", err)
 	}
-	priors, err := formula.ParsePriors(c.formula.priors)
+	priors, err := formula.ParsePriors(c.Formula.Priors)
 	if err != nil {
-		return inputErrorf("--priors: %v", err)
+		return fit.InputErrorf("--priors: %v", err)
 	}
-	tab, err := formula.ReadCSVFile(c.data)
+	tab, err := formula.ReadCSVFile(c.Data)
 	if err != nil {
-		return inputErrorf("--data: %v", err)
+		return fit.InputErrorf("--data: %v", err)
 	}
-	m, err := formula.New(f, tab, formula.Options{Family: c.formula.family, Priors: priors})
+	m, err := formula.New(f, tab, formula.Options{Family: c.Formula.Family, Priors: priors})
 	if err != nil {
-		return inputErrorf("--formula %q on --data %s: %v", c.formula.text, c.data, err)
+		return fit.InputErrorf("--formula %q on --data %s: %v", c.Formula.Text, c.Data, err)
 	}
-	j.m = m
-	j.train = &data.Dataset{Source: c.data, Y: make([]float64, tab.Len())}
-	if c.out != "" || c.report {
-		rec, err := formula.NewRecord(m, c.data, c.formula.priors, formula.Options{Family: c.formula.family}, formula.NewLevelsPopulation)
+	j.M = m
+	j.Train = &data.Dataset{Source: c.Data, Y: make([]float64, tab.Len())}
+	if c.Out != "" || c.Report {
+		rec, err := formula.NewRecord(m, c.Data, c.Formula.Priors, formula.Options{Family: c.Formula.Family}, formula.NewLevelsPopulation)
 		if err != nil {
-			return inputErrorf("--data: %v", err)
+			return fit.InputErrorf("--data: %v", err)
 		}
-		if j.formulaRecord, err = json.Marshal(rec); err != nil {
+		if j.FormulaRecord, err = json.Marshal(rec); err != nil {
 			return err
 		}
 	}
@@ -80,30 +70,30 @@ func formulaOf(r *rundir.Run) json.RawMessage {
 func predictFormula(w io.Writer, raw json.RawMessage, r *rundir.Run, path, newLevels string, level float64, seed uint64, out string) error {
 	var rec formula.Record
 	if err := json.Unmarshal(raw, &rec); err != nil {
-		return inputErrorf("--samples %s: model.json: formula: %v", r.Dir, err)
+		return fit.InputErrorf("--samples %s: model.json: formula: %v", r.Dir, err)
 	}
 	if newLevels == "" {
 		newLevels = rec.NewLevels
 	}
 	rule, err := formula.ParseNewLevels(newLevels)
 	if err != nil {
-		return inputErrorf("--new-levels: %v", err)
+		return fit.InputErrorf("--new-levels: %v", err)
 	}
 	m, err := rec.Rebuild()
 	if err != nil {
-		return inputErrorf("--samples %s: %v", r.Dir, err)
+		return fit.InputErrorf("--samples %s: %v", r.Dir, err)
 	}
 	tab, err := formula.ReadCSVFile(path)
 	if err != nil {
-		return inputErrorf("--data: %v", err)
+		return fit.InputErrorf("--data: %v", err)
 	}
-	draws, err := drawsOf(r, m.Dim())
+	draws, err := fit.DrawsOf(r, m.Dim())
 	if err != nil {
 		return err
 	}
 	pred, err := m.Predict(tab, draws, rule, rand.New(rand.NewPCG(seed, 0x707264)))
 	if err != nil {
-		return inputErrorf("--data %s: %v", path, err)
+		return fit.InputErrorf("--data %s: %v", path, err)
 	}
 	fmt.Fprintf(w, "%s regression (formula %s, %s) on %s: %d rows, %d draws from %s\n", m.Family, rec.Formula, rec.Data, path, tab.Len(), len(draws), r.Dir)
 	fmt.Fprintf(w, "new levels: %s (%s)\n", rule, formula.NewLevelsWhy(rule))
@@ -123,11 +113,11 @@ func predictFormula(w io.Writer, raw json.RawMessage, r *rundir.Run, path, newLe
 
 // printFormulaHeader prints the model, its groups and its priors, and the
 // caveat of a stochastic-gradient sampler on a hierarchical model.
-func printFormulaHeader(w io.Writer, j *job, pc *runConfig) {
-	m := j.m.(*formula.Model)
-	fmt.Fprintf(w, "%s regression (formula) on %s (N = %d, d = %d), %s, %s\n", m.Family, j.c.data, m.Len(), m.Dim(), pc.describe(), j.c.chainsText())
-	blockPlan := j.env != nil && j.env.auto != nil && j.env.auto.plan != nil && j.env.auto.plan.Arrow != nil
-	if m.HasGroups() && pc.def.kind.minibatch && !blockPlan {
+func printFormulaHeader(w io.Writer, j *fit.Problem, pc *fit.Config) {
+	m := j.M.(*formula.Model)
+	fmt.Fprintf(w, "%s regression (formula) on %s (N = %d, d = %d), %s, %s\n", m.Family, j.C.Data, m.Len(), m.Dim(), pc.Describe(), j.C.ChainsText())
+	blockPlan := j.Env != nil && j.Env.BlockPlanned()
+	if m.HasGroups() && pc.Def.Kind.Minibatch && !blockPlan {
 		fmt.Fprintf(w, "warning:  %s\n", formula.StochasticGradientCaveat)
 	}
 	fmt.Fprintf(w, "formula:  %s\n", m.Formula.Text)

@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"testing"
+
+	"github.com/langevin-go/langevin/fit"
 )
 
 // FuzzParseRun: the flag parser of langevin run never panics, and every
@@ -52,7 +54,7 @@ func FuzzParseRun(f *testing.F) {
 		if errors.Is(err, errHelp) {
 			return
 		}
-		if !errors.As(err, new(inputError)) {
+		if !errors.As(err, new(fit.InputError)) {
 			t.Fatalf("%q: error %T %v is not an input error", s, err, err)
 		}
 		if strings.Contains(err.Error(), "\n") {

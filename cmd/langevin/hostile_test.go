@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/langevin-go/langevin/data"
+	"github.com/langevin-go/langevin/fit"
 	"github.com/langevin-go/langevin/internal/runctl"
 	"github.com/langevin-go/langevin/rundir"
 )
@@ -52,9 +53,9 @@ func credit(t *testing.T, path string) {
 	sb.WriteString(strings.Join(append(append([]string(nil), d.Names...), d.Target), ",") + "\n")
 	for i := 0; i < d.Len(); i++ {
 		for j := 0; j < d.Dim(); j++ {
-			sb.WriteString(fmtF(d.X.At(i, j)) + ",")
+			sb.WriteString(fit.FmtF(d.X.At(i, j)) + ",")
 		}
-		sb.WriteString(fmtF(d.Y[i]) + "\n")
+		sb.WriteString(fit.FmtF(d.Y[i]) + "\n")
 	}
 	if err := os.WriteFile(path, []byte(sb.String()), 0o644); err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/langevin-go/langevin/approx"
+	"github.com/langevin-go/langevin/fit"
 )
 
 // TestOneLaplacePerRun counts the MAPs and Hessians of runs whose initial
@@ -15,8 +16,8 @@ import (
 // approximation: each is computed once per run.
 func TestOneLaplacePerRun(t *testing.T) {
 	var got []*approx.RunLaplace
-	laplaceHook = func(l *approx.RunLaplace) { got = append(got, l) }
-	defer func() { laplaceHook = nil }()
+	fit.LaplaceHook = func(l *approx.RunLaplace) { got = append(got, l) }
+	defer func() { fit.LaplaceHook = nil }()
 	short := "--quiet --chains 2 --iters 400 --burnin 200 --thin 1"
 	for _, c := range []struct {
 		args     string

@@ -30,6 +30,7 @@ import (
 	"runtime/debug"
 	"strings"
 
+	"github.com/langevin-go/langevin/fit"
 	"github.com/langevin-go/langevin/internal/runctl"
 )
 
@@ -110,14 +111,6 @@ func commandNames() string {
 	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
-// inputError is a usage or input error: exit code 2.
-type inputError struct{ err error }
-
-func (e inputError) Error() string { return e.err.Error() }
-func (e inputError) Unwrap() error { return e.err }
-
-func inputErrorf(format string, a ...any) error { return inputError{fmt.Errorf(format, a...)} }
-
 // errHelp reports that help was printed: exit code 0.
 var errHelp = errors.New("help")
 
@@ -152,7 +145,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	case errors.As(err, &intr):
 		fmt.Fprintf(stderr, "langevin %s: %s\n", args[0], oneLine(err))
 		return intr.ExitCode()
-	case errors.As(err, new(inputError)):
+	case errors.As(err, new(fit.InputError)):
 		fmt.Fprintf(stderr, "langevin %s: %s\n", args[0], oneLine(err))
 		return 2
 	default:

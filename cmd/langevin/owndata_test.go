@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/langevin-go/langevin/fit"
 	"github.com/langevin-go/langevin/rundir"
 )
 
@@ -124,14 +125,14 @@ func TestYourOwnData(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mf, sc, err := readModelFile(r)
+	mf, sc, err := fit.ReadModelFile(r)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if mf.Columns == nil || mf.Columns.RowsDropped == 0 || mf.Columns.ID != "customer" {
 		t.Fatalf("model.json columns %+v", mf.Columns)
 	}
-	table, ok := dataScaleTable(r.Trace, mf.Features, sc)
+	table, ok := fit.DataScaleTable(r.Trace, mf.Features, sc)
 	if !ok || len(table) != len(churnTruth) {
 		t.Fatalf("no table on the data's scale: %v", table)
 	}

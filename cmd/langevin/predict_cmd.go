@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/langevin-go/langevin/data"
+	"github.com/langevin-go/langevin/fit"
 	"github.com/langevin-go/langevin/model"
 	"github.com/langevin-go/langevin/predict"
 )
@@ -19,137 +20,137 @@ import (
 // DIR/chain-*.csv, applies the training standardisation and prints the
 // metrics; --out writes one row of predictions per data row.
 func cmdPredict(args []string, stdout, _ io.Writer) error {
-	f := runConfig{set: map[string]bool{}}
+	f := fit.Config{Set: map[string]bool{}}
 	var samples, out string
 	var level float64
 	var bins int
 	fs := flag.NewFlagSet("predict", flag.ContinueOnError)
 	fs.StringVar(&samples, "samples", "", "`DIR` written by langevin run --out (chain-*.csv and model.json), or DIR1,DIR2,… of runs of single chains (--chain-id), combined")
-	fs.StringVar(&f.data, "data", "", "data to predict: a CSV or LIBSVM `FILE` with the training features and target, or moons|spirals|gap1d|fashion-mnist (its test set)")
-	fs.StringVar(&f.target, "target", "", "target `COL`umn (default: the last column)")
-	fs.StringVar(&f.format, "format", "auto", "data format: auto|csv|libsvm|parquet|store")
+	fs.StringVar(&f.Data, "data", "", "data to predict: a CSV or LIBSVM `FILE` with the training features and target, or moons|spirals|gap1d|fashion-mnist (its test set)")
+	fs.StringVar(&f.Target, "target", "", "target `COL`umn (default: the last column)")
+	fs.StringVar(&f.Format, "format", "auto", "data format: auto|"+strings.Join(data.Formats(), "|"))
 	fs.Float64Var(&level, "level", 0.9, "level of the credible intervals")
 	fs.IntVar(&bins, "bins", 15, "confidence bins of the expected calibration error")
 	fs.StringVar(&out, "out", "", "write per-row predictions to `FILE` (CSV)")
 	var split string
 	fs.StringVar(&split, "split", "all", "rows of --data to score: all, or test|train of the run's own seeded split (--data must be the run's data; the run's own data needs --split: all scores its training rows too)")
-	fs.StringVar(&f.columns.id, "id", "", "ID `COL`umn of --data written beside each prediction (default: the run's --id column, when the file has it)")
-	fs.StringVar(&f.columns.missing, "missing", "", "missing values in --data: error or drop (default: the run's --missing rule)")
-	fs.Uint64Var(&f.seed, "seed", 2, "generated data: random seed (the run's default seed 1 generated its training data)")
-	fs.IntVar(&f.n, "n", 1000, "generated data: number of points")
-	fs.Float64Var(&f.noise, "noise", 0.1, "generated data: noise sd")
-	fs.IntVar(&f.k, "k", 3, "--data spirals: number of arms")
+	fs.StringVar(&f.Columns.Id, "id", "", "ID `COL`umn of --data written beside each prediction (default: the run's --id column, when the file has it)")
+	fs.StringVar(&f.Columns.Missing, "missing", "", "missing values in --data: error or drop (default: the run's --missing rule)")
+	fs.Uint64Var(&f.Seed, "seed", 2, "generated data: random seed (the run's default seed 1 generated its training data)")
+	fs.IntVar(&f.N, "n", 1000, "generated data: number of points")
+	fs.Float64Var(&f.Noise, "noise", 0.1, "generated data: noise sd")
+	fs.IntVar(&f.K, "k", 3, "--data spirals: number of arms")
 	var newLevels string
 	fs.StringVar(&newLevels, "new-levels", "", "a --formula run: group levels absent from the training data are predicted at the population level (population, the run's default), with effects drawn from the group distribution (sample), or refused (error)")
 	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
 	}
-	fs.Visit(func(fl *flag.Flag) { f.set[fl.Name] = true })
+	fs.Visit(func(fl *flag.Flag) { f.Set[fl.Name] = true })
 	switch {
 	case samples == "":
-		return inputErrorf("--samples: no directory given (the --out DIR of langevin run)")
-	case f.data == "":
-		return inputErrorf("--data: no data given")
+		return fit.InputErrorf("--samples: no directory given (the --out DIR of langevin run)")
+	case f.Data == "":
+		return fit.InputErrorf("--data: no data given")
 	case !(level > 0 && level < 1):
-		return inputErrorf("--level %v: expected a number in (0, 1)", level)
+		return fit.InputErrorf("--level %v: expected a number in (0, 1)", level)
 	case bins < 1:
-		return inputErrorf("--bins %d: expected at least 1", bins)
+		return fit.InputErrorf("--bins %d: expected at least 1", bins)
 	case split != "all" && split != "test" && split != "train":
-		return inputErrorf("--split %q: expected all, test or train", split)
+		return fit.InputErrorf("--split %q: expected all, test or train", split)
 	}
 	dirs := strings.Split(samples, ",")
 	for _, dir := range dirs {
 		if _, err := os.Stat(filepath.Join(dir, "model.json")); err != nil {
-			return inputErrorf("--samples %s: %v (written by langevin run --out)", dir, err)
+			return fit.InputErrorf("--samples %s: %v (written by langevin run --out)", dir, err)
 		}
 	}
-	r, err := readRuns(dirs)
+	r, err := fit.ReadRuns(dirs)
 	if err != nil {
 		return err
 	}
 	if raw := formulaOf(r); raw != nil {
-		return predictFormula(stdout, raw, r, f.data, newLevels, level, f.seed, out)
+		return predictFormula(stdout, raw, r, f.Data, newLevels, level, f.Seed, out)
 	}
 	if newLevels != "" {
-		return inputErrorf("--new-levels: only for a --formula run (model.json has no formula)")
+		return fit.InputErrorf("--new-levels: only for a --formula run (model.json has no formula)")
 	}
-	mf, sc, err := readModelFile(r)
+	mf, sc, err := fit.ReadModelFile(r)
 	if err != nil {
 		return err
 	}
-	f.model = mf.Kind
-	if err := f.columns.check(); err != nil {
+	f.Model = mf.Kind
+	if err := f.Columns.Check(); err != nil {
 		return err
 	}
 	// New rows are read by the run's coding when it says more than the
 	// column names (text columns, an ID, dropped columns or rows); a table of
 	// numbers is matched by name, or by position without a header.
 	if mf.Columns.HasText() {
-		f.columns.coding = mf.Columns
+		f.Columns.Coding = mf.Columns
 	}
-	if f.target == "" && mf.Columns != nil {
-		f.target = mf.Target // the file may lack it: predictions only
+	if f.Target == "" && mf.Columns != nil {
+		f.Target = mf.Target // the file may lack it: predictions only
 	}
-	f.columns.optionalTarget = true
-	if f.columns.missing == "" && mf.Columns != nil {
-		f.columns.missing = mf.Columns.Missing
+	f.Columns.OptionalTarget = true
+	if f.Columns.Missing == "" && mf.Columns != nil {
+		f.Columns.Missing = mf.Columns.Missing
 	}
-	if split != "all" && f.isStoreData() {
-		return inputErrorf("--split %s: not for a store (a store run splits by a hash of each row: score its test rows with langevin run)", split)
+	if split != "all" && f.IsStoreData() {
+		return fit.InputErrorf("--split %s: not for a store (a store run splits by a hash of each row: score its test rows with langevin run)", split)
 	}
-	if f.isStoreData() {
-		if f.streams() {
-			return predictStore(stdout, &f, mf, sc, r, samples, level, bins, out)
+	if f.IsStoreData() {
+		if f.Streams() {
+			return fit.PredictStore(stdout, &f, mf, sc, r, samples, level, bins, out)
 		}
-		if err := f.checkStoreFits(); err != nil {
+		if err := f.CheckStoreFits(); err != nil {
 			return err
 		}
 	}
-	d, test, generated, err := generatedData(&f, f.data)
+	d, test, generated, err := fit.GeneratedData(&f, f.Data)
 	if err != nil {
 		return err
 	}
 	if test != nil {
 		d = test
 	}
-	if !generated && !f.set["split"] && sameData(f.data, mf.Data) {
-		return inputErrorf("--data %s is the data the run was fitted to: --split test scores the rows it held out, --split all every row (its training rows too, whose scores flatter the model)", f.data)
+	if !generated && !f.Set["split"] && fit.SameData(f.Data, mf.Data) {
+		return fit.InputErrorf("--data %s is the data the run was fitted to: --split test scores the rows it held out, --split all every row (its training rows too, whose scores flatter the model)", f.Data)
 	}
 	if !generated {
-		if d, err = readData(&f, f.data, "--data", true); err != nil {
+		if d, err = fit.ReadData(&f, f.Data, "--data", true); err != nil {
 			return err
 		}
 	}
 	if split != "all" {
 		if generated {
-			return inputErrorf("--split %s: --data %s is generated; predict scores its own test set", split, f.data)
+			return fit.InputErrorf("--split %s: --data %s is generated; predict scores its own test set", split, f.Data)
 		}
-		if d, err = applySplit(mf.Split, d, split, f.data); err != nil {
+		if d, err = fit.ApplySplit(mf.Split, d, split, f.Data); err != nil {
 			return err
 		}
 	}
 	var offVals []float64
 	if mf.Spec.Offset != "" {
-		if offVals, err = takeColumn(d, mf.Spec.Offset, "the run's offset column"); err != nil {
+		if offVals, err = fit.TakeColumn(d, mf.Spec.Offset, "the run's offset column"); err != nil {
 			return err
 		}
 	}
 	// Columns are matched by name with the training data's.
-	if err := alignColumns(&data.Dataset{Names: mf.Features, Source: mf.Data}, d, "--data"); err != nil {
+	if err := fit.AlignColumns(&data.Dataset{Names: mf.Features, Source: mf.Data}, d, "--data"); err != nil {
 		return err
 	}
 	if sc != nil {
 		sc.Transform(d.X)
 	}
-	printCoding(stdout, d)
+	fit.PrintCoding(stdout, d)
 	if d.Y == nil {
-		return predictUnlabelled(stdout, mf, d, r, offVals, level, out, samples)
+		return fit.PredictUnlabelled(stdout, mf, d, r, offVals, level, out, samples)
 	}
 	m, err := mf.Spec.BuildOffset(d.X, d.Y, offVals)
 	if err != nil {
-		return inputErrorf("--data %s: %v", f.data, err)
+		return fit.InputErrorf("--data %s: %v", f.Data, err)
 	}
-	draws, err := drawsOf(r, m.Dim())
+	draws, err := fit.DrawsOf(r, m.Dim())
 	if err != nil {
 		return err
 	}
@@ -159,7 +160,7 @@ func cmdPredict(args []string, stdout, _ io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "%s (%s) on %s: %s, %d draws from %s\n\n", mf.Kind, mf.Data, d.Source, rows, len(draws), samples)
 	if g, ok := m.(*model.GLM); ok {
-		return predictGLM(stdout, g, draws, d, logOffsets(mf.Spec, offVals), out)
+		return predictGLM(stdout, g, draws, d, fit.LogOffsets(mf.Spec, offVals), out)
 	}
 	if r, ok := m.(predict.Regressor); ok && !mf.Classifies() {
 		reg, err := predict.Regress(r, draws, d.X, level)
@@ -176,15 +177,15 @@ func cmdPredict(args []string, stdout, _ io.Writer) error {
 				}
 			}
 		}
-		printRegression(stdout, reg, d.Y)
+		fit.PrintRegression(stdout, reg, d.Y)
 		if out != "" {
-			return writeCSV(out, withIDs(d, func(w io.Writer) error { return reg.WriteCSV(w, d.Y) }))
+			return writeCSV(out, fit.WithIDs(d, func(w io.Writer) error { return reg.WriteCSV(w, d.Y) }))
 		}
 		return nil
 	}
 	c, ok := m.(predict.Classifier)
 	if !ok {
-		return inputErrorf("model %s: no class probabilities", mf.Kind)
+		return fit.InputErrorf("model %s: no class probabilities", mf.Kind)
 	}
 	res, err := predict.Classify(c, draws, d.X, predict.ClassifyOptions{Level: level})
 	if err != nil {
@@ -192,35 +193,20 @@ func cmdPredict(args []string, stdout, _ io.Writer) error {
 	}
 	met, err := predict.Evaluate(res.Probs, d.Y, bins)
 	if err != nil {
-		return inputErrorf("--data %s: %v", f.data, err)
+		return fit.InputErrorf("--data %s: %v", f.Data, err)
 	}
-	printClassScores(stdout, met, meanOf(res.Entropy), meanOf(res.Expected), meanOf(res.MutualInfo))
+	fit.PrintClassScores(stdout, met, meanOf(res.Entropy), meanOf(res.Expected), meanOf(res.MutualInfo))
 	if out != "" {
-		return writeCSV(out, withIDs(d, func(w io.Writer) error { return res.WriteCSV(w, d.Y) }))
+		return writeCSV(out, fit.WithIDs(d, func(w io.Writer) error { return res.WriteCSV(w, d.Y) }))
 	}
 	return nil
-}
-
-// printClassScores prints a classifier's metrics, mean entropies and
-// confusion matrix.
-func printClassScores(w io.Writer, met *predict.Metrics, h, e, mi float64) {
-	fmt.Fprintf(w, "accuracy %.4f   NLL %.4f   Brier %.4f   ECE %.4f (%d bins)\n", met.Accuracy, met.NLL, met.Brier, met.ECE, met.Bins)
-	fmt.Fprintf(w, "mean predictive entropy %.4f = expected entropy %.4f + mutual information %.4f (nats)\n\n", h, e, mi)
-	fmt.Fprintln(w, "confusion matrix (rows: true class, columns: predicted)")
-	for t, row := range met.Confusion {
-		fmt.Fprintf(w, "%4d:", t)
-		for _, v := range row {
-			fmt.Fprintf(w, " %6d", v)
-		}
-		fmt.Fprintln(w)
-	}
 }
 
 // writeCSV writes the per-row predictions of --out FILE.
 func writeCSV(path string, write func(io.Writer) error) error {
 	fh, err := os.Create(path)
 	if err != nil {
-		return inputErrorf("--out %s: %v", path, err)
+		return fit.InputErrorf("--out %s: %v", path, err)
 	}
 	if err := write(fh); err != nil {
 		fh.Close()
@@ -242,7 +228,7 @@ func meanOf(v []float64) float64 {
 // probit, the RMSE of the predictive mean otherwise, and the mean log
 // predictive density) and writes y and the predictive mean to out.
 func predictGLM(w io.Writer, g *model.GLM, draws [][]float64, d *data.Dataset, offset []float64, out string) error {
-	mean := g.PredictMean(draws, d.X, offset, nil)
+	mean := predict.OffsetMean(g, draws, d.X, offset, nil)
 	var score float64
 	for i, m := range mean {
 		if g.Kind() == model.Probit {
@@ -258,7 +244,7 @@ func predictGLM(w io.Writer, g *model.GLM, draws [][]float64, d *data.Dataset, o
 	if g.Kind() != model.Probit {
 		name, score = "RMSE of the predictive mean", math.Sqrt(score)
 	}
-	fmt.Fprintf(w, "%s %.4f   mean log predictive density %.4f\n", name, score, g.LogPredictiveDensity(draws, d.X, offset, d.Y))
+	fmt.Fprintf(w, "%s %.4f   mean log predictive density %.4f\n", name, score, predict.OffsetLogPredictiveDensity(g, draws, d.X, offset, d.Y))
 	if out == "" {
 		return nil
 	}
@@ -267,5 +253,5 @@ func predictGLM(w io.Writer, g *model.GLM, draws [][]float64, d *data.Dataset, o
 	for i, m := range mean {
 		fmt.Fprintf(&sb, "%g,%g\n", d.Y[i], m)
 	}
-	return writeCSV(out, withIDs(d, func(w io.Writer) error { _, err := io.WriteString(w, sb.String()); return err }))
+	return writeCSV(out, fit.WithIDs(d, func(w io.Writer) error { _, err := io.WriteString(w, sb.String()); return err }))
 }

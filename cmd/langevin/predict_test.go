@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/langevin-go/langevin/data"
+	"github.com/langevin-go/langevin/fit"
 )
 
 // TestRunMLPAndPredict runs a small MLP on the generated gap data and on two
@@ -63,9 +64,9 @@ func TestPredictLogistic(t *testing.T) {
 	sb.WriteString(strings.Join(append(append([]string(nil), d.Names...), d.Target), ",") + "\n")
 	for i := 0; i < d.Len(); i++ {
 		for j := 0; j < d.Dim(); j++ {
-			sb.WriteString(fmtF(d.X.At(i, j)) + ",")
+			sb.WriteString(fit.FmtF(d.X.At(i, j)) + ",")
 		}
-		sb.WriteString(fmtF(d.Y[i]) + "\n")
+		sb.WriteString(fit.FmtF(d.Y[i]) + "\n")
 	}
 	if err := os.WriteFile(csv, []byte(sb.String()), 0o644); err != nil {
 		t.Fatal(err)

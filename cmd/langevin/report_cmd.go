@@ -9,14 +9,11 @@ import (
 	"strings"
 
 	"github.com/langevin-go/langevin"
+	"github.com/langevin-go/langevin/fit"
 	"github.com/langevin-go/langevin/model"
 	"github.com/langevin-go/langevin/report"
 	"github.com/langevin-go/langevin/rundir"
 )
-
-// defaultReportDir is where langevin run --report writes when --out is not
-// given.
-const defaultReportDir = "langevin-out"
 
 // cmdReport writes DIR/report.html from the CmdStan CSV files chain-*.csv
 // that langevin run --out DIR wrote: the run's settings (the files' comment
@@ -30,16 +27,16 @@ func cmdReport(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if fs.NArg() == 0 {
-		return inputErrorf("expected a directory: usage: langevin report [-o FILE] [--params N] DIR... (the --out DIR of langevin run, or several holding single chains of one analysis, --chain-id)")
+		return fit.InputErrorf("expected a directory: usage: langevin report [-o FILE] [--params N] DIR... (the --out DIR of langevin run, or several holding single chains of one analysis, --chain-id)")
 	}
 	if fs.NArg() > 1 && *out == "" {
-		return inputErrorf("-o: with %d directories (their chains combined), say where the report goes: -o FILE", fs.NArg())
+		return fit.InputErrorf("-o: with %d directories (their chains combined), say where the report goes: -o FILE", fs.NArg())
 	}
 	if *maxParams < 1 {
-		return inputErrorf("--params %d: expected at least 1", *maxParams)
+		return fit.InputErrorf("--params %d: expected at least 1", *maxParams)
 	}
 	dir := fs.Arg(0)
-	r, err := readRuns(fs.Args())
+	r, err := fit.ReadRuns(fs.Args())
 	if err != nil {
 		return err
 	}
@@ -49,12 +46,12 @@ func cmdReport(args []string, stdout, stderr io.Writer) error {
 	if path == "" {
 		path = filepath.Join(dir, rundir.ReportFile)
 		if _, err := os.Stat(path); err == nil && !*force {
-			return inputErrorf("%s exists, perhaps the page of langevin run --report, with sections this command cannot rebuild from the CSV files: give -o FILE to write elsewhere, or --force to replace it", path)
+			return fit.InputErrorf("%s exists, perhaps the page of langevin run --report, with sections this command cannot rebuild from the CSV files: give -o FILE to write elsewhere, or --force to replace it", path)
 		}
 	}
 	title, optimiser := report.RunTitle(settings)
 	if err := report.WriteFile(path, title, tr, report.Options{Settings: settings, MaxParams: *maxParams, Trajectory: optimiser,
-		Intro: fmt.Sprintf("From the CmdStan CSV files in %s.", dir), Pre: runDataScaleText(r)}); err != nil {
+		Intro: fmt.Sprintf("From the CmdStan CSV files in %s.", dir), Pre: fit.RunDataScaleText(r)}); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "report:   %s\n", path)
@@ -71,12 +68,12 @@ func cmdReport(args []string, stdout, stderr io.Writer) error {
 // its burn-in, thinning and iterations), so the page names the sampler that
 // ran and its settings; notes are the run's account as printed (the plan's
 // rules, the draws, the tuning, the checks).
-func (j *job) runReport(dir string, tr *langevin.Trace, pc *runConfig, notes string) (string, error) {
-	c, m, test := pc, j.m, j.test
-	trajectory := c.def.kind.optimiser
-	opt := report.Options{Settings: reportSettings(j.settingsOf(pc), pc), Trajectory: trajectory, Pre: notes}
-	if j.train != nil && namedTable(c.data, j.train.Coding) {
-		opt.Pre = dataScaleText(tr, j.train, j.scaler) + "\n" + notes
+func runReport(j *fit.Problem, dir string, tr *langevin.Trace, pc *fit.Config, notes string) (string, error) {
+	c, m, test := pc, j.M, j.Test
+	trajectory := c.Def.Kind.Optimiser
+	opt := report.Options{Settings: reportSettings(j.SettingsOf(pc), pc), Trajectory: trajectory, Pre: notes}
+	if j.Train != nil && fit.NamedTable(c.Data, j.Train.Coding) {
+		opt.Pre = fit.DataScaleText(tr, j.Train, j.Scaler) + "\n" + notes
 	}
 	if lm, ok := m.(*model.Logistic); ok && test != nil && test.Len() > 0 && !trajectory {
 		rows := tr.Rows()
@@ -90,7 +87,7 @@ func (j *job) runReport(dir string, tr *langevin.Trace, pc *runConfig, notes str
 		}
 		opt.Sections = append(opt.Sections, sec)
 	}
-	if lm, ok := m.(*model.Linear); ok && !trajectory && c.temperature == 1 {
+	if lm, ok := m.(*model.Linear); ok && !trajectory && c.Temperature == 1 {
 		post := lm.Posterior()
 		opt.Reference = map[string]func(float64) float64{
 			"log_sigma2": post.LogSigma2PDF,
@@ -101,7 +98,7 @@ func (j *job) runReport(dir string, tr *langevin.Trace, pc *runConfig, notes str
 		}
 		opt.RefLabel = "exact posterior"
 	}
-	title := fmt.Sprintf("langevin run: %s regression, %s", c.model, c.describe())
+	title := fmt.Sprintf("langevin run: %s regression, %s", c.Model, c.Describe())
 	path := filepath.Join(dir, "report.html")
 	return path, report.WriteFile(path, title, tr, opt)
 }
@@ -125,8 +122,8 @@ var sgOnly = map[string]bool{"schedule": true, "step_b": true, "decay": true, "b
 
 // reportSettings are the settings the report of a run lists: an exact
 // sampler's without the stochastic-gradient ones, with its metric.
-func reportSettings(all [][2]string, c *runConfig) [][2]string {
-	if !c.def.kind.exact {
+func reportSettings(all [][2]string, c *fit.Config) [][2]string {
+	if !c.Def.Kind.Exact {
 		return all
 	}
 	var out [][2]string
@@ -135,5 +132,5 @@ func reportSettings(all [][2]string, c *runConfig) [][2]string {
 			out = append(out, kv)
 		}
 	}
-	return append(out, [2]string{"metric", opt[*exactFlags](c, "exact").metric})
+	return append(out, [2]string{"metric", fit.Opt[*fit.ExactFlags](c, "exact").Metric})
 }

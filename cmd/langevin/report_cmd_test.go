@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/langevin-go/langevin/fit"
 )
 
 // run --report without --out writes langevin-out/report.html; langevin
@@ -21,7 +23,7 @@ func TestRunReportAndReportDir(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	path := filepath.Join(defaultReportDir, "report.html")
+	path := filepath.Join(fit.DefaultReportDir, "report.html")
 	if !strings.Contains(out, "report:   "+path) {
 		t.Errorf("stdout does not name %s:\n%s", path, out)
 	}
@@ -29,7 +31,7 @@ func TestRunReportAndReportDir(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	code, out, errOut = runMain("report", "-o", "again.html", "--params", "3", defaultReportDir)
+	code, out, errOut = runMain("report", "-o", "again.html", "--params", "3", fit.DefaultReportDir)
 	if code != 0 {
 		t.Fatalf("report: exit %d: %s", code, errOut)
 	}
@@ -53,7 +55,7 @@ func TestRunReportAndReportDir(t *testing.T) {
 		file string
 		rows int
 	}{{"chain-1.csv", 1000}, {"warmup-1.csv", 500}} {
-		b, err := os.ReadFile(filepath.Join(defaultReportDir, c.file))
+		b, err := os.ReadFile(filepath.Join(fit.DefaultReportDir, c.file))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -67,7 +69,7 @@ func TestRunReportAndReportDir(t *testing.T) {
 			t.Errorf("%s: %d rows of draws, want %d", c.file, rows, c.rows)
 		}
 	}
-	code, out, _ = runMain("summary", filepath.Join(defaultReportDir, "chain-1.csv"))
+	code, out, _ = runMain("summary", filepath.Join(fit.DefaultReportDir, "chain-1.csv"))
 	if code != 0 || !strings.Contains(out, "1 chains × 1000 draws") {
 		t.Errorf("summary of chain-1.csv: exit %d, %q", code, out)
 	}

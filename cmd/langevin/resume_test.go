@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/langevin-go/langevin/fit"
 	"github.com/langevin-go/langevin/rundir"
 )
 
@@ -186,7 +187,7 @@ func TestResumeRefuses(t *testing.T) {
 		if x1-x2+rng.NormFloat64() > 0 {
 			y = 1
 		}
-		sb.WriteString(strings.Join([]string{fmtF(x1), fmtF(x2), string(rune('0' + y))}, ",") + "\n")
+		sb.WriteString(strings.Join([]string{fit.FmtF(x1), fit.FmtF(x2), string(rune('0' + y))}, ",") + "\n")
 	}
 	os.WriteFile(data, []byte(sb.String()), 0o644)
 	dir := filepath.Join(base, "run")

@@ -6,10 +6,12 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/langevin-go/langevin/fit"
 )
 
 func TestRunMandtSamplers(t *testing.T) {
-	for _, s := range samplersOf("Mandt et al. (2017)") {
+	for _, s := range fit.SamplersOf("Mandt et al. (2017)") {
 		args := []string{"run", "--sampler", s, "--iters", "400", "--burnin", "100", "--thin", "1", "--chains", "2", "--quiet"}
 		if s == "iasg" {
 			args = append(args, "--window", "20")

@@ -4,6 +4,8 @@ import (
 	"flag"
 	"strings"
 	"testing"
+
+	"github.com/langevin-go/langevin/fit"
 )
 
 // TestRunHelpCoversEveryFlag: run -h lists every sampler under its family
@@ -13,17 +15,17 @@ func TestRunHelpCoversEveryFlag(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("run -h: exit %d", code)
 	}
-	for _, f := range families {
+	for _, f := range fit.Families {
 		if !strings.Contains(out, "  "+f+":\n") {
 			t.Errorf("run -h lacks the family %q", f)
 		}
 	}
-	for _, n := range samplerNames() {
+	for _, n := range fit.SamplerNames() {
 		if !strings.Contains(out, "    "+n+" ") {
 			t.Errorf("run -h lacks the sampler %q", n)
 		}
 	}
-	var c runConfig
+	var c fit.Config
 	fs := newRunFlagSet(&c)
 	grouped := map[string]int{}
 	for _, g := range commonGroups {
@@ -31,9 +33,9 @@ func TestRunHelpCoversEveryFlag(t *testing.T) {
 			grouped[n]++
 		}
 	}
-	for _, g := range flagGroups {
-		if len(readers(g.name)) == 0 {
-			t.Errorf("flag group %s: no sampler reads it", g.name)
+	for _, g := range fit.FlagGroups {
+		if len(fit.Readers(g.Name)) == 0 {
+			t.Errorf("flag group %s: no sampler reads it", g.Name)
 		}
 	}
 	for name := range grouped {

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/langevin-go/langevin/data"
+	"github.com/langevin-go/langevin/fit"
 	"github.com/langevin-go/langevin/internal/runctl"
 )
 
@@ -121,12 +122,12 @@ func TestRunStoreStreamsLikeMemory(t *testing.T) {
 		how := "memory-mapped"
 		if s[len(s)-1] == "pread" {
 			s, how = s[:len(s)-1], "rows read with pread"
-			mapLimit = func() int64 { return 0 }
+			fit.MapLimit = func() int64 { return 0 }
 		}
 		args := append([]string{"run", "--seed", "3", "--chains", "2"}, s...)
 		dirS, dirM := filepath.Join(dir, fmt.Sprint("s", k)), filepath.Join(dir, fmt.Sprint("m", k))
 		code, outS, errs := runMain(append(args, "--data", store, "--out", dirS)...)
-		mapLimit = func() int64 { return runctl.RawMemoryBudget() / 4 }
+		fit.MapLimit = func() int64 { return runctl.RawMemoryBudget() / 4 }
 		if code != 0 {
 			t.Fatalf("%v streamed: exit %d: %s", s, code, errs)
 		}
@@ -232,7 +233,7 @@ func TestConvertCommand(t *testing.T) {
 		{[]string{"--data", filepath.Join(dir, "none.csv"), "--out", filepath.Join(dir, "n.lvs")}, "none.csv: no such file"},
 		{[]string{"--data", csv, "--out", out}, "exists: give --force"},
 		{[]string{"--data", csv}, "--out: no output file"},
-		{[]string{"--data", out, "--out", filepath.Join(dir, "s.lvs")}, "expected CSV or Parquet"},
+		{[]string{"--data", out, "--out", filepath.Join(dir, "s.lvs")}, "expected csv or parquet"},
 		{[]string{"--data", csv, "--target", "zz", "--out", filepath.Join(dir, "z.lvs")}, "zz"},
 	} {
 		code, _, errs := runMain(append([]string{"convert"}, c.args...)...)

@@ -24,22 +24,22 @@ func cmdSummary(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if fs.NArg() == 0 {
-		return inputErrorf("no files: usage: langevin summary [--csv] FILE... or DIR... (run directories; several are chains of one analysis, --chain-id, combined)")
+		return fit.InputErrorf("no files: usage: langevin summary [--csv] FILE... or DIR... (run directories; several are chains of one analysis, --chain-id, combined)")
 	}
 	var r *rundir.Run
 	var err error
 	if st, serr := os.Stat(fs.Arg(0)); serr == nil && st.IsDir() {
-		if r, err = readRuns(fs.Args()); err != nil {
+		if r, err = fit.ReadRuns(fs.Args()); err != nil {
 			return err
 		}
 	} else {
 		if r, err = rundir.ReadFiles(fs.Args()...); err != nil {
-			return inputError{err}
+			return fit.InputError{Err: err}
 		}
 	}
 	tr := r.Trace
 	if tr.NumDraws() == 0 {
-		return inputErrorf("%s: no draws yet (%s)", fs.Arg(0), r.Status())
+		return fit.InputErrorf("%s: no draws yet (%s)", fs.Arg(0), r.Status())
 	}
 	params, note := fit.CommonLength(tr)
 	table := diag.Summarize(tr.Names, params)
@@ -55,7 +55,7 @@ func cmdSummary(args []string, stdout, stderr io.Writer) error {
 	if same {
 		fmt.Fprintf(stdout, "%d chains × %d draws", tr.NumChains(), counts[0])
 	} else {
-		fmt.Fprintf(stdout, "%d chains × %s draws", tr.NumChains(), joinInts(counts))
+		fmt.Fprintf(stdout, "%d chains × %s draws", tr.NumChains(), fit.JoinInts(counts))
 	}
 	if r.Finished() || !r.RecordsStatus() {
 		fmt.Fprint(stdout, "\n\n")
@@ -68,7 +68,7 @@ func cmdSummary(args []string, stdout, stderr io.Writer) error {
 	if note != "" {
 		fmt.Fprintln(stdout, note)
 	}
-	if t := runDataScaleText(r); t != "" {
+	if t := fit.RunDataScaleText(r); t != "" {
 		fmt.Fprint(stdout, "\n"+t)
 	}
 	for _, ch := range r.Chains {

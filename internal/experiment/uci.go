@@ -38,6 +38,13 @@ func init() {
 // command's own code path; without it such an experiment fails.
 var RunCommand func(args []string, stdout, stderr io.Writer) error
 
+// ErrInterrupted is wrapped by the error of RunCommand when the command was
+// stopped by a signal: the command handles the signal itself (it keeps the
+// draws so far and exits 128 + the signal's number), so an experiment that
+// runs it in a loop must stop on this error rather than go on to the next
+// run.
+var ErrInterrupted = errors.New("interrupted by a signal")
+
 // uciSet is one data set of the benchmark: its folder and the published
 // results (mean over the 20 splits, 5 for protein, ± as published).
 type uciSet struct {
@@ -208,7 +215,14 @@ func runUCI(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 					}
 				}
 				if len(got) != len(m.rows) && !*tableOnly {
-					got = runUCISplit(ctx, s, k, m, *dir, f.Seed, strings.Fields(*runArgs), stderr)
+					var err error
+					got, err = runUCISplit(ctx, s, k, m, *dir, f.Seed, strings.Fields(*runArgs), stderr)
+					if errors.Is(err, ErrInterrupted) {
+						// The run was cut by a signal: its rows would be errors,
+						// and the next run must not start (--resume redoes it).
+						cw.Flush()
+						return fmt.Errorf("experiment uci: %s split %d %s: %w", s.name, k, m.name, err)
+					}
 					for _, r := range got {
 						writeUCIRow(cw, r)
 					}
@@ -280,13 +294,17 @@ var (
 )
 
 // runUCISplit runs one method on one split through the command and reads
-// the rows of its test table.
-func runUCISplit(_ context.Context, s uciSet, k int, m uciMethod, dir string, seed uint64, extra []string, stderr io.Writer) []uciRow {
+// the rows of its test table; the error is RunCommand's when it wraps
+// ErrInterrupted (the rows are then nil).
+func runUCISplit(_ context.Context, s uciSet, k int, m uciMethod, dir string, seed uint64, extra []string, stderr io.Writer) ([]uciRow, error) {
 	args := []string{"run", "--data", filepath.Join(dir, s.dir), "--split", strconv.Itoa(k), "--model", "mlp", "--quiet", "--seed", strconv.FormatUint(seed, 10)}
 	args = append(append(args, m.args...), extra...)
 	var out strings.Builder
 	var errb strings.Builder
 	err := RunCommand(args, &out, &errb)
+	if errors.Is(err, ErrInterrupted) {
+		return nil, err
+	}
 	scores := map[string][3]float64{}
 	rhatMax, rhatMed, cpu := math.NaN(), math.NaN(), math.NaN()
 	for _, line := range strings.Split(out.String(), "\n") {
@@ -332,7 +350,7 @@ func runUCISplit(_ context.Context, s uciSet, k int, m uciMethod, dir string, se
 		}
 		rows = append(rows, r)
 	}
-	return rows
+	return rows, nil
 }
 
 func oneLineErr(s string) string {
@@ -669,6 +687,8 @@ func uciFigure(sets []uciSet, rows []uciRow) [][]*gplot.Plot {
 		}
 		for _, p := range []*gplot.Plot{pl, pr} {
 			p.X.Tick.Marker = ticks
+			p.X.Tick.Label.Rotation = math.Pi / 2 // nine labels in a narrow panel
+			p.X.Tick.Label.XAlign, p.X.Tick.Label.YAlign = draw.XRight, draw.YCenter
 			p.X.Min, p.X.Max = -0.5, float64(len(names))-0.5
 		}
 		llRow, rmseRow = append(llRow, pl), append(rmseRow, pr)

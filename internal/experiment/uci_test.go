@@ -1,7 +1,14 @@
 package experiment
 
 import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -57,5 +64,54 @@ func TestUCIAcceptance(t *testing.T) {
 	// The standard error is sd/√n over the splits.
 	if m, se, n := meanSE([]float64{1, 2, 3, math.NaN()}); m != 2 || n != 3 || math.Abs(se-1/math.Sqrt(3)) > 1e-15 {
 		t.Errorf("meanSE = %v, %v, %v", m, se, n)
+	}
+}
+
+// TestUCIStopsOnSignal: when a run is stopped by a signal (RunCommand's
+// error wraps ErrInterrupted), experiment uci stops — it neither records the
+// cut run as a failed row nor starts the next one — and --resume later runs
+// it. Before, the command's own handler swallowed SIGTERM and the loop went
+// on to the next split.
+func TestUCIStopsOnSignal(t *testing.T) {
+	saved := RunCommand
+	defer func() { RunCommand = saved }()
+	var calls []string
+	RunCommand = func(args []string, stdout, stderr io.Writer) error {
+		split := args[4]
+		calls = append(calls, split)
+		if split == "1" {
+			return fmt.Errorf("langevin run: exit 143: %w", ErrInterrupted)
+		}
+		fmt.Fprint(stdout, "  BMA (10 draws)      -1.5000    0.7000    0.950\n  MAP network         -1.6000    0.7100    0.900\ncpu:      2.00 s of CPU\n")
+		return nil
+	}
+	out := t.TempDir()
+	var so, se bytes.Buffer
+	err := runUCI(context.Background(), []string{"--data-dir", "../../data/testdata", "--sets", "uci-tiny", "--methods", "auto", "--out", out}, &so, &se)
+	if !errors.Is(err, ErrInterrupted) {
+		t.Fatalf("error %v, want ErrInterrupted", err)
+	}
+	if strings.Join(calls, ",") != "0,1" {
+		t.Errorf("runs of splits %v, want 0 then 1 and no more", calls)
+	}
+	b, err := os.ReadFile(filepath.Join(out, "uci.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Count(string(b), "\n"); got != 3 || strings.Contains(string(b), "uci-tiny,1,") {
+		t.Errorf("uci.csv: want the header and split 0's two rows, got:\n%s", b)
+	}
+	// --resume runs only split 1.
+	calls = nil
+	RunCommand = func(args []string, stdout, stderr io.Writer) error {
+		calls = append(calls, args[4])
+		fmt.Fprint(stdout, "  BMA (10 draws)      -1.5000    0.7000    0.950\n  MAP network         -1.6000    0.7100    0.900\n")
+		return nil
+	}
+	if err := runUCI(context.Background(), []string{"--data-dir", "../../data/testdata", "--sets", "uci-tiny", "--methods", "auto", "--out", out, "--resume"}, &so, &se); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(calls, ",") != "1" {
+		t.Errorf("--resume ran splits %v, want only 1", calls)
 	}
 }

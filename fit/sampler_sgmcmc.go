@@ -1,4 +1,4 @@
-package main
+package fit
 
 import (
 	"context"
@@ -16,80 +16,80 @@ import (
 // forms, GD and SGD. Their default steps are package sampler's rules.
 
 func init() {
-	sgmcmc := samplerKind{minibatch: true}
+	sgmcmc := SamplerKind{Minibatch: true}
 	withM := sgmcmc
 	withM.laplace = true
-	registerSampler(&samplerDef{name: "sgld", family: "SG-MCMC", kind: withM, build: buildSGLD,
+	RegisterSampler(&SamplerDef{name: "sgld", family: "SG-MCMC", Kind: withM, Build: buildSGLD,
 		summary: "stochastic-gradient Langevin dynamics (Welling & Teh 2011), Laplace-preconditioned"})
-	registerSampler(&samplerDef{name: "csgld", family: "SG-MCMC", kind: withM, build: buildSGLD,
+	RegisterSampler(&SamplerDef{name: "csgld", family: "SG-MCMC", Kind: withM, Build: buildSGLD,
 		summary: "cyclical SGLD (Zhang et al. 2020): cosine steps, exploration then sampling in each cycle"})
-	registerSampler(&samplerDef{name: "psgld", family: "SG-MCMC", kind: sgmcmc, flags: []string{"psgld"}, build: buildPSGLD,
+	RegisterSampler(&SamplerDef{name: "psgld", family: "SG-MCMC", Kind: sgmcmc, flags: []string{"psgld"}, Build: buildPSGLD,
 		summary: "preconditioned SGLD (Li et al. 2016): RMSProp-like adaptive diagonal preconditioner"})
-	registerSampler(&samplerDef{name: "sghmc", family: "SG-MCMC", kind: withM, flags: []string{"sghmc"}, build: buildSGHMC,
+	RegisterSampler(&SamplerDef{name: "sghmc", family: "SG-MCMC", Kind: withM, flags: []string{"sghmc"}, Build: buildSGHMC,
 		summary: "stochastic-gradient HMC (Chen et al. 2014), friction α; --thermostat: SGNHT"})
-	registerSampler(&samplerDef{name: "csghmc", family: "SG-MCMC", kind: withM, flags: []string{"sghmc"}, build: buildSGHMC,
+	RegisterSampler(&SamplerDef{name: "csghmc", family: "SG-MCMC", Kind: withM, flags: []string{"sghmc"}, Build: buildSGHMC,
 		summary: "cyclical SGHMC (Zhang et al. 2020)"})
-	registerSampler(&samplerDef{name: "baoab", family: "SG-MCMC", kind: withM, flags: []string{"sghmc"}, build: buildBAOAB, check: checkBAOAB,
+	RegisterSampler(&SamplerDef{name: "baoab", family: "SG-MCMC", Kind: withM, flags: []string{"sghmc"}, Build: buildBAOAB, Check: checkBAOAB,
 		summary: "underdamped Langevin, BAOAB splitting (Leimkuhler & Matthews 2013): exact Gaussian marginals at any stable step; --friction α"})
-	optim := samplerKind{optimiser: true}
-	registerSampler(&samplerDef{name: "gd", family: "optimisers", kind: optim, build: buildSGD,
+	optim := SamplerKind{Optimiser: true}
+	RegisterSampler(&SamplerDef{name: "gd", family: "optimisers", Kind: optim, Build: buildSGD,
 		summary: "gradient descent on all data (a trajectory, not posterior draws)"})
-	optim.minibatch = true
-	registerSampler(&samplerDef{name: "sgd", family: "optimisers", kind: optim, build: buildSGD,
+	optim.Minibatch = true
+	RegisterSampler(&SamplerDef{name: "sgd", family: "optimisers", Kind: optim, Build: buildSGD,
 		summary: "stochastic gradient descent (Robbins & Monro 1951)"})
-	registerSampler(&samplerDef{name: "adam", family: "optimisers", kind: optim, build: buildAdam,
+	RegisterSampler(&SamplerDef{name: "adam", family: "optimisers", Kind: optim, Build: buildAdam,
 		summary: "Adam (Kingma & Ba 2015) on minibatches, step 1e-3 per coordinate unless --step (lecture notes' Note 15)"})
-	registerSampler(&samplerDef{name: "adagrad", family: "optimisers", kind: optim, build: buildAdaGrad,
+	RegisterSampler(&SamplerDef{name: "adagrad", family: "optimisers", Kind: optim, Build: buildAdaGrad,
 		summary: "AdaGrad (Duchi et al. 2011) on minibatches, step 0.1 unless --step (Note 15)"})
-	registerSampler(&samplerDef{name: "rmsprop", family: "optimisers", kind: optim, build: buildRMSProp,
+	RegisterSampler(&SamplerDef{name: "rmsprop", family: "optimisers", Kind: optim, Build: buildRMSProp,
 		summary: "RMSProp (Tieleman & Hinton 2012) on minibatches, step 1e-3 unless --step (Note 15)"})
-	registerSampler(&samplerDef{name: "momentum", family: "optimisers", kind: optim, flags: []string{"momentum"}, build: buildMomentum,
+	RegisterSampler(&SamplerDef{name: "momentum", family: "optimisers", Kind: optim, flags: []string{"momentum"}, Build: buildMomentum,
 		summary: "heavy-ball momentum SGD (Polyak 1964) on minibatches, v ← βv + ηĝ (Note 15); default η = (1−β)/N"})
-	registerSampler(&samplerDef{name: "polyak", family: "optimisers", kind: optim, build: buildPolyak,
+	RegisterSampler(&SamplerDef{name: "polyak", family: "optimisers", Kind: optim, Build: buildPolyak,
 		summary: "SGD with Polyak–Ruppert iterate averaging from the end of the burn-in (Mandt et al. §6.1): the draws are the running average"})
-	registerFlags(flagGroup{name: "momentum", title: "momentum flags", define: func(fs *flag.FlagSet) any {
+	RegisterFlags(FlagGroup{Name: "momentum", Title: "momentum flags", Define: func(fs *flag.FlagSet) any {
 		o := &momentumFlags{}
 		fs.Float64Var(&o.beta, "beta", 0.9, "heavy-ball momentum `β` ∈ (0, 1) of --sampler momentum: v ← βv + ηĝ, θ ← θ + v")
 		return o
 	}})
 
-	registerFlags(flagGroup{name: "psgld", title: "pSGLD flags", define: func(fs *flag.FlagSet) any {
+	RegisterFlags(FlagGroup{Name: "psgld", Title: "pSGLD flags", Define: func(fs *flag.FlagSet) any {
 		o := &psgldFlags{}
 		fs.Float64Var(&o.alpha, "alpha", 0.99, "pSGLD's moving-average weight `α` of V ← αV + (1−α)ḡ⊙ḡ (1 freezes V)")
 		fs.Float64Var(&o.lambda, "lambda", 1e-5, "pSGLD's `λ` in G = diag(1 ⊘ (λ + √V))")
 		fs.BoolVar(&o.correction, "gamma", false, "pSGLD: add Li et al.'s correction term Γ (off by default, as in common practice; costs one more gradient per step)")
 		return o
 	}})
-	registerFlags(flagGroup{name: "sghmc", title: "SGHMC flags", define: func(fs *flag.FlagSet) any {
+	RegisterFlags(FlagGroup{Name: "sghmc", Title: "SGHMC flags", Define: func(fs *flag.FlagSet) any {
 		o := &sghmcFlags{}
 		fs.Float64Var(&o.friction, "friction", 0.1, "SGHMC friction `α` ∈ (0, 1]: v ← (1−α)v + η M⁻¹ĝ + N(0, 2αητM⁻¹), θ ← θ + v (α = 1 is SGLD)")
 		fs.BoolVar(&o.thermostat, "thermostat", false, "adaptive friction ξ ← ξ + vᵀMv/d − ητ started at --friction (SGNHT, Ding et al. 2014)")
 		return o
 	}})
-	samplerTable["psgld"].check = func(c *runConfig) error {
-		o := opt[*psgldFlags](c, "psgld")
+	SamplerTable["psgld"].Check = func(c *Config) error {
+		o := Opt[*psgldFlags](c, "psgld")
 		switch {
 		case !(o.alpha > 0 && o.alpha <= 1):
-			return inputErrorf("--alpha %v: expected 0 < α ≤ 1", o.alpha)
+			return InputErrorf("--alpha %v: expected 0 < α ≤ 1", o.alpha)
 		case !(o.lambda > 0) || math.IsInf(o.lambda, 0):
-			return inputErrorf("--lambda %v: expected a positive number", o.lambda)
+			return InputErrorf("--lambda %v: expected a positive number", o.lambda)
 		}
 		return nil
 	}
-	samplerTable["momentum"].check = func(c *runConfig) error {
-		if o := opt[*momentumFlags](c, "momentum"); !(o.beta > 0 && o.beta < 1) {
-			return inputErrorf("--beta %v: expected 0 < β < 1", o.beta)
+	SamplerTable["momentum"].Check = func(c *Config) error {
+		if o := Opt[*momentumFlags](c, "momentum"); !(o.beta > 0 && o.beta < 1) {
+			return InputErrorf("--beta %v: expected 0 < β < 1", o.beta)
 		}
 		return nil
 	}
-	checkFriction := func(c *runConfig) error {
-		if o := opt[*sghmcFlags](c, "sghmc"); !(o.friction > 0 && o.friction <= 1) {
-			return inputErrorf("--friction %v: expected 0 < α ≤ 1", o.friction)
+	checkFriction := func(c *Config) error {
+		if o := Opt[*sghmcFlags](c, "sghmc"); !(o.friction > 0 && o.friction <= 1) {
+			return InputErrorf("--friction %v: expected 0 < α ≤ 1", o.friction)
 		}
 		return nil
 	}
-	samplerTable["sghmc"].check = checkFriction
-	samplerTable["csghmc"].check = checkFriction
+	SamplerTable["sghmc"].Check = checkFriction
+	SamplerTable["csghmc"].Check = checkFriction
 }
 
 type psgldFlags struct {
@@ -107,108 +107,108 @@ type sghmcFlags struct {
 // familyStep is the default step of the SG-MCMC samplers with friction α
 // (1 for SGLD): sampler.StepToyStable on the toy targets, otherwise
 // sampler.StepNoiseFraction (gradient noise about 5% of the injected noise).
-func familyStep(b *buildEnv, friction float64) float64 {
-	if b.c.toy() {
-		if lam, ok := modeCurvature(b.m); ok && b.c.sampler == "csgld" {
+func familyStep(b *BuildEnv, friction float64) float64 {
+	if b.C.Toy() {
+		if lam, ok := modeCurvature(b.M); ok && b.C.Sampler == "csgld" {
 			// A multimodal toy target: the cycles must leave the modes.
 			eta := sampler.StepCyclicalExplore(lam)
-			if !b.c.stepSet {
-				b.stepNote = fmt.Sprintf("auto:     step: η₀ = %.3g = 7/(3λ), λ = %.3g the curvature of a mode: each cycle's peak exceeds the mode's stability limit 2/λ = %.3g, which throws the chain out of its mode (sampler.StepCyclicalExplore; Zhang et al.'s 0.07); %d cycles",
-					eta, lam, 2/lam, b.c.cycles)
-			} else if b.c.step <= 2/lam {
-				b.stepNote = fmt.Sprintf("warning:  --step %.3g: the cycles' peak stays within a mode's stability limit 2/λ = %.3g (λ = %.3g), so the chain will not leave its starting mode; the default η₀ = %.3g would", b.c.step, 2/lam, lam, eta)
+			if !b.C.StepSet {
+				b.StepNote = fmt.Sprintf("auto:     step: η₀ = %.3g = 7/(3λ), λ = %.3g the curvature of a mode: each cycle's peak exceeds the mode's stability limit 2/λ = %.3g, which throws the chain out of its mode (sampler.StepCyclicalExplore; Zhang et al.'s 0.07); %d cycles",
+					eta, lam, 2/lam, b.C.Cycles)
+			} else if b.C.Step <= 2/lam {
+				b.StepNote = fmt.Sprintf("warning:  --step %.3g: the cycles' peak stays within a mode's stability limit 2/λ = %.3g (λ = %.3g), so the chain will not leave its starting mode; the default η₀ = %.3g would", b.C.Step, 2/lam, lam, eta)
 			}
 			return eta
 		}
-		if lam, ok := modeCurvature(b.m); ok && b.c.sampler == "csghmc" {
+		if lam, ok := modeCurvature(b.M); ok && b.C.Sampler == "csghmc" {
 			// SGHMC with friction α is stable for ηλ < 2(2 − α); beyond it its
 			// momentum does not bounce between the modes but diverges (on
 			// mixture25 at 7/6 of the limit: 10¹²⁰ within 20,000 steps).
 			eta := sampler.StepToyStable
-			if b.c.stepSet {
-				eta = b.c.step
+			if b.C.StepSet {
+				eta = b.C.Step
 			}
 			if lim := 2 * (2 - friction) / lam; eta < lim {
-				b.stepNote = fmt.Sprintf("warning:  csghmc at η₀ = %.3g stays within a mode's stability limit 2(2−α)/λ = %.3g (λ = %.3g, α = %g): its cycles will not leave the starting mode, and beyond the limit its momentum diverges; --sampler csgld leaves the modes by default (η₀ = %.3g, 30 cycles)",
+				b.StepNote = fmt.Sprintf("warning:  csghmc at η₀ = %.3g stays within a mode's stability limit 2(2−α)/λ = %.3g (λ = %.3g, α = %g): its cycles will not leave the starting mode, and beyond the limit its momentum diverges; --sampler csgld leaves the modes by default (η₀ = %.3g, 30 cycles)",
 					eta, lim, lam, friction, sampler.StepCyclicalExplore(lam))
 			}
 		}
 		return sampler.StepToyStable
 	}
-	return sampler.StepNoiseFraction(b.m.Len(), b.c.batch, friction, b.c.precond == "laplace")
+	return sampler.StepNoiseFraction(b.M.Len(), b.C.Batch, friction, b.C.Precond == "laplace")
 }
 
 // annealing returns the temperature-annealing settings: from --temperature-start
 // over the burn-in, or off.
-func annealing(c *runConfig) (float64, int) {
-	if c.tStart == 0 {
+func annealing(c *Config) (float64, int) {
+	if c.TStart == 0 {
 		return 0, 0
 	}
-	return c.tStart, c.burnin
+	return c.TStart, c.Burnin
 }
 
-func (b *buildEnv) minibatch() sampler.Minibatch {
-	mb := sampler.Minibatch{Size: b.c.batch, Replace: b.c.replace}
-	if b.c.cv {
-		mb.CV = b.mapTh
+func (b *BuildEnv) minibatch() sampler.Minibatch {
+	mb := sampler.Minibatch{Size: b.C.Batch, Replace: b.C.Replace}
+	if b.C.Cv {
+		mb.CV = b.MapTh
 	}
 	return mb
 }
 
-func (b *buildEnv) clipping() sampler.Clipping {
-	return sampler.Clipping{Norm: b.c.clip, Value: b.c.clipValue}
+func (b *BuildEnv) clipping() sampler.Clipping {
+	return sampler.Clipping{Norm: b.C.Clip, Value: b.C.ClipValue}
 }
 
-func buildSGLD(ctx context.Context, b *buildEnv) (langevin.Sampler, error) {
-	if b.c.planned {
+func buildSGLD(ctx context.Context, b *BuildEnv) (langevin.Sampler, error) {
+	if b.C.Planned {
 		return buildAuto(ctx, b) // --sampler sgld untuned: the plan's SGLD
 	}
 	sched, err := b.schedule(b.stabilityCap(ctx, familyStep(b, 1)))
 	if err != nil {
 		return nil, err
 	}
-	c := b.c
-	ts, burn := c.tStart, c.burnin
-	if c.sampler == "csgld" {
+	c := b.C
+	ts, burn := c.TStart, c.Burnin
+	if c.Sampler == "csgld" {
 		ts, burn = annealing(c)
 	}
-	return sampler.SGLD{Step: sched, Batch: b.minibatch(), Temperature: c.temperature, Clip: b.clipping(), NoiseEvery: c.noiseEvery,
-		Precond: b.precond, TemperatureStart: ts, BurnIn: burn}, nil
+	return sampler.SGLD{Step: sched, Batch: b.minibatch(), Temperature: c.Temperature, Clip: b.clipping(), NoiseEvery: c.NoiseEvery,
+		Precond: b.Precond, TemperatureStart: ts, BurnIn: burn}, nil
 }
 
-func buildPSGLD(_ context.Context, b *buildEnv) (langevin.Sampler, error) {
-	a := sampler.StepPSGLDRelax(b.m.Len(), b.c.batch)
-	if b.c.toy() {
+func buildPSGLD(_ context.Context, b *BuildEnv) (langevin.Sampler, error) {
+	a := sampler.StepPSGLDRelax(b.M.Len(), b.C.Batch)
+	if b.C.Toy() {
 		a = sampler.StepToyStable
 	}
 	sched, err := b.schedule(a)
 	if err != nil {
 		return nil, err
 	}
-	o := opt[*psgldFlags](b.c, "psgld")
-	ts, burn := annealing(b.c)
+	o := Opt[*psgldFlags](b.C, "psgld")
+	ts, burn := annealing(b.C)
 	return sampler.PSGLD{Step: sched, Batch: b.minibatch(), Alpha: o.alpha, Lambda: o.lambda, Correction: o.correction,
-		Temperature: b.c.temperature, Clip: b.clipping(), TemperatureStart: ts, BurnIn: burn}, nil
+		Temperature: b.C.Temperature, Clip: b.clipping(), TemperatureStart: ts, BurnIn: burn}, nil
 }
 
-func buildSGHMC(_ context.Context, b *buildEnv) (langevin.Sampler, error) {
-	o := opt[*sghmcFlags](b.c, "sghmc")
+func buildSGHMC(_ context.Context, b *BuildEnv) (langevin.Sampler, error) {
+	o := Opt[*sghmcFlags](b.C, "sghmc")
 	sched, err := b.schedule(familyStep(b, o.friction))
 	if err != nil {
 		return nil, err
 	}
-	ts, burn := annealing(b.c)
-	return sampler.SGHMC{Step: sched, Batch: b.minibatch(), Friction: o.friction, Precond: b.precond, Thermostat: o.thermostat,
-		Temperature: b.c.temperature, Clip: b.clipping(), TemperatureStart: ts, BurnIn: burn}, nil
+	ts, burn := annealing(b.C)
+	return sampler.SGHMC{Step: sched, Batch: b.minibatch(), Friction: o.friction, Precond: b.Precond, Thermostat: o.thermostat,
+		Temperature: b.C.Temperature, Clip: b.clipping(), TemperatureStart: ts, BurnIn: burn}, nil
 }
 
-func buildSGD(_ context.Context, b *buildEnv) (langevin.Sampler, error) {
-	sched, err := b.schedule(sampler.StepUnitMeanLoss(b.m.Len()))
+func buildSGD(_ context.Context, b *BuildEnv) (langevin.Sampler, error) {
+	sched, err := b.schedule(sampler.StepUnitMeanLoss(b.M.Len()))
 	if err != nil {
 		return nil, err
 	}
 	s := sampler.SGD{Step: sched, Clip: b.clipping()}
-	if b.c.sampler == "sgd" {
+	if b.C.Sampler == "sgd" {
 		s.Batch = b.minibatch()
 	}
 	return s, nil
@@ -217,7 +217,7 @@ func buildSGD(_ context.Context, b *buildEnv) (langevin.Sampler, error) {
 // buildAdam is Adam ascent on the log posterior with minibatches; its step
 // is about the distance a coordinate moves per step whatever N, so the
 // default is Kingma & Ba's 10⁻³, not a rate in units of the loss.
-func buildAdam(_ context.Context, b *buildEnv) (langevin.Sampler, error) {
+func buildAdam(_ context.Context, b *BuildEnv) (langevin.Sampler, error) {
 	sched, err := b.schedule(1e-3)
 	if err != nil {
 		return nil, err
@@ -227,7 +227,7 @@ func buildAdam(_ context.Context, b *buildEnv) (langevin.Sampler, error) {
 
 // buildAdaGrad is AdaGrad ascent on minibatches; its accumulated ĝ² makes
 // each coordinate's step decay like 1/√t, so a constant 0.1 is its default.
-func buildAdaGrad(_ context.Context, b *buildEnv) (langevin.Sampler, error) {
+func buildAdaGrad(_ context.Context, b *BuildEnv) (langevin.Sampler, error) {
 	sched, err := b.schedule(0.1)
 	if err != nil {
 		return nil, err
@@ -237,7 +237,7 @@ func buildAdaGrad(_ context.Context, b *buildEnv) (langevin.Sampler, error) {
 
 // buildRMSProp is RMSProp ascent on minibatches; like Adam its step is a
 // distance per coordinate, 10⁻³ by default.
-func buildRMSProp(_ context.Context, b *buildEnv) (langevin.Sampler, error) {
+func buildRMSProp(_ context.Context, b *BuildEnv) (langevin.Sampler, error) {
 	sched, err := b.schedule(1e-3)
 	if err != nil {
 		return nil, err
@@ -247,36 +247,36 @@ func buildRMSProp(_ context.Context, b *buildEnv) (langevin.Sampler, error) {
 
 // checkBAOAB: --friction is BAOAB's α = 1 − c; the thermostat and the
 // temperature annealing are SGHMC's.
-func checkBAOAB(c *runConfig) error {
-	if o := opt[*sghmcFlags](c, "sghmc"); !(o.friction > 0 && o.friction <= 1) {
-		return inputErrorf("--friction %v: expected 0 < α ≤ 1", o.friction)
+func checkBAOAB(c *Config) error {
+	if o := Opt[*sghmcFlags](c, "sghmc"); !(o.friction > 0 && o.friction <= 1) {
+		return InputErrorf("--friction %v: expected 0 < α ≤ 1", o.friction)
 	} else if o.thermostat {
-		return inputErrorf("--thermostat: only for --sampler sghmc|csghmc (SGNHT)")
+		return InputErrorf("--thermostat: only for --sampler sghmc|csghmc (SGNHT)")
 	}
-	if c.tStart > 0 {
-		return inputErrorf("--temperature-start: --sampler baoab samples at --temperature throughout")
+	if c.TStart > 0 {
+		return InputErrorf("--temperature-start: --sampler baoab samples at --temperature throughout")
 	}
 	return nil
 }
 
 // buildBAOAB: the step η = h² of SGHMC's rule at the friction α (the same
 // units), M the Laplace diagonal.
-func buildBAOAB(_ context.Context, b *buildEnv) (langevin.Sampler, error) {
-	o := opt[*sghmcFlags](b.c, "sghmc")
+func buildBAOAB(_ context.Context, b *BuildEnv) (langevin.Sampler, error) {
+	o := Opt[*sghmcFlags](b.C, "sghmc")
 	sched, err := b.schedule(familyStep(b, o.friction))
 	if err != nil {
 		return nil, err
 	}
-	return sampler.BAOAB{Step: sched, Batch: b.minibatch(), Friction: o.friction, Precond: b.precond,
-		Temperature: b.c.temperature, Clip: b.clipping()}, nil
+	return sampler.BAOAB{Step: sched, Batch: b.minibatch(), Friction: o.friction, Precond: b.Precond,
+		Temperature: b.C.Temperature, Clip: b.clipping()}, nil
 }
 
 // buildMomentum is heavy-ball momentum ascent on minibatches. Its default
 // step (1−β)/N makes the effective step η/(1−β) of a slowly varying
 // gradient SGD's default 1/N.
-func buildMomentum(_ context.Context, b *buildEnv) (langevin.Sampler, error) {
-	o := opt[*momentumFlags](b.c, "momentum")
-	sched, err := b.schedule((1 - o.beta) * sampler.StepUnitMeanLoss(b.m.Len()))
+func buildMomentum(_ context.Context, b *BuildEnv) (langevin.Sampler, error) {
+	o := Opt[*momentumFlags](b.C, "momentum")
+	sched, err := b.schedule((1 - o.beta) * sampler.StepUnitMeanLoss(b.M.Len()))
 	if err != nil {
 		return nil, err
 	}
@@ -289,17 +289,17 @@ func buildMomentum(_ context.Context, b *buildEnv) (langevin.Sampler, error) {
 // non-quadratic log posterior the average of constant-step SGD is off the
 // MAP by O(η) (on Australian credit 0.14 at 1/N = 0.0018, ηλmax ≈ 1;
 // 0.002 at η = 10⁻⁴).
-func buildPolyak(ctx context.Context, b *buildEnv) (langevin.Sampler, error) {
-	a := b.stabilityCap(ctx, sampler.StepUnitMeanLoss(b.m.Len()))
+func buildPolyak(ctx context.Context, b *BuildEnv) (langevin.Sampler, error) {
+	a := b.stabilityCap(ctx, sampler.StepUnitMeanLoss(b.M.Len()))
 	sched, err := b.schedule(a)
 	if err != nil {
 		return nil, err
 	}
-	if !b.c.stepSet && !strings.HasPrefix(b.stepNote, "warning") {
-		b.stepNote = fmt.Sprintf("step:     η = %.3g = min(1/N, 0.1/λmax(H) at the MAP); averaged from iteration %d (after the burn-in); on a non-quadratic log posterior the average of constant-step SGD stays O(η) from the MAP: a smaller --step shrinks that bias and slows the start",
-			a, b.c.burnin+1)
+	if !b.C.StepSet && !strings.HasPrefix(b.StepNote, "warning") {
+		b.StepNote = fmt.Sprintf("step:     η = %.3g = min(1/N, 0.1/λmax(H) at the MAP); averaged from iteration %d (after the burn-in); on a non-quadratic log posterior the average of constant-step SGD stays O(η) from the MAP: a smaller --step shrinks that bias and slows the start",
+			a, b.C.Burnin+1)
 	}
-	return sampler.PolyakSGD{Step: sched, Batch: b.minibatch(), Clip: b.clipping(), Start: b.c.burnin}, nil
+	return sampler.PolyakSGD{Step: sched, Batch: b.minibatch(), Clip: b.clipping(), Start: b.C.Burnin}, nil
 }
 
 // modeCurvature returns the curvature λ = 1/s² of a mode of a mixture toy

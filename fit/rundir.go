@@ -1,8 +1,8 @@
-package main
+package fit
 
 // The command's one place that reads and writes run directories (langevin
 // run --out DIR), all through package rundir: the chain and warm-up files
-// are streamed as the draws come, then DIR/summary.csv, DIR/model.json (the
+// are Streamed as the draws come, then DIR/summary.csv, DIR/model.json (the
 // model's spec and the data's columns) and DIR/scaler.json.
 
 import (
@@ -23,19 +23,19 @@ import (
 	"github.com/langevin-go/langevin/stancsv"
 )
 
-// modelFile is DIR/model.json (rundir.ModelFile: the schema and its
+// ModelFile is DIR/model.json (rundir.ModelFile: the schema and its
 // decoder live in package rundir).
-type modelFile = rundir.ModelFile
+type ModelFile = rundir.ModelFile
 
 // savedSplit is the seeded split a run made (rundir.Split).
 type savedSplit = rundir.Split
 
-// runDir is an open run directory of langevin run.
-type runDir struct {
-	w      *rundir.Writer
+// RunDir is an open run directory of langevin run.
+type RunDir struct {
+	W      *rundir.Writer
 	chains []*rundir.ChainWriter
 
-	resume       *resumeState       // langevin run --resume DIR: where it resumes from
+	resume       *ResumeState       // langevin run --resume DIR: where it resumes from
 	info         *rundir.ResumeInfo // DIR/resume.json
 	checkpointed bool               // a checkpoint was written
 	resumable    bool               // the run stopped early and has a checkpoint
@@ -43,29 +43,29 @@ type runDir struct {
 
 // settings lists a run's settings, as the chain files and the report record
 // them (empty ones left out).
-func (j *job) settings() [][2]string { return j.settingsOf(j.c) }
+func (j *Problem) settings() [][2]string { return j.SettingsOf(j.C) }
 
 // settingsOf lists the settings of the configuration c: the run's, or the
 // configuration as run (--sampler auto's choice).
-func (j *job) settingsOf(c *runConfig) [][2]string {
-	b := j.env
+func (j *Problem) SettingsOf(c *Config) [][2]string {
+	b := j.Env
 	step := ""
-	if b.sched != nil {
-		step = fmtF(b.sched.At(1))
+	if b.Sched != nil {
+		step = FmtF(b.Sched.At(1))
 	}
 	all := [][2]string{
-		{"model", c.model}, {"data", c.data}, {"test", c.test}, {"target", c.target},
-		{"algorithm", c.sampler}, {"schedule", c.schedule},
-		{"step", step}, {"step_a", fmtF(b.stepA)},
-		{"step_b", fmtF(c.stepB)}, {"decay", fmtF(c.decay)},
-		{"batch", strconv.Itoa(c.batch)}, {"replace", strconv.FormatBool(c.replace)},
-		{"temperature", fmtF(c.temperature)}, {"precond", c.precond},
-		{"clip", fmtF(c.clip)}, {"clip_value", fmtF(c.clipValue)},
-		{"chains", strconv.Itoa(c.chains)}, {"iters", strconv.Itoa(c.iters)},
-		{"burnin", strconv.Itoa(c.burnin)}, {"thin", strconv.Itoa(c.thin)},
-		{"seed", strconv.FormatUint(c.seed, 10)}, {"init", c.init},
-		{"standardize", strconv.FormatBool(c.standardize)}, {"intercept", strconv.FormatBool(c.intercept)},
-		{"noise_every", strconv.Itoa(c.noiseEvery)},
+		{"model", c.Model}, {"data", c.Data}, {"test", c.Test}, {"target", c.Target},
+		{"algorithm", c.Sampler}, {"schedule", c.Schedule},
+		{"step", step}, {"step_a", FmtF(b.StepA)},
+		{"step_b", FmtF(c.StepB)}, {"decay", FmtF(c.Decay)},
+		{"batch", strconv.Itoa(c.Batch)}, {"replace", strconv.FormatBool(c.Replace)},
+		{"temperature", FmtF(c.Temperature)}, {"precond", c.Precond},
+		{"clip", FmtF(c.Clip)}, {"clip_value", FmtF(c.ClipValue)},
+		{"chains", strconv.Itoa(c.Chains)}, {"iters", strconv.Itoa(c.Iters)},
+		{"burnin", strconv.Itoa(c.Burnin)}, {"thin", strconv.Itoa(c.Thin)},
+		{"seed", strconv.FormatUint(c.Seed, 10)}, {"init", c.Init},
+		{"standardize", strconv.FormatBool(c.Standardize)}, {"intercept", strconv.FormatBool(c.Intercept)},
+		{"noise_every", strconv.Itoa(c.NoiseEvery)},
 	}
 	var out [][2]string
 	for _, kv := range all {
@@ -80,33 +80,33 @@ func (j *job) settingsOf(c *runConfig) [][2]string {
 // chain file: what a crash can lose.
 const flushEvery = 250 * time.Millisecond
 
-// createRunDir checks and locks dir before any work: a file, an unwritable
+// CreateRunDir checks and locks dir before any work: a file, an unwritable
 // directory, a directory holding another run (unless overwrite) or one that
 // another process writes are input errors, found at once.
-func createRunDir(dir string, overwrite bool) (*runDir, error) {
+func CreateRunDir(dir string, overwrite bool) (*RunDir, error) {
 	w, err := rundir.Create(dir, rundir.Options{Overwrite: overwrite, FlushEvery: flushEvery})
 	if err != nil {
 		if errors.Is(err, rundir.ErrNotRun) {
-			return nil, inputErrorf("--out %v: give a new or empty directory (a run writes a dozen files into it)", err)
+			return nil, InputErrorf("--out %v: give a new or empty directory (a run writes a dozen files into it)", err)
 		}
 		if errors.Is(err, rundir.ErrExists) {
-			return nil, inputErrorf("--out %v: use --overwrite to replace it, or another directory", err)
+			return nil, InputErrorf("--out %v: use --overwrite to replace it, or another directory", err)
 		}
-		return nil, inputErrorf("--out %v", err)
+		return nil, InputErrorf("--out %v", err)
 	}
-	return &runDir{w: w}, nil
+	return &RunDir{W: w}, nil
 }
 
 // openChains opens the files of chains first, …, first+chains−1 (1-based),
 // for the run's draws to stream into. The run's identifier is derived from
 // cfg, so that the chains of one analysis run in separate processes
 // (--chain-id) share it and their files are those of the run of all chains.
-func (rd *runDir) openChains(cfg stancsv.Config, first, chains int, statNames, names []string) error {
-	rd.w.SetRunID(runID(cfg, statNames, names))
+func (rd *RunDir) OpenChains(cfg stancsv.Config, first, chains int, statNames, names []string) error {
+	rd.W.SetRunID(runID(cfg, statNames, names))
 	for k := first; k < first+chains; k++ {
-		cw, err := rd.w.Chain(k, cfg, statNames, names)
+		cw, err := rd.W.Chain(k, cfg, statNames, names)
 		if err != nil {
-			rd.w.Close(err)
+			rd.W.Close(err)
 			return err
 		}
 		rd.chains = append(rd.chains, cw)
@@ -116,24 +116,24 @@ func (rd *runDir) openChains(cfg stancsv.Config, first, chains int, statNames, n
 
 // openRunDir creates (and locks) dir and opens the files of chains first,
 // …, first+chains−1.
-func openRunDir(dir string, cfg stancsv.Config, first, chains int, statNames, names []string) (*runDir, error) {
-	rd, err := createRunDir(dir, false)
+func openRunDir(dir string, cfg stancsv.Config, first, chains int, statNames, names []string) (*RunDir, error) {
+	rd, err := CreateRunDir(dir, false)
 	if err != nil {
 		return nil, err
 	}
-	if err := rd.openChains(cfg, first, chains, statNames, names); err != nil {
+	if err := rd.OpenChains(cfg, first, chains, statNames, names); err != nil {
 		return nil, err
 	}
 	return rd, nil
 }
 
 // sink is langevin.Options.Sink.
-func (rd *runDir) sink(c int) langevin.DrawSink { return rd.chains[c] }
+func (rd *RunDir) Sink(c int) langevin.DrawSink { return rd.chains[c] }
 
 // keep makes the chain files hold the draws of tr when the run thinned
 // them further after writing them (auto's bound on the kept draws), so that
 // the files and the printed summary are of the same draws.
-func (rd *runDir) keep(tr *langevin.Trace) {
+func (rd *RunDir) Keep(tr *langevin.Trace) {
 	if rd.resumable {
 		return // the files stay as written: the checkpoint counts their rows
 	}
@@ -146,16 +146,16 @@ func (rd *runDir) keep(tr *langevin.Trace) {
 
 // finish writes the summary, the model's spec and the scaler, closes the
 // files with the run's status and returns the list of files for the output.
-func (rd *runDir) finish(runErr error, table diag.Table, mf *modelFile, sc *data.Scaler) (string, error) {
-	dir := rd.w.Dir()
-	err := rd.w.WriteSummary(table)
+func (rd *RunDir) Finish(runErr error, table diag.Table, mf *ModelFile, sc *data.Scaler) (string, error) {
+	dir := rd.W.Dir()
+	err := rd.W.WriteSummary(table)
 	if err == nil && mf != nil {
-		err = rd.w.WriteSpec(mf)
+		err = rd.W.WriteSpec(mf)
 	}
 	if err == nil && sc != nil {
-		err = rd.w.WriteScaler(sc)
+		err = rd.W.WriteScaler(sc)
 	}
-	if cerr := rd.w.Close(runErr); err == nil {
+	if cerr := rd.W.Close(runErr); err == nil {
 		err = cerr
 	}
 	if err != nil {
@@ -173,10 +173,10 @@ func (rd *runDir) finish(runErr error, table diag.Table, mf *modelFile, sc *data
 }
 
 // chainConfig is the configuration the chain files of a run record.
-func (j *job) chainConfig() stancsv.Config {
-	c := j.c
-	cfg := stancsv.Config{Model: c.model, Method: "sample", Algorithm: c.sampler,
-		NumSamples: c.iters - c.burnin, NumWarmup: c.burnin, Thin: c.thin, Seed: c.seed}
+func (j *Problem) ChainConfig() stancsv.Config {
+	c := j.C
+	cfg := stancsv.Config{Model: c.Model, Method: "sample", Algorithm: c.Sampler,
+		NumSamples: c.Iters - c.Burnin, NumWarmup: c.Burnin, Thin: c.Thin, Seed: c.Seed}
 	for _, kv := range j.settings() {
 		switch kv[0] {
 		case "model", "algorithm", "iters", "burnin", "thin", "seed", "test", "target":
@@ -187,26 +187,26 @@ func (j *job) chainConfig() stancsv.Config {
 	return cfg
 }
 
-// modelFile returns DIR/model.json's contents, nil for the toy targets.
-func (j *job) modelFile() *modelFile {
-	if j.formulaRecord != nil {
-		return &modelFile{Data: j.c.data, Formula: j.formulaRecord}
+// ModelFile returns DIR/model.json's contents, nil for the toy targets.
+func (j *Problem) ModelFile() *ModelFile {
+	if j.FormulaRecord != nil {
+		return &ModelFile{Data: j.C.Data, Formula: j.FormulaRecord}
 	}
-	if j.train == nil || j.c.formula.text != "" || !j.spec.NeedsData() {
+	if j.Train == nil || j.C.Formula.Text != "" || !j.Spec.NeedsData() {
 		return nil
 	}
-	return &modelFile{Spec: j.spec, Data: j.c.data, Target: j.train.Target, Features: j.train.Names, Split: j.split, Columns: j.train.Coding}
+	return &ModelFile{Spec: j.Spec, Data: j.C.Data, Target: j.Train.Target, Features: j.Train.Names, Split: j.split, Columns: j.Train.Coding}
 }
 
-// applySplit returns the part of d named by which (train or test) under
+// ApplySplit returns the part of d named by which (train or test) under
 // the saved split s, or an input error if d is not the run's data (another
 // number of rows) or the run made no split.
-func applySplit(s *savedSplit, d *data.Dataset, which, source string) (*data.Dataset, error) {
+func ApplySplit(s *savedSplit, d *data.Dataset, which, source string) (*data.Dataset, error) {
 	if s == nil {
-		return nil, inputErrorf("--split %s: the run made no train/test split of its data (its test set came from --test or a generated set); score that test file instead", which)
+		return nil, InputErrorf("--split %s: the run made no train/test split of its data (its test set came from --test or a generated set); score that test file instead", which)
 	}
 	if d.Len() != s.Rows {
-		return nil, inputErrorf("--split %s: --data %s has %d rows, the run split %d: give the run's own --data", which, source, d.Len(), s.Rows)
+		return nil, InputErrorf("--split %s: --data %s has %d rows, the run split %d: give the run's own --data", which, source, d.Len(), s.Rows)
 	}
 	train, test := data.TrainTest(d, s.TestFrac, s.Seed)
 	if which == "train" {
@@ -215,25 +215,25 @@ func applySplit(s *savedSplit, d *data.Dataset, which, source string) (*data.Dat
 	return test, nil
 }
 
-// readRun reads a run directory (langevin report, predict).
-func readRun(dir string) (*rundir.Run, error) {
+// ReadRun reads a run directory (langevin report, predict).
+func ReadRun(dir string) (*rundir.Run, error) {
 	r, err := rundir.Read(dir)
 	if err != nil {
-		return nil, inputError{err}
+		return nil, InputError{Err: err}
 	}
 	return r, nil
 }
 
-// readRuns reads one run directory, or several holding chains of one
+// ReadRuns reads one run directory, or several holding chains of one
 // analysis run in separate processes (langevin run --chain-id), combined in
 // chain order; it refuses directories of different analyses.
-func readRuns(dirs []string) (*rundir.Run, error) {
+func ReadRuns(dirs []string) (*rundir.Run, error) {
 	if len(dirs) == 1 {
-		return readRun(dirs[0])
+		return ReadRun(dirs[0])
 	}
 	runs := make([]*rundir.Run, len(dirs))
 	for i, dir := range dirs {
-		r, err := readRun(dir)
+		r, err := ReadRun(dir)
 		if err != nil {
 			return nil, err
 		}
@@ -241,27 +241,27 @@ func readRuns(dirs []string) (*rundir.Run, error) {
 	}
 	r, err := rundir.Combine(runs...)
 	if err != nil {
-		return nil, inputError{err}
+		return nil, InputError{Err: err}
 	}
 	return r, nil
 }
 
-// readModelFile returns the model spec and the scaler of a run directory.
-func readModelFile(r *rundir.Run) (*modelFile, *data.Scaler, error) {
+// ReadModelFile returns the model spec and the scaler of a run directory.
+func ReadModelFile(r *rundir.Run) (*ModelFile, *data.Scaler, error) {
 	path := filepath.Join(strings.Split(r.Dir, ", ")[0], rundir.SpecFile)
 	if r.Spec == nil {
-		return nil, nil, inputErrorf("--samples %s: no %s (written by langevin run --out)", r.Dir, rundir.SpecFile)
+		return nil, nil, InputErrorf("--samples %s: no %s (written by langevin run --out)", r.Dir, rundir.SpecFile)
 	}
 	mf, err := rundir.DecodeModelFile(r.Spec)
 	if err != nil {
-		return nil, nil, inputErrorf("%s: %v", path, err)
+		return nil, nil, InputErrorf("%s: %v", path, err)
 	}
 	sc := r.Scaler
 	scPath := filepath.Join(strings.Split(r.Dir, ", ")[0], rundir.ScalerFile)
 	if sc == nil && mf.Mean != nil {
 		sc, scPath = &data.Scaler{Mean: mf.Mean, Scale: mf.Scale}, path
 		if err := rundir.CheckScaler(sc); err != nil {
-			return nil, nil, inputErrorf("%s: %v", path, err)
+			return nil, nil, InputErrorf("%s: %v", path, err)
 		}
 	}
 	if err := checkModelFile(r, mf, sc, path, scPath); err != nil {
@@ -274,7 +274,7 @@ func readModelFile(r *rundir.Run) (*modelFile, *data.Scaler, error) {
 // rundir.DecodeModelFile) and the scaler against each other and the chain
 // files, trusted no more than input: as many scales as features, and a scaler present when the chain
 // files record that the run standardised its features.
-func checkModelFile(r *rundir.Run, mf *modelFile, sc *data.Scaler, path, scPath string) error {
+func checkModelFile(r *rundir.Run, mf *ModelFile, sc *data.Scaler, path, scPath string) error {
 	standardised := false
 	for _, kv := range r.Settings {
 		if kv[0] == "standardize" {
@@ -282,28 +282,28 @@ func checkModelFile(r *rundir.Run, mf *modelFile, sc *data.Scaler, path, scPath 
 		}
 	}
 	if sc == nil && standardised && mf.Spec.NeedsData() {
-		return inputErrorf("%s: missing, but the chain files record standardize = true: the draws are on the standardised scale; restore the run's %s (or run again)", scPath, rundir.ScalerFile)
+		return InputErrorf("%s: missing, but the chain files record standardize = true: the draws are on the standardised scale; restore the run's %s (or run again)", scPath, rundir.ScalerFile)
 	}
 	if sc != nil && len(sc.Mean) != len(mf.Features) {
-		return inputErrorf("%s: %d means and scales, but %s names %d features: expected one per feature", scPath, len(sc.Mean), path, len(mf.Features))
+		return InputErrorf("%s: %d means and scales, but %s names %d features: expected one per feature", scPath, len(sc.Mean), path, len(mf.Features))
 	}
 	return nil
 }
 
-// drawsOf returns every kept draw of the run, the first d columns of each
+// DrawsOf returns every kept draw of the run, the first d columns of each
 // (derived quantities follow the parameters).
-func drawsOf(r *rundir.Run, d int) ([][]float64, error) {
+func DrawsOf(r *rundir.Run, d int) ([][]float64, error) {
 	var draws [][]float64
 	for _, ch := range r.Trace.Draws {
 		for _, row := range ch {
 			if len(row) < d {
-				return nil, inputErrorf("--samples %s: the chains have %d columns, model.json describes a model with %d parameters", r.Dir, len(row), d)
+				return nil, InputErrorf("--samples %s: the chains have %d columns, model.json describes a model with %d parameters", r.Dir, len(row), d)
 			}
 			draws = append(draws, row[:d])
 		}
 	}
 	if len(draws) == 0 {
-		return nil, inputError{errors.New("--samples " + r.Dir + ": no draws")}
+		return nil, InputError{Err: errors.New("--samples " + r.Dir + ": no draws")}
 	}
 	return draws, nil
 }
@@ -316,23 +316,23 @@ func runID(cfg stancsv.Config, statNames, names []string) string {
 	return hex.EncodeToString(h.Sum(nil)[:8])
 }
 
-func fmtF(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+func FmtF(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 
-// checkRunSize refuses, before the sampling, a run whose draws held in
+// CheckRunSize refuses, before the sampling, a run whose draws held in
 // memory (warm-up included: run keeps them for the report) would not fit:
 // the rows langevin.Options.KeptRows counts (auto's growing thinning, MaxKeep,
 // included), each of the model's columns and about 8 statistics. The
 // arithmetic saturates: --iters near 2^63 is refused, not wrapped round.
-func checkRunSize(c *runConfig, m langevin.Model, o langevin.Options) error {
+func CheckRunSize(c *Config, m langevin.Model, o langevin.Options) error {
 	warm, post := o.KeptRows()
 	keep := runctl.SatAdd(warm, post)
-	cols := int64(m.Dim()+len(derivedNames(m))) + 8 // + the sampler's statistics, about 8
+	cols := int64(m.Dim()+len(DerivedNames(m))) + 8 // + the sampler's statistics, about 8
 	perRow := cols*8 + 56                           // values, two slice headers and the iteration
 	need := runctl.SatMul(runctl.SatMul(int64(max(o.Chains, 1)), keep), perRow)
 	budget := runctl.MemoryBudget()
 	if need <= budget {
 		return nil
 	}
-	return inputErrorf("--chains %d --iters %d --burnin %d --thin %d: the %d × %d kept draws of %d columns would take %s in memory, more than %s (half this machine's memory, or a quarter of ulimit -v): raise --thin, or lower --iters or --chains",
-		c.chains, c.iters, o.BurnIn, o.Thin, max(o.Chains, 1), keep, cols, runctl.FmtBytes(need), runctl.FmtBytes(budget))
+	return InputErrorf("--chains %d --iters %d --burnin %d --thin %d: the %d × %d kept draws of %d columns would take %s in memory, more than %s (half this machine's memory, or a quarter of ulimit -v): raise --thin, or lower --iters or --chains",
+		c.Chains, c.Iters, o.BurnIn, o.Thin, max(o.Chains, 1), keep, cols, runctl.FmtBytes(need), runctl.FmtBytes(budget))
 }

@@ -1,4 +1,4 @@
-package main
+package fit
 
 import (
 	"context"
@@ -21,30 +21,30 @@ import (
 // --max-depth.
 
 func init() {
-	k := samplerKind{exact: true, laplace: true}
+	k := SamplerKind{Exact: true, laplace: true}
 	for _, e := range []struct{ name, summary string }{
 		{"rwm", "random-walk Metropolis, scale tuned to accept 0.234 (default 5000 + 20000 iterations)"},
 		{"mala", "Metropolis-adjusted Langevin, step tuned to accept 0.574 (default 2000 + 10000)"},
 		{"nuts", "the no-U-turn sampler with Stan's warm-up (default 1000 + 1000)"},
 	} {
-		registerSampler(&samplerDef{name: e.name, family: "exact", summary: e.summary, kind: k, flags: []string{"exact"}, build: buildExact})
+		RegisterSampler(&SamplerDef{name: e.name, family: "exact", summary: e.summary, Kind: k, flags: []string{"exact"}, Build: buildExact})
 	}
-	registerFlags(flagGroup{name: "exact", title: "Exact-sampler flags", define: func(fs *flag.FlagSet) any {
-		o := &exactFlags{}
+	RegisterFlags(FlagGroup{Name: "exact", Title: "Exact-sampler flags", Define: func(fs *flag.FlagSet) any {
+		o := &ExactFlags{}
 		fs.IntVar(&o.warmup, "warmup", 0, "warm-up iterations `N` (an alias of --burnin: the step size and metric adapt during the burn-in)")
 		fs.Float64Var(&o.targetAccept, "target-accept", 0, "target mean accept_stat `A` of the step-size tuning (default 0.234 rwm, 0.574 mala, 0.8 nuts)")
 		fs.StringVar(&o.tune, "tune", "dual", "step-size tuning during warm-up: none|dual (dual averaging)|grid (grid search, scored by --grid-score)")
 		fs.StringVar(&o.gridScore, "grid-score", "accept", "--tune grid's criterion: accept (the step whose mean accept_stat is closest to --target-accept, on the grid ε₀·2^k, k = −4…4) or esjd (the largest expected squared jump distance, on the grid ε₀·2^(k/4), k = −8…8, refined by a parabola: lands near 0.234 for rwm and 0.574 for mala without being told)")
 		fs.IntVar(&o.maxDepth, "max-depth", 10, "maximum tree depth `D` of nuts")
-		fs.StringVar(&o.metric, "metric", "diag", "metric: diag|dense (nuts adapts it in Stan's windows; rwm and mala use the Laplace approximation's (co)variance with --precond laplace)")
+		fs.StringVar(&o.Metric, "metric", "diag", "metric: diag|dense (nuts adapts it in Stan's windows; rwm and mala use the Laplace approximation's (co)variance with --precond laplace)")
 		return o
 	}})
 }
 
-type exactFlags struct {
+type ExactFlags struct {
 	warmup, maxDepth        int
 	targetAccept            float64
-	tune, metric, gridScore string
+	tune, Metric, gridScore string
 }
 
 // exactDefaults are the iteration counts of the exact samplers when
@@ -60,70 +60,70 @@ var exactDefaults = map[string]struct{ warmup, draws int }{
 // samplers' defaults. --warmup N is an alias of --burnin N (the warm-up,
 // during which the step size and metric adapt, is the burn-in); giving both
 // with different values is an error.
-func (c *runConfig) resolveExact() error {
-	o := opt[*exactFlags](c, "exact")
-	if err := oneOf("tune", o.tune, "none", "dual", "grid"); err != nil {
+func (c *Config) resolveExact() error {
+	o := Opt[*ExactFlags](c, "exact")
+	if err := OneOf("tune", o.tune, "none", "dual", "grid"); err != nil {
 		return err
 	}
-	if err := oneOf("metric", o.metric, "diag", "dense"); err != nil {
+	if err := OneOf("metric", o.Metric, "diag", "dense"); err != nil {
 		return err
 	}
-	if err := oneOf("grid-score", o.gridScore, "accept", "esjd"); err != nil {
+	if err := OneOf("grid-score", o.gridScore, "accept", "esjd"); err != nil {
 		return err
 	}
-	if c.set["grid-score"] && o.tune != "grid" {
-		return inputErrorf("--grid-score %s: only with --tune grid", o.gridScore)
+	if c.Set["grid-score"] && o.tune != "grid" {
+		return InputErrorf("--grid-score %s: only with --tune grid", o.gridScore)
 	}
-	if c.set["warmup"] {
-		if c.set["burnin"] && c.burnin != o.warmup {
-			return inputErrorf("--warmup %d and --burnin %d: --warmup is an alias of --burnin; give one", o.warmup, c.burnin)
+	if c.Set["warmup"] {
+		if c.Set["burnin"] && c.Burnin != o.warmup {
+			return InputErrorf("--warmup %d and --burnin %d: --warmup is an alias of --burnin; give one", o.warmup, c.Burnin)
 		}
 		if o.warmup < 0 {
-			return inputErrorf("--warmup %d: expected ≥ 0", o.warmup)
+			return InputErrorf("--warmup %d: expected ≥ 0", o.warmup)
 		}
-		c.burnin = o.warmup
-		c.set["burnin"] = true
+		c.Burnin = o.warmup
+		c.Set["burnin"] = true
 	}
-	if c.set["target-accept"] && !(o.targetAccept > 0 && o.targetAccept < 1) {
-		return inputErrorf("--target-accept %v: expected a number in (0, 1)", o.targetAccept)
+	if c.Set["target-accept"] && !(o.targetAccept > 0 && o.targetAccept < 1) {
+		return InputErrorf("--target-accept %v: expected a number in (0, 1)", o.targetAccept)
 	}
-	if c.set["max-depth"] && (o.maxDepth < 1 || o.maxDepth > 30) {
-		return inputErrorf("--max-depth %d: expected 1 … 30", o.maxDepth)
+	if c.Set["max-depth"] && (o.maxDepth < 1 || o.maxDepth > 30) {
+		return InputErrorf("--max-depth %d: expected 1 … 30", o.maxDepth)
 	}
-	def := exactDefaults[c.sampler]
+	def := exactDefaults[c.Sampler]
 	switch {
-	case !c.set["burnin"] && !c.set["iters"]:
-		c.burnin, c.iters = def.warmup, def.warmup+def.draws
-	case !c.set["iters"]:
-		c.iters = c.burnin + def.draws
-	case !c.set["burnin"]:
-		c.burnin = min(def.warmup, c.iters/2)
+	case !c.Set["burnin"] && !c.Set["iters"]:
+		c.Burnin, c.Iters = def.warmup, def.warmup+def.draws
+	case !c.Set["iters"]:
+		c.Iters = c.Burnin + def.draws
+	case !c.Set["burnin"]:
+		c.Burnin = min(def.warmup, c.Iters/2)
 	}
-	if !c.set["thin"] {
-		c.thin = 1
+	if !c.Set["thin"] {
+		c.Thin = 1
 	}
-	if n := map[string]int{"accept": 9, "esjd": 17}[o.gridScore]; o.tune == "grid" && c.burnin < n {
-		return inputErrorf("--tune grid: the warm-up (--warmup/--burnin %d) must have at least %d iterations, one segment per grid step", c.burnin, n)
+	if n := map[string]int{"accept": 9, "esjd": 17}[o.gridScore]; o.tune == "grid" && c.Burnin < n {
+		return InputErrorf("--tune grid: the warm-up (--warmup/--burnin %d) must have at least %d iterations, one segment per grid step", c.Burnin, n)
 	}
-	if o.tune == "none" && !c.stepSet {
-		return inputErrorf("--tune none: give the step with --step (η for mala, σ for rwm, ε for nuts)")
+	if o.tune == "none" && !c.StepSet {
+		return InputErrorf("--tune none: give the step with --step (η for mala, σ for rwm, ε for nuts)")
 	}
 	return nil
 }
 
-// buildExact returns the rwm, mala or nuts sampler; b.precond is the
+// buildExact returns the rwm, mala or nuts sampler; b.Precond is the
 // diagonal Laplace approximation (nil with --precond none). With --metric
 // dense, NUTS adapts a dense metric (Stan's dense_e), and RWM and MALA use
 // the dense Laplace covariance (or, with --precond none, adapt a dense one).
-func buildExact(ctx context.Context, b *buildEnv) (langevin.Sampler, error) {
-	c := b.c
-	o := opt[*exactFlags](c, "exact")
-	a := sampler.Adapt{Warmup: c.burnin, TargetAccept: o.targetAccept}
-	precond := b.precond
+func buildExact(ctx context.Context, b *BuildEnv) (langevin.Sampler, error) {
+	c := b.C
+	o := Opt[*ExactFlags](c, "exact")
+	a := sampler.Adapt{Warmup: c.Burnin, TargetAccept: o.targetAccept}
+	precond := b.Precond
 	var cov *mat.SymDense
-	if o.metric == "dense" {
-		if precond != nil && c.sampler != "nuts" {
-			l, err := b.lap.Approx(ctx)
+	if o.Metric == "dense" {
+		if precond != nil && c.Sampler != "nuts" {
+			l, err := b.Lap.Approx(ctx)
 			if err != nil {
 				return nil, err
 			}
@@ -143,11 +143,11 @@ func buildExact(ctx context.Context, b *buildEnv) (langevin.Sampler, error) {
 		}
 	}
 	step := 0.0
-	if c.stepSet {
-		step = c.step
+	if c.StepSet {
+		step = c.Step
 	}
-	b.stepA = step
-	switch c.sampler {
+	b.StepA = step
+	switch c.Sampler {
 	case "rwm":
 		return sampler.RWM{Step: step, Precond: precond, PrecondFull: cov, Adapt: a}, nil
 	case "mala":
@@ -157,28 +157,28 @@ func buildExact(ctx context.Context, b *buildEnv) (langevin.Sampler, error) {
 	}
 }
 
-// printExact prints the exact samplers' per-chain statistics: tuned step,
+// PrintExact prints the exact samplers' per-chain statistics: tuned step,
 // mean acceptance statistic, divergences and tree depths (NUTS).
-func printExact(w io.Writer, c *runConfig, tr *langevin.Trace) {
+func PrintExact(w io.Writer, c *Config, tr *langevin.Trace) {
 	acc, _ := tr.Stat("accept_stat__")
 	step, _ := tr.Stat("stepsize__")
 	div, hasDiv := tr.Stat("divergent__")
 	depth, _ := tr.Stat("treedepth__")
 	leap, _ := tr.Stat("n_leapfrog__")
-	o := opt[*exactFlags](c, "exact")
+	o := Opt[*ExactFlags](c, "exact")
 	target := o.targetAccept
 	if target == 0 {
-		target = map[string]float64{"rwm": 0.234, "mala": 0.574, "nuts": 0.8}[c.sampler]
+		target = map[string]float64{"rwm": 0.234, "mala": 0.574, "nuts": 0.8}[c.Sampler]
 	}
-	name := map[string]string{"rwm": "σ", "mala": "η", "nuts": "ε"}[c.sampler]
+	name := map[string]string{"rwm": "σ", "mala": "η", "nuts": "ε"}[c.Sampler]
 	tune := o.tune
 	if tune == "grid" {
 		tune += " scored by " + o.gridScore
 	}
 	if o.tune == "grid" && o.gridScore == "esjd" {
-		fmt.Fprintf(w, "tuning:   %s (largest expected squared jump; target accept_stat not used), warm-up %d iterations, %s metric\n", tune, c.burnin, o.metric)
+		fmt.Fprintf(w, "tuning:   %s (largest expected squared jump; target accept_stat not used), warm-up %d iterations, %s metric\n", tune, c.Burnin, o.Metric)
 	} else {
-		fmt.Fprintf(w, "tuning:   %s, target accept_stat %.3g, warm-up %d iterations, %s metric\n", tune, target, c.burnin, o.metric)
+		fmt.Fprintf(w, "tuning:   %s, target accept_stat %.3g, warm-up %d iterations, %s metric\n", tune, target, c.Burnin, o.Metric)
 	}
 	var totalDiv float64
 	for k := range tr.Draws {

@@ -1,4 +1,4 @@
-package main
+package fit
 
 import (
 	"errors"
@@ -20,66 +20,66 @@ import (
 // loadData reads the training data (a file, an embedded or a generated set)
 // and the test data (a file, the generated set's own, or a seeded split),
 // checks the labels and standardises.
-func (j *job) loadData() error {
-	c := j.c
-	full, ownTest, generated, err := generatedData(c, c.data)
+func (j *Problem) LoadData() error {
+	c := j.C
+	full, ownTest, generated, err := GeneratedData(c, c.Data)
 	if err != nil {
 		return err
 	}
-	if !generated && c.isStoreData() {
-		if c.streams() {
+	if !generated && c.IsStoreData() {
+		if c.Streams() {
 			return j.loadStore()
 		}
-		if err := c.checkStoreFits(); err != nil {
+		if err := c.CheckStoreFits(); err != nil {
 			return err
 		}
 	}
-	if !generated && !c.isUCI() {
-		if full, err = readData(c, c.data, "--data", true); err != nil {
+	if !generated && !c.IsUCI() {
+		if full, err = ReadData(c, c.Data, "--data", true); err != nil {
 			return err
 		}
 	}
 	var train, test *data.Dataset
-	if !generated && c.isUCI() {
+	if !generated && c.IsUCI() {
 		// The benchmark's split: its training rows as the data, its test
 		// rows as the test set.
-		if j.uci, err = data.ReadUCI(c.data); err != nil {
-			return inputError{err}
+		if j.uci, err = data.ReadUCI(c.Data); err != nil {
+			return InputError{Err: err}
 		}
-		if train, test, err = j.uci.Split(c.split); err != nil {
-			return inputErrorf("--split %d: %v", c.split, err)
+		if train, test, err = j.uci.Split(c.Split); err != nil {
+			return InputErrorf("--split %d: %v", c.Split, err)
 		}
-	} else if ownTest != nil && c.test == "" {
+	} else if ownTest != nil && c.Test == "" {
 		train, test = full, ownTest
-	} else if c.test != "" {
+	} else if c.Test != "" {
 		train = full
 		tc := *c
-		tc.columns.coding = train.Coding // the test file read as the training data were
-		if test, err = readData(&tc, c.test, "--test", false); err != nil {
+		tc.Columns.Coding = train.Coding // the test file read as the training data were
+		if test, err = ReadData(&tc, c.Test, "--test", false); err != nil {
 			return err
 		}
-		if err := alignColumns(train, test, "--test"); err != nil {
+		if err := AlignColumns(train, test, "--test"); err != nil {
 			return err
 		}
 	} else {
-		train, test = data.TrainTest(full, c.testFrac, c.seed)
-		j.split = &savedSplit{Rows: full.Len(), TestFrac: c.testFrac, Seed: c.seed}
+		train, test = data.TrainTest(full, c.TestFrac, c.Seed)
+		j.split = &savedSplit{Rows: full.Len(), TestFrac: c.TestFrac, Seed: c.Seed}
 	}
-	if c.model == "softmax" {
+	if c.Model == "softmax" {
 		if err := checkSoftmaxLabels(train, test); err != nil {
 			return err
 		}
 	}
-	if c.batch > train.Len() {
-		return inputErrorf("--batch %d: expected at most N = %d training rows (0: full batch)", c.batch, train.Len())
+	if c.Batch > train.Len() {
+		return InputErrorf("--batch %d: expected at most N = %d training rows (0: full batch)", c.Batch, train.Len())
 	}
-	if col, flagName := c.offsetColumn(); col != "" {
+	if col, flagName := c.OffsetColumn(); col != "" {
 		// Out of the features before standardising: the offsets are used as read.
-		if j.offTrain, err = takeColumn(train, col, flagName); err != nil {
+		if j.offTrain, err = TakeColumn(train, col, flagName); err != nil {
 			return err
 		}
 		if test != nil && test.Len() > 0 {
-			if j.offTest, err = takeColumn(test, col, flagName); err != nil {
+			if j.OffTest, err = TakeColumn(test, col, flagName); err != nil {
 				return err
 			}
 		}
@@ -88,24 +88,24 @@ func (j *job) loadData() error {
 	// naming the column and what to do.
 	warns, err := data.CheckColumns(train.X, train.Names)
 	if err != nil {
-		return inputErrorf("--data %s: %v", c.data, err)
+		return InputErrorf("--data %s: %v", c.Data, err)
 	}
 	for _, w := range warns {
-		if j.stderr != nil {
-			fmt.Fprintf(j.stderr, "langevin run: warning: --data %s: %s\n", c.data, w)
+		if j.Stderr != nil {
+			fmt.Fprintf(j.Stderr, "langevin run: warning: --data %s: %s\n", c.Data, w)
 		}
 	}
 	if err := singleClass(c, train); err != nil {
 		return err
 	}
-	if c.standardize {
-		j.scaler = data.FitScaler(train.X)
-		j.scaler.Transform(train.X)
+	if c.Standardize {
+		j.Scaler = data.FitScaler(train.X)
+		j.Scaler.Transform(train.X)
 		if test != nil && test.Len() > 0 {
-			j.scaler.Transform(test.X)
+			j.Scaler.Transform(test.X)
 		}
 	}
-	j.train, j.test = train, test
+	j.Train, j.Test = train, test
 	return nil
 }
 
@@ -115,7 +115,7 @@ func (j *job) loadData() error {
 // features: the likelihood then grows without bound along that direction,
 // and under a flat or weak prior the MAP runs to infinity and the posterior
 // is set by the prior alone.
-func separationWarning(m langevin.Model, theta []float64) string {
+func SeparationWarning(m langevin.Model, theta []float64) string {
 	if _, ok := m.(*model.Logistic); !ok || theta == nil {
 		return ""
 	}
@@ -141,8 +141,8 @@ func separationWarning(m langevin.Model, theta []float64) string {
 // singleClass refuses a classifier's training data whose labels are all
 // one class: there is nothing to tell apart, and the intercept runs to
 // infinity under a flat or weak prior.
-func singleClass(c *runConfig, train *data.Dataset) error {
-	switch c.model {
+func singleClass(c *Config, train *data.Dataset) error {
+	switch c.Model {
 	case "logistic", "probit", "softmax":
 	default:
 		return nil
@@ -155,17 +155,17 @@ func singleClass(c *runConfig, train *data.Dataset) error {
 			return nil
 		}
 	}
-	return inputErrorf("--data %s: the target column %q holds only the label %g in the %d training rows: a classifier needs two classes at least (check --target, or the data)", c.data, train.Target, train.Y[0], train.Len())
+	return InputErrorf("--data %s: the target column %q holds only the label %g in the %d training rows: a classifier needs two classes at least (check --target, or the data)", c.Data, train.Target, train.Y[0], train.Len())
 }
 
 // classes returns, for softmax regression, one more than the largest label
 // of the training and test data (0 for the other models).
-func (j *job) classes() int {
-	if j.c.model != "softmax" {
+func (j *Problem) classes() int {
+	if j.C.Model != "softmax" {
 		return 0
 	}
 	k := 0
-	for _, d := range []*data.Dataset{j.train, j.test} {
+	for _, d := range []*data.Dataset{j.Train, j.Test} {
 		if d != nil {
 			for _, y := range d.Y {
 				k = max(k, int(y)+1)
@@ -185,7 +185,7 @@ func dataBound() int64 {
 	return runctl.MemoryBudget() / 4
 }
 
-func readData(c *runConfig, path, flagName string, builtins bool) (*data.Dataset, error) {
+func ReadData(c *Config, path, flagName string, builtins bool) (*data.Dataset, error) {
 	var d *data.Dataset
 	var err error
 	isFile := true
@@ -193,41 +193,41 @@ func readData(c *runConfig, path, flagName string, builtins bool) (*data.Dataset
 		if b, berr := data.Builtin(path); berr == nil {
 			d, isFile = b, false
 		} else if errors.Is(statErr, os.ErrNotExist) {
-			return nil, inputErrorf("%s %s: no such file, and not an embedded data set (%s)", flagName, path, strings.Join(data.BuiltinNames(), ", "))
+			return nil, InputErrorf("%s %s: no such file, and not an embedded data set (%s)", flagName, path, strings.Join(data.BuiltinNames(), ", "))
 		}
 	}
 	headerLine := 1
 	if isFile {
 		// One open and one read, so that a pipe or /dev/stdin ("-") works;
 		// the format is told from the content.
-		opt := c.columns.csvOptions(c.target)
+		opt := c.Columns.CsvOptions(c.Target)
 		opt.MaxBytes = dataBound()
-		d, err = data.ReadFile(path, c.format, opt)
+		d, err = data.ReadFile(path, c.Format, opt)
 		if err == nil && headerless(d) {
 			headerLine = 0
 		}
 		if errors.Is(err, data.ErrTooLarge) {
-			return nil, inputErrorf("%s %v (a quarter of the memory budget: of half this machine's memory, or of a quarter of ulimit -v): convert the file once with langevin convert --data %s --out FILE.lvs; run and predict stream a store from disk", flagName, err, path)
+			return nil, InputErrorf("%s %v (a quarter of the memory budget: of half this machine's memory, or of a quarter of ulimit -v): convert the file once with langevin convert --data %s --out FILE.lvs; run and predict stream a store from disk", flagName, err, path)
 		}
 		if err != nil {
-			if c.columns.coding != nil {
+			if c.Columns.Coding != nil {
 				err = fmt.Errorf("%s %w", flagName, err) // read as the training data were
 			}
 			return nil, readError(err)
 		}
 	} else {
 		headerLine = 0
-		if c.target != "" && c.target != d.Target && c.target != "-1" {
-			return nil, inputErrorf("--target %s: the embedded data set %s has target %q", c.target, path, d.Target)
+		if c.Target != "" && c.Target != d.Target && c.Target != "-1" {
+			return nil, InputErrorf("--target %s: the embedded data set %s has target %q", c.Target, path, d.Target)
 		}
 	}
 	if d.Len() == 0 {
-		return nil, inputErrorf("%s %s: no data rows", flagName, path)
+		return nil, InputErrorf("%s %s: no data rows", flagName, path)
 	}
 	if d.Y == nil {
 		return d, nil // new rows without the target (predict)
 	}
-	if re := (*model.ResponseError)(nil); errors.As((model.Spec{Kind: c.model}).CheckResponses(d.Y), &re) {
+	if re := (*model.ResponseError)(nil); errors.As((model.Spec{Kind: c.Model}).CheckResponses(d.Y), &re) {
 		noun := "response"
 		if re.Label {
 			noun = "label"
@@ -236,7 +236,7 @@ func readData(c *runConfig, path, flagName string, builtins bool) (*data.Dataset
 		if d.Coding != nil && d.Coding.RowsDropped > 0 {
 			where = fmt.Sprintf("%s: row %d (of those kept)", d.Source, re.Row)
 		}
-		return nil, inputErrorf("%s: %s %v in column %q: %s%s", where, noun, re.Value, d.Target, re.What, responseHint(c.model, d.Y))
+		return nil, InputErrorf("%s: %s %v in column %q: %s%s", where, noun, re.Value, d.Target, re.What, responseHint(c.Model, d.Y))
 	}
 	return d, nil
 }
@@ -257,13 +257,13 @@ func headerless(d *data.Dataset) bool {
 // matching them by name, so that a test file whose columns are in another
 // order is read as the training data were; a column of train missing from
 // test is an error naming it.
-func alignColumns(train, test *data.Dataset, flagName string) error {
+func AlignColumns(train, test *data.Dataset, flagName string) error {
 	if slices.Equal(train.Names, test.Names) {
 		return nil
 	}
 	if headerless(train) || headerless(test) {
 		if train.Dim() != test.Dim() {
-			return inputErrorf("%s %s: %d features, --data has %d", flagName, test.Source, test.Dim(), train.Dim())
+			return InputErrorf("%s %s: %d features, --data has %d", flagName, test.Source, test.Dim(), train.Dim())
 		}
 		return nil // no names to match: by position
 	}
@@ -281,7 +281,7 @@ func alignColumns(train, test *data.Dataset, flagName string) error {
 		perm[j] = k
 	}
 	if len(missing) > 0 {
-		return inputErrorf("%s %s: no column %s, which the training data have (columns are matched by name; the file has %s)",
+		return InputErrorf("%s %s: no column %s, which the training data have (columns are matched by name; the file has %s)",
 			flagName, test.Source, strings.Join(quoteAll(missing), ", "), strings.Join(quoteAll(test.Names), ", "))
 	}
 	n := test.Len()
@@ -316,15 +316,9 @@ func checkSoftmaxLabels(train, test *data.Dataset) error {
 		}
 	}
 	if lo >= 1 {
-		return inputErrorf("--model softmax: the labels of column %q start at %v, not 0: softmax expects the classes 0, 1, …, K−1 (with labels 1…K, subtract 1: class 0 would be empty)", train.Target, lo)
+		return InputErrorf("--model softmax: the labels of column %q start at %v, not 0: softmax expects the classes 0, 1, …, K−1 (with labels 1…K, subtract 1: class 0 would be empty)", train.Target, lo)
 	}
 	return nil
-}
-
-// isUCI reports whether --data is a folder of the UCI regression benchmark
-// (data.UCI): --split K picks its split.
-func (c *runConfig) isUCI() bool {
-	return c.format == "uci" || (c.format == "auto" && data.IsUCIDir(c.data))
 }
 
 // standardizeTarget standardises the training responses of an MLP with a
@@ -333,31 +327,19 @@ func (c *runConfig) isUCI() bool {
 // weights and the learned noise's prior are on the scale of a unit
 // response. The test scores are converted back to the response's units
 // (data.Scaler's Target methods).
-func (j *job) standardizeTarget(s model.Spec) {
-	if j.scaler == nil || s.Kind != "mlp" || s.Likelihood != "gaussian" {
+func (j *Problem) standardizeTarget(s model.Spec) {
+	if j.Scaler == nil || s.Kind != "mlp" || s.Likelihood != "gaussian" {
 		return
 	}
-	j.scaler.FitTarget(j.train.Y)
-	if j.test != nil {
-		j.scaler.TransformTarget(j.test.Y)
+	j.Scaler.FitTarget(j.Train.Y)
+	if j.Test != nil {
+		j.Scaler.TransformTarget(j.Test.Y)
 	}
-}
-
-// offsetColumn returns the --offset or --exposure column and its flag ("" if
-// neither).
-func (c *runConfig) offsetColumn() (col, flagName string) {
-	if c.exposure != "" {
-		return c.exposure, "--exposure"
-	}
-	if c.offset != "" {
-		return c.offset, "--offset"
-	}
-	return "", ""
 }
 
 // takeColumn removes the feature column col (a name, or a 1-based number
 // among the features) from d and returns its values.
-func takeColumn(d *data.Dataset, col, flagName string) ([]float64, error) {
+func TakeColumn(d *data.Dataset, col, flagName string) ([]float64, error) {
 	n, p := d.Len(), d.Dim()
 	k := -1
 	for j, name := range d.Names {
@@ -371,10 +353,10 @@ func takeColumn(d *data.Dataset, col, flagName string) ([]float64, error) {
 		}
 	}
 	if k < 0 {
-		return nil, inputErrorf("%s %s: %s has no feature column of that name or number (features: %s)", flagName, col, d.Source, strings.Join(d.Names, ", "))
+		return nil, InputErrorf("%s %s: %s has no feature column of that name or number (features: %s)", flagName, col, d.Source, strings.Join(d.Names, ", "))
 	}
 	if p == 1 {
-		return nil, inputErrorf("%s %s: the column is %s's only feature: nothing left to regress on", flagName, col, d.Source)
+		return nil, InputErrorf("%s %s: the column is %s's only feature: nothing left to regress on", flagName, col, d.Source)
 	}
 	vals := make([]float64, n)
 	X := mat.NewDense(n, p-1, nil)

@@ -1,4 +1,4 @@
-package main
+package fit
 
 // The flags of a table's columns (--id, --drop, --categorical, --missing):
 // thin glue from flags to data.CSVOptions; the rules live in package data
@@ -8,7 +8,6 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -20,63 +19,21 @@ import (
 	"github.com/langevin-go/langevin"
 	"github.com/langevin-go/langevin/data"
 	"github.com/langevin-go/langevin/diag"
-	"github.com/langevin-go/langevin/fit"
 	"github.com/langevin-go/langevin/model"
 	"github.com/langevin-go/langevin/predict"
 	"github.com/langevin-go/langevin/rundir"
 )
 
-// columnFlags are the flags that say how a table's columns are read.
-type columnFlags struct {
-	id, drop, categorical, missing string
-	coding                         *data.Coding // reading new rows: the run's coding
-	optionalTarget                 bool         // predict: the target may be absent
-}
-
-func (f *columnFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&f.id, "id", "", "ID `COL`umn (a name or number, as --target): never a feature; predict writes it beside each prediction")
-	fs.StringVar(&f.drop, "drop", "", "`COL,…`: columns not to read (names or numbers, as --target)")
-	fs.StringVar(&f.categorical, "categorical", "", "`COL,…`: columns coded as categorical even if they hold numbers (a column of text is categorical anyway: treatment coding against its first level in byte order)")
-	fs.StringVar(&f.missing, "missing", "error", "missing values (empty, NA, N/A, NaN, nan, null, NULL): error (exit 2 naming the column and how many rows) or drop (drop those rows, counted per column); never imputed")
-}
-
-func splitList(s string) []string {
-	if s == "" {
-		return nil
-	}
-	var out []string
-	for _, v := range strings.Split(s, ",") {
-		if v = strings.TrimSpace(v); v != "" {
-			out = append(out, v)
-		}
-	}
-	return out
-}
-
-// check validates the flags.
-func (f *columnFlags) check() error {
-	if f.missing != data.MissingError && f.missing != data.MissingDrop && f.missing != "" {
-		return inputErrorf("--missing %q: expected error or drop", f.missing)
-	}
-	return nil
-}
-
-// csvOptions returns the reader's options for the target column target.
-func (f *columnFlags) csvOptions(target string) data.CSVOptions {
-	return data.CSVOptions{Target: target, ID: f.id, Drop: splitList(f.drop), Categorical: splitList(f.categorical),
-		Missing: f.missing, Coding: f.coding, OptionalTarget: f.optionalTarget}
-}
-
 // readError is the input error of a data reader, with the flag that drops
 // missing values named.
 func readError(err error) error {
 	if errors.Is(err, data.ErrMissing) {
-		return inputErrorf("%v (--missing drop drops them)", err)
+		return InputErrorf("%v (--missing drop drops them)", err)
 	}
 	if strings.Contains(err.Error(), "an ID, not a category?") {
-		return inputErrorf("%v: --id COL or --drop COL", err)
+		return InputErrorf("%v: --id COL or --drop COL", err)
 	}
-	return inputError{err}
+	return InputError{Err: err}
 }
 
 // responseHint suggests the model for responses y that --model kind cannot
@@ -110,7 +67,7 @@ func responseHint(kind string, y []float64) string {
 
 // printCoding prints the rules by which the columns of d were read, one
 // "columns:" line each (nothing for a table of numbers read whole).
-func printCoding(w io.Writer, d *data.Dataset) {
+func PrintCoding(w io.Writer, d *data.Dataset) {
 	if d == nil || !d.Coding.HasText() {
 		return
 	}
@@ -148,12 +105,12 @@ const maxDataScaleRows = 200
 // named after the features: intercept, beta.<feature>. ok is false when the
 // model's parameters are not of that layout (softmax, networks, no
 // intercept) or the features are unnamed or too many.
-func dataScaleTable(tr *langevin.Trace, features []string, sc *data.Scaler) (table diag.Table, ok bool) {
+func DataScaleTable(tr *langevin.Trace, features []string, sc *data.Scaler) (table diag.Table, ok bool) {
 	p := len(features)
 	if p == 0 || p > maxDataScaleRows || !coefLayout(tr.Names, p) || (sc != nil && (len(sc.Mean) != p || sc.TargetScale != 0)) {
 		return nil, false
 	}
-	params, _ := fit.CommonLength(tr)
+	params, _ := CommonLength(tr)
 	chains := len(params[0])
 	out := make([][][]float64, p+1)
 	for j := range out {
@@ -188,7 +145,7 @@ func dataScaleTable(tr *langevin.Trace, features []string, sc *data.Scaler) (tab
 // (a file or standard input, not an embedded or generated set, whose
 // output stays as it was) or a coding with text columns: the tables named
 // after its columns are printed for it.
-func namedTable(source string, coding *data.Coding) bool {
+func NamedTable(source string, coding *data.Coding) bool {
 	if coding.HasText() || source == "-" {
 		return true
 	}
@@ -199,11 +156,11 @@ func namedTable(source string, coding *data.Coding) bool {
 // printDataScale prints the coefficients on the data's own scale, named
 // after the columns (unless they are the V1, V2, … of a file without a
 // header).
-func printDataScale(w io.Writer, tr *langevin.Trace, features []string, sc *data.Scaler) error {
+func PrintDataScale(w io.Writer, tr *langevin.Trace, features []string, sc *data.Scaler) error {
 	if headerlessNames(features) {
 		return nil
 	}
-	t, ok := dataScaleTable(tr, features, sc)
+	t, ok := DataScaleTable(tr, features, sc)
 	if !ok {
 		return nil
 	}
@@ -227,7 +184,7 @@ func headerlessNames(features []string) bool {
 
 // sameData reports whether the --data of predict is the run's own data: the
 // same name (an embedded or generated set) or the same file.
-func sameData(a, b string) bool {
+func SameData(a, b string) bool {
 	if a == b {
 		return true
 	}
@@ -239,20 +196,20 @@ func sameData(a, b string) bool {
 // predictUnlabelled writes one prediction per row of d, which has no target
 // column: the ID (or the row number) and the predictive probabilities, or
 // the mean and intervals; no metrics. The rows go to out, or to stdout.
-func predictUnlabelled(stdout io.Writer, mf *modelFile, d *data.Dataset, r *rundir.Run, offVals []float64, level float64, out, samples string) error {
+func PredictUnlabelled(stdout io.Writer, mf *ModelFile, d *data.Dataset, r *rundir.Run, offVals []float64, level float64, out, samples string) error {
 	n := d.Len()
 	m, err := mf.Spec.BuildOffset(d.X, make([]float64, n), offVals)
 	if err != nil {
-		return inputErrorf("--data %s: %v", d.Source, err)
+		return InputErrorf("--data %s: %v", d.Source, err)
 	}
-	draws, err := drawsOf(r, m.Dim())
+	draws, err := DrawsOf(r, m.Dim())
 	if err != nil {
 		return err
 	}
 	var buf bytes.Buffer
 	switch mm := m.(type) {
 	case *model.GLM:
-		mean := mm.PredictMean(draws, d.X, logOffsets(mf.Spec, offVals), nil)
+		mean := predict.OffsetMean(mm, draws, d.X, LogOffsets(mf.Spec, offVals), nil)
 		buf.WriteString("y,mean\n")
 		for _, v := range mean {
 			fmt.Fprintf(&buf, ",%g\n", v)
@@ -272,7 +229,7 @@ func predictUnlabelled(stdout io.Writer, mf *modelFile, d *data.Dataset, r *rund
 	if buf.Len() == 0 {
 		reg, ok := m.(predict.Regressor)
 		if !ok {
-			return inputErrorf("model %s: no predictions", mf.Kind)
+			return InputErrorf("model %s: no predictions", mf.Kind)
 		}
 		res, err := predict.Regress(reg, draws, d.X, level)
 		if err != nil {
@@ -312,7 +269,7 @@ func predictUnlabelled(stdout io.Writer, mf *modelFile, d *data.Dataset, r *rund
 		return err
 	}
 	if err := os.WriteFile(out, []byte(sb.String()), 0o644); err != nil {
-		return inputErrorf("--out %s: %v", out, err)
+		return InputErrorf("--out %s: %v", out, err)
 	}
 	fmt.Fprintf(stdout, "written:  %s (%d rows: %s, then the predictions)\n", out, n, idName)
 	return nil
@@ -329,7 +286,7 @@ func csvField(s string) string {
 // withIDs wraps the writer of a per-row predictions file so that, when d
 // has an ID column, each line starts with the row's ID (the header with the
 // column's name).
-func withIDs(d *data.Dataset, write func(io.Writer) error) func(io.Writer) error {
+func WithIDs(d *data.Dataset, write func(io.Writer) error) func(io.Writer) error {
 	if d.IDs == nil {
 		return write
 	}
@@ -353,7 +310,7 @@ func withIDs(d *data.Dataset, write func(io.Writer) error) func(io.Writer) error
 
 // dataScaleText is the coding and the coefficients on the data's own scale
 // as text (the report's and summary's), "" when there is no such table.
-func dataScaleText(tr *langevin.Trace, d *data.Dataset, sc *data.Scaler) string {
+func DataScaleText(tr *langevin.Trace, d *data.Dataset, sc *data.Scaler) string {
 	var b bytes.Buffer
 	if d.Coding.HasText() {
 		for _, l := range d.Coding.Describe() {
@@ -361,7 +318,7 @@ func dataScaleText(tr *langevin.Trace, d *data.Dataset, sc *data.Scaler) string 
 		}
 	}
 	n := b.Len()
-	printDataScale(&b, tr, d.Names, sc)
+	PrintDataScale(&b, tr, d.Names, sc)
 	if b.Len() == n {
 		return ""
 	}
@@ -370,30 +327,30 @@ func dataScaleText(tr *langevin.Trace, d *data.Dataset, sc *data.Scaler) string 
 
 // runDataScaleText is dataScaleText of a run directory, from its model.json
 // and scaler.json; "" when the directory has none.
-func runDataScaleText(r *rundir.Run) string {
+func RunDataScaleText(r *rundir.Run) string {
 	if r.Spec == nil {
 		return ""
 	}
-	mf, sc, err := readModelFile(r)
-	if err != nil || len(mf.Features) == 0 || !namedTable(mf.Data, mf.Columns) {
+	mf, sc, err := ReadModelFile(r)
+	if err != nil || len(mf.Features) == 0 || !NamedTable(mf.Data, mf.Columns) {
 		return ""
 	}
 	coding := mf.Columns
 	if coding == nil {
 		coding = &data.Coding{}
 	}
-	return dataScaleText(r.Trace, &data.Dataset{Names: mf.Features, Coding: coding}, sc)
+	return DataScaleText(r.Trace, &data.Dataset{Names: mf.Features, Coding: coding}, sc)
 }
 
 // positionalName maps the name of a coefficient after its column,
 // "beta.age" (the tables on the data's own scale), to the chain files'
 // positional name "beta.1" by the run's features; other names are returned
 // as given.
-func positionalName(r *rundir.Run, name string) string {
+func PositionalName(r *rundir.Run, name string) string {
 	if slices.Contains(r.Trace.Names, name) || r.Spec == nil {
 		return name
 	}
-	mf, _, err := readModelFile(r)
+	mf, _, err := ReadModelFile(r)
 	if err != nil {
 		return name
 	}

@@ -1,4 +1,4 @@
-package main
+package fit
 
 import (
 	"context"
@@ -22,7 +22,7 @@ import (
 // (package sampler's Mandt recipes); --step, when given, overrides η.
 
 func init() {
-	k := samplerKind{minibatch: true}
+	k := SamplerKind{Minibatch: true}
 	for _, e := range []struct{ name, summary string }{
 		{"csgd", "constant SGD at the KL-optimal step η* = 2D/Tr Cov(ĝ) (Theorem 1)"},
 		{"csgd-diag", "constant SGD, optimal diagonal preconditioner (Corollary 3)"},
@@ -36,10 +36,10 @@ func init() {
 		{"iasg", "iterate-averaged SGD (Algorithm 1): means of N/S iterates at η = 0.05/λmax"},
 		{"laplace", "independent draws from the Laplace approximation N(MAP, H⁻¹)"},
 	} {
-		registerSampler(&samplerDef{name: e.name, family: "Mandt et al. (2017)", summary: e.summary, kind: k,
-			flags: []string{"mandt"}, build: buildMandt, check: checkMandt})
+		RegisterSampler(&SamplerDef{name: e.name, family: "Mandt et al. (2017)", summary: e.summary, Kind: k,
+			flags: []string{"mandt"}, Build: buildMandt, Check: checkMandt})
 	}
-	registerFlags(flagGroup{name: "mandt", title: "Mandt et al. flags", define: func(fs *flag.FlagSet) any {
+	RegisterFlags(FlagGroup{Name: "mandt", Title: "Mandt et al. flags", Define: func(fs *flag.FlagSet) any {
 		o := &mandtFlags{}
 		fs.Float64Var(&o.eps, "eps", 2, "SGFS's `ε`: injected noise E = (4/ε)·Cov(ĝ), preconditioner 2(Cov(ĝ)+E)⁻¹ (sgfs, sgfs-diag; sgfs-scalar: 2D/Tr(Cov(ĝ)+E))")
 		fs.Float64Var(&o.hmax, "hmax", 0, "SGFS-d's largest preconditioner entry `H` (our units: Mandt et al.'s h_max/N); 0: off (sgfs-diag)")
@@ -55,69 +55,69 @@ type mandtFlags struct {
 	window, noiseBatches int
 }
 
-func checkMandt(c *runConfig) error {
-	o := opt[*mandtFlags](c, "mandt")
+func checkMandt(c *Config) error {
+	o := Opt[*mandtFlags](c, "mandt")
 	switch {
-	case c.model == "mlp" && !c.stepSet && c.sampler != "laplace":
-		return inputErrorf("--sampler %s with --model mlp: its step comes from the Hessian and the gradient covariance at the MAP, and a network's Hessian is not positive definite there (a saddle direction per symmetry of the hidden units), so the rule has no stable answer; give --step, or use the default --sampler auto (the network plan: step from the measured curvature)", c.sampler)
-	case c.toy() && c.sampler != "laplace":
-		return inputErrorf("--sampler %s with --model %s: constant SGD, SGFS and IASG are tuned to the minibatch gradient noise of a data model (--model linear|logistic); the toy targets have none", c.sampler, c.model)
+	case c.Model == "mlp" && !c.StepSet && c.Sampler != "laplace":
+		return InputErrorf("--sampler %s with --model mlp: its step comes from the Hessian and the gradient covariance at the MAP, and a network's Hessian is not positive definite there (a saddle direction per symmetry of the hidden units), so the rule has no stable answer; give --step, or use the default --sampler auto (the network plan: step from the measured curvature)", c.Sampler)
+	case c.Toy() && c.Sampler != "laplace":
+		return InputErrorf("--sampler %s with --model %s: constant SGD, SGFS and IASG are tuned to the minibatch gradient noise of a data model (--model linear|logistic); the toy targets have none", c.Sampler, c.Model)
 	case !(o.eps > 0) || math.IsInf(o.eps, 0):
-		return inputErrorf("--eps %v: expected a positive number", o.eps)
+		return InputErrorf("--eps %v: expected a positive number", o.eps)
 	case !(o.hmax >= 0) || math.IsInf(o.hmax, 0):
-		return inputErrorf("--hmax %v: expected h ≥ 0 (0: off)", o.hmax)
-	case o.hmax > 0 && c.sampler != "sgfs-diag":
-		return inputErrorf("--hmax applies to --sampler sgfs-diag only")
+		return InputErrorf("--hmax %v: expected h ≥ 0 (0: off)", o.hmax)
+	case o.hmax > 0 && c.Sampler != "sgfs-diag":
+		return InputErrorf("--hmax applies to --sampler sgfs-diag only")
 	case !(o.momentum > 0 && o.momentum <= 1):
-		return inputErrorf("--momentum %v: expected 0 < μ ≤ 1", o.momentum)
+		return InputErrorf("--momentum %v: expected 0 < μ ≤ 1", o.momentum)
 	case o.window < 0:
-		return inputErrorf("--window %d: expected ≥ 1 (0: N/B)", o.window)
+		return InputErrorf("--window %d: expected ≥ 1 (0: N/B)", o.window)
 	case o.noiseBatches < 0:
-		return inputErrorf("--noise-est-batches %d: expected ≥ 0 (0: exact)", o.noiseBatches)
-	case c.sampler != "laplace" && c.batch < 2:
-		return inputErrorf("--batch %d: --sampler %s needs minibatches of at least 2", c.batch, c.sampler)
+		return InputErrorf("--noise-est-batches %d: expected ≥ 0 (0: exact)", o.noiseBatches)
+	case c.Sampler != "laplace" && c.Batch < 2:
+		return InputErrorf("--batch %d: --sampler %s needs minibatches of at least 2", c.Batch, c.Sampler)
 	}
 	return nil
 }
 
-func buildMandt(ctx context.Context, b *buildEnv) (langevin.Sampler, error) {
-	c, m := b.c, b.m
-	if net, ok := m.(*model.MLP); ok && c.sampler == "laplace" && net.NumClasses() == 0 {
+func buildMandt(ctx context.Context, b *BuildEnv) (langevin.Sampler, error) {
+	c, m := b.C, b.M
+	if net, ok := m.(*model.MLP); ok && c.Sampler == "laplace" && net.NumClasses() == 0 {
 		return buildGLMLaplace(ctx, b, net)
 	}
-	if c.sampler == "laplace" {
+	if c.Sampler == "laplace" {
 		// The negative Hessian's eigenvalues floored at the prior's
 		// curvature (approx.LaplaceFloored): a network's MAP from Adam is
 		// not an exact mode and its Hessian is often indefinite; at an
 		// exact mode nothing changes.
-		l, note, err := b.lap.Floored(ctx)
+		l, note, err := b.Lap.Floored(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("--sampler laplace: %w", err)
 		}
-		b.stepNote = note
+		b.StepNote = note
 		return l.Sampler(), nil
 	}
-	l, err := b.lap.Approx(ctx)
+	l, err := b.Lap.Approx(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("--sampler %s: %w", c.sampler, err)
+		return nil, fmt.Errorf("--sampler %s: %w", c.Sampler, err)
 	}
-	o := opt[*mandtFlags](c, "mandt")
-	d, n, s := m.Dim(), m.Len(), c.batch
+	o := Opt[*mandtFlags](c, "mandt")
+	d, n, s := m.Dim(), m.Len(), c.Batch
 	if s > n {
-		return nil, inputErrorf("--batch %d: expected at most N = %d", s, n)
+		return nil, InputErrorf("--batch %d: expected at most N = %d", s, n)
 	}
 	V := mat.NewSymDense(d, nil)
 	if o.noiseBatches > 0 {
-		err = sampler.EstimateGradCov(m, l.Mean, s, o.noiseBatches, rand.New(rand.NewPCG(c.seed, 0xb0b)), V)
+		err = sampler.EstimateGradCov(m, l.Mean, s, o.noiseBatches, rand.New(rand.NewPCG(c.Seed, 0xb0b)), V)
 	} else {
 		err = sampler.GradCov(m, l.Mean, V)
 	}
 	if err != nil {
 		return nil, err
 	}
-	mb := sampler.Minibatch{Size: s, Replace: c.replace}
+	mb := sampler.Minibatch{Size: s, Replace: c.Replace}
 	var cs sampler.ConstSGD
-	switch c.sampler {
+	switch c.Sampler {
 	case "csgd":
 		cs = sampler.MandtConstSGD(V, n, mb)
 	case "csgd-diag":
@@ -135,23 +135,23 @@ func buildMandt(ctx context.Context, b *buildEnv) (langevin.Sampler, error) {
 			return nil, fmt.Errorf("--sampler csgd-rkl: %w", err)
 		}
 	case "sgfs", "sgfs-diag", "sgfs-scalar":
-		if c.sampler == "sgfs-scalar" {
+		if c.Sampler == "sgfs-scalar" {
 			b.recordStep(sampler.SGFSScalarStep(V, n, s, o.eps))
 		}
-		return sampler.SGFS{Batch: mb, GradCov: V, Eps: o.eps, Diag: c.sampler == "sgfs-diag", Scalar: c.sampler == "sgfs-scalar", Hmax: o.hmax}, nil
+		return sampler.SGFS{Batch: mb, GradCov: V, Eps: o.eps, Diag: c.Sampler == "sgfs-diag", Scalar: c.Sampler == "sgfs-scalar", Hmax: o.hmax}, nil
 	default: // iasg
 		ia, err := sampler.MandtIASG(l.Prec, mb, o.window)
 		if err != nil {
 			return nil, fmt.Errorf("--sampler iasg: %w", err)
 		}
-		if c.stepSet {
-			ia.Eta = c.step
+		if c.StepSet {
+			ia.Eta = c.Step
 		}
 		b.recordStep(ia.Eta)
 		return ia, nil
 	}
-	if c.stepSet {
-		cs.Eta = c.step
+	if c.StepSet {
+		cs.Eta = c.Step
 	}
 	b.recordStep(cs.Eta)
 	return cs, nil

@@ -1,4 +1,4 @@
-package main
+package fit
 
 import (
 	"context"
@@ -14,46 +14,46 @@ import (
 // the user's step against the budget and the stability limit 2/λmax(MH). It
 // records the line that says which in b.stepNote (a warning when the user's
 // step is beyond the budget).
-func (b *buildEnv) stabilityCap(ctx context.Context, rule float64) float64 {
-	c := b.c
-	if c.toy() || b.mapTh == nil {
+func (b *BuildEnv) stabilityCap(ctx context.Context, rule float64) float64 {
+	c := b.C
+	if c.Toy() || b.MapTh == nil {
 		return rule
 	}
-	if d := b.m.Dim(); b.precond == nil && d > maxHessianDim {
+	if d := b.M.Dim(); b.Precond == nil && d > maxHessianDim {
 		// No Laplace preconditioner: the Hessian would be built only for
 		// the check (2d full-data gradients, d² numbers).
-		b.stepNote = fmt.Sprintf("stability: not checked (d = %d > %d without the Laplace preconditioner's Hessian)", d, maxHessianDim)
+		b.StepNote = fmt.Sprintf("stability: not checked (d = %d > %d without the Laplace preconditioner's Hessian)", d, maxHessianDim)
 		return rule
 	}
-	la, err := b.lap.Approx(ctx)
+	la, err := b.Lap.Approx(ctx)
 	if err != nil {
-		b.stepNote = fmt.Sprintf("stability: not checked (%v)", err)
+		b.StepNote = fmt.Sprintf("stability: not checked (%v)", err)
 		return rule
 	}
-	st, err := sampler.NewStableStep(la.Prec, b.precond, 0)
+	st, err := sampler.NewStableStep(la.Prec, b.Precond, 0)
 	if err != nil {
-		b.stepNote = fmt.Sprintf("stability: not checked (%v)", err)
+		b.StepNote = fmt.Sprintf("stability: not checked (%v)", err)
 		return rule
 	}
 	mName := "M = I"
-	if b.precond != nil {
+	if b.Precond != nil {
 		mName = "M the diagonal Laplace preconditioner"
 	}
-	if c.stepSet {
-		if w := st.Warning(c.step); w != "" {
-			b.stepNote = "warning:  --" + w
+	if c.StepSet {
+		if w := st.Warning(c.Step); w != "" {
+			b.StepNote = "warning:  --" + w
 		} else {
-			b.stepNote = fmt.Sprintf("stability: --step %.3g: η·λmax(MH) = %.3g ≤ %g (λmax(MH) = %.3g at the MAP, %s; largest stable step %.3g)",
-				c.step, c.step*st.LambdaMax, st.Budget, st.LambdaMax, mName, st.Limit())
+			b.StepNote = fmt.Sprintf("stability: --step %.3g: η·λmax(MH) = %.3g ≤ %g (λmax(MH) = %.3g at the MAP, %s; largest stable step %.3g)",
+				c.Step, c.Step*st.LambdaMax, st.Budget, st.LambdaMax, mName, st.Limit())
 		}
 		return rule
 	}
 	eta := st.Cap(rule)
 	if eta < rule {
-		b.stepNote = fmt.Sprintf("step:     η = %.3g = κ/λmax(MH), the stability cap η·λmax(MH) ≤ κ = %g (λmax(MH) = %.3g at the MAP, %s; variance inflation ≤ %.1f%%, stable limit %.3g); the noise-fraction rule's %.3g would have η·λmax(MH) = %.3g (variance inflated up to ×%.3g)",
+		b.StepNote = fmt.Sprintf("step:     η = %.3g = κ/λmax(MH), the stability cap η·λmax(MH) ≤ κ = %g (λmax(MH) = %.3g at the MAP, %s; variance inflation ≤ %.1f%%, stable limit %.3g); the noise-fraction rule's %.3g would have η·λmax(MH) = %.3g (variance inflated up to ×%.3g)",
 			eta, st.Budget, st.LambdaMax, mName, 100*(st.Inflation(eta)-1), st.Limit(), rule, rule*st.LambdaMax, st.Inflation(rule))
 	} else {
-		b.stepNote = fmt.Sprintf("step:     η = %.3g by the noise-fraction rule; η·λmax(MH) = %.3g ≤ κ = %g (λmax(MH) = %.3g at the MAP, %s; variance inflation ≤ %.1f%%)",
+		b.StepNote = fmt.Sprintf("step:     η = %.3g by the noise-fraction rule; η·λmax(MH) = %.3g ≤ κ = %g (λmax(MH) = %.3g at the MAP, %s; variance inflation ≤ %.1f%%)",
 			eta, eta*st.LambdaMax, st.Budget, st.LambdaMax, mName, 100*(st.Inflation(eta)-1))
 	}
 	return eta

@@ -1,4 +1,4 @@
-package main
+package fit
 
 import (
 	"context"
@@ -16,19 +16,19 @@ import (
 // network linearised at θ̂. The weight-space Laplace approximation pushed
 // through the nonlinear network predicts nonsense (UCI boston: test
 // log-likelihood −2,334, RMSE 671).
-func buildGLMLaplace(ctx context.Context, b *buildEnv, net *model.MLP) (langevin.Sampler, error) {
-	if b.mapTh == nil {
+func buildGLMLaplace(ctx context.Context, b *BuildEnv, net *model.MLP) (langevin.Sampler, error) {
+	if b.MapTh == nil {
 		return nil, fmt.Errorf("--sampler laplace on a network: no MAP network to linearise at")
 	}
-	g, err := approx.NewGLMLaplace(ctx, net, b.mapTh)
+	g, err := approx.NewGLMLaplace(ctx, net, b.MapTh)
 	if err != nil {
 		return nil, fmt.Errorf("--sampler laplace: %w", err)
 	}
-	b.glm = g
+	b.Glm = g
 	form := "full"
 	if g.Diagonal {
 		form = fmt.Sprintf("diagonal (more than %d parameters)", approx.GLMFullMax)
 	}
-	b.stepNote = fmt.Sprintf("laplace:  linearised (GLM) Laplace approximation at the MAP network (Immer et al. 2021): precision = generalised Gauss–Newton + prior, %s, %d parameters; the draws predict through the network linearised at the MAP (f(x; θ̂) + J(x)(θ − θ̂), σ² at the MAP)", form, net.Dim())
+	b.StepNote = fmt.Sprintf("laplace:  linearised (GLM) Laplace approximation at the MAP network (Immer et al. 2021): precision = generalised Gauss–Newton + prior, %s, %d parameters; the draws predict through the network linearised at the MAP (f(x; θ̂) + J(x)(θ − θ̂), σ² at the MAP)", form, net.Dim())
 	return g.Sampler(), nil
 }

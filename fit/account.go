@@ -1,4 +1,4 @@
-package main
+package fit
 
 import (
 	"fmt"
@@ -13,16 +13,15 @@ import (
 	"github.com/langevin-go/langevin"
 	"github.com/langevin-go/langevin/data"
 	"github.com/langevin-go/langevin/diag"
-	"github.com/langevin-go/langevin/fit"
 	"github.com/langevin-go/langevin/model"
 	"github.com/langevin-go/langevin/plot"
 	"github.com/langevin-go/langevin/predict"
 )
 
-// printPredictive prints the test-set table of fit.ScoreTest: the
+// PrintPredictive prints the test-set table of ScoreTest: the
 // posterior predictive and the MAP on the test set.
-func printPredictive(w io.Writer, m langevin.Model, tr *langevin.Trace, mapTheta []float64, test *data.Dataset) {
-	sc, err := fit.ScoreTest(m, tr, mapTheta, test)
+func PrintPredictive(w io.Writer, m langevin.Model, tr *langevin.Trace, mapTheta []float64, test *data.Dataset) {
+	sc, err := ScoreTest(m, tr, mapTheta, test)
 	if err != nil {
 		fmt.Fprintf(w, "test set: %v\n\n", err)
 		return
@@ -30,9 +29,9 @@ func printPredictive(w io.Writer, m langevin.Model, tr *langevin.Trace, mapTheta
 	sc.Format(w)
 }
 
-// printScores prints the test-set table of score (fit.NewTestTable).
+// printScores prints the test-set table of score (NewTestTable).
 func printScores(w io.Writer, name string, n int, draws [][]float64, mapTheta []float64, score func([][]float64) (float64, float64, error), note string) {
-	sc, err := fit.NewTestTable(name, n, draws, mapTheta, score, note)
+	sc, err := NewTestTable(name, n, draws, mapTheta, score, note)
 	if err != nil {
 		fmt.Fprintf(w, "test set: %v\n\n", err)
 		return
@@ -40,14 +39,14 @@ func printScores(w io.Writer, name string, n int, draws [][]float64, mapTheta []
 	sc.Format(w)
 }
 
-// predictBudget bounds the row·draw evaluations of the streamed test-set
+// predictBudget bounds the row·draw evaluations of the Streamed test-set
 // predictions (about 10 s on one core at ≈ 100 ns per row and draw).
 const predictBudget = 100_000_000
 
-// printPredictiveRows is printPredictive on a test set streamed in blocks
+// PrintPredictiveRows is PrintPredictive on a test set Streamed in blocks
 // (a store): the same lines, the same numbers, but from at most
 // predictBudget/n evenly thinned draws for n test rows (a note says so).
-func printPredictiveRows(w io.Writer, m langevin.Model, tr *langevin.Trace, mapTheta []float64, test data.Rows) {
+func PrintPredictiveRows(w io.Writer, m langevin.Model, tr *langevin.Trace, mapTheta []float64, test data.Rows) {
 	c, ok := m.(predict.Classifier)
 	if !ok {
 		fmt.Fprintf(w, "test set: the model gives no class probabilities\n\n")
@@ -75,20 +74,20 @@ func printPredictiveRows(w io.Writer, m langevin.Model, tr *langevin.Trace, mapT
 	printScores(w, "accuracy", test.Len(), rows, mapTheta, score, note)
 }
 
-// printWhere says where the draws went: counts, time, ESS per second, step
+// PrintWhere says where the draws went: counts, time, ESS per second, step
 // sizes, the noise crossover, clipping and warnings.
-func printWhere(w io.Writer, c *runConfig, tr *langevin.Trace, table diag.Table, elapsed time.Duration, mapTheta []float64) {
-	kept, last, early := chainCounts(tr, c.iters, c.burnin, c.thin)
+func PrintWhere(w io.Writer, c *Config, tr *langevin.Trace, table diag.Table, elapsed time.Duration, mapTheta []float64) {
+	kept, last, early := chainCounts(tr, c.Iters, c.Burnin, c.Thin)
 	total := 0
 	for _, l := range last {
 		total += l
 	}
 	if early {
 		fmt.Fprintf(w, "draws:    %d chains × %s kept (a chain stopped early: last kept iterations %s of %d; thin %d); %d burn-in iterations per chain discarded\n",
-			tr.NumChains(), joinInts(kept), joinInts(last), c.iters, c.thin, c.burnin)
+			tr.NumChains(), JoinInts(kept), JoinInts(last), c.Iters, c.Thin, c.Burnin)
 	} else {
 		fmt.Fprintf(w, "draws:    %d chains × %d kept (iterations %d–%d, thin %d); %d burn-in iterations per chain discarded\n",
-			tr.NumChains(), kept[0], c.burnin+1, c.iters, c.thin, c.burnin)
+			tr.NumChains(), kept[0], c.Burnin+1, c.Iters, c.Thin, c.Burnin)
 	}
 	minESS := math.Inf(1)
 	for _, s := range table {
@@ -106,33 +105,33 @@ func printWhere(w io.Writer, c *runConfig, tr *langevin.Trace, table diag.Table,
 		perIter = fmt.Sprintf("%.0f ns/iteration", secs*1e9/float64(total))
 	}
 	fmt.Fprintf(w, "sampling: %.2f s for %d iterations (%s, %d workers); %s\n",
-		secs, total, perIter, min(c.chains, runtime.GOMAXPROCS(0)), ess)
+		secs, total, perIter, min(c.Chains, runtime.GOMAXPROCS(0)), ess)
 
-	if c.def.kind.exact {
-		printExact(w, c, tr)
+	if c.Def.Kind.Exact {
+		PrintExact(w, c, tr)
 	} else if steps, ok := tr.Stat("stepsize__"); ok && len(steps[0]) > 0 {
 		first := steps[0][0]
 		if len(tr.Warmup[0].Stats) > 0 {
 			first = tr.Warmup[0].Stats[0][tr.StatIndex("stepsize__")]
 		}
 		last := steps[0][len(steps[0])-1]
-		sym, sched := "η", c.schedule+" schedule"
-		if c.sampler == "vi" { // VI's step is ρₜ of its natural-gradient updates
+		sym, sched := "η", c.Schedule+" schedule"
+		if c.Sampler == "vi" { // VI's step is ρₜ of its natural-gradient updates
 			sym = "ρ"
-			if !c.stepSet {
+			if !c.StepSet {
 				sched = "VI's default schedule 0.1(100+t)^-0.6"
 			}
 		}
-		fmt.Fprintf(w, "steps:    %s from %.3g (iteration 1) to %.3g (iteration %d), %s\n", sym, first, last, c.iters, sched)
-		if first != last && !c.def.kind.optimiser && c.sampler != "vi" {
+		fmt.Fprintf(w, "steps:    %s from %.3g (iteration 1) to %.3g (iteration %d), %s\n", sym, first, last, c.Iters, sched)
+		if first != last && !c.Def.Kind.Optimiser && c.Sampler != "vi" {
 			printStepWeighted(w, tr, steps)
 		}
 	}
-	if c.precondWhy != "" {
-		fmt.Fprintf(w, "auto:     precond: none (%s; --precond laplace to override)\n", c.precondWhy)
+	if c.PrecondWhy != "" {
+		fmt.Fprintf(w, "auto:     precond: none (%s; --precond laplace to override)\n", c.PrecondWhy)
 	}
 	printCrossover(w, c, tr)
-	if c.clip > 0 || c.clipValue > 0 {
+	if c.Clip > 0 || c.ClipValue > 0 {
 		if cl, ok := tr.Stat("clipped__"); ok {
 			var n float64
 			for _, ch := range cl {
@@ -148,9 +147,9 @@ func printWhere(w io.Writer, c *runConfig, tr *langevin.Trace, table diag.Table,
 			fmt.Fprintln(w)
 		}
 	}
-	if c.def.kind.optimiser {
+	if c.Def.Kind.Optimiser {
 		// Optimisers: the draws are a trajectory, not posterior samples.
-		fmt.Fprintf(w, "optimiser: %s iterates are a trajectory, not posterior draws: ESS and R-hat do not apply\n", strings.ToUpper(c.sampler))
+		fmt.Fprintf(w, "optimiser: %s iterates are a trajectory, not posterior draws: ESS and R-hat do not apply\n", strings.ToUpper(c.Sampler))
 		if mapTheta != nil {
 			var worst float64
 			for _, ch := range tr.Draws {
@@ -166,7 +165,7 @@ func printWhere(w io.Writer, c *runConfig, tr *langevin.Trace, table diag.Table,
 		}
 		return
 	}
-	if c.model == "mlp" {
+	if c.Model == "mlp" {
 		table = netWeightWarnings(w, table, tr.NumChains())
 	}
 	warn := table.Warnings(tr.NumChains())
@@ -183,9 +182,9 @@ func printWhere(w io.Writer, c *runConfig, tr *langevin.Trace, table diag.Table,
 // takes over from optimisation), as the median over chains of plot.Crossover
 // (windows of 1/50 of a chain's saved draws), and both noises over the last
 // window.
-func printCrossover(w io.Writer, c *runConfig, tr *langevin.Trace) {
+func printCrossover(w io.Writer, c *Config, tr *langevin.Trace) {
 	ki, kg := tr.StatIndex("noise_inj__"), tr.StatIndex("noise_grad__")
-	if ki < 0 || kg < 0 || c.noiseEvery == 0 || c.batch == 0 {
+	if ki < 0 || kg < 0 || c.NoiseEvery == 0 || c.Batch == 0 {
 		return
 	}
 	var cross []int
@@ -229,7 +228,7 @@ func printCrossover(w io.Writer, c *runConfig, tr *langevin.Trace) {
 	sort.Ints(cross)
 	med := cross[len(cross)/2]
 	fmt.Fprintf(w, "          injected noise dominates from iteration %d (median over chains)", med)
-	if med > c.burnin {
+	if med > c.Burnin {
 		fmt.Fprint(w, " — after burn-in: early draws are still optimisation, raise --burnin")
 	}
 	fmt.Fprintln(w)
@@ -258,7 +257,7 @@ func chainCounts(tr *langevin.Trace, iters, burnin, thin int) (kept, last []int,
 	return kept, last, early
 }
 
-func joinInts(v []int) string {
+func JoinInts(v []int) string {
 	s := make([]string, len(v))
 	for i, x := range v {
 		s[i] = strconv.Itoa(x)
@@ -266,9 +265,9 @@ func joinInts(v []int) string {
 	return strings.Join(s, ", ")
 }
 
-// logOffsets returns the offsets of the column values v: log v for an
+// LogOffsets returns the offsets of the column values v: log v for an
 // exposure column, v itself otherwise (nil for none).
-func logOffsets(s model.Spec, v []float64) []float64 {
+func LogOffsets(s model.Spec, v []float64) []float64 {
 	if v == nil || !s.Exposure {
 		return v
 	}
@@ -279,10 +278,10 @@ func logOffsets(s model.Spec, v []float64) []float64 {
 	return out
 }
 
-// printGLMPredictive prints the test-set scores of a GLM: accuracy (probit)
+// PrintGLMPredictive prints the test-set scores of a GLM: accuracy (probit)
 // or the RMSE of the posterior predictive mean, and the mean log predictive
 // density, for the posterior and the MAP.
-func printGLMPredictive(w io.Writer, g *model.GLM, tr *langevin.Trace, mapTheta []float64, test *data.Dataset, offset []float64) {
+func PrintGLMPredictive(w io.Writer, g *model.GLM, tr *langevin.Trace, mapTheta []float64, test *data.Dataset, offset []float64) {
 	d := g.Dim()
 	rows := tr.Rows()
 	for i := range rows {
@@ -293,7 +292,7 @@ func printGLMPredictive(w io.Writer, g *model.GLM, tr *langevin.Trace, mapTheta 
 		name = "accuracy"
 	}
 	score := func(draws [][]float64) (float64, float64) {
-		mean := g.PredictMean(draws, test.X, offset, nil)
+		mean := predict.OffsetMean(g, draws, test.X, offset, nil)
 		var first float64
 		for i, m := range mean {
 			if g.Kind() == model.Probit {
@@ -308,7 +307,7 @@ func printGLMPredictive(w io.Writer, g *model.GLM, tr *langevin.Trace, mapTheta 
 		if g.Kind() != model.Probit {
 			first = math.Sqrt(first)
 		}
-		return first, g.LogPredictiveDensity(draws, test.X, offset, test.Y)
+		return first, predict.OffsetLogPredictiveDensity(g, draws, test.X, offset, test.Y)
 	}
 	p1, p2 := score(rows)
 	fmt.Fprintf(w, "test set (%d rows)        posterior predictive   MAP (optimisation)\n", test.Len())
@@ -320,9 +319,9 @@ func printGLMPredictive(w io.Writer, g *model.GLM, tr *langevin.Trace, mapTheta 
 		name       string
 		post, mapv float64
 	}{{name, p1, m1}, {"mean log pred. density", p2, m2}} {
-		fmt.Fprintf(w, "  %-24s %-22s", row.name, fit.FormatMetric(row.post))
+		fmt.Fprintf(w, "  %-24s %-22s", row.name, FormatMetric(row.post))
 		if mapTheta != nil {
-			fmt.Fprintf(w, " %s", fit.FormatMetric(row.mapv))
+			fmt.Fprintf(w, " %s", FormatMetric(row.mapv))
 		}
 		fmt.Fprintln(w)
 	}
@@ -381,4 +380,19 @@ func netWeightWarnings(w io.Writer, table diag.Table, chains int) diag.Table {
 			len(bad), len(weights), diag.RHatWarn, diag.ESSWarnPerChain*chains)
 	}
 	return rest
+}
+
+// printClassScores prints a classifier's metrics, mean entropies and
+// confusion matrix.
+func PrintClassScores(w io.Writer, met *predict.Metrics, h, e, mi float64) {
+	fmt.Fprintf(w, "accuracy %.4f   NLL %.4f   Brier %.4f   ECE %.4f (%d bins)\n", met.Accuracy, met.NLL, met.Brier, met.ECE, met.Bins)
+	fmt.Fprintf(w, "mean predictive entropy %.4f = expected entropy %.4f + mutual information %.4f (nats)\n\n", h, e, mi)
+	fmt.Fprintln(w, "confusion matrix (rows: true class, columns: predicted)")
+	for t, row := range met.Confusion {
+		fmt.Fprintf(w, "%4d:", t)
+		for _, v := range row {
+			fmt.Fprintf(w, " %6d", v)
+		}
+		fmt.Fprintln(w)
+	}
 }

@@ -1,4 +1,4 @@
-package main
+package fit
 
 import (
 	"errors"
@@ -12,33 +12,32 @@ import (
 	"github.com/langevin-go/langevin"
 	"github.com/langevin-go/langevin/approx"
 	"github.com/langevin-go/langevin/data"
-	"github.com/langevin-go/langevin/fit"
 	"github.com/langevin-go/langevin/model"
 	"github.com/langevin-go/langevin/predict"
 )
 
-// generatedData returns the generated or installed data set named by --data
+// GeneratedData returns the generated or installed data set named by --data
 // (data.Generated) and reports whether name is one of them.
-func generatedData(c *runConfig, name string) (train, test *data.Dataset, ok bool, err error) {
-	n := c.n
-	if strings.EqualFold(name, "fashion-mnist") && !c.set["n"] {
+func GeneratedData(c *Config, name string) (train, test *data.Dataset, ok bool, err error) {
+	n := c.N
+	if strings.EqualFold(name, "fashion-mnist") && !c.Set["n"] {
 		n = 0 // all images
 	}
-	train, test, ok, err = data.Generated(name, data.GenOptions{N: n, Noise: c.noise, K: c.k, Seed: c.seed, MaxBytes: dataBound()})
+	train, test, ok, err = data.Generated(name, data.GenOptions{N: n, Noise: c.Noise, K: c.K, Seed: c.Seed, MaxBytes: dataBound()})
 	if errors.Is(err, data.ErrTooLarge) {
-		return nil, nil, true, inputErrorf("--data %s: %v (a quarter of the memory budget: of half this machine's memory, or of a quarter of ulimit -v): run it on a machine with more memory", name, err)
+		return nil, nil, true, InputErrorf("--data %s: %v (a quarter of the memory budget: of half this machine's memory, or of a quarter of ulimit -v): run it on a machine with more memory", name, err)
 	}
 	if err != nil {
-		return nil, nil, true, inputErrorf("--data %s: %v", name, err)
+		return nil, nil, true, InputErrorf("--data %s: %v", name, err)
 	}
 	return train, test, ok, nil
 }
 
-// printMLPPredictive prints the predict package's metrics of the posterior
+// PrintMLPPredictive prints the predict package's metrics of the posterior
 // predictive and of the MAP network on the test set; the draws of a
 // linearised Laplace approximation (glm not nil) predict through the network
 // linearised at the MAP.
-func printMLPPredictive(w io.Writer, m *model.MLP, glm *approx.GLMLaplace, tr *langevin.Trace, mapTheta []float64, test *data.Dataset, sc *data.Scaler) {
+func PrintMLPPredictive(w io.Writer, m *model.MLP, glm *approx.GLMLaplace, tr *langevin.Trace, mapTheta []float64, test *data.Dataset, sc *data.Scaler) {
 	rows := tr.Rows()
 	draws := make([][]float64, len(rows))
 	for i, r := range rows {
@@ -118,7 +117,7 @@ func printMLPRegression(w io.Writer, m predict.Regressor, draws [][]float64, map
 	if strings.HasPrefix(test.Source, "gap1d(") {
 		// The band a posterior over functions should widen where there are
 		// no data (issue 25 asks the gap's at least 3× the data's).
-		if b, err := fit.Gap1DBands(m, draws, sc, 0.9); err == nil {
+		if b, err := Gap1DBands(m, draws, sc, 0.9); err == nil {
 			fmt.Fprintf(w, "gap1d:    %v\n", b)
 		}
 	}
@@ -163,7 +162,7 @@ func printFunctionSpace(w io.Writer, m *model.MLP, reg predict.Regressor, tr *la
 	fmt.Fprintln(w)
 }
 
-func printRegression(w io.Writer, reg *predict.Regression, y []float64) {
+func PrintRegression(w io.Writer, reg *predict.Regression, y []float64) {
 	var se float64
 	inF, inY := 0, 0
 	for i, v := range y {

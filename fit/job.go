@@ -1,0 +1,124 @@
+package fit
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/langevin-go/langevin"
+	"github.com/langevin-go/langevin/approx"
+	"github.com/langevin-go/langevin/data"
+	"github.com/langevin-go/langevin/model"
+	"github.com/langevin-go/langevin/sampler"
+)
+
+// job is one langevin run: its configuration and what the run made of it.
+type Problem struct {
+	C             *Config
+	Stderr        io.Writer // warnings about the data
+	Train, Test   *data.Dataset
+	Scaler        *data.Scaler // the standardisation applied, if any
+	Spec          model.Spec   // resolved against the training labels
+	FormulaRecord []byte       // --formula: model.json's record (formula.Record)
+	M             langevin.Model
+	// offTrain and offTest are the --offset/--exposure column's values, as
+	// read (nil without one).
+	offTrain, OffTest []float64
+	Env               *BuildEnv   // the sampler's build: its schedule and step
+	Rows              *Streamed   // --data a store, streamed (train and test are stubs)
+	split             *savedSplit // the seeded train/test split of --data, if the run made one
+	uci               *data.UCI   // --data a UCI benchmark folder
+}
+
+func testLen(d *data.Dataset) int {
+	if d == nil {
+		return 0
+	}
+	return d.Len()
+}
+
+// BuildModel builds the model of the configuration on the training data,
+// with its spec resolved against the training labels. A --formula model is
+// built by the command (package formula's tests import fit).
+func (j *Problem) BuildModel() error {
+	c := j.C
+	s := c.Spec()
+	s.Classes = max(s.Classes, j.classes())
+	if j.Rows != nil {
+		return j.buildRowsModel()
+	}
+	if !s.NeedsData() {
+		m, err := s.Build(nil, nil)
+		if err != nil {
+			return InputErrorf("--rho: %v", err)
+		}
+		j.M, j.Spec = m, s
+		return nil
+	}
+	if j.uci != nil && s.Kind == "mlp" && s.Likelihood == "" {
+		// A regression benchmark: integer targets (wine's quality 3…8) are
+		// responses, not class labels.
+		s.Likelihood = "gaussian"
+	}
+	s.Resolve(j.Train.Y)
+	if j.uci != nil && s.Kind == "mlp" && !c.Set["hidden"] {
+		s.Hidden = []int{j.uci.Hidden} // the benchmark's protocol (n_hidden.txt)
+	}
+	j.standardizeTarget(s)
+	m, err := s.BuildOffset(j.Train.X, j.Train.Y, j.offTrain)
+	if err != nil {
+		if c.Model == "mlp" {
+			return InputErrorf("--data %s: %v", c.Data, err)
+		}
+		return InputError{Err: err}
+	}
+	j.M, j.Spec = m, s
+	return nil
+}
+
+// laplaceHook, when set (by tests), sees the run's Laplace approximation
+// after the run, to count its MAPs and Hessians.
+var LaplaceHook func(*approx.RunLaplace)
+
+// newRunLaplace returns the run's one MAP and Laplace approximation
+// (NewLaplace); an MLP's MAP is Adam's from a
+// Glorot start, and only with --init map: by the network plan's rule
+// (NetMAP: 300 epochs, learning rate 10⁻² decaying to 10⁻³) unless
+// --map-lr asks for a constant learning rate (--map-iters, --map-batch).
+func NewRunLaplace(c *Config, m langevin.Model) *approx.RunLaplace {
+	lap := NewLaplace(m)
+	if mlp, ok := m.(*model.MLP); ok {
+		lap.FindMAP = func(ctx context.Context, _ langevin.Model) ([]float64, error) {
+			if c.Init != "map" {
+				return nil, nil
+			}
+			theta := make([]float64, mlp.Dim())
+			rng := langevin.ChainRNG(c.Seed, 1000)
+			mlp.GlorotInit(theta, rng)
+			if !c.Set["map-lr"] {
+				return NetMAP(ctx, mlp, theta, netMAPIters(c, mlp.Len()), c.Mlp.MapBatch, rng)
+			}
+			return sampler.FitAdam(ctx, mlp, theta, sampler.AdamFit{Iters: c.Mlp.MapIters, Batch: c.Mlp.MapBatch, LR: c.Mlp.MapLR}, rng)
+		}
+	}
+	return lap
+}
+
+// derivedNames are the names of the model's derived quantities (σ² of the
+// linear model), which follow the parameters in the draws.
+func DerivedNames(m langevin.Model) []string {
+	if d, ok := m.(langevin.Deriver); ok {
+		return d.DerivedNames()
+	}
+	return nil
+}
+
+// modelTitle names the model of a run in its first line: "logistic
+// regression", and for a network its likelihood ("mlp, bernoulli
+// likelihood"), since a classifier is no regression.
+func ModelTitle(name string, m langevin.Model) string {
+	if n, ok := m.(*model.MLP); ok {
+		return fmt.Sprintf("%s, %s likelihood", name, n.Likelihood())
+	}
+	return name + " regression"
+}
