@@ -318,6 +318,14 @@ func runID(cfg stancsv.Config, statNames, names []string) string {
 
 func FmtF(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 
+// rowBytes is the memory of one kept draw of m in a trace: the model's
+// columns (derived quantities included) and about 8 sampler statistics as
+// float64s, two slice headers and the iteration.
+func rowBytes(m langevin.Model) int64 {
+	cols := int64(m.Dim()+len(DerivedNames(m))) + 8
+	return cols*8 + 56
+}
+
 // CheckRunSize refuses, before the sampling, a run whose draws held in
 // memory (warm-up included: run keeps them for the report) would not fit:
 // the rows langevin.Options.KeptRows counts (auto's growing thinning, MaxKeep,
@@ -327,7 +335,7 @@ func CheckRunSize(c *Config, m langevin.Model, o langevin.Options) error {
 	warm, post := o.KeptRows()
 	keep := runctl.SatAdd(warm, post)
 	cols := int64(m.Dim()+len(DerivedNames(m))) + 8 // + the sampler's statistics, about 8
-	perRow := cols*8 + 56                           // values, two slice headers and the iteration
+	perRow := rowBytes(m)
 	need := runctl.SatMul(runctl.SatMul(int64(max(o.Chains, 1)), keep), perRow)
 	budget := runctl.MemoryBudget()
 	if need <= budget {
