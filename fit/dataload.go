@@ -327,7 +327,10 @@ func checkSoftmaxLabels(train, test *data.Dataset) error {
 // weights and the learned noise's prior are on the scale of a unit
 // response. The test scores are converted back to the response's units
 // (data.Scaler's Target methods).
-func (j *Problem) standardizeTarget(s model.Spec) {
+//
+// It is the response's one standardisation: the model is told
+// (Spec.YStandardized) and does not standardise again.
+func (j *Problem) standardizeTarget(s *model.Spec) {
 	if j.Scaler == nil || s.Kind != "mlp" || s.Likelihood != "gaussian" {
 		return
 	}
@@ -335,6 +338,7 @@ func (j *Problem) standardizeTarget(s model.Spec) {
 	if j.Test != nil {
 		j.Scaler.TransformTarget(j.Test.Y)
 	}
+	s.YStandardized = true
 }
 
 // takeColumn removes the feature column col (a name, or a 1-based number

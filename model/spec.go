@@ -49,6 +49,9 @@ type Spec struct {
 	// Gaussian: standardised response), LearnNoise then applying to the
 	// Gaussian likelihood only.
 	NetDefaults bool `json:"net_defaults,omitempty"`
+	// YStandardized: the caller standardised the Gaussian response
+	// (data.Scaler.FitTarget) before Build: MLPOptions.YStandardized.
+	YStandardized bool `json:"y_standardized,omitempty"`
 
 	// Offset names the data column holding the count models' offsets oᵢ,
 	// taken out of the features; with Exposure the column holds exposures
@@ -398,6 +401,7 @@ func buildMLP(s Spec, X *mat.Dense, y, _ []float64) (langevin.Model, error) {
 		opt = MLPDefaults(opt)
 		opt.LearnNoise = s.LearnNoise && lik == LikGaussian
 	}
+	opt.YStandardized = s.YStandardized && opt.StandardizeY
 	if lik == LikCategorical {
 		opt.Classes = s.Classes
 	}
