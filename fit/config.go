@@ -32,6 +32,10 @@ type Config struct {
 	Standardize                bool
 	N, K                       int     // generated data: points, spiral arms
 	Noise                      float64 // generated data: noise
+	// Labels, when not nil, are the two response values recoded as the
+	// binary labels 0, 1 (data.TwoLabels): found by the run's reading of
+	// --data, from model.json for predict and compare.
+	Labels []float64
 	// model
 	Formula    formulaConfig // --formula, --family, --priors
 	Model      string

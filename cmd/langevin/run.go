@@ -241,6 +241,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 			fit.ModelTitle(c.Model, m), j.Train.Source, j.TrainLen(), j.TestLen(), m.Dim(), pc.Describe(), c.ChainsText())
 	}
 	fit.PrintCoding(stdout, j.Train)
+	if l := fit.LabelsNote(c, j.Train.Target); l != "" {
+		fmt.Fprintln(stdout, l)
+	}
 	if err := table.Format(stdout); err != nil {
 		return err
 	}
