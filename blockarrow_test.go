@@ -117,6 +117,9 @@ func TestHessianBlockArrowFD(t *testing.T) {
 		}
 		P := blockDense(h, h.MulPrecond)
 		R := blockDense(h, h.MulPrecondRoot)
+		if RT := blockDense(h, h.MulPrecondRootT); !mat.EqualApprox(RT, R.T(), 1e-12) {
+			t.Errorf("crossed %v: MulPrecondRootT is not the transpose of MulPrecondRoot", crossed)
+		}
 		var RRt mat.Dense
 		RRt.Mul(R, R.T())
 		var e1, e2 float64

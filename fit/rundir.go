@@ -195,7 +195,7 @@ func (j *Problem) ModelFile() *ModelFile {
 	if j.Train == nil || j.C.Formula.Text != "" || !j.Spec.NeedsData() {
 		return nil
 	}
-	return &ModelFile{Spec: j.Spec, Data: j.C.Data, Target: j.Train.Target, Features: j.Train.Names, Split: j.split, Columns: j.Train.Coding}
+	return &ModelFile{Spec: j.Spec, Data: j.C.Data, Target: j.Train.Target, Features: j.Train.Names, Split: j.split, Columns: j.Train.Coding, Labels: j.C.Labels}
 }
 
 // ApplySplit returns the part of d named by which (train or test) under
