@@ -147,9 +147,8 @@ func NewNetPlan(ctx context.Context, m Network, opt NetPlanOptions) (*NetPlan, e
 	}
 	p := &NetPlan{Batch: sampler.Minibatch{Size: opt.Batch}, budget: opt.Budget}
 	iters := opt.MAPIters
-	epoch := float64(n) / float64(opt.Batch)
 	if iters == 0 {
-		iters = min(20000, max(2000, int(300*epoch)))
+		iters = NetMAPIters(n, opt.Batch)
 	}
 	if ps, ok := m.(interface{ PriorString() string }); ok {
 		p.note("prior: %s", ps.PriorString())
@@ -345,9 +344,7 @@ func logPost(m langevin.Model, theta, grad []float64) float64 {
 // adamDecay runs Adam from theta0 with the learning rate 10⁻²·T/(T + 9t),
 // from 10⁻² to 10⁻³ over T iterations.
 func adamDecay(ctx context.Context, m langevin.Model, theta0 []float64, iters, batch int, rng *rand.Rand) ([]float64, error) {
-	T := float64(iters)
-	sched := schedule.Polynomial{A: 1e-2 * T / 9, B: T / 9, Gamma: 1}
-	ch, err := sampler.Adam{Step: sched, Batch: sampler.Minibatch{Size: min(batch, m.Len())}}.NewChain(m, theta0, rng)
+	ch, err := sampler.Adam{Step: NetMAPSchedule(iters), Batch: sampler.Minibatch{Size: min(batch, m.Len())}}.NewChain(m, theta0, rng)
 	if err != nil {
 		return nil, err
 	}
