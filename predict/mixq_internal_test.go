@@ -61,7 +61,7 @@ func TestMixtureQuantile(t *testing.T) {
 			return mu, sd
 		},
 		"point masses": func() ([]float64, []float64) { return []float64{-1, 1, 3}, []float64{0, 0, 0} },
-		"mixed": func() ([]float64, []float64) { return []float64{-1, 1, 3, 4}, []float64{0, 2, 0, 1e-3} },
+		"mixed":        func() ([]float64, []float64) { return []float64{-1, 1, 3, 4}, []float64{0, 2, 0, 1e-3} },
 	}
 	for name, mk := range cases {
 		mu, sd := mk()
