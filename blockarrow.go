@@ -337,6 +337,15 @@ func (h *BlockArrow) MulPrecondRoot(dst, xi []float64) {
 	h.backward(dst)
 }
 
+// MulPrecondRootT sets dst = L⁻¹g, the transpose of MulPrecondRoot's map
+// (dst and g may be the same slice). With θ = θ̂ + L⁻ᵀu, the gradient of
+// a function of θ in the whitened coordinates u is L⁻¹∇θ: sampling u with
+// the identity metric is sampling θ with the metric H⁻¹.
+func (h *BlockArrow) MulPrecondRootT(dst, g []float64) {
+	copy(dst, g)
+	h.forward(dst)
+}
+
 // MulVec sets dst = Hv (dst must not be v).
 func (h *BlockArrow) MulVec(dst, v []float64) {
 	p := h.p

@@ -9,8 +9,8 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/langevin-go/langevin"
+	"github.com/langevin-go/langevin/approx"
 	"github.com/langevin-go/langevin/formula"
-	"github.com/langevin-go/langevin/sampler"
 )
 
 // blockModel is y ~ x + (1 + x | g), logistic, J groups, and optionally a
@@ -78,7 +78,7 @@ func TestHessianBlockArrowFD(t *testing.T) {
 	for _, crossed := range []bool{false, true} {
 		m := blockModel(t, 400, 8, crossed)
 		d := m.Dim()
-		theta, err := sampler.FindMAP(context.Background(), m, nil)
+		theta, err := approx.FindMAP(context.Background(), m, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -117,6 +117,9 @@ func TestHessianBlockArrowFD(t *testing.T) {
 		}
 		P := blockDense(h, h.MulPrecond)
 		R := blockDense(h, h.MulPrecondRoot)
+		if RT := blockDense(h, h.MulPrecondRootT); !mat.EqualApprox(RT, R.T(), 1e-12) {
+			t.Errorf("crossed %v: MulPrecondRootT is not the transpose of MulPrecondRoot", crossed)
+		}
 		var RRt mat.Dense
 		RRt.Mul(R, R.T())
 		var e1, e2 float64

@@ -1,6 +1,9 @@
 // Package approx holds deterministic and stochastic approximations of a
 // posterior that serve as references and baselines for the samplers: the
-// Laplace approximation (MAP plus the inverse negative Hessian), the
+// Laplace approximation and all its pieces (the MAP by L-BFGS, FindMAP;
+// the inverse negative Hessian, LaplaceCov and its diagonal LaplacePrecond;
+// one MAP and one Hessian per run, RunLaplace; a network's linearised
+// Laplace, GLMLaplace), the
 // Ornstein–Uhlenbeck prediction of constant SGD's stationary covariance
 // (a continuous Lyapunov equation, Mandt, Hoffman & Blei 2017, eq. 13), and
 // others.

@@ -139,20 +139,13 @@ func NewGLMLaplace(ctx context.Context, net GLMNetwork, mode []float64) (*GLMLap
 	th := append([]float64(nil), mode...)
 	gp, gm := make([]float64, d), make([]float64, d)
 	for j := 0; j < d; j++ {
-		h := 1e-4 * math.Max(1, math.Abs(mode[j]))
-		clear(gp)
-		clear(gm)
-		th[j] = mode[j] + h
-		net.LogPrior(th, gp)
-		th[j] = mode[j] - h
-		net.LogPrior(th, gm)
-		th[j] = mode[j]
+		twoH := priorGradPair(net, mode, th, gp, gm, j)
 		if g.Diagonal {
-			lam[j] -= (gp[j] - gm[j]) / (2 * h)
+			lam[j] -= (gp[j] - gm[j]) / twoH
 			continue
 		}
 		for i := 0; i <= j; i++ { // column j, upper triangle (i ≤ j); P symmetric
-			lam[i*d+j] -= (gp[i] - gm[i]) / (2 * h)
+			lam[i*d+j] -= (gp[i] - gm[i]) / twoH
 		}
 	}
 	if g.Diagonal {

@@ -9,7 +9,6 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/langevin-go/langevin"
-	"github.com/langevin-go/langevin/sampler"
 )
 
 // Hessianer is implemented by models that compute the exact Hessian of their
@@ -43,12 +42,12 @@ type LaplaceApprox struct {
 }
 
 // Laplace returns the Laplace approximation of m's posterior: the MAP by
-// L-BFGS ([sampler.FindMAP], from theta0; nil: zero) and the negative
+// L-BFGS ([FindMAP], from theta0; nil: zero) and the negative
 // Hessian there ([Hessian]: exact for models that implement [Hessianer],
 // finite differences otherwise). It fails when the negative Hessian is not
 // positive definite.
 func Laplace(ctx context.Context, m langevin.Model, theta0 []float64) (*LaplaceApprox, error) {
-	mode, err := sampler.FindMAP(ctx, m, theta0)
+	mode, err := FindMAP(ctx, m, theta0)
 	if err != nil {
 		return nil, fmt.Errorf("approx: Laplace: %w", err)
 	}
@@ -64,6 +63,42 @@ func LaplaceAt(m langevin.Model, mode []float64) (*LaplaceApprox, error) {
 	h := make([]float64, d*d)
 	Hessian(m, mode, h)
 	return laplaceFromHessian(mode, h)
+}
+
+// LaplaceCov returns the covariance of the Laplace approximation at theta
+// (normally the MAP), H⁻¹ with H = −∇²log p(θ|D) from central finite
+// differences of the full-data gradient (langevin.HessianFD, 2d gradient
+// evaluations, symmetrised; not the model's own Hessian, as [LaplaceAt]
+// takes). As the PrecondFull of any sampler (SGLD, MALA, RWM, NUTS) it
+// makes a nearly Gaussian posterior nearly isotropic.
+func LaplaceCov(m langevin.Model, theta []float64) (*mat.SymDense, error) {
+	d := m.Dim()
+	if len(theta) != d {
+		return nil, fmt.Errorf("approx: Laplace covariance at a point of %d values, model has %d parameters", len(theta), d)
+	}
+	h := make([]float64, d*d)
+	langevin.HessianFD(m, theta, h)
+	l, err := laplaceFromHessian(theta, h)
+	if err != nil {
+		return nil, err
+	}
+	return l.Cov, nil
+}
+
+// LaplacePrecond returns the diagonal of [LaplaceCov]: diag(H⁻¹). Used as
+// SGLD's constant diagonal preconditioner M it makes every coordinate's
+// posterior scale about 1, so one step size suits all of them; the step η
+// then reads in units of posterior variance.
+func LaplacePrecond(m langevin.Model, theta []float64) ([]float64, error) {
+	cov, err := LaplaceCov(m, theta)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]float64, cov.SymmetricDim())
+	for j := range out {
+		out[j] = cov.At(j, j)
+	}
+	return out, nil
 }
 
 // Sampler returns a sampler whose chains draw independently from the
@@ -195,15 +230,24 @@ func PriorCurvature(m langevin.Model, theta []float64) float64 {
 	gp, gm := make([]float64, d), make([]float64, d)
 	lo := math.Inf(1)
 	for j := range d {
-		h := 1e-4 * math.Max(1, math.Abs(theta[j]))
-		clear(gp)
-		clear(gm)
-		th[j] = theta[j] + h
-		m.LogPrior(th, gp)
-		th[j] = theta[j] - h
-		m.LogPrior(th, gm)
-		th[j] = theta[j]
-		lo = math.Min(lo, -(gp[j]-gm[j])/(2*h))
+		twoH := priorGradPair(m, theta, th, gp, gm, j)
+		lo = math.Min(lo, -(gp[j]-gm[j])/twoH)
 	}
 	return math.Max(lo, 0)
+}
+
+// priorGradPair writes into gp and gm the gradients of m's log prior at
+// θ ± h·eⱼ, h = 10⁻⁴·max(1, |θⱼ|), and returns 2h: (gp − gm)/2h is column j
+// of the prior's Hessian by central differences (PriorCurvature, and the
+// prior precision of GLMLaplace). th holds a copy of θ and is restored.
+func priorGradPair(m langevin.Model, theta, th, gp, gm []float64, j int) float64 {
+	h := 1e-4 * math.Max(1, math.Abs(theta[j]))
+	clear(gp)
+	clear(gm)
+	th[j] = theta[j] + h
+	m.LogPrior(th, gp)
+	th[j] = theta[j] - h
+	m.LogPrior(th, gm)
+	th[j] = theta[j]
+	return 2 * h
 }

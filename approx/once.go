@@ -8,7 +8,6 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/langevin-go/langevin"
-	"github.com/langevin-go/langevin/sampler"
 )
 
 // HessianContext is [Hessian] with cancellation: a model's exact Hessian
@@ -36,7 +35,7 @@ type RunLaplace struct {
 	// Model is the model whose posterior is approximated.
 	Model langevin.Model
 	// FindMAP, when not nil, finds the mode instead of L-BFGS from zero
-	// ([sampler.FindMAP]); the MLP's Adam fit ([sampler.FitAdam]) is one.
+	// ([FindMAP]); the MLP's Adam fit ([sampler.FitAdam]) is one.
 	FindMAP func(ctx context.Context, m langevin.Model) ([]float64, error)
 
 	mu        sync.Mutex
@@ -66,7 +65,7 @@ func (r *RunLaplace) mapLocked(ctx context.Context) ([]float64, error) {
 		if r.FindMAP != nil {
 			r.mode, r.modeErr = r.FindMAP(ctx, r.Model)
 		} else {
-			r.mode, r.modeErr = sampler.FindMAP(ctx, r.Model, nil)
+			r.mode, r.modeErr = FindMAP(ctx, r.Model, nil)
 		}
 	}
 	return r.mode, r.modeErr

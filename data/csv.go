@@ -380,7 +380,10 @@ func ParseCSV(r io.Reader, name string, opt CSVOptions) (*Dataset, error) {
 	}
 	if !typed && !tbl.hasTextOrMissing() {
 		// All numbers, every cell: the features as read.
-		ds := &Dataset{Names: slices.Clone(tbl.featureNames()), Target: names[t], Source: name, Y: ys}
+		ds := &Dataset{Names: slices.Clone(tbl.featureNames()), Source: name, Y: ys}
+		if t >= 0 {
+			ds.Target = names[t]
+		} // else new rows without the response (OptionalTarget)
 		ds.Coding = tbl.numericCoding()
 		ds.X = mat.NewDense(nrows, p, feat)
 		return ds, nil

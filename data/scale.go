@@ -117,13 +117,49 @@ func (s *Scaler) Unscale(dst, coef []float64) {
 	dst[0] = a
 }
 
-// FitTarget sets the response standardisation of s to the mean and sample
-// standard deviation (divisor n−1, as FitScaler) of y, and standardises y
-// in place. A constant or single response gets scale 1.
+// FitTarget sets the response standardisation of s to the mean and the
+// population standard deviation (divisor n) of y, and standardises y in
+// place, so that the standardised response has mean 0 and variance 1
+// exactly (up to rounding). A constant or single response gets scale 1.
+//
+// This is the one rule for a response, and its home: the divisor is n, not
+// FitScaler's n−1, because the response's standardisation is part of the
+// model (a network's prior on f and on log σ² is set for a unit-variance
+// response: model.MLPOptions.StandardizeY, which applies the same rule when
+// it is given raw responses) and because the UCI benchmark's protocol
+// (Hernández-Lobato & Adams 2015, their code: numpy's std) and
+// scikit-learn's StandardScaler divide by n. The features keep FitScaler's
+// n−1 (R's scale(); the linear models' results are pinned to it).
 func (s *Scaler) FitTarget(y []float64) {
-	X := mat.NewDense(len(y), 1, append([]float64(nil), y...))
-	f := FitScaler(X)
-	s.TargetMean, s.TargetScale = f.Mean[0], f.Scale[0]
+	s.TargetMean, s.TargetScale = 0, 1
+	n := len(y)
+	if n == 0 {
+		return
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	var sum float64
+	for _, v := range y {
+		sum += v
+		lo, hi = math.Min(lo, v), math.Max(hi, v)
+	}
+	s.TargetMean = y[0]
+	if lo == hi || n < 2 {
+		s.TransformTarget(y)
+		return
+	}
+	mean := sum / float64(n)
+	// Two-pass with the rounding correction of the mean (Chan, Golub and
+	// LeVeque 1983), as FitScaler.
+	var ss, c float64
+	for _, v := range y {
+		dv := v - mean
+		ss += dv * dv
+		c += dv
+	}
+	s.TargetMean = mean
+	if sd := math.Sqrt((ss - c*c/float64(n)) / float64(n)); sd > 0 && !math.IsInf(sd, 0) {
+		s.TargetScale = sd
+	}
 	s.TransformTarget(y)
 }
 

@@ -98,36 +98,45 @@ func TestUnscale(t *testing.T) {
 }
 
 // TestTargetUnits checks the original-unit arithmetic by hand: training
-// responses 2, 4, 9 have mean 5 and sd √13 (divisor n−1). A predictive
-// N(0.5, 0.25²) of z at the test response y = 7 is N(5 + 0.5√13,
-// 13·0.0625) of y: log density −0.839055742552179 (by hand, from the
-// Gaussian formula in y's units). Predictive means 0.5 and −1 of z against
-// y = 7 and 1 give RMSE 0.31183909742053445 in y's units. A slip of the
-// Jacobian (log p_z unconverted, or + log s) or of the scale (s², 1/s)
+// responses 2, 4, 9 have mean 5 and population sd s = √(26/3) (divisor n,
+// the response's rule; n−1 would give √13). A predictive N(0.5, 0.25²) of
+// z at the test response y = 7 is N(5 + 0.5s, 0.0625s²) of y: log density
+// −0.8697642251751011 (by hand, from the Gaussian formula in y's units).
+// Predictive means 0.5 and −1 of z against y = 7 and 1 give RMSE
+// 0.8349043195402226 in y's units. A slip of the Jacobian (log p_z
+// unconverted, or + log s), of the scale (s², 1/s) or of the divisor
 // misses by far more than the tolerance.
 func TestTargetUnits(t *testing.T) {
 	y := []float64{2, 4, 9}
 	var s Scaler
 	s.FitTarget(y)
-	if s.TargetMean != 5 || math.Abs(s.TargetScale-math.Sqrt(13)) > 1e-15 {
-		t.Fatalf("target mean %v, scale %v; want 5, √13", s.TargetMean, s.TargetScale)
+	if s.TargetMean != 5 || math.Abs(s.TargetScale-math.Sqrt(26.0/3)) > 1e-15 {
+		t.Fatalf("target mean %v, scale %v; want 5, √(26/3)", s.TargetMean, s.TargetScale)
 	}
-	if math.Abs(y[0]+3/math.Sqrt(13)) > 1e-15 {
-		t.Errorf("standardised y[0] = %v, want −3/√13", y[0])
+	if math.Abs(y[0]+3/math.Sqrt(26.0/3)) > 1e-15 {
+		t.Errorf("standardised y[0] = %v, want −3/√(26/3)", y[0])
+	}
+	var m, v float64 // the standardised response: mean 0, population variance 1
+	for _, z := range y {
+		m += z / 3
+		v += z * z / 3
+	}
+	if math.Abs(m) > 1e-15 || math.Abs(v-1) > 1e-15 {
+		t.Errorf("standardised response: mean %v, mean square %v; want 0, 1", m, v)
 	}
 	// The log density of z = (7 − 5)/√13 under N(0.5, 0.25²).
 	z := (7 - s.TargetMean) / s.TargetScale
 	lpz := -0.5*math.Log(2*math.Pi*0.0625) - (z-0.5)*(z-0.5)/(2*0.0625)
-	if got, want := s.TargetLogDensity(lpz), -0.839055742552179; math.Abs(got-want) > 1e-12 {
+	if got, want := s.TargetLogDensity(lpz), -0.8697642251751011; math.Abs(got-want) > 1e-12 {
 		t.Errorf("log density in y's units %.15g, want %.15g", got, want)
 	}
 	zt := []float64{7, 1}
 	s.TransformTarget(zt)
 	rz := math.Sqrt(((zt[0]-0.5)*(zt[0]-0.5) + (zt[1]+1)*(zt[1]+1)) / 2)
-	if got, want := s.TargetRMSE(rz), 0.31183909742053445; math.Abs(got-want) > 1e-12 {
+	if got, want := s.TargetRMSE(rz), 0.8349043195402226; math.Abs(got-want) > 1e-12 {
 		t.Errorf("RMSE in y's units %.15g, want %.15g", got, want)
 	}
-	if got := s.TargetValue(0.5); math.Abs(got-(5+0.5*math.Sqrt(13))) > 1e-14 {
+	if got := s.TargetValue(0.5); math.Abs(got-(5+0.5*math.Sqrt(26.0/3))) > 1e-14 {
 		t.Errorf("TargetValue(0.5) = %v", got)
 	}
 	var none Scaler

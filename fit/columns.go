@@ -256,12 +256,8 @@ func PredictUnlabelled(stdout io.Writer, mf *ModelFile, d *data.Dataset, r *rund
 	}
 	fmt.Fprintf(stdout, "%s (%s) on %s: %d rows without the target %q: predictions only, no metrics; %d draws from %s\n",
 		mf.Kind, mf.Data, d.Source, n, mf.Target, len(draws), samples)
-	if mf.Columns != nil && len(mf.Columns.TargetLevels) > 0 {
-		var cl []string
-		for k, l := range mf.Columns.TargetLevels {
-			cl = append(cl, fmt.Sprintf("p.%d is P(%s = %q)", k, mf.Target, l))
-		}
-		fmt.Fprintf(stdout, "classes: %s\n", strings.Join(cl, ", "))
+	if l := ClassesLine(mf); l != "" {
+		fmt.Fprintln(stdout, l)
 	}
 	if out == "" {
 		fmt.Fprintln(stdout)
@@ -273,6 +269,25 @@ func PredictUnlabelled(stdout io.Writer, mf *ModelFile, d *data.Dataset, r *rund
 	}
 	fmt.Fprintf(stdout, "written:  %s (%d rows: %s, then the predictions)\n", out, n, idName)
 	return nil
+}
+
+// ClassesLine names the class of each column p.k of the predictions when
+// the labels were recoded (text labels, or two values recoded 0/1):
+// "classes: p.0 is P(V4 = 1), p.1 is P(V4 = 2)"; "" otherwise.
+func ClassesLine(mf *ModelFile) string {
+	var cl []string
+	if mf.Columns != nil {
+		for k, l := range mf.Columns.TargetLevels {
+			cl = append(cl, fmt.Sprintf("p.%d is P(%s = %q)", k, mf.Target, l))
+		}
+	}
+	for k, v := range mf.Labels {
+		cl = append(cl, fmt.Sprintf("p.%d is P(%s = %s)", k, mf.Target, strconv.FormatFloat(v, 'g', -1, 64)))
+	}
+	if cl == nil {
+		return ""
+	}
+	return "classes: " + strings.Join(cl, ", ")
 }
 
 // csvField quotes s for a CSV file when it needs it.

@@ -35,7 +35,7 @@ func (j *Problem) LoadData() error {
 		}
 	}
 	if !generated && !c.IsUCI() {
-		if full, err = ReadData(c, c.Data, "--data", true); err != nil {
+		if full, err = readData(c, c.Data, "--data", true, true); err != nil {
 			return err
 		}
 	}
@@ -185,7 +185,17 @@ func dataBound() int64 {
 	return runctl.MemoryBudget() / 4
 }
 
+// The responses are recoded to binary labels by c.Labels when set
+// (data.RecodeLabels: the run's --test, predict and compare read as the
+// training data were).
 func ReadData(c *Config, path, flagName string, builtins bool) (*data.Dataset, error) {
+	return readData(c, path, flagName, builtins, false)
+}
+
+// readData is ReadData; with guessLabels (the run's --data) a response of
+// two values other than 0/1 or −1/+1 for a model of binary labels sets
+// c.Labels (data.TwoLabels: the larger value is the event).
+func readData(c *Config, path, flagName string, builtins, guessLabels bool) (*data.Dataset, error) {
 	var d *data.Dataset
 	var err error
 	isFile := true
@@ -227,18 +237,51 @@ func ReadData(c *Config, path, flagName string, builtins bool) (*data.Dataset, e
 	if d.Y == nil {
 		return d, nil // new rows without the target (predict)
 	}
+	if guessLabels && c.Labels == nil && c.Spec().BinaryLabels() {
+		c.Labels = data.TwoLabels(d.Y)
+	}
+	if c.Labels != nil {
+		var le *data.UnknownLabelError
+		if err := data.RecodeLabels(d.Y, c.Labels); errors.As(err, &le) {
+			return nil, InputErrorf("%s: label %v in column %q: the run's labels are %s (recoded 0/1: %s)",
+				rowPlace(d, le.Row, headerLine), le.Value, d.Target, labelList(c.Labels), data.LabelRule(c.Labels))
+		}
+	}
 	if re := (*model.ResponseError)(nil); errors.As((model.Spec{Kind: c.Model}).CheckResponses(d.Y), &re) {
 		noun := "response"
 		if re.Label {
 			noun = "label"
 		}
-		where := fmt.Sprintf("%s:%d", d.Source, re.Row+headerLine)
-		if d.Coding != nil && d.Coding.RowsDropped > 0 {
-			where = fmt.Sprintf("%s: row %d (of those kept)", d.Source, re.Row)
-		}
-		return nil, InputErrorf("%s: %s %v in column %q: %s%s", where, noun, re.Value, d.Target, re.What, responseHint(c.Model, d.Y))
+		return nil, InputErrorf("%s: %s %v in column %q: %s%s", rowPlace(d, re.Row, headerLine), noun, re.Value, d.Target, re.What, responseHint(c.Model, d.Y))
 	}
 	return d, nil
+}
+
+// rowPlace names row (1-based, of d's rows) as file:line, or as a row of
+// those kept when rows were dropped.
+func rowPlace(d *data.Dataset, row, headerLine int) string {
+	if d.Coding != nil && d.Coding.RowsDropped > 0 {
+		return fmt.Sprintf("%s: row %d (of those kept)", d.Source, row)
+	}
+	return fmt.Sprintf("%s:%d", d.Source, row+headerLine)
+}
+
+// labelList is the recoded labels as "1 or 2".
+func labelList(values []float64) string {
+	s := make([]string, len(values))
+	for k, v := range values {
+		s[k] = strconv.FormatFloat(v, 'g', -1, 64)
+	}
+	return strings.Join(s, " or ")
+}
+
+// LabelsNote is the auto: line of the recoding of c.Labels ("" without
+// one): the rule and its reason.
+func LabelsNote(c *Config, target string) string {
+	if c.Labels == nil {
+		return ""
+	}
+	return Note{Key: "auto", Text: fmt.Sprintf("labels: column %q: %s", target, data.LabelRule(c.Labels))}.String()
 }
 
 // headerless reports whether d was read from a file without a header row
@@ -327,7 +370,10 @@ func checkSoftmaxLabels(train, test *data.Dataset) error {
 // weights and the learned noise's prior are on the scale of a unit
 // response. The test scores are converted back to the response's units
 // (data.Scaler's Target methods).
-func (j *Problem) standardizeTarget(s model.Spec) {
+//
+// It is the response's one standardisation: the model is told
+// (Spec.YStandardized) and does not standardise again.
+func (j *Problem) standardizeTarget(s *model.Spec) {
 	if j.Scaler == nil || s.Kind != "mlp" || s.Likelihood != "gaussian" {
 		return
 	}
@@ -335,6 +381,7 @@ func (j *Problem) standardizeTarget(s model.Spec) {
 	if j.Test != nil {
 		j.Scaler.TransformTarget(j.Test.Y)
 	}
+	s.YStandardized = true
 }
 
 // takeColumn removes the feature column col (a name, or a 1-based number

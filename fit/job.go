@@ -64,7 +64,7 @@ func (j *Problem) BuildModel() error {
 	if j.uci != nil && s.Kind == "mlp" && !c.Set["hidden"] {
 		s.Hidden = []int{j.uci.Hidden} // the benchmark's protocol (n_hidden.txt)
 	}
-	j.standardizeTarget(s)
+	j.standardizeTarget(&s)
 	m, err := s.BuildOffset(j.Train.X, j.Train.Y, j.offTrain)
 	if err != nil {
 		if c.Model == "mlp" {

@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/langevin-go/langevin"
+	"github.com/langevin-go/langevin/approx"
 	"github.com/langevin-go/langevin/fit"
 	"github.com/langevin-go/langevin/internal/testmodel"
 	"github.com/langevin-go/langevin/model"
@@ -26,11 +27,11 @@ func ksdSetup(t *testing.T) (*model.Logistic, []float64, *mat.SymDense, *sampler
 	if err != nil {
 		t.Fatal(err)
 	}
-	mp, err := sampler.FindMAP(context.Background(), m, nil)
+	mp, err := approx.FindMAP(context.Background(), m, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cov, err := sampler.LaplaceCov(m, mp)
+	cov, err := approx.LaplaceCov(m, mp)
 	if err != nil {
 		t.Fatal(err)
 	}

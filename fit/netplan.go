@@ -82,9 +82,14 @@ type NetPlan struct {
 	// Restarts says which chains diverged and were restarted with a smaller
 	// step (filled during the run).
 	Restarts []string
+	// Lo and Hi bound the plausible region (see [NetPlan.Plausible]): a
+	// chain whose coordinate j leaves [Lo[j], Hi[j]] has diverged. Nil: only
+	// finiteness is checked.
+	Lo, Hi []float64
 
 	inner       langevin.Sampler
 	mu          sync.Mutex
+	names       []string // parameter names, for the restart notes
 	budget      float64
 	temperature float64 // τ of the sampler (0: 1); tests set 2 to show a slip is caught
 }
@@ -142,9 +147,8 @@ func NewNetPlan(ctx context.Context, m Network, opt NetPlanOptions) (*NetPlan, e
 	}
 	p := &NetPlan{Batch: sampler.Minibatch{Size: opt.Batch}, budget: opt.Budget}
 	iters := opt.MAPIters
-	epoch := float64(n) / float64(opt.Batch)
 	if iters == 0 {
-		iters = min(20000, max(2000, int(300*epoch)))
+		iters = NetMAPIters(n, opt.Batch)
 	}
 	if ps, ok := m.(interface{ PriorString() string }); ok {
 		p.note("prior: %s", ps.PriorString())
@@ -255,6 +259,8 @@ func NewNetPlan(ctx context.Context, m Network, opt NetPlanOptions) (*NetPlan, e
 	p.BurnIn = max(200, int(math.Ceil(3/p.Eta)))
 	p.MaxIters = max(20000, 3*p.BurnIn)
 	p.note("burn-in: %d iterations from the modes (3/η: a direction of unit preconditioned curvature within e⁻³ of stationary, at least 200); at most %d iterations in all", p.BurnIn, p.MaxIters)
+	p.setBounds(sd, langevin.ParamNames(m))
+	p.note("divergence: a chain whose position is not finite, or leaves the plausible region (a coordinate more than %d prior sds beyond the modes' range, where the prior's density is below e^-%d of its value at the nearest mode: a chain at stationarity does not go there), is restarted from its mode with η/4", plausibleSDs, plausibleSDs*plausibleSDs/2)
 	p.Points = opt.Points
 	if p.Points == nil {
 		p.Points = m.Inputs(sampler.SubsetIndex(n, min(n, 100), rng))
@@ -265,6 +271,46 @@ func NewNetPlan(ctx context.Context, m Network, opt NetPlanOptions) (*NetPlan, e
 	}
 	p.setSampler()
 	return p, nil
+}
+
+// plausibleSDs is how many prior sds beyond the modes' range a coordinate
+// may go before its chain counts as diverged.
+const plausibleSDs = 20
+
+// setBounds sets the plausible region from the modes and the prior sds sd:
+// coordinate j within [min mode_j − 20 s_j, max mode_j + 20 s_j]. The
+// posterior is narrower than the prior along every direction the data
+// inform and equal to it along the others, so a draw 20 prior sds beyond
+// every mode has a prior density e⁻²⁰⁰ times smaller than at the mode that
+// no likelihood at a mode compensates: the chain has left the posterior's
+// mass (protein split 4: log σ² ran away to 400, prior sd 2, finite all the
+// while).
+func (p *NetPlan) setBounds(sd []float64, names []string) {
+	d := len(sd)
+	p.Lo, p.Hi = make([]float64, d), make([]float64, d)
+	p.names = names
+	for j := range sd {
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for _, mode := range p.Modes {
+			lo, hi = min(lo, mode[j]), max(hi, mode[j])
+		}
+		p.Lo[j], p.Hi[j] = lo-plausibleSDs*sd[j], hi+plausibleSDs*sd[j]
+	}
+}
+
+// Plausible returns −1 when theta is finite and inside the plausible region
+// [Lo, Hi], else the index of the first coordinate that is not (d when a
+// coordinate is not finite and Lo is nil).
+func (p *NetPlan) Plausible(theta []float64) int {
+	for j, v := range theta {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return j
+		}
+		if p.Lo != nil && j < len(p.Lo) && (v < p.Lo[j] || v > p.Hi[j]) {
+			return j
+		}
+	}
+	return -1
 }
 
 // setSampler builds the plan's sampler: its kind at step p.Eta, with
@@ -298,9 +344,7 @@ func logPost(m langevin.Model, theta, grad []float64) float64 {
 // adamDecay runs Adam from theta0 with the learning rate 10⁻²·T/(T + 9t),
 // from 10⁻² to 10⁻³ over T iterations.
 func adamDecay(ctx context.Context, m langevin.Model, theta0 []float64, iters, batch int, rng *rand.Rand) ([]float64, error) {
-	T := float64(iters)
-	sched := schedule.Polynomial{A: 1e-2 * T / 9, B: T / 9, Gamma: 1}
-	ch, err := sampler.Adam{Step: sched, Batch: sampler.Minibatch{Size: min(batch, m.Len())}}.NewChain(m, theta0, rng)
+	ch, err := sampler.Adam{Step: NetMAPSchedule(iters), Batch: sampler.Minibatch{Size: min(batch, m.Len())}}.NewChain(m, theta0, rng)
 	if err != nil {
 		return nil, err
 	}
@@ -600,9 +644,10 @@ func (p *NetPlan) Until(m Network, target float64, last **FunctionConvergence) f
 }
 
 // restartSampler is the plan's sampler, with restarts: a chain whose
-// position stops being finite starts again from its initial point with the
-// step divided by 4 (at most 3 times, then it fails as a diverging chain),
-// and the plan's notes say so.
+// position stops being finite or leaves the plausible region
+// ([NetPlan.Plausible]) starts again from its initial point with the step
+// divided by 4 (at most 3 times, then it fails as a diverging chain), and
+// the plan's notes say so.
 type restartSampler struct {
 	p *NetPlan
 }
@@ -633,16 +678,35 @@ type restartChain struct {
 func (c *restartChain) Step() error {
 	c.t++
 	err := c.inner.Step()
-	if err == nil && finite(c.inner.Position()) {
-		return nil
+	j := -1
+	if err == nil {
+		if j = c.p.Plausible(c.inner.Position()); j < 0 {
+			return nil
+		}
+	}
+	what := "diverged"
+	if err == nil {
+		v := c.inner.Position()[j]
+		name := fmt.Sprintf("θ[%d]", j)
+		if j < len(c.p.names) {
+			name = c.p.names[j]
+		}
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			what = fmt.Sprintf("diverged (%s = %v)", name, v)
+		} else {
+			what = fmt.Sprintf("left the plausible region (%s = %.3g, outside [%.3g, %.3g]: more than %d prior sds beyond the modes' range)", name, v, c.p.Lo[j], c.p.Hi[j], plausibleSDs)
+		}
 	}
 	if c.restarts == 3 {
+		if err == nil {
+			err = fmt.Errorf("fit: a chain %s at iteration %d after 3 restarts with a smaller step", what, c.t)
+		}
 		return err // the run reports the divergence
 	}
 	c.restarts++
 	c.eta /= 4
 	c.p.mu.Lock()
-	c.p.Restarts = append(c.p.Restarts, fmt.Sprintf("a chain diverged at iteration %d (η = %.3g): restarted from its mode with η = %.3g", c.t, 4*c.eta, c.eta))
+	c.p.Restarts = append(c.p.Restarts, fmt.Sprintf("a chain %s at iteration %d (η = %.3g): restarted from its mode with η = %.3g", what, c.t, 4*c.eta, c.eta))
 	c.p.mu.Unlock()
 	in, err := c.p.build(c.eta).NewChain(c.m, c.start, c.rng)
 	if err != nil {

@@ -267,3 +267,47 @@ func TestCurvatureRows(t *testing.T) {
 	}
 	t.Logf("λmax all rows %.4g, 2,000 rows %.4g", full, sub)
 }
+
+// TestNetPlanRunaway: a chain that runs away while staying finite (SGLD at
+// η = 2.5 on a Gaussian of precision 1 multiplies θ by −1.5 a step: 10¹⁴⁰
+// after 800 steps, still finite, so a finiteness check never fires) leaves
+// the plausible region within a few steps; it is restarted from its mode at
+// η/4 = 0.625, where SGLD is stable with the stationary variance
+// 2/(2 − η) = 1.4545 of its discretisation, and the notes name the
+// coordinate. Without the plausible-region rule the draws are ~10¹⁰⁰.
+func TestNetPlanRunaway(t *testing.T) {
+	for _, kind := range []string{"sgld", "sghmc"} {
+		q := quad{prec: []float64{1, 1}}
+		p := &NetPlan{Kind: kind, Eta: 2.5, Precond: []float64{1, 1}, Batch: sampler.Minibatch{Size: 1},
+			Modes: [][]float64{{0.5, -0.5}, {-0.5, 0.5}}}
+		if kind == "sghmc" {
+			p.Eta = 6 // unstable for SGHMC at friction 1 too: it runs away, finite
+		}
+		p.setBounds([]float64{1, 1}, []string{"a", "b"})
+		p.setSampler()
+		tr, err := langevin.Run(context.Background(), q, p.Sampler, langevin.Options{Chains: 2, Iters: 800, BurnIn: 400, Init: p.Init(), Seed: 3})
+		if err != nil {
+			t.Fatalf("%s: run: %v (notes %v)", kind, err, p.Restarts)
+		}
+		if len(p.Restarts) == 0 || !strings.Contains(p.Restarts[0], "left the plausible region") {
+			t.Fatalf("%s: restarts %q: want a restart for leaving the plausible region", kind, p.Restarts)
+		}
+		var v2 float64
+		var n int
+		for _, rows := range tr.Draws {
+			for _, r := range rows {
+				if j := p.Plausible(r[:2]); j >= 0 {
+					t.Fatalf("%s: a kept draw %v is outside the plausible region", kind, r[:2])
+				}
+				v2 += r[0] * r[0]
+				n++
+			}
+		}
+		if kind == "sgld" {
+			// Monte Carlo sd of the variance ≈ 1.45·√(2/ESS), ESS ≈ 800·(1 − 0.375)/(1 + 0.375) ≈ 360: 0.11.
+			if v := v2 / float64(n); math.Abs(v-2/(2-0.625)) > 0.45 {
+				t.Errorf("%s: variance of the first coordinate %v after the restart, want 1.4545 (SGLD at η = 0.625)", kind, v)
+			}
+		}
+	}
+}

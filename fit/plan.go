@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/langevin-go/langevin"
+	"github.com/langevin-go/langevin/approx"
 	"github.com/langevin-go/langevin/diag"
 	"github.com/langevin-go/langevin/sampler"
 	"github.com/langevin-go/langevin/schedule"
@@ -129,7 +130,7 @@ func NewPlan(ctx context.Context, m langevin.Model, opt PlanOptions) (*Plan, err
 	mp := opt.MAP
 	if mp == nil {
 		var err error
-		if mp, err = sampler.FindMAP(ctx, m, nil); err != nil {
+		if mp, err = approx.FindMAP(ctx, m, nil); err != nil {
 			return nil, err
 		}
 	}

@@ -195,7 +195,7 @@ func (j *Problem) ModelFile() *ModelFile {
 	if j.Train == nil || j.C.Formula.Text != "" || !j.Spec.NeedsData() {
 		return nil
 	}
-	return &ModelFile{Spec: j.Spec, Data: j.C.Data, Target: j.Train.Target, Features: j.Train.Names, Split: j.split, Columns: j.Train.Coding}
+	return &ModelFile{Spec: j.Spec, Data: j.C.Data, Target: j.Train.Target, Features: j.Train.Names, Split: j.split, Columns: j.Train.Coding, Labels: j.C.Labels}
 }
 
 // ApplySplit returns the part of d named by which (train or test) under
@@ -318,6 +318,14 @@ func runID(cfg stancsv.Config, statNames, names []string) string {
 
 func FmtF(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 
+// rowBytes is the memory of one kept draw of m in a trace: the model's
+// columns (derived quantities included) and about 8 sampler statistics as
+// float64s, two slice headers and the iteration.
+func rowBytes(m langevin.Model) int64 {
+	cols := int64(m.Dim()+len(DerivedNames(m))) + 8
+	return cols*8 + 56
+}
+
 // CheckRunSize refuses, before the sampling, a run whose draws held in
 // memory (warm-up included: run keeps them for the report) would not fit:
 // the rows langevin.Options.KeptRows counts (auto's growing thinning, MaxKeep,
@@ -327,7 +335,7 @@ func CheckRunSize(c *Config, m langevin.Model, o langevin.Options) error {
 	warm, post := o.KeptRows()
 	keep := runctl.SatAdd(warm, post)
 	cols := int64(m.Dim()+len(DerivedNames(m))) + 8 // + the sampler's statistics, about 8
-	perRow := cols*8 + 56                           // values, two slice headers and the iteration
+	perRow := rowBytes(m)
 	need := runctl.SatMul(runctl.SatMul(int64(max(o.Chains, 1)), keep), perRow)
 	budget := runctl.MemoryBudget()
 	if need <= budget {

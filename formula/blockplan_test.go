@@ -3,6 +3,7 @@ package formula
 import (
 	"context"
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/langevin-go/langevin"
@@ -92,5 +93,76 @@ func TestBlockPlanAgainstNUTS(t *testing.T) {
 	hot.Temperature = 2
 	if check(hot, false) == 0 {
 		t.Error("the check passes draws at temperature 2: it cannot fail")
+	}
+}
+
+// TestLaplaceInitSkippedByBlockPlan: the command computes the Laplace
+// diagonal for --init laplace (its default) only when the initial points
+// use it: not under --sampler auto's block-arrow plan, which starts the
+// chains at its own draws (the diagonal would cost 2d full gradients).
+func TestLaplaceInitSkippedByBlockPlan(t *testing.T) {
+	rows, _ := scaleModels(t, 4000, 50, 9)
+	flat := fitFlatModel(t)
+	if !fit.BlockPlanned(rows, nil) || fit.BlockPlanned(flat, nil) {
+		t.Fatal("BlockPlanned: expected the hierarchical model only")
+	}
+	for _, tc := range []struct {
+		sampler, init string
+		set           bool
+		m             langevin.Model
+		want          bool
+	}{
+		{"auto", "laplace", false, rows, false}, // the plan's InitBlockArrow
+		{"auto", "laplace", true, rows, true},   // --init laplace asked for
+		{"auto", "map", false, rows, false},
+		{"sgld", "laplace", false, rows, true},
+		{"auto", "laplace", false, flat, true}, // no group terms: as before
+	} {
+		c := &fit.Config{Sampler: tc.sampler, Init: tc.init, Set: map[string]bool{"init": tc.set}}
+		if got := c.UsesLaplaceInitOn(tc.m); got != tc.want {
+			t.Errorf("sampler %s, init %s (set %v), hierarchical %v: UsesLaplaceInitOn %v, want %v",
+				tc.sampler, tc.init, tc.set, tc.m == langevin.Model(rows), got, tc.want)
+		}
+	}
+}
+
+// fitFlatModel is y ~ x, logistic, 4,000 rows: no group terms.
+func fitFlatModel(t *testing.T) *Model {
+	f, err := Parse("y ~ x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := New(f, scaleRows(4000, 50, 9), Options{Family: "bernoulli"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// BenchmarkBlockPlanStep is one iteration of the block plan's sampler
+// (SGLD, control variates, block-arrow M = H⁻¹) on y ~ x + (1 + x | g),
+// 10⁵ rows, 1,000 groups (d = 2,005): two minibatch gradients and the
+// preconditioned step; 0 allocs/op.
+func BenchmarkBlockPlanStep(b *testing.B) {
+	rows, _ := scaleModels(b, 100000, 1000, 22)
+	p, err := fit.NewPlan(context.Background(), rows, fit.PlanOptions{Seed: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if p.Arrow == nil {
+		b.Fatal("no block-arrow plan")
+	}
+	s, _, _ := p.Configure(1000000, -1, 0, 0)
+	ch, err := s.NewChain(rows, p.MAP, rand.New(rand.NewPCG(1, 2)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("batch %d of %d rows, η %.3g", p.Batch.Size, rows.Len(), p.Step.Eta)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if err := ch.Step(); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

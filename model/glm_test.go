@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/langevin-go/langevin"
+	"github.com/langevin-go/langevin/approx"
 	"github.com/langevin-go/langevin/diag"
 	"github.com/langevin-go/langevin/model"
 	"github.com/langevin-go/langevin/predict"
@@ -154,7 +155,7 @@ func contains(s, sub string) bool {
 // grid of k points per coordinate over MAP ± 7 Laplace sds.
 func gridMoments(t *testing.T, m langevin.Model, k int) (mean, sd []float64) {
 	d := m.Dim()
-	mode, err := sampler.FindMAP(context.Background(), m, nil)
+	mode, err := approx.FindMAP(context.Background(), m, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

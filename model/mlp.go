@@ -127,8 +127,17 @@ type MLPOptions struct {
 	// ȳ and s_y the mean and sd of the training responses: f and σ² (and the
 	// prior of log σ²) are in z's units inside θ, while LogLik stays the
 	// log-density of y (it subtracts n·log s_y) and RegressionMean, Output,
-	// NoiseVar and the derived sigma2 are in y's units.
+	// NoiseVar and the derived sigma2 are in y's units. s_y is the
+	// population sd (divisor n), the rule of data.Scaler.FitTarget, the
+	// response standardisation's home (the UCI protocol's numpy std, and
+	// scikit-learn's StandardScaler).
 	StandardizeY bool
+	// YStandardized (with StandardizeY) says that the caller has already
+	// standardised the responses by that rule (langevin run: data.Scaler,
+	// whose Target methods convert the scores back): the model takes them
+	// as z, with ȳ = 0 and s_y = 1, instead of standardising them again, and
+	// LogLik, the predictions, NoiseVar and sigma2 are in z's units.
+	YStandardized bool
 }
 
 // MLP is a Bayesian multilayer perceptron (a fully connected feed-forward
@@ -188,6 +197,7 @@ type MLP struct {
 	shape        float64 // ScaleShape a (0: fixed Gaussian prior)
 	priorWhy     string
 	yMean, ySD   float64 // the responses' standardisation (0, 1 without)
+	std          bool    // StandardizeY: the network fits standardised responses
 	logSDY       float64 // log ySD
 	priorC       float64 // normalising constant of the prior
 	maxInner     int     // widest layer after the input
@@ -217,7 +227,8 @@ func NewMLP(X *mat.Dense, y []float64, opt MLPOptions) (*MLP, error) {
 	case LikGaussian:
 		copy(m.y, y)
 		m.yMean, m.ySD = 0, 1
-		if opt.StandardizeY {
+		m.std = opt.StandardizeY
+		if opt.StandardizeY && !opt.YStandardized {
 			m.yMean, m.ySD = meanSD(y)
 			if !(m.ySD > 0) || math.IsInf(m.ySD, 0) {
 				return nil, fmt.Errorf("model: MLP: StandardizeY: the responses have sd %v: expected a positive finite sd (constant responses cannot be standardised)", m.ySD)
@@ -355,6 +366,8 @@ func NewMLP(X *mat.Dense, y []float64, opt MLPOptions) (*MLP, error) {
 }
 
 // meanSD returns the mean and the sd (divisor n) of v.
+// meanSD returns the mean and the population sd (divisor n) of v: the rule
+// of data.Scaler.FitTarget (a model does not import data).
 func meanSD(v []float64) (mean, sd float64) {
 	for _, x := range v {
 		mean += x

@@ -92,7 +92,7 @@ func (m *MLP) FanInInit(dst []float64, rng *rand.Rand) {
 	}
 	if m.learn {
 		dst[m.dim-1] = math.Log(m.noiseVar)
-		if m.ySD != 1 || m.yMean != 0 {
+		if m.std {
 			// Standardised: σ² starts at the response's variance, whatever
 			// NoiseVar (a start at σ² = 10⁻⁸ or 10⁶ leaves Adam far from any
 			// sensible mode: measured on gap1d, σ² stuck at 2.6·10⁻⁸).
@@ -213,7 +213,7 @@ func (m *MLP) PriorString() string {
 	}
 	if m.learn {
 		fmt.Fprintf(&sb, "; log σ² ~ N(%g, %g²)", m.lgMean, m.lgSD)
-		if m.ySD != 1 || m.yMean != 0 {
+		if m.std {
 			sb.WriteString(" on the standardised response")
 		}
 	}

@@ -49,6 +49,9 @@ type Spec struct {
 	// Gaussian: standardised response), LearnNoise then applying to the
 	// Gaussian likelihood only.
 	NetDefaults bool `json:"net_defaults,omitempty"`
+	// YStandardized: the caller standardised the Gaussian response
+	// (data.Scaler.FitTarget) before Build: MLPOptions.YStandardized.
+	YStandardized bool `json:"y_standardized,omitempty"`
 
 	// Offset names the data column holding the count models' offsets oᵢ,
 	// taken out of the features; with Exposure the column holds exposures
@@ -81,17 +84,19 @@ type kind struct {
 	// responses returns a *ResponseError for the first response the kind
 	// cannot model (nil: any number).
 	responses func(s Spec, y []float64) error
+	// binary reports whether the response is a binary label 0/1 (nil: no).
+	binary func(s Spec) bool
 }
 
 // kinds is the table of model kinds, in the order of Kinds.
 var kinds = []kind{
 	{name: "linear", build: buildLinear},
-	{name: "logistic", classifies: always, build: buildLogistic, buildRows: buildLogisticRows, responses: binaryResponses},
+	{name: "logistic", classifies: always, build: buildLogistic, buildRows: buildLogisticRows, responses: binaryResponses, binary: always},
 	{name: "softmax", classifies: always, resolve: resolveClasses, build: buildSoftmax, responses: classResponses},
-	{name: "mlp", classifies: mlpClassifies, resolve: resolveMLP, validate: validateMLP, build: buildMLP},
+	{name: "mlp", classifies: mlpClassifies, resolve: resolveMLP, validate: validateMLP, build: buildMLP, binary: mlpBinary},
 	{name: "poisson", validate: validateGLM, build: buildGLM, responses: countResponses},
 	{name: "negbin", validate: validateGLM, build: buildGLM, responses: countResponses},
-	{name: "probit", classifies: always, validate: validateGLM, build: buildGLM, responses: binaryResponses},
+	{name: "probit", classifies: always, validate: validateGLM, build: buildGLM, responses: binaryResponses, binary: always},
 	{name: "robust", validate: validateGLM, build: buildGLM},
 	{name: "gauss2", toy: true, build: func(s Spec, _ *mat.Dense, _, _ []float64) (langevin.Model, error) { return NewGauss2(s.Rho) }},
 	{name: "mixture25", toy: true, build: func(Spec, *mat.Dense, []float64, []float64) (langevin.Model, error) { return NewMixture25(), nil }},
@@ -144,6 +149,19 @@ func (s Spec) Classifies() bool {
 }
 
 func mlpClassifies(s Spec) bool { return s.Likelihood != LikGaussian.String() }
+
+// mlpBinary: a Bernoulli likelihood, or one still to be guessed from the
+// labels (GuessLikelihood reads labels 0/1 as Bernoulli).
+func mlpBinary(s Spec) bool { return s.Likelihood == "" || s.Likelihood == LikBernoulli.String() }
+
+// BinaryLabels reports whether the kind, with its likelihood, models a
+// binary label 0/1 (logistic, probit; an MLP whose likelihood is Bernoulli or
+// is guessed from the labels): a response of two other values is then
+// recoded to 0/1 (data.TwoLabels) before the model is built.
+func (s Spec) BinaryLabels() bool {
+	k := s.kindOf()
+	return k != nil && k.binary != nil && k.binary(s)
+}
 
 // Resolve fills in the settings that Build would infer from the training
 // labels y: the MLP's likelihood ([GuessLikelihood]) and, for categorical
@@ -398,6 +416,7 @@ func buildMLP(s Spec, X *mat.Dense, y, _ []float64) (langevin.Model, error) {
 		opt = MLPDefaults(opt)
 		opt.LearnNoise = s.LearnNoise && lik == LikGaussian
 	}
+	opt.YStandardized = s.YStandardized && opt.StandardizeY
 	if lik == LikCategorical {
 		opt.Classes = s.Classes
 	}

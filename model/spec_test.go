@@ -120,3 +120,30 @@ func TestGuessLikelihood(t *testing.T) {
 		}
 	}
 }
+
+// The kinds whose response is a binary label 0/1, and so whose labels of two
+// other values are recoded (data.TwoLabels): logistic and probit, an MLP
+// with a Bernoulli likelihood or one guessed from the labels.
+func TestBinaryLabels(t *testing.T) {
+	for _, c := range []struct {
+		s    model.Spec
+		want bool
+	}{
+		{model.Spec{Kind: "logistic"}, true},
+		{model.Spec{Kind: "probit"}, true},
+		{model.Spec{Kind: "mlp"}, true},
+		{model.Spec{Kind: "mlp", Likelihood: "bernoulli"}, true},
+		{model.Spec{Kind: "mlp", Likelihood: "gaussian"}, false},
+		{model.Spec{Kind: "mlp", Likelihood: "categorical"}, false},
+		{model.Spec{Kind: "softmax"}, false},
+		{model.Spec{Kind: "linear"}, false},
+		{model.Spec{Kind: "poisson"}, false},
+		{model.Spec{Kind: "robust"}, false},
+		{model.Spec{Kind: "gauss2"}, false},
+		{model.Spec{Kind: "weibull"}, false},
+	} {
+		if got := c.s.BinaryLabels(); got != c.want {
+			t.Errorf("%+v: BinaryLabels() = %v, want %v", c.s, got, c.want)
+		}
+	}
+}

@@ -24,6 +24,11 @@ type ModelFile struct {
 	// (text columns' levels and reference, text labels, the ID column,
 	// dropped columns and rows; data.Coding): predict reads new rows by it.
 	Columns *data.Coding `json:"columns,omitempty"`
+	// Labels, when not nil, are the two values of a numeric response that
+	// the run recoded as the classes 0 and 1 (data.TwoLabels: the larger
+	// is the event): predict reads new rows' labels by them, and its p.1
+	// is the probability of Labels[1].
+	Labels []float64 `json:"labels,omitempty"`
 	// Formula, for a run of langevin run --formula, is the formula model's
 	// record (formula.Record: formula, family, priors, the training data
 	// and its SHA-256, the group levels, the new-levels rule); the model

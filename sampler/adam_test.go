@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/langevin-go/langevin/approx"
 	"github.com/langevin-go/langevin/sampler"
 	"github.com/langevin-go/langevin/schedule"
 )
@@ -16,7 +17,7 @@ import (
 func TestAdamReachesMAP(t *testing.T) {
 	t.Parallel()
 	m := australianLogistic(t)
-	want, err := sampler.FindMAP(context.Background(), m, nil)
+	want, err := approx.FindMAP(context.Background(), m, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

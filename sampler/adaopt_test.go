@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/langevin-go/langevin"
+	"github.com/langevin-go/langevin/approx"
 	"github.com/langevin-go/langevin/sampler"
 	"github.com/langevin-go/langevin/schedule"
 )
@@ -17,7 +18,7 @@ import (
 func TestAdaGradRMSPropReachMAP(t *testing.T) {
 	t.Parallel()
 	m := australianLogistic(t)
-	want, err := sampler.FindMAP(context.Background(), m, nil)
+	want, err := approx.FindMAP(context.Background(), m, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/langevin-go/langevin"
+	"github.com/langevin-go/langevin/approx"
 	"github.com/langevin-go/langevin/internal/testmodel"
 	"github.com/langevin-go/langevin/model"
 	"github.com/langevin-go/langevin/sampler"
@@ -21,7 +22,7 @@ func interactionLinear(tb testing.TB) *model.Linear { return testmodel.Interacti
 // picks, burn-in and length from the StepChoice (bulk-ESS ≈ 1000 over four
 // chains), and returns the trace and the choice.
 func autoRun(tb testing.TB, m langevin.Model, mapTheta []float64, eta float64) (*langevin.Trace, *sampler.CVChoice, *sampler.StepChoice) {
-	cov, err := sampler.LaplaceCov(m, mapTheta)
+	cov, err := approx.LaplaceCov(m, mapTheta)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -98,11 +99,11 @@ func TestChooseEstimatorScaling(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		mp, err := sampler.FindMAP(context.Background(), m, nil)
+		mp, err := approx.FindMAP(context.Background(), m, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		pre, err := sampler.LaplacePrecond(m, mp)
+		pre, err := approx.LaplacePrecond(m, mp)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/langevin-go/langevin"
+	"github.com/langevin-go/langevin/approx"
 	"github.com/langevin-go/langevin/sampler"
 	"github.com/langevin-go/langevin/schedule"
 )
@@ -15,7 +16,7 @@ import (
 // B = 10.
 func BenchmarkFamilyStepLogistic(b *testing.B) {
 	m := australianLogistic(b)
-	mapTheta, err := sampler.FindMAP(context.Background(), m, nil)
+	mapTheta, err := approx.FindMAP(context.Background(), m, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/langevin-go/langevin"
+	"github.com/langevin-go/langevin/approx"
 	"github.com/langevin-go/langevin/sampler"
 	"github.com/langevin-go/langevin/schedule"
 )
@@ -70,7 +71,7 @@ func gradVariance(m langevin.Model, theta, cv []float64, b, reps int, rng *rand.
 // per coordinate; the sum over 15 coordinates is tighter).
 func TestControlVariateVarianceReduction(t *testing.T) {
 	m := australianLogistic(t)
-	mapTheta, err := sampler.FindMAP(context.Background(), m, nil)
+	mapTheta, err := approx.FindMAP(context.Background(), m, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/langevin-go/langevin"
+	"github.com/langevin-go/langevin/approx"
 	"github.com/langevin-go/langevin/sampler"
 )
 
@@ -30,7 +31,7 @@ func BenchmarkLogPosteriorGradLogistic(b *testing.B) {
 // a warm-up of warm iterations (adaptation ended), started at the MAP.
 func warmChain(b *testing.B, s langevin.Sampler, warm int) langevin.Chain {
 	m := australianLogistic(b)
-	theta0, err := sampler.FindMAP(context.Background(), m, nil)
+	theta0, err := approx.FindMAP(context.Background(), m, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/langevin-go/langevin"
+	"github.com/langevin-go/langevin/approx"
 	"github.com/langevin-go/langevin/data"
 	"github.com/langevin-go/langevin/model"
 	"github.com/langevin-go/langevin/sampler"
@@ -21,7 +22,7 @@ func ExampleSGLD() {
 		panic(err)
 	}
 	exact := m.Posterior()
-	pre, err := sampler.LaplacePrecond(m, exact.MAP())
+	pre, err := approx.LaplacePrecond(m, exact.MAP())
 	if err != nil {
 		panic(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/langevin-go/langevin"
+	"github.com/langevin-go/langevin/approx"
 	"github.com/langevin-go/langevin/diag"
 	"github.com/langevin-go/langevin/sampler"
 	"github.com/langevin-go/langevin/schedule"
@@ -95,7 +96,7 @@ func TestSGHMCLinearRegressionExactPosterior(t *testing.T) {
 	exact := m.Posterior()
 	mean, sd := exact.Mean(), exact.SD()
 	const b, alpha = 100, 0.5
-	pre, err := sampler.LaplacePrecond(m, exact.MAP())
+	pre, err := approx.LaplacePrecond(m, exact.MAP())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/langevin-go/langevin"
+	"github.com/langevin-go/langevin/approx"
 	"github.com/langevin-go/langevin/sampler"
 	"github.com/langevin-go/langevin/schedule"
 )
@@ -116,7 +117,7 @@ func TestMomentumHeavyBallRecursion(t *testing.T) {
 func TestMomentumReachesMAPOnMinibatches(t *testing.T) {
 	t.Parallel()
 	m := australianLogistic(t)
-	want, err := sampler.FindMAP(t.Context(), m, nil)
+	want, err := approx.FindMAP(t.Context(), m, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/langevin-go/langevin"
+	"github.com/langevin-go/langevin/approx"
 	"github.com/langevin-go/langevin/data"
 	"github.com/langevin-go/langevin/internal/testmodel"
 	"github.com/langevin-go/langevin/model"
@@ -38,7 +39,7 @@ func compare(tr *langevin.Trace, mean, sd []float64, minESS float64) error {
 // injected noise. The preconditioned posterior has unit scale, so the
 // autocorrelation time is about 2/η steps; iters gives bulk-ESS near 1000.
 func linearRun(tb testing.TB, m langevin.Model, exact *model.LinearPosterior, b int, tau float64) *langevin.Trace {
-	pre, err := sampler.LaplacePrecond(m, exact.MAP())
+	pre, err := approx.LaplacePrecond(m, exact.MAP())
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -124,7 +125,7 @@ func TestSGDLinearRegressionMAPAndMLE(t *testing.T) {
 		// ≈ 1/(2λ_max). With ηₜ = a(10 + t)^(−0.6) the slowest coordinate
 		// (log σ², λ ≈ N/2) contracts by exp(−Σηₜλ) ≈ e^(−40) over 300,000
 		// steps, and the final minibatch noise of the iterate is about 1e-5.
-		pre, err := sampler.LaplacePrecond(m, want)
+		pre, err := approx.LaplacePrecond(m, want)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -164,11 +165,11 @@ func TestSGLDLogisticAgreesWithFullBatch(t *testing.T) {
 		t.Skip("long statistical test: skipped with -short")
 	}
 	m := australianLogistic(t)
-	mapTheta, err := sampler.FindMAP(context.Background(), m, nil)
+	mapTheta, err := approx.FindMAP(context.Background(), m, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	pre, err := sampler.LaplacePrecond(m, mapTheta)
+	pre, err := approx.LaplacePrecond(m, mapTheta)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/langevin-go/langevin/approx"
 	"github.com/langevin-go/langevin/sampler"
 )
 
@@ -69,7 +70,7 @@ func TestDefaultStepRules(t *testing.T) {
 func TestFitAdam(t *testing.T) {
 	t.Parallel()
 	m := australianLogistic(t)
-	want, err := sampler.FindMAP(context.Background(), m, nil)
+	want, err := approx.FindMAP(context.Background(), m, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/langevin-go/langevin"
+	"github.com/langevin-go/langevin/approx"
 	"github.com/langevin-go/langevin/sampler"
 	"github.com/langevin-go/langevin/schedule"
 )
@@ -63,7 +64,7 @@ func TestSGDClipping(t *testing.T) {
 func TestFindMAPMeanModel(t *testing.T) {
 	m := newMeanModel(500, 2)
 	mu, _ := m.Posterior()
-	th, err := sampler.FindMAP(context.Background(), m, nil)
+	th, err := approx.FindMAP(context.Background(), m, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +76,7 @@ func TestFindMAPMeanModel(t *testing.T) {
 func TestInitMAP(t *testing.T) {
 	m := newMeanModel(500, 2)
 	mu, _ := m.Posterior()
-	in := &sampler.InitMAP{}
+	in := &approx.InitMAP{}
 	tr, err := langevin.Run(context.Background(), m, sampler.GD(schedule.Constant(1e-9)), langevin.Options{Chains: 3, Iters: 2, BurnIn: 1, Init: in})
 	if err != nil {
 		t.Fatal(err)
@@ -88,7 +89,7 @@ func TestInitMAP(t *testing.T) {
 	if got := in.MAP(); math.Abs(got[0]-mu) > 1e-9 {
 		t.Errorf("cached MAP %v, want %v", got, mu)
 	}
-	jit := &sampler.InitMAP{Jitter: 0.5}
+	jit := &approx.InitMAP{Jitter: 0.5}
 	tr, _ = langevin.Run(context.Background(), m, sampler.GD(schedule.Constant(1e-9)), langevin.Options{Chains: 2, Iters: 2, BurnIn: 1, Init: jit})
 	if tr.Draws[0][0][0] == tr.Draws[1][0][0] {
 		t.Error("jittered starts are equal")

@@ -172,7 +172,7 @@ func compareScores(f *fit.Config, runs []*rundir.Run, dirs []string) (score []fl
 	// The optimisation baseline: the MAP on the training data of the first
 	// run (a file or an embedded data set; generated data are not rebuilt).
 	fc := *f
-	fc.Model, fc.Target = mf0.Kind, mf0.Target
+	fc.Model, fc.Target, fc.Labels = mf0.Kind, mf0.Target, mf0.Labels
 	if mf0.Columns != nil {
 		fc.Columns.Id, fc.Columns.Missing = mf0.Columns.ID, mf0.Columns.Missing
 		fc.Columns.Drop = strings.Join(mf0.Columns.Dropped, ",")
@@ -215,7 +215,7 @@ func compareScores(f *fit.Config, runs []*rundir.Run, dirs []string) (score []fl
 // file or an embedded data set, standardised with the run's scaler.
 func compareTestData(f *fit.Config, mf *fit.ModelFile, sc *data.Scaler) (*data.Dataset, error) {
 	fc := *f
-	fc.Model = mf.Kind
+	fc.Model, fc.Labels = mf.Kind, mf.Labels
 	if mf.Columns.HasText() {
 		fc.Columns.Coding = mf.Columns // read as the run's training data were
 	}

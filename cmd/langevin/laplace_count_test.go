@@ -60,7 +60,7 @@ func TestNoLaplaceBypass(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, call := range []string{"sampler.FindMAP(", "sampler.LaplacePrecond(", "sampler.LaplaceCov(", "approx.Laplace(", "approx.LaplaceAt(", "HessianFD("} {
+		for _, call := range []string{"approx.FindMAP(", "approx.LaplacePrecond(", "approx.LaplaceCov(", "approx.Laplace(", "approx.LaplaceAt(", "HessianFD("} {
 			if strings.Contains(string(b), call) {
 				t.Errorf("%s calls %s: use the run's approx.RunLaplace", f, call)
 			}

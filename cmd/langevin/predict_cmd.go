@@ -78,7 +78,7 @@ func cmdPredict(args []string, stdout, _ io.Writer) error {
 	if err != nil {
 		return err
 	}
-	f.Model = mf.Kind
+	f.Model, f.Labels = mf.Kind, mf.Labels
 	if err := f.Columns.Check(); err != nil {
 		return err
 	}
@@ -158,7 +158,11 @@ func cmdPredict(args []string, stdout, _ io.Writer) error {
 	if split != "all" {
 		rows = fmt.Sprintf("the %d %s rows of the run's split", d.Len(), split)
 	}
-	fmt.Fprintf(stdout, "%s (%s) on %s: %s, %d draws from %s\n\n", mf.Kind, mf.Data, d.Source, rows, len(draws), samples)
+	fmt.Fprintf(stdout, "%s (%s) on %s: %s, %d draws from %s\n", mf.Kind, mf.Data, d.Source, rows, len(draws), samples)
+	if l := fit.ClassesLine(mf); l != "" && mf.Labels != nil {
+		fmt.Fprintln(stdout, l)
+	}
+	fmt.Fprintln(stdout)
 	if g, ok := m.(*model.GLM); ok {
 		return predictGLM(stdout, g, draws, d, fit.LogOffsets(mf.Spec, offVals), out)
 	}

@@ -124,7 +124,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	}
 	j.Env = &fit.BuildEnv{C: c, M: m, Lap: lap, MapTh: mapTheta, Points: fit.NetPoints(j.Test)}
 	var laplace []float64
-	if c.Init == "laplace" || usePrecond {
+	if c.UsesLaplaceInitOn(m) || usePrecond {
 		st.Enter("the Laplace approximation", false)
 		if e := st.Do(pre, func() { laplace, err = lap.Diag(pre) }); e != nil {
 			return e
@@ -241,6 +241,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 			fit.ModelTitle(c.Model, m), j.Train.Source, j.TrainLen(), j.TestLen(), m.Dim(), pc.Describe(), c.ChainsText())
 	}
 	fit.PrintCoding(stdout, j.Train)
+	if l := fit.LabelsNote(c, j.Train.Target); l != "" {
+		fmt.Fprintln(stdout, l)
+	}
 	if err := table.Format(stdout); err != nil {
 		return err
 	}

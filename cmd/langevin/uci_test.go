@@ -180,3 +180,50 @@ func TestRunLaplaceNetworkLinearised(t *testing.T) {
 		t.Errorf("linearised Laplace LL %v RMSE %v vs MAP network %v %v", ll, rmse, mll, mrmse)
 	}
 }
+
+// TestPredictUCIFolderUnits: langevin predict of a network run on a UCI
+// folder scores the split's test rows (a CSV of them, columns named as the
+// folder's) with the run's own RMSE, in the target's units. It used to
+// standardise the new rows' response again by their own mean and sd, and
+// the predictions were then off by orders of magnitude (yacht split 0:
+// RMSE 245.8 against the run's 0.37).
+func TestPredictUCIFolderUnits(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "run")
+	code, stdout, errOut := runMain(append(ensembleArgs(uciTiny, 1), "--out", out)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	_, rmse := bmaScores(t, stdout)
+	b, err := os.ReadFile(filepath.Join(uciTiny, "data.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	idx, err := os.ReadFile(filepath.Join(uciTiny, "index_test_1.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sb strings.Builder
+	sb.WriteString("V1,V2,V5,V3\n") // index_features 0, 1, 4; index_target 2
+	for _, s := range strings.Fields(string(idx)) {
+		i, _ := strconv.Atoi(s)
+		f := strings.Fields(lines[i])
+		fmt.Fprintf(&sb, "%s,%s,%s,%s\n", f[0], f[1], f[4], f[2])
+	}
+	csvPath := filepath.Join(t.TempDir(), "test1.csv")
+	if err := os.WriteFile(csvPath, []byte(sb.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, pred, errOut := runMain("predict", "--samples", out, "--data", csvPath)
+	if code != 0 {
+		t.Fatalf("predict: exit %d: %s", code, errOut)
+	}
+	g := regexp.MustCompile(`test set \(8 rows\): RMSE (\S+);`).FindStringSubmatch(pred)
+	if g == nil {
+		t.Fatalf("predict printed no RMSE:\n%s", pred)
+	}
+	got, _ := strconv.ParseFloat(g[1], 64)
+	if math.Abs(got-rmse) > 1e-3*rmse+5e-4 {
+		t.Errorf("predict's RMSE %v, the run's %v", got, rmse)
+	}
+}

@@ -16,6 +16,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/langevin-go/langevin"
+	"github.com/langevin-go/langevin/approx"
 	"github.com/langevin-go/langevin/data"
 	"github.com/langevin-go/langevin/diag"
 	"github.com/langevin-go/langevin/model"
@@ -80,7 +81,7 @@ type creditResult struct {
 	Methods     []*creditMethod
 
 	// The optimisation baseline of the report's Table 1: the MAP (L-BFGS,
-	// sampler.FindMAP) used as a point estimate.
+	// approx.FindMAP) used as a point estimate.
 	MAPAccuracy float64
 	MAPSeconds  float64
 }
@@ -152,16 +153,16 @@ func runCredit(ctx context.Context, opts creditOptions) (*creditResult, error) {
 		return nil, err
 	}
 	mapStart := time.Now()
-	mapTheta, err := sampler.FindMAP(ctx, m, nil)
+	mapTheta, err := approx.FindMAP(ctx, m, nil)
 	if err != nil {
 		return nil, err
 	}
 	mapSecs := time.Since(mapStart).Seconds()
-	pre, err := sampler.LaplacePrecond(m, mapTheta)
+	pre, err := approx.LaplacePrecond(m, mapTheta)
 	if err != nil {
 		return nil, err
 	}
-	cov, err := sampler.LaplaceCov(m, mapTheta)
+	cov, err := approx.LaplaceCov(m, mapTheta)
 	if err != nil {
 		return nil, err
 	}

@@ -40,7 +40,7 @@ func reliabilityCredit(ctx context.Context, seed uint64) (bma, mapP, y []float64
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	mp, err := sampler.FindMAP(ctx, m, nil)
+	mp, err := approx.FindMAP(ctx, m, nil)
 	if err != nil {
 		return nil, nil, nil, err
 	}

@@ -19,6 +19,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/langevin-go/langevin"
+	"github.com/langevin-go/langevin/approx"
 	"github.com/langevin-go/langevin/data"
 	"github.com/langevin-go/langevin/diag"
 	"github.com/langevin-go/langevin/model"
@@ -254,7 +255,7 @@ func (t temperedLinear) cdf(j int) func(float64) float64 {
 // of about steps. 10% burn-in; 2000 draws per chain are kept.
 func lectureSGLDRun(m *model.Linear, b int, tau, steps float64, seed uint64) (*langevin.Trace, error) {
 	exact := m.Posterior()
-	pre, err := sampler.LaplacePrecond(m, exact.MAP())
+	pre, err := approx.LaplacePrecond(m, exact.MAP())
 	if err != nil {
 		return nil, err
 	}

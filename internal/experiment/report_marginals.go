@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/langevin-go/langevin"
+	"github.com/langevin-go/langevin/approx"
 	"github.com/langevin-go/langevin/data"
 	"github.com/langevin-go/langevin/diag"
 	"github.com/langevin-go/langevin/predict"
@@ -63,7 +64,7 @@ func reportMarginals(ctx context.Context, chains, draws int, seed uint64) (*marg
 		return nil, err
 	}
 	start := time.Now()
-	mp, err := sampler.FindMAP(ctx, m, nil)
+	mp, err := approx.FindMAP(ctx, m, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/langevin-go/langevin"
+	"github.com/langevin-go/langevin/approx"
 	"github.com/langevin-go/langevin/data"
 	"github.com/langevin-go/langevin/model"
 	"github.com/langevin-go/langevin/sampler"
@@ -185,7 +186,7 @@ func validationSplit(ctx context.Context, seg, n int, seed uint64) ([]tuneRow, e
 	}
 	nv := float64(vm.Len())
 	validate := func(theta []float64) float64 { return vm.LogLik(theta, nil, nil) / nv }
-	mp, err := sampler.FindMAP(ctx, m, nil)
+	mp, err := approx.FindMAP(ctx, m, nil)
 	if err != nil {
 		return nil, err
 	}

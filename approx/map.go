@@ -1,4 +1,4 @@
-package sampler
+package approx
 
 import (
 	"context"
@@ -22,7 +22,7 @@ func FindMAP(ctx context.Context, m langevin.Model, theta0 []float64) ([]float64
 	x0 := make([]float64, d)
 	if theta0 != nil {
 		if len(theta0) != d {
-			return nil, fmt.Errorf("sampler: MAP start has %d values, model has %d parameters", len(theta0), d)
+			return nil, fmt.Errorf("approx: MAP start has %d values, model has %d parameters", len(theta0), d)
 		}
 		copy(x0, theta0)
 	}
@@ -49,11 +49,11 @@ func FindMAP(ctx context.Context, m langevin.Model, theta0 []float64) ([]float64
 	}
 	res, err := optimize.Minimize(p, x0, settings, &optimize.LBFGS{})
 	if res == nil {
-		return nil, fmt.Errorf("sampler: finding the MAP: %w", err)
+		return nil, fmt.Errorf("approx: finding the MAP: %w", err)
 	}
 	for _, v := range res.X {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("sampler: finding the MAP: optimiser diverged (is the posterior proper?)")
+			return nil, fmt.Errorf("approx: finding the MAP: optimiser diverged (is the posterior proper?)")
 		}
 	}
 	if err != nil && ctx.Err() != nil {
@@ -69,7 +69,7 @@ func FindMAP(ctx context.Context, m langevin.Model, theta0 []float64) ([]float64
 			gmax = math.Max(gmax, math.Abs(v))
 		}
 		if gmax > 1e-4*math.Max(1, f0) {
-			return nil, fmt.Errorf("sampler: finding the MAP: %v (gradient norm %g)", err, gmax)
+			return nil, fmt.Errorf("approx: finding the MAP: %v (gradient norm %g)", err, gmax)
 		}
 	}
 	return res.X, nil
