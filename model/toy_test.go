@@ -131,3 +131,14 @@ func BenchmarkMixture25Grad(b *testing.B) {
 		m.LogLik(th, nil, g)
 	}
 }
+
+func TestStdNormal(t *testing.T) {
+	m := model.StdNormal{D: 5}
+	th := []float64{0.3, -1.2, 2, 0, 0.7}
+	if err := langevin.CheckGradient(m, th, nil, 1e-6); err != nil {
+		t.Error(err)
+	}
+	if got, want := langevin.LogPosterior(m, th, nil), -(0.09+1.44+4+0.49)/2; math.Abs(got-want) > 1e-12 {
+		t.Errorf("log density %v, want %v", got, want)
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -397,7 +398,7 @@ func readChains(paths []string, warmupPath func(k int) string) (*Run, error) {
 			cols = f.Columns
 			runID = f.Config["run_id"]
 		} else {
-			if !equal(cols, f.Columns) {
+			if !slices.Equal(cols, f.Columns) {
 				return nil, fmt.Errorf("%s: columns differ from %s's", p, paths[first])
 			}
 			if id := f.Config["run_id"]; id != runID {
@@ -418,7 +419,7 @@ func readChains(paths []string, warmupPath func(k int) string) (*Run, error) {
 				return nil, err
 			}
 			if wf != nil {
-				if !equal(cols, wf.Columns) {
+				if !slices.Equal(cols, wf.Columns) {
 					return nil, fmt.Errorf("%s: columns differ from %s's", wp, p)
 				}
 				if id := wf.Config["run_id"]; id != runID {
@@ -665,16 +666,4 @@ func headerCount(f *stancsv.File, path, key string, def, lo int) (int, error) {
 		return 0, fmt.Errorf("%s: header: %s = %q: expected a whole number from %d to 2^40", path, key, v, lo)
 	}
 	return n, nil
-}
-
-func equal(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

@@ -13,6 +13,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -432,7 +433,7 @@ func (w *Writer) reopenFile(name string, cfg stancsv.Config, cols []string, size
 	if id := sf.Config["run_id"]; id != w.runID {
 		return fail("written by a run with other settings (run_id %s, this run's %s): a resumed run must make the same plan from the same data and flags", id, w.runID)
 	}
-	if !equalStrings(sf.Columns, cols) {
+	if !slices.Equal(sf.Columns, cols) {
 		return fail("has other columns than this run's (%d, want %d)", len(sf.Columns), len(cols))
 	}
 	all := append(sf.Warmup, sf.Draws...)
@@ -460,16 +461,4 @@ func (w *Writer) reopenFile(name string, cfg stancsv.Config, cols []string, size
 	cf.sw.Flush()
 	cf.pending.b = cf.pending.b[:0] // the header is in the file already
 	return d, cf, nil
-}
-
-func equalStrings(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

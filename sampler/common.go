@@ -158,3 +158,19 @@ func aliasSlice(sampler, name string, v []float64, oldName string, old []float64
 	}
 	return v, nil
 }
+
+// diverged returns the error of an optimiser or chain whose position theta
+// has a parameter that is not finite at iteration t, naming the method, the
+// iteration and the first such parameter (hint, when not empty, in
+// brackets: what to do); nil when every parameter is finite.
+func diverged(method string, t int, theta []float64, hint string) error {
+	for j, v := range theta {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			if hint != "" {
+				hint = " (" + hint + ")"
+			}
+			return fmt.Errorf("sampler: %s diverged at iteration %d: parameter %d is %v%s", method, t, j+1, v, hint)
+		}
+	}
+	return nil
+}

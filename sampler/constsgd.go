@@ -147,12 +147,7 @@ func (c *constChain) Step() error {
 			c.theta[j] += c.v[j]
 		}
 	}
-	for j, v := range c.theta {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("sampler: constant SGD diverged at iteration %d: parameter %d is %v (step too large?)", c.t, j+1, v)
-		}
-	}
-	return nil
+	return diverged("constant SGD", c.t, c.theta, "step too large?")
 }
 
 func (c *constChain) Position() []float64 { return c.theta }

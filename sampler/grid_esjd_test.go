@@ -6,26 +6,9 @@ import (
 	"testing"
 
 	"github.com/langevin-go/langevin"
+	"github.com/langevin-go/langevin/model"
 	"github.com/langevin-go/langevin/sampler"
 )
-
-// isoGauss is the d-dimensional standard normal target, the product target
-// of the optimal-scaling results.
-type isoGauss struct{ d int }
-
-func (m isoGauss) Dim() int                               { return m.d }
-func (m isoGauss) Len() int                               { return 1 }
-func (m isoGauss) LogPrior(theta, grad []float64) float64 { return 0 }
-func (m isoGauss) LogLik(theta []float64, batch []int, grad []float64) float64 {
-	var s float64
-	for j, v := range theta {
-		s += v * v
-		if grad != nil {
-			grad[j] -= v
-		}
-	}
-	return -s / 2
-}
 
 // gridAcceptance runs warm-up (grid tuning) then n iterations and returns
 // the step kept and the mean acceptance statistic after warm-up.
@@ -36,7 +19,7 @@ func gridAcceptance(t *testing.T, s langevin.Sampler, d, warmup, n int, seed uin
 	for j := range theta0 {
 		theta0[j] = rng.NormFloat64()
 	}
-	ch, err := s.NewChain(isoGauss{d}, theta0, rng)
+	ch, err := s.NewChain(model.StdNormal{D: d}, theta0, rng)
 	if err != nil {
 		t.Fatal(err)
 	}

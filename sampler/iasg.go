@@ -93,12 +93,7 @@ func (c *iasgChain) Step() error {
 			c.mean[j] += inv * c.theta[j]
 		}
 	}
-	for j, v := range c.theta {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("sampler: IASG diverged at iteration %d: parameter %d is %v (step too large?)", c.t, j+1, v)
-		}
-	}
-	return nil
+	return diverged("IASG", c.t, c.theta, "step too large?")
 }
 
 func (c *iasgChain) Position() []float64 { return c.mean }

@@ -70,12 +70,7 @@ func (c *momentumChain) Step() error {
 		ss += g * g
 	}
 	c.norm = math.Sqrt(ss)
-	for j, v := range c.theta {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("sampler: momentum SGD diverged at iteration %d: parameter %d is %v (lower the step)", c.t, j+1, v)
-		}
-	}
-	return nil
+	return diverged("momentum SGD", c.t, c.theta, "lower the step")
 }
 
 func (c *momentumChain) Position() []float64 { return c.theta }
@@ -155,12 +150,7 @@ func (c *polyakChain) Step() error {
 			c.avg[j] += w * (v - c.avg[j])
 		}
 	}
-	for j, v := range c.theta {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("sampler: Polyak-averaged SGD diverged at iteration %d: parameter %d is %v (lower the step)", c.t, j+1, v)
-		}
-	}
-	return nil
+	return diverged("Polyak-averaged SGD", c.t, c.theta, "lower the step")
 }
 
 func (c *polyakChain) Position() []float64 { return c.avg }

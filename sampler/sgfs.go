@@ -194,12 +194,7 @@ func (c *sgfsChain) Step() error {
 			}
 		}
 	}
-	for j, v := range c.theta {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("sampler: SGFS diverged at iteration %d: parameter %d is %v", c.t, j+1, v)
-		}
-	}
-	return nil
+	return diverged("SGFS", c.t, c.theta, "")
 }
 
 func (c *sgfsChain) Position() []float64 { return c.theta }

@@ -25,25 +25,6 @@ func init() {
 	})
 }
 
-// isoTarget is the d-dimensional standard normal, the product target of the
-// optimal-scaling results (Roberts, Gelman & Gilks 1997; Roberts &
-// Rosenthal 1998).
-type isoTarget struct{ d int }
-
-func (m isoTarget) Dim() int                               { return m.d }
-func (m isoTarget) Len() int                               { return 1 }
-func (m isoTarget) LogPrior(theta, grad []float64) float64 { return 0 }
-func (m isoTarget) LogLik(theta []float64, batch []int, grad []float64) float64 {
-	var s float64
-	for j, v := range theta {
-		s += v * v
-		if grad != nil {
-			grad[j] -= v
-		}
-	}
-	return -s / 2
-}
-
 // tuneRow is one grid tuning: the sampler, the criterion, the grid, the
 // step kept and the mean acceptance statistic after warm-up (and, on the
 // validation split, the validation and test scores).
@@ -96,7 +77,7 @@ func runTuned(ctx context.Context, m langevin.Model, s langevin.Sampler, theta0 
 // (sampler.GridESJD); and, when scan > 0, runs scan iterations at each
 // fine-grid step for the figure.
 func optimalScaling(ctx context.Context, d, seg, scan, n int, seed uint64) ([]tuneRow, [2]tuneCurve, error) {
-	m := isoTarget{d}
+	m := model.StdNormal{D: d}
 	rng := rand.New(rand.NewPCG(seed, 7))
 	theta0 := make([]float64, d)
 	for j := range theta0 {
