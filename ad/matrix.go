@@ -53,6 +53,15 @@ func (t *Tape) MatVec(X *Matrix, v Vec, batch []int) Vec {
 		for j, bj := range b {
 			floats.AddScaled(y, bj, X.cols[j*X.n:(j+1)*X.n])
 		}
+	} else if X.p < smallRow {
+		p := X.p
+		for k, i := range batch {
+			var s float64
+			for j, x := range X.rows[i*p : (i+1)*p] {
+				s += x * b[j]
+			}
+			y[k] = s
+		}
 	} else {
 		for k, i := range batch {
 			y[k] = floats.Dot(X.rows[i*X.p:(i+1)*X.p], b)
@@ -73,12 +82,29 @@ func (m *Matrix) matVecBack(t *Tape, nd *node, g []float64) {
 		}
 		return
 	}
+	if m.p < smallRow {
+		p := m.p
+		for k, i := range nd.batch {
+			if c := g[k]; c != 0 {
+				for j, x := range m.rows[i*p : (i+1)*p] {
+					ga[j] += c * x
+				}
+			}
+		}
+		return
+	}
 	for k, i := range nd.batch {
 		if g[k] != 0 {
 			floats.AddScaled(ga, g[k], m.rows[i*m.p:(i+1)*m.p])
 		}
 	}
 }
+
+// smallRow is the row length below which a minibatch's rows are multiplied
+// in a plain loop: gonum's vector kernels cost a call each, which for the
+// one to seven columns of a typical regression design (a formula's
+// population-level effects) is most of the work.
+const smallRow = 8
 
 // MatMulT returns X_B Wᵀ as an |B|×K row-major vector, where W is K×p
 // row-major (K = len(W)/p): element (i, k) is xᵢᵀwₖ, for example the logits

@@ -354,15 +354,49 @@ func (w *whitenedModel) LogLik(u []float64, batch []int, grad []float64) float64
 
 func (w *whitenedModel) Derive(u, dst []float64) { w.m.Derive(w.theta(u), dst) }
 
-// countedModel counts the full-data likelihood evaluations.
+// countedModel counts the likelihood evaluations (calls) and the rows
+// they cover (a nil batch: all of them).
 type countedModel struct {
 	*Model
-	calls atomic.Int64
+	calls, rows atomic.Int64
 }
 
 func (c *countedModel) LogLik(theta []float64, batch []int, grad []float64) float64 {
 	c.calls.Add(1)
+	if batch == nil {
+		c.rows.Add(int64(c.Model.Len()))
+	} else {
+		c.rows.Add(int64(len(batch)))
+	}
 	return c.Model.LogLik(theta, batch, grad)
+}
+
+// TestScaleJobGradients counts the work of the command's default job on the
+// 10⁶-row scale case before its sampling (LANGEVIN_SCALE_COUNT=1): the
+// MAP (fit.NewLaplace, as the command) and the block plan, in row
+// gradients (one full-data gradient = 10⁶). The sampling adds
+// 2·|B| row gradients per chain and iteration (SGLD with control
+// variates), so the job's work is machine-independent and comparable with
+// the NUTS reference's full gradients (testdata/scale-nuts.txt).
+func TestScaleJobGradients(t *testing.T) {
+	if os.Getenv("LANGEVIN_SCALE_COUNT") == "" {
+		t.Skip("set LANGEVIN_SCALE_COUNT=1: the 10⁶-row case's MAP and plan, counted")
+	}
+	rows, _ := scaleModels(t, 1000000, 1000, 22)
+	cm := &countedModel{Model: rows}
+	ctx := context.Background()
+	mp, err := fit.NewLaplace(cm).MAP(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mapCalls, mapRows := cm.calls.Load(), cm.rows.Load()
+	p, err := fit.NewPlan(ctx, cm, fit.PlanOptions{Seed: 1, MAP: mp})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("MAP: %d likelihood calls, %d row gradients (%.1f full)", mapCalls, mapRows, float64(mapRows)/1e6)
+	t.Logf("plan: %d calls, %d row gradients (%.1f full); batch %d, η %.3g, burn-in %d",
+		cm.calls.Load()-mapCalls, cm.rows.Load()-mapRows, float64(cm.rows.Load()-mapRows)/1e6, p.Batch.Size, p.Step.Eta, p.BurnIn)
 }
 
 // BenchmarkScaleCellsGradient: one full gradient of the cells of 10⁵ rows.
@@ -431,4 +465,25 @@ func TestScaleAgainstNUTS(t *testing.T) {
 			t.Errorf("%s: mean %.4f sd %.4f, NUTS %.4f %.4f: |Δmean|/sd %.3f, sd ratio %.3f", name, o[0], o[1], r[0], r[1], dm, ratio)
 		}
 	}
+}
+
+// BenchmarkScaleRowsBatchGradient: the gradient of the block plan's
+// minibatch on the 10⁶-row scale case (44,196 rows drawn without
+// replacement, the plan's batch), with its CPU time per op (cpu-ns/op:
+// this process's user + system time, which a loaded machine does not
+// inflate as it does wall time); 0 allocs/op.
+func BenchmarkScaleRowsBatchGradient(b *testing.B) {
+	rows, _ := scaleModels(b, 1000000, 1000, 22)
+	rng := rand.New(rand.NewPCG(1, 2))
+	batch := rng.Perm(rows.Len())[:44196]
+	th := make([]float64, rows.Dim())
+	g := make([]float64, rows.Dim())
+	rows.LogLik(th, batch, g)
+	b.ReportAllocs()
+	b.ResetTimer()
+	c0 := processCPU()
+	for i := 0; i < b.N; i++ {
+		rows.LogLik(th, batch, g)
+	}
+	b.ReportMetric((processCPU()-c0)*1e9/float64(b.N), "cpu-ns/op")
 }
