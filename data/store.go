@@ -75,7 +75,9 @@ type Store struct {
 
 	// Budget is, for a mapped Store, the number of bytes of pages touched by
 	// random reads after which the Store hands its pages back (default
-	// 64 MiB).
+	// 64 MiB). math.MaxInt64 keeps every page it has touched, those of full
+	// passes too: for a file that fits in memory, where handing the pages
+	// back would only make the next pass fault them in again.
 	Budget  int64
 	touched atomic.Int64
 }
@@ -327,6 +329,9 @@ func (s *Store) ReadRows(lo int, x, y []float64) {
 		return
 	}
 	s.decode(s.data[start:end], x, y)
+	if s.Budget == math.MaxInt64 {
+		return // every page kept (see Budget)
+	}
 	if end-start >= storePage*16 {
 		s.release(start, end)
 		return

@@ -266,34 +266,62 @@ func BlockRows(S, width, n int) int {
 	return max(1, min(n, blockBudget/max(1, S*width)))
 }
 
-// mixtureQuantile returns the p-quantile of (1/S) Σₛ N(μₛ, σₛ²) by bisection
-// on its CDF. Components with σₛ = 0 are point masses.
+// mixtureQuantile returns the p-quantile of (1/S) Σₛ N(μₛ, σₛ²): the root
+// of F(q) = p, F the mixture's CDF, by Newton's method with F's density,
+// safeguarded by bisection (a step that leaves the bracket [lo, hi] of the
+// root, or a zero density, bisects instead), to a relative 1e-12. The first
+// guess is the normal quantile with the mixture's mean and variance.
+// Components with σₛ = 0 are point masses (F then has jumps and no density
+// there: bisection finds the jump). About 6 evaluations of F instead of
+// bisection's 45 (fit's TestGap1DBands: 24 → 4 s of CPU at 20,000 draws).
 func mixtureQuantile(mu, sd []float64, p float64) float64 {
 	lo, hi := math.Inf(1), math.Inf(-1)
+	var m1, m2 float64
 	for s, m := range mu {
 		lo = min(lo, m-9*sd[s])
 		hi = max(hi, m+9*sd[s])
+		m1 += m
+		m2 += m*m + sd[s]*sd[s]
 	}
-	cdf := func(q float64) float64 {
-		var c float64
+	n := float64(len(mu))
+	m1 /= n
+	// F(q) and its density f(q).
+	cdf := func(q float64) (F, f float64) {
 		for s, m := range mu {
 			if sd[s] == 0 {
 				if q >= m {
-					c++
+					F++
 				}
 				continue
 			}
-			c += 0.5 * math.Erfc(-(q-m)/(sd[s]*math.Sqrt2))
+			z := (q - m) / sd[s]
+			F += 0.5 * math.Erfc(-z/math.Sqrt2)
+			f += math.Exp(-0.5*z*z) / sd[s]
 		}
-		return c / float64(len(mu))
+		return F / n, f / (n * math.Sqrt(2*math.Pi))
 	}
-	for it := 0; it < 100 && hi-lo > 1e-12*max(1, math.Abs(lo)+math.Abs(hi)); it++ {
-		mid := 0.5 * (lo + hi)
-		if cdf(mid) < p {
-			lo = mid
+	q := m1 + math.Sqrt(max(0, m2/n-m1*m1))*math.Sqrt2*math.Erfinv(2*p-1)
+	if !(q > lo && q < hi) {
+		q = 0.5 * (lo + hi)
+	}
+	for it := 0; it < 100; it++ {
+		F, f := cdf(q)
+		if F < p {
+			lo = q
 		} else {
-			hi = mid
+			hi = q
 		}
+		tol := 1e-12 * max(1, math.Abs(lo)+math.Abs(hi))
+		if hi-lo <= tol {
+			break
+		}
+		next := q - (F-p)/f
+		if !(f > 0) || !(next > lo && next < hi) {
+			next = 0.5 * (lo + hi)
+		} else if math.Abs(next-q) <= tol {
+			return next
+		}
+		q = next
 	}
-	return 0.5 * (lo + hi)
+	return q
 }

@@ -1,13 +1,12 @@
 package main
 
-// Fault tests: they start the real binary (built once, into a temporary
-// directory) and send it real signals.
+// Fault tests: they start the command in a process of its own (this test
+// binary as the command, see TestMain) and send it real signals.
 
 import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -15,7 +14,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -23,31 +21,42 @@ import (
 	"github.com/langevin-go/langevin/rundir"
 )
 
-var (
-	binOnce sync.Once
-	binPath string
-	binErr  error
-)
+// asCommand, set in a process's environment, makes this test binary the
+// langevin command (TestMain): the tests that need a real process, to
+// signal, kill or limit it, start the test binary itself instead of
+// building the command (which cost a link, 3–4 s of CPU, in every run of
+// the tests). The fuzzing workers, which are also this binary, do not have
+// it.
+const asCommand = "LANGEVIN_TEST_AS_COMMAND"
 
-// binary builds the langevin command once per test process.
+func TestMain(m *testing.M) {
+	if os.Getenv(asCommand) == "1" {
+		os.Exit(Main(os.Args[1:], os.Stdout, os.Stderr)) // as main does
+	}
+	code := m.Run()
+	if shared.dir != "" {
+		os.RemoveAll(shared.dir)
+	}
+	os.Exit(code)
+}
+
+// binary returns the path of an executable that is the langevin command
+// when started by command (this test binary with asCommand set).
 func binary(t *testing.T) string {
 	t.Helper()
-	binOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "langevin-bin")
-		if err != nil {
-			binErr = err
-			return
-		}
-		binPath = filepath.Join(dir, "langevin")
-		out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput()
-		if err != nil {
-			binErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if binErr != nil {
-		t.Fatal(binErr)
+	p, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
 	}
-	return binPath
+	return p
+}
+
+// commandProc is exec.CommandContext of the langevin command (binary) with args.
+func commandProc(ctx context.Context, t *testing.T, args ...string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.CommandContext(ctx, binary(t), args...)
+	cmd.Env = append(os.Environ(), asCommand+"=1")
+	return cmd
 }
 
 // proc is a running langevin.
@@ -60,7 +69,7 @@ type proc struct {
 
 func start(t *testing.T, args ...string) *proc {
 	t.Helper()
-	p := &proc{cmd: exec.Command(binary(t), args...), done: make(chan struct{})}
+	p := &proc{cmd: commandProc(context.Background(), t, args...), done: make(chan struct{})}
 	p.cmd.Stdout, p.cmd.Stderr = &p.stdout, &p.stderr
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -353,7 +362,7 @@ func TestFaultRunDirs(t *testing.T) {
 	for _, bad := range []string{file, filepath.Join(file, "sub"), "/proc/langevin-out"} {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		began := time.Now()
-		cmd := exec.CommandContext(ctx, binary(t), "run", "--out", bad, "--quiet")
+		cmd := commandProc(ctx, t, "run", "--out", bad, "--quiet")
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
 		cmd.Run()

@@ -37,10 +37,16 @@ func TestFitRunEqualsCommand(t *testing.T) {
 		{"MLP", []string{"--data", "moons", "--n", "200", "--model", "mlp", "--hidden", "8"}, nil, moonsMLPJob},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := t.TempDir()
-			code, out, errOut := runMain(append([]string{"run", "--quiet", "--out", dir}, tc.args...)...)
-			if code != 0 {
-				t.Fatalf("exit %d: %s", code, errOut)
+			var out, dir string
+			if tc.args == nil {
+				out, dir = defaultRun(t) // with --report, which changes no draw
+			} else {
+				dir = t.TempDir()
+				code, o, errOut := runMain(append([]string{"run", "--quiet", "--out", dir}, tc.args...)...)
+				if code != 0 {
+					t.Fatalf("exit %d: %s", code, errOut)
+				}
+				out = o
 			}
 			job := defaultJob(t)
 			if tc.job != nil {

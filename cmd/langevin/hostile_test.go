@@ -191,6 +191,7 @@ func TestHostileDefaultJobAddressSpace(t *testing.T) {
 	}
 	bin := binary(t)
 	cmd := exec.Command("sh", "-c", `ulimit -v 2097152 && exec "$0" run --quiet --target-ess 200`, bin)
+	cmd.Env = append(os.Environ(), asCommand+"=1")
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("default job under ulimit -v 2 GiB: %v\n%s", err, out)
@@ -446,7 +447,6 @@ func TestHostileSignalWide(t *testing.T) {
 	}
 	// --max-time covers the whole job, the phases before the sampling too
 	// (main: the MAP, the Laplace approximation and the plan ran on).
-	binary(t) // built before the clocks start
 	t0 := time.Now()
 	p := start(t, "run", "--data", path, "--quiet", "--max-time", "5s")
 	code := p.wait(t, 60*time.Second)
@@ -593,7 +593,6 @@ func TestHostileMaxTimeLoading(t *testing.T) {
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Skip("no FIFO:", err)
 	}
-	binary(t) // built before the clock starts
 	t0 := time.Now()
 	p := start(t, "run", "--data", fifo, "--quiet", "--max-time", "1s", "--out", filepath.Join(t.TempDir(), "out"))
 	code := p.wait(t, 30*time.Second)

@@ -58,7 +58,7 @@ func TestRunLimits(t *testing.T) {
 	if code != 2 || !regexp.MustCompile(`4 × 1500 kept draws of 23 columns would take [0-9.]+ MiB in memory, more than 1.0 MiB .*raise --thin, or lower --iters or --chains`).MatchString(errOut) {
 		t.Errorf("oversized run: exit %d, %q", code, errOut)
 	}
-	code, out, errOut := runMain(append([]string{"run", "--test-frac", "0"}, fast...)...)
+	code, out, errOut := runMain(append([]string{"run", "--test-frac", "0"}, quick...)...)
 	if code != 0 || !strings.Contains(out, "(N = 690 train, 0 test") {
 		t.Errorf("--test-frac 0: exit %d, %s%s", code, out, errOut)
 	}
@@ -141,7 +141,7 @@ func TestColumnsMatchedByName(t *testing.T) {
 	var acc []string
 	for i, f := range []string{"test.csv", "swapped.csv"} {
 		out := filepath.Join(dir, fmt.Sprint("out", i))
-		code, stdout, errOut := runMain(append([]string{"run", "--data", filepath.Join(dir, "train.csv"), "--test", filepath.Join(dir, f), "--out", out}, fast...)...)
+		code, stdout, errOut := runMain(append([]string{"run", "--data", filepath.Join(dir, "train.csv"), "--test", filepath.Join(dir, f), "--out", out}, quick...)...)
 		if code != 0 {
 			t.Fatalf("%s: exit %d: %s", f, code, errOut)
 		}
@@ -155,7 +155,7 @@ func TestColumnsMatchedByName(t *testing.T) {
 	if acc[0] == "" || acc[0] != acc[2] || acc[1] != acc[3] {
 		t.Errorf("accuracies differ with the columns swapped: %q", acc)
 	}
-	code, _, errOut := runMain(append([]string{"run", "--data", filepath.Join(dir, "train.csv"), "--test", filepath.Join(dir, "missing.csv")}, fast...)...)
+	code, _, errOut := runMain(append([]string{"run", "--data", filepath.Join(dir, "train.csv"), "--test", filepath.Join(dir, "missing.csv")}, quick...)...)
 	if code != 2 || !strings.Contains(errOut, `no column "A1"`) {
 		t.Errorf("missing column: exit %d, %q", code, errOut)
 	}
@@ -172,13 +172,13 @@ func TestRunInputShapes(t *testing.T) {
 	}
 	p := filepath.Join(dir, "noheader.csv")
 	writeDatasetCSV(t, p, all, id, false)
-	code, out, errOut := runMain(append([]string{"run", "--data", p, "--test-frac", "0"}, fast...)...)
+	code, out, errOut := runMain(append([]string{"run", "--data", p, "--test-frac", "0"}, quick...)...)
 	if code != 0 || !strings.Contains(out, "N = 690 train") {
 		t.Errorf("headerless: exit %d: %s%s", code, out, errOut)
 	}
 
 	three := writeFile(t, dir, "three.csv", "x,y\n0.1,1\n0.5,2\n0.9,3\n0.2,1\n0.6,2\n1.0,3\n")
-	code, _, errOut = runMain(append([]string{"run", "--data", three, "--model", "softmax", "--test-frac", "0"}, fast...)...)
+	code, _, errOut = runMain(append([]string{"run", "--data", three, "--model", "softmax", "--test-frac", "0"}, quick...)...)
 	if code != 2 || !strings.Contains(errOut, "start at 1, not 0") {
 		t.Errorf("softmax labels 1…K: exit %d, %q", code, errOut)
 	}
@@ -191,7 +191,7 @@ func TestRunInputShapes(t *testing.T) {
 	go func() { w.Write(b); w.Close() }()
 	old := os.Stdin
 	os.Stdin = r
-	code, out, errOut = runMain(append([]string{"run", "--data", "-", "--test-frac", "0"}, fast...)...)
+	code, out, errOut = runMain(append([]string{"run", "--data", "-", "--test-frac", "0"}, quick...)...)
 	os.Stdin = old
 	if code != 0 || !strings.Contains(out, "N = 690 train") {
 		t.Errorf("--data -: exit %d: %s%s", code, out, errOut)
@@ -200,9 +200,10 @@ func TestRunInputShapes(t *testing.T) {
 
 // langevin report DIR does not replace the page of run --report.
 func TestReportKeepsRunPage(t *testing.T) {
+	_, run := defaultRun(t) // run --report's directory, copied
 	dir := filepath.Join(t.TempDir(), "out")
-	if code, _, errOut := runMain(append([]string{"run", "--report", "--out", dir}, fast...)...); code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
+	if err := os.CopyFS(dir, os.DirFS(run)); err != nil {
+		t.Fatal(err)
 	}
 	before, _ := os.ReadFile(filepath.Join(dir, "report.html"))
 	code, _, errOut := runMain("report", dir)

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -27,11 +28,56 @@ func runMain(args ...string) (code int, stdout, stderr string) {
 // fast are flags that keep CLI tests short.
 var fast = []string{"--iters", "3000", "--burnin", "1000", "--thin", "2", "--quiet"}
 
-func TestRunDefaultJobShape(t *testing.T) {
-	code, out, errOut := runMain(append([]string{"run"}, fast...)...)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
+// quick are flags for the tests of what the command does with its input
+// and output, where the draws only need to exist: the default sampler, 2
+// chains of 600 iterations (about a fifth of fast's CPU).
+var quick = []string{"--iters", "600", "--burnin", "200", "--thin", "1", "--chains", "2", "--quiet"}
+
+// shared is a directory for the runs that several tests read (removed by
+// TestMain).
+var shared struct {
+	once sync.Once
+	dir  string
+	err  error
+}
+
+// sharedDir returns shared.dir, made on first use.
+func sharedDir(t *testing.T) string {
+	t.Helper()
+	shared.once.Do(func() { shared.dir, shared.err = os.MkdirTemp("", "langevin-test") })
+	if shared.err != nil {
+		t.Fatal(shared.err)
 	}
+	return shared.dir
+}
+
+// defaultJobRun is the default job run once for the tests that read its
+// output, its run directory or its report: langevin run --quiet --report
+// --out DIR, no other flag. Tests must not write into DIR.
+var defaultJobRun struct {
+	once             sync.Once
+	code             int
+	out, errOut, dir string
+}
+
+// defaultRun returns the default job's standard output and run directory
+// (DIR/report.html the report); the test fails if the run did not exit 0.
+func defaultRun(t *testing.T) (out, dir string) {
+	t.Helper()
+	base := sharedDir(t)
+	r := &defaultJobRun
+	r.once.Do(func() {
+		r.dir = filepath.Join(base, "default")
+		r.code, r.out, r.errOut = runMain("run", "--quiet", "--report", "--out", r.dir)
+	})
+	if r.code != 0 {
+		t.Fatalf("langevin run --quiet --report --out DIR: exit %d: %s", r.code, r.errOut)
+	}
+	return r.out, r.dir
+}
+
+func TestRunDefaultJobShape(t *testing.T) {
+	out, _ := defaultRun(t)
 	for _, want := range []string{"variable", "ess_bulk", "rhat", "beta.14", "intercept", "accuracy", "mean log pred. density", "MAP", "draws:", "auto:", "ksd:", "time:"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
@@ -195,14 +241,15 @@ func TestProgressLog(t *testing.T) {
 	old := runctl.LogEvery
 	runctl.LogEvery = time.Millisecond
 	defer func() { runctl.LogEvery = old }()
-	code, _, errOut := runMain("run", "--iters", "200000", "--burnin", "1000", "--thin", "100")
+	// A millisecond's interval: a run of a fraction of a second logs.
+	code, _, errOut := runMain("run", "--iters", "3000", "--burnin", "1000", "--thin", "2")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	if !strings.Contains(errOut, "langevin: ") || !strings.Contains(errOut, "iterations") {
 		t.Errorf("no progress log line in %q", errOut)
 	}
-	_, _, errOut = runMain("run", "--iters", "20000", "--burnin", "1000", "--thin", "10", "--quiet")
+	_, _, errOut = runMain(append([]string{"run"}, quick...)...)
 	if errOut != "" {
 		t.Errorf("--quiet printed %q", errOut)
 	}

@@ -53,13 +53,9 @@ func TestRunMLPAndPredict(t *testing.T) {
 // TestPredictLogistic: langevin predict on a logistic-regression run, with
 // the test data as a CSV file.
 func TestPredictLogistic(t *testing.T) {
-	dir := t.TempDir()
-	code, _, errOut := runMain(append([]string{"run", "--out", dir}, fast...)...)
-	if code != 0 {
-		t.Fatalf("run: exit %d: %s", code, errOut)
-	}
+	_, dir := defaultRun(t)
 	d := data.Australian()
-	csv := filepath.Join(dir, "australian.csv")
+	csv := filepath.Join(t.TempDir(), "australian.csv")
 	var sb strings.Builder
 	sb.WriteString(strings.Join(append(append([]string(nil), d.Names...), d.Target), ",") + "\n")
 	for i := 0; i < d.Len(); i++ {

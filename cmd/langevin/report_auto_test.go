@@ -11,11 +11,7 @@ import (
 // default data) names NUTS and its settings, as the run's own account says:
 // not "AUTO (batch 10)", not SGLD's settings or its noise crossover.
 func TestReportOfAutoNamesNUTS(t *testing.T) {
-	dir := t.TempDir()
-	code, out, errOut := runMain("run", "--quiet", "--report", "--out", dir)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
+	out, dir := defaultRun(t)
 	if !strings.Contains(out, "auto:     sampler: nuts") {
 		t.Fatalf("the default run did not choose NUTS:\n%s", out)
 	}

@@ -194,6 +194,12 @@ func signalMidRun(t *testing.T, p *proc, dir string, sig syscall.Signal) bool {
 // TestResumeKillSGLDCV: SGLD with control variates (the MAP found again by
 // the resumed run), SIGKILL at a random moment of the sampling.
 func TestResumeKillSGLDCV(t *testing.T) {
+	if testing.Short() {
+		// The same job as TestResumeSIGTERM's, killed instead: a SIGKILL's
+		// resume is TestResumeKillDefaultJob's and TestResumeKillNetwork's;
+		// the sampler's state, langevin's TestRunResume.
+		t.Skip("the full suite's: -short resumes this job in TestResumeSIGTERM")
+	}
 	resumeAfterSignal(t, 1, syscall.SIGKILL, "--sampler", "sgld", "--cv", "--iters", "80000", "--burnin", "2000", "--thin", "10")
 }
 
@@ -207,6 +213,13 @@ func TestResumeKillCyclicalSGHMC(t *testing.T) {
 // TestResumeKillNUTS: NUTS, killed during its warm-up adaptation or its
 // sampling (the step size, the metric's windows, the dual averaging).
 func TestResumeKillNUTS(t *testing.T) {
+	if testing.Short() {
+		// -short: the default job (auto → NUTS here) in
+		// TestResumeKillDefaultJob; NUTS's warm-up state from any
+		// checkpoint in langevin's TestRunResume and sampler's
+		// TestResumeExact.
+		t.Skip("the full suite's: -short resumes NUTS in TestResumeKillDefaultJob")
+	}
 	resumeAfterSignal(t, 3, syscall.SIGKILL, "--sampler", "nuts", "--iters", "2000", "--burnin", "1000", "--thin", "1")
 }
 
