@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -198,6 +199,7 @@ func printCrossover(w io.Writer, c *Config, tr *langevin.Trace) {
 	}
 	var cross []int
 	var lastInj, lastGrad float64
+	measured := 0 // chains with a gradient-noise estimate among their draws
 	for k := range tr.Draws {
 		var iters, inj, grad []float64
 		for _, d := range []langevin.Draws{tr.Warmup[k], {Stats: tr.Stats[k], Iters: tr.Iters[k]}} {
@@ -205,9 +207,10 @@ func printCrossover(w io.Writer, c *Config, tr *langevin.Trace) {
 				iters, inj, grad = append(iters, float64(d.Iters[t])), append(inj, st[ki]), append(grad, st[kg])
 			}
 		}
-		if len(iters) == 0 {
-			continue
+		if !slices.ContainsFunc(grad, func(v float64) bool { return !math.IsNaN(v) }) {
+			continue // not measured in this chain's draws: no verdict
 		}
+		measured++
 		if at, ok := plot.Crossover(iters, inj, grad); ok {
 			cross = append(cross, int(at))
 		}
@@ -229,9 +232,20 @@ func printCrossover(w io.Writer, c *Config, tr *langevin.Trace) {
 			}
 		}
 	}
+	if measured == 0 {
+		// The block plan measures the gradient noise every 5d steps (its
+		// cost is |B| per-observation gradients): a shorter run has no
+		// measurement, which says nothing either way.
+		fmt.Fprintln(w, "noise:    the stochastic-gradient noise was not measured in the draws kept (the run ended before its first measurement), so no verdict on it")
+		return
+	}
+	if measured < len(tr.Draws) { // the mean over the chains measured
+		lastInj *= float64(len(tr.Draws)) / float64(measured)
+		lastGrad *= float64(len(tr.Draws)) / float64(measured)
+	}
 	fmt.Fprintf(w, "noise:    over the last draws, injected noise variance %.3g vs stochastic-gradient noise %.3g per coordinate\n", lastInj, lastGrad)
-	if len(cross) < len(tr.Draws) {
-		fmt.Fprintf(w, "          in %d of %d chains the gradient noise still exceeds the injected noise at the end: those draws are not posterior samples (lower --step, raise --batch or --iters)\n", len(tr.Draws)-len(cross), len(tr.Draws))
+	if len(cross) < measured {
+		fmt.Fprintf(w, "          in %d of %d chains the gradient noise still exceeds the injected noise at the end: those draws are not posterior samples (lower --step, raise --batch or --iters)\n", measured-len(cross), measured)
 		return
 	}
 	sort.Ints(cross)
