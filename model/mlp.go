@@ -576,10 +576,11 @@ func (m *MLP) forward(theta []float64, x []float64, r int, w *mlpWork) {
 func activate(h Activation, z []float64) {
 	switch h {
 	case ReLU:
+		// max, not a conditional store: the signs of a layer's
+		// pre-activations are random, so a branch is mispredicted half the
+		// time. max(−0, 0) = +0 where the branch kept −0: equal as numbers.
 		for i, v := range z {
-			if v < 0 {
-				z[i] = 0
-			}
+			z[i] = max(v, 0)
 		}
 	case Tanh:
 		for i, v := range z {
@@ -597,10 +598,15 @@ func activateDeriv(h Activation, d, a []float64) {
 	a = a[:len(d)]
 	switch h {
 	case ReLU:
+		// h′ = 0 where a ≤ 0, else 1 (NaN keeps d): a bit mask chosen by a
+		// conditional move instead of a conditional store (see activate);
+		// it writes +0 where the branch wrote 0.
 		for i, v := range a {
+			mask := ^uint64(0)
 			if v <= 0 {
-				d[i] = 0
+				mask = 0
 			}
+			d[i] = math.Float64frombits(math.Float64bits(d[i]) & mask)
 		}
 	case Tanh:
 		for i, v := range a {
