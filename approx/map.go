@@ -26,21 +26,7 @@ func FindMAP(ctx context.Context, m langevin.Model, theta0 []float64) ([]float64
 		}
 		copy(x0, theta0)
 	}
-	p := optimize.Problem{
-		Func: func(x []float64) float64 { return -langevin.LogPosterior(m, x, nil) },
-		Grad: func(grad, x []float64) {
-			langevin.LogPosterior(m, x, grad)
-			for j := range grad {
-				grad[j] = -grad[j]
-			}
-		},
-		Status: func() (optimize.Status, error) {
-			if err := ctx.Err(); err != nil {
-				return optimize.Failure, err
-			}
-			return optimize.NotTerminated, nil
-		},
-	}
+	p := MAPProblem(ctx, func(x, grad []float64) float64 { return langevin.LogPosterior(m, x, grad) })
 	f0 := math.Abs(p.Func(x0))
 	settings := &optimize.Settings{
 		GradientThreshold: 1e-8 * math.Max(1, f0),
@@ -73,6 +59,30 @@ func FindMAP(ctx context.Context, m langevin.Model, theta0 []float64) ([]float64
 		}
 	}
 	return res.X, nil
+}
+
+// MAPProblem is the search for a MAP as gonum's minimisation problem:
+// Func(x) = −logPost(x), Grad = −∇logPost(x), with logPost(x, grad) the
+// log posterior that writes its gradient into grad (overwritten) when grad
+// is not nil; Status fails once ctx is done. FindMAP solves it by L-BFGS;
+// a caller with its own evaluation (one split over cores) or settings
+// builds on it.
+func MAPProblem(ctx context.Context, logPost func(x, grad []float64) float64) optimize.Problem {
+	return optimize.Problem{
+		Func: func(x []float64) float64 { return -logPost(x, nil) },
+		Grad: func(grad, x []float64) {
+			logPost(x, grad)
+			for j := range grad {
+				grad[j] = -grad[j]
+			}
+		},
+		Status: func() (optimize.Status, error) {
+			if err := ctx.Err(); err != nil {
+				return optimize.Failure, err
+			}
+			return optimize.NotTerminated, nil
+		},
+	}
 }
 
 // InitMAP starts every chain at the MAP (found once, by FindMAP from zero),
