@@ -207,7 +207,7 @@ func TestResumeKillSGLDCV(t *testing.T) {
 // position and its exploration phases, whose draws are not kept), killed,
 // resumed and killed again twice before the last resume.
 func TestResumeKillCyclicalSGHMC(t *testing.T) {
-	resumeAfterSignals(t, 2, syscall.SIGKILL, 3, "--sampler", "csghmc", "--iters", "100000", "--cycles", "4", "--burnin", "1000", "--thin", "10")
+	resumeAfterSignals(t, 2, syscall.SIGKILL, 3, "--sampler", "csghmc", "--iters", "40000", "--cycles", "4", "--burnin", "1000", "--thin", "10")
 }
 
 // TestResumeKillNUTS: NUTS, killed during its warm-up adaptation or its
@@ -226,7 +226,7 @@ func TestResumeKillNUTS(t *testing.T) {
 // TestResumeSIGTERM: a run stopped by SIGTERM (a Slurm pre-emption) closes
 // its files with "Run stopped", keeps its checkpoint and resumes exactly.
 func TestResumeSIGTERM(t *testing.T) {
-	resumeAfterSignal(t, 4, syscall.SIGTERM, "--sampler", "sgld", "--cv", "--iters", "80000", "--burnin", "2000", "--thin", "10")
+	resumeAfterSignal(t, 4, syscall.SIGTERM, "--sampler", "sgld", "--cv", "--iters", "30000", "--burnin", "2000", "--thin", "10")
 }
 
 // TestResumeRefuses: a resumed run keeps its settings and its data: a
