@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sync"
 
 	"gonum.org/v1/gonum/optimize"
@@ -67,11 +68,27 @@ func FindMAP(ctx context.Context, m langevin.Model, theta0 []float64) ([]float64
 // is not nil; Status fails once ctx is done. FindMAP solves it by L-BFGS;
 // a caller with its own evaluation (one split over cores) or settings
 // builds on it.
+//
+// gonum asks for the value and the gradient at a point in two calls, Func
+// then Grad: Func computes both in one pass and keeps the gradient, which
+// Grad returns when asked at the same point (bit for bit), so a point
+// costs one pass instead of a value pass and a gradient pass.
 func MAPProblem(ctx context.Context, logPost func(x, grad []float64) float64) optimize.Problem {
+	var atX, atG []float64 // the last point of Func and the gradient there
 	return optimize.Problem{
-		Func: func(x []float64) float64 { return -logPost(x, nil) },
+		Func: func(x []float64) float64 {
+			if atG == nil {
+				atX, atG = make([]float64, len(x)), make([]float64, len(x))
+			}
+			copy(atX, x)
+			return -logPost(x, atG)
+		},
 		Grad: func(grad, x []float64) {
-			logPost(x, grad)
+			if atG != nil && slices.Equal(atX, x) {
+				copy(grad, atG)
+			} else {
+				logPost(x, grad)
+			}
 			for j := range grad {
 				grad[j] = -grad[j]
 			}
