@@ -28,10 +28,16 @@ func TestRunAutoFlags(t *testing.T) {
 	if code != 2 || !strings.Contains(errOut, "--target-ess: only for --sampler auto") {
 		t.Errorf("exit %d, stderr %q", code, errOut)
 	}
-	code, out, errOut := runMain("run", "--quiet", "--target-ess", "200")
+	// auto takes them: here a short run that ends at --iters first and
+	// says so; the default job (the shared run) stops at its ESS target.
+	code, out, errOut := runMain(append([]string{"run", "--target-ess", "200", "--max-time", "1h"}, quick...)...)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
+	if want := "auto:     length: ran until --iters 600 reached before min bulk-ESS 200 (--target-ess 200, --max-time 1h0m0s)"; !strings.Contains(out, want) {
+		t.Errorf("output lacks %q:\n%s", want, out)
+	}
+	out, _ = defaultRun(t)
 	for _, want := range []string{"auto:     sampler: nuts (exact NUTS is cheap here", "auto:     length: ran until min bulk-ESS", "ksd:", "time:"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
