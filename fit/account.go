@@ -124,8 +124,19 @@ func PrintWhere(w io.Writer, c *Config, tr *langevin.Trace, table diag.Table, el
 		case sched != nil:
 			first, at = sched.At(1), "iteration 1"
 		}
+		// The step-weighted means are worth printing only when the steps of
+		// the recorded draws differ (not, say, an ensemble's members, each
+		// the last iterate of its own decaying Adam run).
+		recFirst := steps[0][0]
+		if len(tr.Warmup[0].Stats) > 0 {
+			recFirst = first
+		}
 		last := steps[0][len(steps[0])-1]
 		sym, schedText := "η", c.Schedule+" schedule"
+		if p, ok := sched.(schedule.Polynomial); ok && c.Schedule == "const" {
+			// a builder's own schedule (the network MAP rule's Adam decay)
+			schedText = fmt.Sprintf("schedule %.3g·(%.3g + t)^-%g", p.A, p.B, p.Gamma)
+		}
 		if c.Sampler == "vi" { // VI's step is ρₜ of its natural-gradient updates
 			sym = "ρ"
 			if !c.StepSet {
@@ -133,7 +144,7 @@ func PrintWhere(w io.Writer, c *Config, tr *langevin.Trace, table diag.Table, el
 			}
 		}
 		fmt.Fprintf(w, "steps:    %s from %.3g (%s) to %.3g (iteration %d), %s\n", sym, first, at, last, c.Iters, schedText)
-		if first != last && !c.Def.Kind.Optimiser && c.Sampler != "vi" {
+		if recFirst != last && !c.Def.Kind.Optimiser && c.Sampler != "vi" {
 			printStepWeighted(w, tr, steps)
 		}
 	}
