@@ -5,19 +5,13 @@ import (
 	"testing"
 )
 
-// --iters alone runs: a proportional burn-in for SGLD, a maximum for auto.
+// --iters alone reaches the length rules (fit's TestResolveLength holds
+// them): a proportional burn-in and thinning for a hand-tuned sampler; for
+// auto, --iters is a maximum (TestRunAutoFlags' run ends there).
 func TestRunItersAlone(t *testing.T) {
-	for _, args := range [][]string{
-		{"run", "--sampler", "sgld", "--iters", "10000", "--quiet"},
-		{"run", "--iters", "10000", "--quiet", "--target-ess", "100"},
-	} {
-		code, out, errOut := runMain(args...)
-		if code != 0 {
-			t.Fatalf("%v: exit %d: %s", args, code, errOut)
-		}
-		if !strings.Contains(out, "draws:") {
-			t.Errorf("%v: no draws line:\n%s", args, out)
-		}
+	code, out, errOut := runMain("run", "--model", "gauss2", "--sampler", "sgld", "--iters", "10000", "--quiet")
+	if want := "draws:    4 chains × 1000 kept (iterations 1001–10000, thin 9); 1000 burn-in iterations per chain discarded"; code != 0 || !strings.Contains(out, want) {
+		t.Errorf("exit %d: output lacks %q:\n%s%s", code, want, out, errOut)
 	}
 }
 
