@@ -107,7 +107,7 @@ type Options struct {
 	SaveWarmup bool
 
 	// Progress, if not nil, is called with the chain's index in this run
-	// (from 0, whatever FirstChain) and the number of iterations done, every ProgressEvery iterations (default Iters/100) and
+	// (from 0, whatever FirstChain) and the number of iterations done, every ProgressEvery iterations (default Iters/100, at most CheckEvery with Until) and
 	// at the end of the chain. It is called from the workers' goroutines.
 	Progress      func(chain, done int)
 	ProgressEvery int
@@ -237,6 +237,11 @@ func (o *Options) defaults() error {
 	}
 	if o.ProgressEvery <= 0 {
 		o.ProgressEvery = max(1, o.Iters/100)
+		if o.Until != nil {
+			// Iters is then a maximum, often far beyond the stop (10⁷ for
+			// --sampler auto): report at least every round.
+			o.ProgressEvery = min(o.ProgressEvery, o.CheckEvery)
+		}
 	}
 	return nil
 }

@@ -104,3 +104,22 @@ func TestRunMaxKeep(t *testing.T) {
 		t.Fatalf("MaxKeep run vs Thin = %d: %s", tr.Thin, d)
 	}
 }
+
+// With Until, Iters is a maximum (10⁷ for --sampler auto) and the default
+// progress interval is at most a round (CheckEvery): before, it was
+// Iters/100, and a 10⁶-row run reported "0 iterations" for an hour.
+func TestRunUntilProgress(t *testing.T) {
+	m := testmodel.NewMean(10, 1)
+	var last int
+	tr, err := langevin.Run(context.Background(), m, walk{}, langevin.Options{
+		Chains: 1, Iters: 10000000, BurnIn: 10, Seed: 4, Init: langevin.InitPrior{},
+		Until: func(tr *langevin.Trace) bool { return len(tr.Draws[0]) >= 190 }, CheckEvery: 50,
+		Progress: func(_, done int) { last = done },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := tr.Iters[0][len(tr.Iters[0])-1]; last != n || n != 200 {
+		t.Errorf("progress reported %d iterations, the run ended at %d (want 200)", last, n)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sync"
 
 	"gonum.org/v1/gonum/optimize"
@@ -26,21 +27,7 @@ func FindMAP(ctx context.Context, m langevin.Model, theta0 []float64) ([]float64
 		}
 		copy(x0, theta0)
 	}
-	p := optimize.Problem{
-		Func: func(x []float64) float64 { return -langevin.LogPosterior(m, x, nil) },
-		Grad: func(grad, x []float64) {
-			langevin.LogPosterior(m, x, grad)
-			for j := range grad {
-				grad[j] = -grad[j]
-			}
-		},
-		Status: func() (optimize.Status, error) {
-			if err := ctx.Err(); err != nil {
-				return optimize.Failure, err
-			}
-			return optimize.NotTerminated, nil
-		},
-	}
+	p := MAPProblem(ctx, func(x, grad []float64) float64 { return langevin.LogPosterior(m, x, grad) })
 	f0 := math.Abs(p.Func(x0))
 	settings := &optimize.Settings{
 		GradientThreshold: 1e-8 * math.Max(1, f0),
@@ -73,6 +60,46 @@ func FindMAP(ctx context.Context, m langevin.Model, theta0 []float64) ([]float64
 		}
 	}
 	return res.X, nil
+}
+
+// MAPProblem is the search for a MAP as gonum's minimisation problem:
+// Func(x) = −logPost(x), Grad = −∇logPost(x), with logPost(x, grad) the
+// log posterior that writes its gradient into grad (overwritten) when grad
+// is not nil; Status fails once ctx is done. FindMAP solves it by L-BFGS;
+// a caller with its own evaluation (one split over cores) or settings
+// builds on it.
+//
+// gonum asks for the value and the gradient at a point in two calls, Func
+// then Grad: Func computes both in one pass and keeps the gradient, which
+// Grad returns when asked at the same point (bit for bit), so a point
+// costs one pass instead of a value pass and a gradient pass.
+func MAPProblem(ctx context.Context, logPost func(x, grad []float64) float64) optimize.Problem {
+	var atX, atG []float64 // the last point of Func and the gradient there
+	return optimize.Problem{
+		Func: func(x []float64) float64 {
+			if atG == nil {
+				atX, atG = make([]float64, len(x)), make([]float64, len(x))
+			}
+			copy(atX, x)
+			return -logPost(x, atG)
+		},
+		Grad: func(grad, x []float64) {
+			if atG != nil && slices.Equal(atX, x) {
+				copy(grad, atG)
+			} else {
+				logPost(x, grad)
+			}
+			for j := range grad {
+				grad[j] = -grad[j]
+			}
+		},
+		Status: func() (optimize.Status, error) {
+			if err := ctx.Err(); err != nil {
+				return optimize.Failure, err
+			}
+			return optimize.NotTerminated, nil
+		},
+	}
 }
 
 // InitMAP starts every chain at the MAP (found once, by FindMAP from zero),

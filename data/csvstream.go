@@ -92,7 +92,9 @@ func (c *CSVFile) init(opt CSVOptions) error {
 	c.k = len(fields)
 	names := make([]string, c.k)
 	c.what = "header"
-	if opt.NoHeader {
+	// A first row of numbers only is data, as ParseCSV reads it (a
+	// headerless numeric file), unless opt.Header says it is a header.
+	if opt.NoHeader || (!opt.Header && allNumbers(fields)) {
 		c.what = "first row"
 		for j := range names {
 			names[j] = "V" + strconv.Itoa(j+1)

@@ -3,6 +3,7 @@ package data
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -99,3 +100,44 @@ func joinValues(values []float64, sep string) string {
 }
 
 func fmtValue(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+
+// TwoLabelsRows is TwoLabels over the responses of src, read in blocks of
+// rows (one pass; it stops at a third value).
+func TwoLabelsRows(src Rows) []float64 {
+	var seen []float64
+	for _, y := range Blocks(src, 0) {
+		for _, v := range y {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil
+			}
+			if !slices.Contains(seen, v) {
+				if len(seen) == 2 {
+					return nil
+				}
+				seen = append(seen, v)
+			}
+		}
+	}
+	return TwoLabels(seen)
+}
+
+// RecodedRows are the rows of Rows with their responses recoded as
+// RecodeLabels does (Values[k] → k) as they are read; a response that is
+// none of Values is passed on as read, for the model to report.
+type RecodedRows struct {
+	Rows
+	Values []float64
+}
+
+// ReadRows implements Rows.
+func (r RecodedRows) ReadRows(lo int, x, y []float64) {
+	r.Rows.ReadRows(lo, x, y)
+	for i, v := range y {
+		for k, w := range r.Values {
+			if v == w {
+				y[i] = float64(k)
+				break
+			}
+		}
+	}
+}

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"gonum.org/v1/gonum/mat"
 )
 
 func TestTwoLabels(t *testing.T) {
@@ -61,5 +63,29 @@ func TestParseCSVNumbersWithoutTarget(t *testing.T) {
 	}
 	if d.Y != nil || d.Target != "" || d.Dim() != 3 || d.Len() != 1 {
 		t.Errorf("got target %q, Y %v, %d×%d; want no target, 1×3", d.Target, d.Y, d.Len(), d.Dim())
+	}
+}
+
+// The store's path: the rule over rows read in blocks, and the rows recoded
+// as they are read.
+func TestTwoLabelsRows(t *testing.T) {
+	for _, c := range []struct {
+		y, want []float64
+	}{
+		{[]float64{1, 2, 2, 1}, []float64{1, 2}},
+		{[]float64{0, 1, 1}, nil},
+		{[]float64{1, 2, 3}, nil},
+		{[]float64{5, 5}, nil},
+	} {
+		d := &Dataset{X: mat.NewDense(len(c.y), 1, make([]float64, len(c.y))), Y: c.y}
+		if got := TwoLabelsRows(d); !slices.Equal(got, c.want) {
+			t.Errorf("TwoLabelsRows(%v) = %v, want %v", c.y, got, c.want)
+		}
+	}
+	d := &Dataset{X: mat.NewDense(4, 1, []float64{1, 2, 3, 4}), Y: []float64{2, 1, 7, 2}}
+	x, y := make([]float64, 4), make([]float64, 4)
+	RecodedRows{Rows: d, Values: []float64{1, 2}}.ReadRows(0, x, y)
+	if !slices.Equal(y, []float64{1, 0, 7, 1}) || x[3] != 4 {
+		t.Errorf("recoded rows: y %v, x %v; want 1 0 7 1 (7 as read), x as read", y, x)
 	}
 }

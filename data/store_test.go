@@ -173,3 +173,26 @@ func TestStoreErrors(t *testing.T) {
 		t.Error("temporary file left behind")
 	}
 }
+
+// A streamed CSV file whose first row is numbers only (UCI's headerless
+// Skin_NonSkin.txt) is read as ParseCSV reads it: that row is data and the
+// columns are V1, V2, …; convert lost the first row and named the target
+// after its value.
+func TestOpenCSVHeaderless(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "skin.txt")
+	os.WriteFile(path, []byte("74\t85\t123\t1\n73\t84\t122\t1\n255\t255\t255\t2\n"), 0o644)
+	c, err := data.OpenCSV(path, data.CSVOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	x, y := make([]float64, 9), make([]float64, 3)
+	n, _ := c.Next(x, y)
+	if c.Target() != "V4" || strings.Join(c.Names(), ",") != "V1,V2,V3" || n != 3 || x[0] != 74 || y[2] != 2 {
+		t.Errorf("target %q, names %v, %d rows, first x %v, last y %v; want V4, V1..V3, 3 rows, 74, 2", c.Target(), c.Names(), n, x[0], y[2])
+	}
+	d, err := data.ReadFile(path, "auto", data.CSVOptions{})
+	if err != nil || d.Target != c.Target() || d.Len() != n {
+		t.Errorf("ReadFile: target %q, %d rows (%v); OpenCSV: %q, %d", d.Target, d.Len(), err, c.Target(), n)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -16,6 +17,7 @@ import (
 	"github.com/langevin-go/langevin/model"
 	"github.com/langevin-go/langevin/plot"
 	"github.com/langevin-go/langevin/predict"
+	"github.com/langevin-go/langevin/schedule"
 )
 
 // PrintPredictive prints the test-set table of ScoreTest: the
@@ -75,8 +77,9 @@ func PrintPredictiveRows(w io.Writer, m langevin.Model, tr *langevin.Trace, mapT
 }
 
 // PrintWhere says where the draws went: counts, time, ESS per second, step
-// sizes, the noise crossover, clipping and warnings.
-func PrintWhere(w io.Writer, c *Config, tr *langevin.Trace, table diag.Table, elapsed time.Duration, mapTheta []float64) {
+// sizes, the noise crossover, clipping and warnings. sched is the step
+// schedule the sampler ran on (BuildEnv.Sched; nil: none, or not known).
+func PrintWhere(w io.Writer, c *Config, tr *langevin.Trace, table diag.Table, elapsed time.Duration, mapTheta []float64, sched schedule.Schedule) {
 	kept, last, early := chainCounts(tr, c.Iters, c.Burnin, c.Thin)
 	total := 0
 	for _, l := range last {
@@ -110,20 +113,38 @@ func PrintWhere(w io.Writer, c *Config, tr *langevin.Trace, table diag.Table, el
 	if c.Def.Kind.Exact {
 		PrintExact(w, c, tr)
 	} else if steps, ok := tr.Stat("stepsize__"); ok && len(steps[0]) > 0 {
-		first := steps[0][0]
+		// Iteration 1's step: the first warm-up draw's, or the schedule's
+		// (with no burn-in, or draws not kept in a cycle's exploration, the
+		// first kept draw is later: mid-cycle of a cyclic schedule, whose
+		// step is η₀/2 there).
+		first, at := steps[0][0], "the first kept draw"
+		switch {
+		case len(tr.Warmup[0].Stats) > 0:
+			first, at = tr.Warmup[0].Stats[0][tr.StatIndex("stepsize__")], "iteration 1"
+		case sched != nil:
+			first, at = sched.At(1), "iteration 1"
+		}
+		// The step-weighted means are worth printing only when the steps of
+		// the recorded draws differ (not, say, an ensemble's members, each
+		// the last iterate of its own decaying Adam run).
+		recFirst := steps[0][0]
 		if len(tr.Warmup[0].Stats) > 0 {
-			first = tr.Warmup[0].Stats[0][tr.StatIndex("stepsize__")]
+			recFirst = first
 		}
 		last := steps[0][len(steps[0])-1]
-		sym, sched := "η", c.Schedule+" schedule"
+		sym, schedText := "η", c.Schedule+" schedule"
+		if p, ok := sched.(schedule.Polynomial); ok && c.Schedule == "const" {
+			// a builder's own schedule (the network MAP rule's Adam decay)
+			schedText = fmt.Sprintf("schedule %.3g·(%.3g + t)^-%g", p.A, p.B, p.Gamma)
+		}
 		if c.Sampler == "vi" { // VI's step is ρₜ of its natural-gradient updates
 			sym = "ρ"
 			if !c.StepSet {
-				sched = "VI's default schedule 0.1(100+t)^-0.6"
+				schedText = "VI's default schedule 0.1(100+t)^-0.6"
 			}
 		}
-		fmt.Fprintf(w, "steps:    %s from %.3g (iteration 1) to %.3g (iteration %d), %s\n", sym, first, last, c.Iters, sched)
-		if first != last && !c.Def.Kind.Optimiser && c.Sampler != "vi" {
+		fmt.Fprintf(w, "steps:    %s from %.3g (%s) to %.3g (iteration %d), %s\n", sym, first, at, last, c.Iters, schedText)
+		if recFirst != last && !c.Def.Kind.Optimiser && c.Sampler != "vi" {
 			printStepWeighted(w, tr, steps)
 		}
 	}
@@ -189,6 +210,7 @@ func printCrossover(w io.Writer, c *Config, tr *langevin.Trace) {
 	}
 	var cross []int
 	var lastInj, lastGrad float64
+	measured := 0 // chains with a gradient-noise estimate among their draws
 	for k := range tr.Draws {
 		var iters, inj, grad []float64
 		for _, d := range []langevin.Draws{tr.Warmup[k], {Stats: tr.Stats[k], Iters: tr.Iters[k]}} {
@@ -196,9 +218,10 @@ func printCrossover(w io.Writer, c *Config, tr *langevin.Trace) {
 				iters, inj, grad = append(iters, float64(d.Iters[t])), append(inj, st[ki]), append(grad, st[kg])
 			}
 		}
-		if len(iters) == 0 {
-			continue
+		if !slices.ContainsFunc(grad, func(v float64) bool { return !math.IsNaN(v) }) {
+			continue // not measured in this chain's draws: no verdict
 		}
+		measured++
 		if at, ok := plot.Crossover(iters, inj, grad); ok {
 			cross = append(cross, int(at))
 		}
@@ -220,9 +243,20 @@ func printCrossover(w io.Writer, c *Config, tr *langevin.Trace) {
 			}
 		}
 	}
+	if measured == 0 {
+		// The block plan measures the gradient noise every 5d steps (its
+		// cost is |B| per-observation gradients): a shorter run has no
+		// measurement, which says nothing either way.
+		fmt.Fprintln(w, "noise:    the stochastic-gradient noise was not measured in the draws kept (the run ended before its first measurement), so no verdict on it")
+		return
+	}
+	if measured < len(tr.Draws) { // the mean over the chains measured
+		lastInj *= float64(len(tr.Draws)) / float64(measured)
+		lastGrad *= float64(len(tr.Draws)) / float64(measured)
+	}
 	fmt.Fprintf(w, "noise:    over the last draws, injected noise variance %.3g vs stochastic-gradient noise %.3g per coordinate\n", lastInj, lastGrad)
-	if len(cross) < len(tr.Draws) {
-		fmt.Fprintf(w, "          in %d of %d chains the gradient noise still exceeds the injected noise at the end: those draws are not posterior samples (lower --step, raise --batch or --iters)\n", len(tr.Draws)-len(cross), len(tr.Draws))
+	if len(cross) < measured {
+		fmt.Fprintf(w, "          in %d of %d chains the gradient noise still exceeds the injected noise at the end: those draws are not posterior samples (lower --step, raise --batch or --iters)\n", measured-len(cross), measured)
 		return
 	}
 	sort.Ints(cross)

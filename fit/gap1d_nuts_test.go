@@ -2,6 +2,7 @@ package fit
 
 import (
 	"context"
+	"math"
 	"os"
 	"testing"
 
@@ -77,5 +78,72 @@ func TestGap1DBandsAgainstNUTS(t *testing.T) {
 	t.Logf("plan: %v; %v", plan, fc)
 	if r := plan.Ratio() / exact.Ratio(); r < 0.75 || r > 1.25 {
 		t.Errorf("the plan's gap/data band ratio %.2f is %.0f%% of the exact posterior's %.2f (NUTS)", plan.Ratio(), 100*r, exact.Ratio())
+	}
+}
+
+// TestGap1DPriorExact: the exact posterior (NUTS) of gap1d's network under
+// the fan-in prior of scale 2 with the output layer's scale 4 (weights
+// N(0, 16/50)) — the default but for the output layer — widens the 90%
+// predictive band in the gap to at least 3× the band over the data, with σ²
+// within 25% of the truth (0.01): the 3× of issue 25 is reachable by the
+// posterior of an honest prior, where the default's (output scale 2) gives
+// 2.27× (TestGap1DBandsAgainstNUTS). With scale 2 the test fails (ratio
+// 2.27). The default plan's SGHMC under this prior gives only 1.16× (its
+// chains stay near their Adam modes), so the prior alone does not make the
+// default pass: the sampler must explore the gap.
+//
+// Measured 2026-11-26 (seed 1, ≈ 6 min of CPU): band 1.100 in the gap, 0.328
+// over the data, ratio 3.35; f's band 1.047 and 0.047; E σ² 0.0097;
+// function-space R̂ max 1.069, median 1.005. LANGEVIN_GAP1D_NUTS=1 runs it.
+func TestGap1DPriorExact(t *testing.T) {
+	if os.Getenv("LANGEVIN_GAP1D_NUTS") == "" {
+		t.Skip("≈ 6 min of CPU: LANGEVIN_GAP1D_NUTS=1 runs it (numbers in docs/networks.md)")
+	}
+	d, err := data.Gap1D(800, 0.1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := model.NewMLP(d.X, d.Y, model.MLPDefaults(model.MLPOptions{Hidden: []int{50}, Activation: model.ReLU,
+		Likelihood: model.LikGaussian, PriorScale: []float64{2, 4}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	p, err := NewNetPlan(ctx, m, NetPlanOptions{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const warm, draws = 300, 600
+	tr, err := langevin.Run(ctx, m, sampler.NUTS{MaxDepth: 8, Precond: p.Precond, Adapt: sampler.Adapt{Warmup: warm}},
+		langevin.Options{Chains: 4, Iters: warm + draws, BurnIn: warm, Init: p.Init(), Seed: 7, Thin: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var flat [][]float64
+	var s2 float64
+	for _, ch := range tr.Draws {
+		for _, th := range ch {
+			flat = append(flat, th[:m.Dim()])
+			s2 += m.NoiseVar(th[:m.Dim()])
+		}
+	}
+	s2 /= float64(len(flat))
+	b, err := Gap1DBands(m, flat, nil, 0.9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conv, err := predict.RegressConvergence(m, traceChains(tr), p.Points)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("NUTS, output layer scale 4: %v; E σ² %.4f; %v", b, s2, conv)
+	if conv.MaxRHat > 1.1 {
+		t.Fatalf("NUTS not converged in function space (max R̂ %.3f > 1.1): no verdict", conv.MaxRHat)
+	}
+	if b.Ratio() < 3 {
+		t.Errorf("exact posterior's gap/data band ratio %.2f < 3", b.Ratio())
+	}
+	if math.Abs(s2/0.01-1) > 0.25 {
+		t.Errorf("E σ² %.4f: not within 25%% of 0.01", s2)
 	}
 }

@@ -79,6 +79,24 @@ func TestNetPlanStarts(t *testing.T) {
 	if !(p.Eta <= 0.1/lmax*(1+1e-12)) || !(p.Eta > 0) {
 		t.Errorf("η = %v, want ≤ 0.1/λmax = %v", p.Eta, 0.1/lmax)
 	}
+	// The plausible region: every mode inside; 20 prior sds beyond the
+	// modes' range in every coordinate.
+	sd := make([]float64, m.Dim())
+	m.PriorSDs(sd)
+	for k, mode := range p.Modes {
+		if j := p.Plausible(mode); j >= 0 {
+			t.Errorf("mode %d is outside the plausible region at %s", k, m.ParamNames()[j])
+		}
+	}
+	for j := range sd {
+		lo, hi := p.Modes[0][j], p.Modes[0][j]
+		for _, mode := range p.Modes {
+			lo, hi = min(lo, mode[j]), max(hi, mode[j])
+		}
+		if math.Abs(p.Lo[j]-(lo-20*sd[j])) > 1e-12 || math.Abs(p.Hi[j]-(hi+20*sd[j])) > 1e-12 {
+			t.Fatalf("%s: region [%v, %v], want [%v, %v]", m.ParamNames()[j], p.Lo[j], p.Hi[j], lo-20*sd[j], hi+20*sd[j])
+		}
+	}
 }
 
 // TestLambdaMaxHVP: the power iteration on Hessian-vector products finds

@@ -67,14 +67,27 @@ func (j *Problem) loadStore() error {
 		return InputErrorf("--offset/--exposure: not read from a store")
 	}
 	j.Train = &data.Dataset{Names: slices.Clone(st.Names()), Target: st.Target(), Source: c.Data}
+	// Labels of two values other than 0/1 are recoded as they are read
+	// (data.TwoLabels' rule, found in one pass over the store).
+	var rows data.Rows = st
+	if c.Labels == nil && c.Spec().BinaryLabels() {
+		c.Labels = data.TwoLabelsRows(st)
+	}
+	recode := func(r data.Rows) data.Rows {
+		if c.Labels == nil {
+			return r
+		}
+		return data.RecodedRows{Rows: r, Values: c.Labels}
+	}
+	rows = recode(rows)
 	if c.Test != "" {
-		s.train = st
+		s.train = rows
 		if data.IsStore(c.Test) {
 			ts, err := data.OpenStore(c.Test)
 			if err != nil {
 				return InputError{Err: err}
 			}
-			s.extra, s.Test = ts, ts
+			s.extra, s.Test = ts, recode(ts)
 			if !slices.Equal(ts.Names(), st.Names()) {
 				return InputErrorf("--test %s: features %v, --data %s has %v (a test store must have the training store's columns, in order)", c.Test, ts.Names(), c.Data, st.Names())
 			}
@@ -89,7 +102,7 @@ func (j *Problem) loadStore() error {
 			s.Test = test
 		}
 	} else {
-		train, test := data.SplitRows(st, c.TestFrac, c.Seed)
+		train, test := data.SplitRows(rows, c.TestFrac, c.Seed)
 		s.train, s.Test, s.split = train, test, train
 	}
 	if s.train.Len() == 0 {
@@ -193,8 +206,11 @@ func PredictStore(w io.Writer, f *Config, mf *ModelFile, sc *data.Scaler, r *run
 		return InputErrorf("--data %s: features %v, the run's training data had %v (a store must have the training columns, in order)", f.Data, st.Names(), mf.Features)
 	}
 	var rows data.Rows = st
+	if mf.Labels != nil {
+		rows = data.RecodedRows{Rows: st, Values: mf.Labels}
+	}
 	if sc != nil {
-		rows = sc.View(st)
+		rows = sc.View(rows)
 	}
 	m, err := mf.Spec.BuildRows(rows)
 	if err != nil {
@@ -208,7 +224,11 @@ func PredictStore(w io.Writer, f *Config, mf *ModelFile, sc *data.Scaler, r *run
 	if !ok {
 		return InputErrorf("model %s: no class probabilities", mf.Kind)
 	}
-	fmt.Fprintf(w, "%s (%s) on %s: %d rows, %d draws from %s\n\n", mf.Kind, mf.Data, f.Data, st.Len(), len(draws), samples)
+	fmt.Fprintf(w, "%s (%s) on %s: %d rows, %d draws from %s\n", mf.Kind, mf.Data, f.Data, st.Len(), len(draws), samples)
+	if l := ClassesLine(mf); l != "" && mf.Labels != nil {
+		fmt.Fprintln(w, l)
+	}
+	fmt.Fprintln(w)
 	var each func(*predict.Classification, []float64) error
 	var bw *bufio.Writer
 	if out != "" {

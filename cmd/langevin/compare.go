@@ -36,7 +36,7 @@ func cmdCompare(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&out, "out", "", "write DIR/marginals.png (and .svg) and DIR/index.md")
 	fs.StringVar(&f.Data, "data", "", "test data (as for predict --data): adds each run's test accuracy or RMSE and the optimisation baseline (the MAP on the training data of the first run's model.json)")
 	fs.StringVar(&f.Target, "target", "", "target `COL`umn of --data (default: the last column)")
-	fs.StringVar(&f.Format, "format", "auto", "data format: auto|csv|libsvm")
+	fs.StringVar(&f.Format, "format", "auto", "data format: auto|"+strings.Join(data.Formats(), "|"))
 	fs.Uint64Var(&f.Seed, "seed", 2, "generated test data: random seed")
 	fs.IntVar(&f.N, "n", 1000, "generated test data: number of points")
 	fs.Float64Var(&f.Noise, "noise", 0.1, "generated test data: noise sd")

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/langevin-go/langevin/data"
 )
 
 // TestCompare runs two samplers on the credit data and compares them: the
@@ -45,6 +47,18 @@ func TestCompare(t *testing.T) {
 	} {
 		if code, _, errOut := runMain(tc.args...); code != 2 || !strings.Contains(errOut, tc.want) {
 			t.Errorf("%v: exit %d, stderr %q; want 2 naming %q", tc.args, code, errOut, tc.want)
+		}
+	}
+}
+
+// The --format flags of the commands that read data list the formats of
+// the table (data.Formats), so a new format shows up in every one.
+func TestFormatFlagsListTheTable(t *testing.T) {
+	want := "auto|" + strings.Join(data.Formats(), "|")
+	for _, cmd := range []string{"run", "predict", "compare"} {
+		code, help, errs := runMain(cmd, "-h")
+		if code != 0 || !strings.Contains(help+errs, want) {
+			t.Errorf("%s -h: exit %d; --format does not list %q:\n%s%s", cmd, code, want, help, errs)
 		}
 	}
 }

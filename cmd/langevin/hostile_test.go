@@ -176,7 +176,8 @@ func TestHostileDefaultJobMemory(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("default job with a 2 GiB budget: exit %d: %s", code, errOut)
 	}
-	code, _, errOut = runMain("run", "--quiet", "--chains", "16", "--data", "moons", "--target-ess", "100")
+	// 16 chains: the check counts chains × kept draws, whatever the rows (200).
+	code, _, errOut = runMain("run", "--quiet", "--chains", "16", "--data", "moons", "--n", "200", "--target-ess", "100")
 	if code != 0 {
 		t.Fatalf("--chains 16 on moons with a 2 GiB budget: exit %d: %s", code, errOut)
 	}

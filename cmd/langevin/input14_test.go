@@ -211,7 +211,7 @@ func TestReportKeepsRunPage(t *testing.T) {
 	if code != 2 || !strings.Contains(errOut, "-o FILE") || string(before) != string(after) {
 		t.Errorf("report DIR over run --report's page: exit %d, %q", code, errOut)
 	}
-	if code, _, errOut := runMain("report", "--force", dir); code != 0 {
+	if code, _, errOut := runMain("report", "--force", "--params", "1", dir); code != 0 {
 		t.Errorf("report --force: exit %d, %q", code, errOut)
 	}
 }

@@ -58,6 +58,21 @@ func TestRunTwoValuedLabels(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, "classes: p.0 is P(y = 1), p.1 is P(y = 2)") || !strings.Contains(stdout, "accuracy 1.0000") {
 		t.Errorf("predict: exit %d, %s\n%s", code, errs, stdout)
 	}
+	// A store (langevin convert) is streamed: its labels are recoded as
+	// they are read.
+	store := filepath.Join(dir, "two.lvs")
+	if code, _, errs := runMain("convert", "--data", csv, "--out", store); code != 0 {
+		t.Fatal(errs)
+	}
+	sout := filepath.Join(dir, "srun")
+	code, stdout, errs = runMain("run", "--data", store, "--out", sout, "--quiet")
+	if want := `auto:     labels: column "y": 1 → 0, 2 → 1`; code != 0 || !strings.Contains(stdout, want) {
+		t.Errorf("run on a store: exit %d, %s; output lacks %q:\n%s", code, errs, want, stdout)
+	}
+	code, stdout, errs = runMain("predict", "--samples", sout, "--data", store)
+	if code != 0 || !strings.Contains(stdout, "classes: p.0 is P(y = 1), p.1 is P(y = 2)") {
+		t.Errorf("predict on a store: exit %d, %s\n%s", code, errs, stdout)
+	}
 	bad := writeFile(t, dir, "bad.csv", "x,z,y\n2,1,2\n-2,0,3\n")
 	code, _, errs = runMain("predict", "--samples", out, "--data", bad)
 	if want := `bad.csv:3: label 3 in column "y": the run's labels are 1 or 2`; code != 2 || !strings.Contains(errs, want) {

@@ -1,7 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/base64"
+	"image/png"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -101,6 +104,40 @@ func TestReportBadInput(t *testing.T) {
 	}
 }
 
+var (
+	imgRE     = regexp.MustCompile(`<img alt="[^"]*" src="data:image/png;base64,([^"]+)">`)
+	summaryRE = regexp.MustCompile(`(?s)<table class="summary" id="summary">.*?<tbody>(.*?)</tbody>`)
+)
+
+// TestReportImagesDecode is TestReportInBrowser without the browser: every
+// <img> of the default job's report is a PNG that decodes, and the summary
+// table has a row per coefficient.
+func TestReportImagesDecode(t *testing.T) {
+	_, dir := defaultRun(t)
+	b, err := os.ReadFile(filepath.Join(dir, "report.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(b)
+	imgs := imgRE.FindAllStringSubmatch(page, -1)
+	if want := strings.Count(page, "<img"); want < 27 || len(imgs) != want {
+		t.Errorf("%d embedded PNG images of %d <img> tags, want all of ≥ 27", len(imgs), want)
+	}
+	for i, m := range imgs {
+		b, err := base64.StdEncoding.DecodeString(m[1])
+		if err != nil {
+			t.Fatalf("image %d: %v", i, err)
+		}
+		if _, err := png.Decode(bytes.NewReader(b)); err != nil {
+			t.Errorf("image %d: %v", i, err)
+		}
+	}
+	m := summaryRE.FindStringSubmatch(page)
+	if m == nil || strings.Count(m[1], "<tr>") != 15 {
+		t.Errorf("summary table: %v, want 15 rows", m != nil)
+	}
+}
+
 // checkScript, injected into a copy of the report, writes what the browser
 // made of the page into the DOM once everything has loaded: the number of
 // images, how many of them did not decode (naturalWidth 0), and the rows of
@@ -161,6 +198,11 @@ func browserCheck(t *testing.T, chromium, page string, html []byte) (images, bad
 // image. Without Chromium the test skips, unless LANGEVIN_REQUIRE_CHROMIUM=1
 // (set by .ci/run), when it fails.
 func TestReportInBrowser(t *testing.T) {
+	if testing.Short() {
+		// A browser start is 5 s of CPU: -short decodes the page's images
+		// in Go (TestReportImagesDecode).
+		t.Skip("the full suite's (and CI's): -short decodes the images in TestReportImagesDecode")
+	}
 	chromium := findChromium()
 	if chromium == "" {
 		if os.Getenv("LANGEVIN_REQUIRE_CHROMIUM") == "1" {

@@ -5,6 +5,8 @@ package main
 // run never stopped, bit for bit.
 
 import (
+	"bytes"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -101,15 +103,18 @@ func resumeAfterSignals(t *testing.T, seed uint64, sig syscall.Signal, kills int
 		os.RemoveAll(dir)
 		p = start(t, append(args, "--out", dir)...)
 		waitUntil(t, 60*time.Second, "the first draws on disk", func() bool { return hasRows(dir, "chain-1.csv") || hasRows(dir, "warmup-1.csv") })
-		time.Sleep(time.Duration(rng.Float64() * frac * secs * float64(time.Second)))
-		p.cmd.Process.Signal(sig)
-		code := p.wait(t, 30*time.Second)
-		if ri, err := rundir.ReadResumeInfo(dir); (code == 0 || err == nil && ri.Finished) && attempt < 4 {
+		if attempt < 2 {
+			time.Sleep(time.Duration(rng.Float64() * frac * secs * float64(time.Second)))
+		} // else at once: the sampling has just begun
+		if !signalMidRun(t, p, dir, sig) {
+			if attempt == 2 {
+				t.Fatalf("the run finished its sampling before the signal, sent as its first draws reached the files\n%s", p.stderr.String())
+			}
 			frac /= 3
 			continue // the sampling finished before the signal
 		}
-		if code != want {
-			t.Fatalf("after %v: exit %d, want %d (the run ended before the signal?)\n%s", sig, code, want, p.stderr.String())
+		if code := p.wait(t, 30*time.Second); code != want {
+			t.Fatalf("after %v: exit %d, want %d\n%s", sig, code, want, p.stderr.String())
 		}
 		break
 	}
@@ -147,6 +152,45 @@ func resumeAfterSignals(t *testing.T, seed uint64, sig syscall.Signal, kills int
 	}
 }
 
+// signalMidRun freezes p (SIGSTOP) and, when its sampling is still under way
+// (the process is alive and DIR/resume.json does not say finished), sends it
+// sig and lets it go on (SIGCONT: a stopped process handles SIGTERM only
+// then): the signal lands at a known point of an unfinished run, never after
+// a fast run has ended. It reports false, the run let go on to its end,
+// when the sampling had finished.
+func signalMidRun(t *testing.T, p *proc, dir string, sig syscall.Signal) bool {
+	t.Helper()
+	p.cmd.Process.Signal(syscall.SIGSTOP)
+	stat := fmt.Sprintf("/proc/%d/stat", p.cmd.Process.Pid)
+	waitUntil(t, 10*time.Second, "the process stopped", func() bool {
+		select {
+		case <-p.done:
+			return true
+		default:
+		}
+		b, err := os.ReadFile(stat)
+		if err != nil {
+			time.Sleep(50 * time.Millisecond) // no /proc: give the stop time to land
+			return true
+		}
+		f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+		return len(f) > 0 && (f[0] == "T" || f[0] == "t" || f[0] == "Z")
+	})
+	select {
+	case <-p.done:
+		return false
+	default:
+	}
+	if ri, err := rundir.ReadResumeInfo(dir); err == nil && ri.Finished {
+		p.cmd.Process.Signal(syscall.SIGCONT)
+		p.wait(t, 30*time.Second)
+		return false
+	}
+	p.cmd.Process.Signal(sig)
+	p.cmd.Process.Signal(syscall.SIGCONT)
+	return true
+}
+
 // TestResumeKillSGLDCV: SGLD with control variates (the MAP found again by
 // the resumed run), SIGKILL at a random moment of the sampling.
 func TestResumeKillSGLDCV(t *testing.T) {
@@ -163,7 +207,7 @@ func TestResumeKillSGLDCV(t *testing.T) {
 // position and its exploration phases, whose draws are not kept), killed,
 // resumed and killed again twice before the last resume.
 func TestResumeKillCyclicalSGHMC(t *testing.T) {
-	resumeAfterSignals(t, 2, syscall.SIGKILL, 3, "--sampler", "csghmc", "--iters", "100000", "--cycles", "4", "--burnin", "1000", "--thin", "10")
+	resumeAfterSignals(t, 2, syscall.SIGKILL, 3, "--sampler", "csghmc", "--iters", "40000", "--cycles", "4", "--burnin", "1000", "--thin", "10")
 }
 
 // TestResumeKillNUTS: NUTS, killed during its warm-up adaptation or its
@@ -182,7 +226,7 @@ func TestResumeKillNUTS(t *testing.T) {
 // TestResumeSIGTERM: a run stopped by SIGTERM (a Slurm pre-emption) closes
 // its files with "Run stopped", keeps its checkpoint and resumes exactly.
 func TestResumeSIGTERM(t *testing.T) {
-	resumeAfterSignal(t, 4, syscall.SIGTERM, "--sampler", "sgld", "--cv", "--iters", "80000", "--burnin", "2000", "--thin", "10")
+	resumeAfterSignal(t, 4, syscall.SIGTERM, "--sampler", "sgld", "--cv", "--iters", "30000", "--burnin", "2000", "--thin", "10")
 }
 
 // TestResumeRefuses: a resumed run keeps its settings and its data: a

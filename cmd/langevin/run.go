@@ -296,7 +296,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if auto != nil {
 		auto.Print(&notes, c, tr)
 	}
-	fit.PrintWhere(&notes, pc, tr, table, elapsed, mapTheta)
+	fit.PrintWhere(&notes, pc, tr, table, elapsed, mapTheta, j.Env.Sched)
 	if j.Env.StepNote != "" {
 		fmt.Fprintln(&notes, j.Env.StepNote)
 	}

@@ -37,6 +37,17 @@ func TestRunFamilySamplers(t *testing.T) {
 	}
 }
 
+// The steps line's first step is iteration 1's even when that iteration is
+// not kept: with no burn-in, a cyclic schedule's first kept draw is the
+// middle of a cycle, where η = η₀/2 (the line said "η from 0.005 (iteration
+// 1)" for --step 0.01).
+func TestRunStepsLineFirstIteration(t *testing.T) {
+	code, out, errOut := runMain("run", "--sampler", "csghmc", "--step", "0.01", "--burnin", "0", "--iters", "2000", "--quiet")
+	if want := "steps:    η from 0.01 (iteration 1) to "; code != 0 || !strings.Contains(out, want) {
+		t.Errorf("exit %d, %s; output lacks %q:\n%s", code, errOut, want, out)
+	}
+}
+
 func TestRunFamilyFlagErrors(t *testing.T) {
 	for _, tc := range []struct {
 		args []string

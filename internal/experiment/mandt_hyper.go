@@ -422,21 +422,7 @@ func softmaxMAP(ctx context.Context, m *model.Softmax, theta0 []float64) ([]floa
 		}
 		return v
 	}
-	prob := optimize.Problem{
-		Func: func(x []float64) float64 { return -eval(x, nil) },
-		Grad: func(grad, x []float64) {
-			eval(x, grad)
-			for j := range grad {
-				grad[j] = -grad[j]
-			}
-		},
-		Status: func() (optimize.Status, error) {
-			if err := ctx.Err(); err != nil {
-				return optimize.Failure, err
-			}
-			return optimize.NotTerminated, nil
-		},
-	}
+	prob := approx.MAPProblem(ctx, eval)
 	settings := &optimize.Settings{
 		GradientThreshold: 1e-6 * float64(n),
 		MajorIterations:   2000,
