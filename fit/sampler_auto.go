@@ -155,7 +155,7 @@ func (a *autoRun) Print(w io.Writer, c *Config, tr *langevin.Trace) {
 	case c.TargetESS == 0:
 		why = fmt.Sprintf("--iters %d (no ESS rule)", c.Iters)
 	default:
-		why = fmt.Sprintf("--iters %d reached before min bulk-ESS %.0f", c.Iters, c.TargetESS)
+		why = autoCutWhy(c, tr)
 	}
 	fmt.Fprintln(w, LengthNote(why, c.TargetESS, c.MaxTime))
 	if a.plan.Kind == "sgld" && c.StepSet {
@@ -175,4 +175,14 @@ func PrintKSD(ctx context.Context, w io.Writer, c *Config, m langevin.Model, lap
 	for _, n := range KSDNotes(ctx, lap, m, tr, c.Seed) {
 		fmt.Fprintln(w, n)
 	}
+}
+
+// autoCutWhy says why an auto run without a recorded stop ended: its
+// maximum --iters, or, when a chain's last iteration is short of it, a cut
+// (a signal or an error) before the ESS rule was met.
+func autoCutWhy(c *Config, tr *langevin.Trace) string {
+	if _, last, early := chainCounts(tr, c.Iters, c.Burnin, c.Thin); early {
+		return fmt.Sprintf("the run was cut short (a signal or an error) at iteration %s of at most %d, before min bulk-ESS %.0f", JoinInts(last), c.Iters, c.TargetESS)
+	}
+	return fmt.Sprintf("--iters %d reached before min bulk-ESS %.0f", c.Iters, c.TargetESS)
 }
