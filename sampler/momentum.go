@@ -134,13 +134,7 @@ type polyakChain struct {
 }
 
 func (c *polyakChain) Step() error {
-	eta := c.gradient()
-	var ss float64
-	for j, g := range c.grad {
-		c.theta[j] += eta * g
-		ss += g * g
-	}
-	c.norm = math.Sqrt(ss)
+	c.norm = c.sgdStep()
 	if c.t <= c.start {
 		copy(c.avg, c.theta)
 	} else {

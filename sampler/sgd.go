@@ -44,19 +44,26 @@ func (s SGD) NewChain(m langevin.Model, theta0 []float64, rng *rand.Rand) (lange
 	return &sgdChain{gradChain: g}, nil
 }
 
-type sgdChain struct {
-	*gradChain
-	norm float64
-}
-
-func (c *sgdChain) Step() error {
+// sgdStep moves θ by ηₜ∇log π̂(θ) (one minibatch gradient, no noise) and
+// returns the gradient's Euclidean norm: the step of SGD and of
+// Polyak-averaged SGD.
+func (c *gradChain) sgdStep() float64 {
 	eta := c.gradient()
 	var ss float64
 	for j, g := range c.grad {
 		c.theta[j] += eta * g
 		ss += g * g
 	}
-	c.norm = math.Sqrt(ss)
+	return math.Sqrt(ss)
+}
+
+type sgdChain struct {
+	*gradChain
+	norm float64
+}
+
+func (c *sgdChain) Step() error {
+	c.norm = c.sgdStep()
 	return nil
 }
 
