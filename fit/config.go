@@ -78,6 +78,10 @@ type Config struct {
 
 	Set  map[string]bool // flags given on the command line
 	Opts map[string]any  // the sampler groups' own flags (flagGroup)
+
+	// rhat is the R̂ rule of the run's stop, for its warnings (set by
+	// --sampler auto's Adjust; zero: R̂ ≤ 1.01 for every quantity).
+	rhat RHatRule
 }
 
 // mlpConfig are the flags of --model mlp.

@@ -670,6 +670,19 @@ func (m *Model) BrmsNames() []string {
 	return out
 }
 
+// GroupEffect reports whether the named parameter or derived quantity is
+// a group-level effect: a column of the blocks r_1, r_2, … (centred) or
+// z_1, … (non-centred) of θ, or a derived r_g.j.k (fit.GroupEffects: the
+// R̂ rule judges these thousands of exchangeable quantities as one family).
+// Every other name of the model begins with b, Intercept, sd_, L_, cor_,
+// sigma, shape or nu.
+func (m *Model) GroupEffect(name string) bool {
+	if len(m.groups) == 0 {
+		return false
+	}
+	return strings.HasPrefix(name, "r_") || strings.HasPrefix(name, "z_")
+}
+
 // HasGroups reports whether the model has group-level terms.
 func (m *Model) HasGroups() bool { return len(m.groups) > 0 }
 
