@@ -31,11 +31,50 @@ func NewMatrix(X mat.Matrix) *Matrix {
 	return m
 }
 
+// NewMatrixCols returns the n×len(cols) matrix whose columns are cols
+// (copied), stored by columns only: half the memory of NewMatrix, for the
+// designs of models whose minibatches read their rows from a Packed (then
+// the matrix itself serves full-data passes: MatVec, GroupMatVec; Row and
+// the operations on a batch of its rows panic).
+func NewMatrixCols(n int, cols [][]float64) *Matrix {
+	m := &Matrix{n: n, p: len(cols), cols: make([]float64, n*len(cols))}
+	for j, c := range cols {
+		if len(c) != n {
+			panic(fmt.Sprintf("ad: NewMatrixCols of %d rows given a column of %d", n, len(c)))
+		}
+		copy(m.cols[j*n:(j+1)*n], c)
+	}
+	return m
+}
+
+// AddRows stores the rows of a matrix made by NewMatrixCols as well, for
+// operations on batches of its rows.
+func (m *Matrix) AddRows() {
+	if m.rows != nil {
+		return
+	}
+	m.rows = make([]float64, m.n*m.p)
+	for i := 0; i < m.n; i++ {
+		for j := 0; j < m.p; j++ {
+			m.rows[i*m.p+j] = m.cols[j*m.n+i]
+		}
+	}
+}
+
+// rowsOf returns the row-major storage of m for an operation on a batch
+// of its rows.
+func (m *Matrix) rowsOf(who string, batch int) []float64 {
+	if m.rows == nil && m.n*m.p > 0 && batch > 0 {
+		panic("ad: " + who + " on a batch of rows of a matrix stored by columns (NewMatrixCols): gather the batch from a Packed")
+	}
+	return m.rows
+}
+
 // Dims returns n and p.
 func (m *Matrix) Dims() (n, p int) { return m.n, m.p }
 
 // Row returns row i (read-only).
-func (m *Matrix) Row(i int) []float64 { return m.rows[i*m.p : (i+1)*m.p] }
+func (m *Matrix) Row(i int) []float64 { return m.rowsOf("Row", 1)[i*m.p : (i+1)*m.p] }
 
 // MatVec returns X_B v, the rows batch of X (all rows for a nil batch) times
 // the vector v (length p).
@@ -54,17 +93,18 @@ func (t *Tape) MatVec(X *Matrix, v Vec, batch []int) Vec {
 			floats.AddScaled(y, bj, X.cols[j*X.n:(j+1)*X.n])
 		}
 	} else if X.p < smallRow {
-		p := X.p
+		p, rows := X.p, X.rowsOf("MatVec", len(batch))
 		for k, i := range batch {
 			var s float64
-			for j, x := range X.rows[i*p : (i+1)*p] {
+			for j, x := range rows[i*p : (i+1)*p] {
 				s += x * b[j]
 			}
 			y[k] = s
 		}
 	} else {
+		rows := X.rowsOf("MatVec", len(batch))
 		for k, i := range batch {
-			y[k] = floats.Dot(X.rows[i*X.p:(i+1)*X.p], b)
+			y[k] = floats.Dot(rows[i*X.p:(i+1)*X.p], b)
 		}
 	}
 	t.push(node{op: opMatVec, out: out, a: v, x: X, batch: batch})
@@ -82,11 +122,12 @@ func (m *Matrix) matVecBack(t *Tape, nd *node, g []float64) {
 		}
 		return
 	}
+	rows := m.rowsOf("MatVec", len(nd.batch))
 	if m.p < smallRow {
 		p := m.p
 		for k, i := range nd.batch {
 			if c := g[k]; c != 0 {
-				for j, x := range m.rows[i*p : (i+1)*p] {
+				for j, x := range rows[i*p : (i+1)*p] {
 					ga[j] += c * x
 				}
 			}
@@ -95,7 +136,7 @@ func (m *Matrix) matVecBack(t *Tape, nd *node, g []float64) {
 	}
 	for k, i := range nd.batch {
 		if g[k] != 0 {
-			floats.AddScaled(ga, g[k], m.rows[i*m.p:(i+1)*m.p])
+			floats.AddScaled(ga, g[k], rows[i*m.p:(i+1)*m.p])
 		}
 	}
 }

@@ -102,9 +102,15 @@ func (p *Packed) Pack() error {
 	p.stride = w
 	p.words = make([]float64, p.n*w)
 	for _, m := range p.mats {
-		q := m.X.p
+		X := m.X
 		for r := 0; r < p.n; r++ {
-			copy(p.words[r*w+m.off:r*w+m.off+q], m.X.rows[r*q:(r+1)*q])
+			for j := 0; j < X.p; j++ {
+				if X.rows != nil {
+					p.words[r*w+m.off+j] = X.rows[r*X.p+j]
+				} else {
+					p.words[r*w+m.off+j] = X.cols[j*X.n+r]
+				}
+			}
 		}
 	}
 	for _, f := range p.flts {

@@ -20,6 +20,7 @@ import (
 type packedCase struct {
 	n                  int
 	X, Z               *ad.Matrix
+	Xc, Zc             *ad.Matrix // the same, stored by columns only (NewMatrixCols)
 	codes              []int
 	k                  []int
 	offset             []float64
@@ -42,8 +43,11 @@ func newPackedCase(t *testing.T, n int) *packedCase {
 		c.offset[i] = rng.NormFloat64() / 10
 	}
 	c.X, c.Z = ad.NewMatrix(X), ad.NewMatrix(Z)
+	col := func(M *mat.Dense, j int) []float64 { return mat.Col(nil, j, M) }
+	c.Xc = ad.NewMatrixCols(n, [][]float64{col(X, 0), col(X, 1)})
+	c.Zc = ad.NewMatrixCols(n, [][]float64{col(Z, 0), col(Z, 1)})
 	c.pk = ad.NewPacked(n)
-	c.hx, c.hz = c.pk.Matrix(c.X), c.pk.Matrix(c.Z)
+	c.hx, c.hz = c.pk.Matrix(c.Xc), c.pk.Matrix(c.Zc)
 	c.ho = c.pk.Floats(c.offset)
 	c.hc, c.hk = c.pk.Ints(c.codes), c.pk.Ints(c.k)
 	if err := c.pk.Pack(); err != nil {
@@ -58,6 +62,9 @@ func (c *packedCase) model(packed bool) *ad.Model {
 	br := l.Add("r", transform.Identity(14))
 	return ad.New(l, c.n, nil, func(t *ad.Tape, batch []int) ad.Vec {
 		X, Z, codes, k, off := c.X, c.Z, c.codes, c.k, c.offset
+		if packed {
+			X, Z = c.Xc, c.Zc // full-data passes by columns
+		}
 		if packed && len(batch) > 0 {
 			g := t.Gather(c.pk, batch)
 			X, Z, codes, k, off, batch = g.Matrix(c.hx), g.Matrix(c.hz), g.Ints(c.hc), g.Ints(c.hk), g.Floats(c.ho), g.Index()
@@ -69,7 +76,9 @@ func (c *packedCase) model(packed bool) *ad.Model {
 }
 
 // TestPackedSameBitForBit: the log likelihood and its gradient on a
-// minibatch's gathered records equal those on the arrays bit for bit, for
+// minibatch's gathered records (packed from matrices stored by columns,
+// NewMatrixCols, which also serve the full-data pass) equal those on the
+// arrays bit for bit, for
 // LogLik and for both halves of LogLikPair (which gathers once), batch
 // after batch of different sizes on one tape; a full-data pass is the
 // arrays'. Fails if a record's column were misplaced (a gradient moves) or

@@ -278,6 +278,20 @@ func (t *Tape) GroupMatVec(X *Matrix, R Vec, g []int, batch []int) Vec {
 	out := t.newVec(n)
 	y, r := t.vals(out), t.vals(R)
 	p := X.p
+	if batch == nil && X.rows == nil {
+		// By columns (NewMatrixCols): the same products in the same order.
+		for i := range y {
+			rg := r[g[i]*p : (g[i]+1)*p]
+			var s float64
+			for c := range rg {
+				s += X.cols[c*X.n+i] * rg[c]
+			}
+			y[i] = s
+		}
+		t.push(node{op: opGroupMatVec, out: out, a: R, x: X, idx: g, batch: batch})
+		return out
+	}
+	X.rowsOf("GroupMatVec", len(batch))
 	for k := range y {
 		i := k
 		if batch != nil {
@@ -301,6 +315,18 @@ func (nd *node) groupMatVecBack(t *Tape, g []float64) {
 	}
 	X := nd.x
 	p := X.p
+	if nd.batch == nil && X.rows == nil {
+		for i, c := range g {
+			if c == 0 {
+				continue
+			}
+			grg := gr[nd.idx[i]*p : (nd.idx[i]+1)*p]
+			for j := range grg {
+				grg[j] += c * X.cols[j*X.n+i]
+			}
+		}
+		return
+	}
 	for k, c := range g {
 		if c == 0 {
 			continue

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -75,14 +76,137 @@ func (f *Frame) add(name string, c Column, n int) {
 	f.cols[name] = c
 }
 
-// ReadCSVFile reads a CSV file with a header line into a Frame.
+// ReadCSVFile reads a CSV file with a header line into a Frame, in two
+// passes over the file: the first checks every value and finds which
+// columns are numeric, the second stores each column once in its type
+// (float64 values, or level codes), so that a large file is never held as
+// strings (10⁷ rows of y,x,g: 1.3 GB of strings otherwise). Same frame and
+// same errors as ReadCSV.
 func ReadCSVFile(path string) (*Frame, error) {
 	fh, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer fh.Close()
-	return ReadCSV(fh, path)
+	header, numeric, rows, err := scanCSV(fh, path, nil)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := fh.Seek(0, io.SeekStart); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	nums := make([][]float64, len(header))
+	codes := make([][]int, len(header))
+	seen := make([]map[string]int, len(header))
+	for j := range header {
+		if numeric[j] {
+			nums[j] = make([]float64, 0, rows)
+		} else {
+			codes[j], seen[j] = make([]int, 0, rows), map[string]int{}
+		}
+	}
+	if _, _, _, err := scanCSV(fh, path, func(rec []string) {
+		for j, v := range rec {
+			if numeric[j] {
+				x, _ := strconv.ParseFloat(v, 64)
+				nums[j] = append(nums[j], x)
+				continue
+			}
+			c, ok := seen[j][v]
+			if !ok {
+				c = len(seen[j])
+				seen[j][strings.Clone(v)] = c
+			}
+			codes[j] = append(codes[j], c)
+		}
+	}); err != nil {
+		return nil, err
+	}
+	f := &Frame{}
+	for j, name := range header {
+		if numeric[j] {
+			f.AddNumeric(name, nums[j])
+			continue
+		}
+		// Levels sorted, as factorOf: recode the first-seen codes.
+		levels := make([]string, 0, len(seen[j]))
+		for v := range seen[j] {
+			levels = append(levels, v)
+		}
+		sort.Strings(levels)
+		to := make([]int, len(levels))
+		for i, l := range levels {
+			to[seen[j][l]] = i
+		}
+		for i, c := range codes[j] {
+			codes[j][i] = to[c]
+		}
+		f.AddFactor(name, codes[j], levels)
+	}
+	return f, nil
+}
+
+// scanCSV reads CSV with a header line, checks it as ReadCSV does, and
+// calls row (when not nil) with each row's trimmed values. It returns the
+// header, which columns are numeric (every value a finite number) and the
+// number of rows.
+func scanCSV(r io.Reader, source string, row func(rec []string)) (header []string, numeric []bool, rows int, err error) {
+	cr := csv.NewReader(r)
+	cr.ReuseRecord = true
+	header, err = cr.Read()
+	if err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, nil, 0, fmt.Errorf("%s: empty file: expected a header line of column names", source)
+		}
+		return nil, nil, 0, fmt.Errorf("%s: %w", source, err)
+	}
+	header = slices.Clone(header)
+	seen := map[string]bool{}
+	for i, h := range header {
+		header[i] = strings.TrimSpace(h)
+		if header[i] == "" {
+			return nil, nil, 0, fmt.Errorf("%s: line 1, column %d: empty column name", source, i+1)
+		}
+	}
+	numeric = make([]bool, len(header))
+	for j := range numeric {
+		numeric[j] = true
+	}
+	line := 1
+	for {
+		rec, err := cr.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, nil, 0, fmt.Errorf("%s: %w", source, err)
+		}
+		line++
+		for j, v := range rec {
+			v = strings.TrimSpace(v)
+			if v == "" || v == "NA" {
+				return nil, nil, 0, fmt.Errorf("%s: line %d, column %d (%s): missing value %q: expected a value (rows with missing values are not dropped silently)", source, line, j+1, header[j], v)
+			}
+			rec[j] = v
+			if numeric[j] {
+				x, err := strconv.ParseFloat(v, 64)
+				numeric[j] = err == nil && !math.IsNaN(x) && !math.IsInf(x, 0)
+			}
+		}
+		if row != nil {
+			row(rec)
+		}
+	}
+	if line == 1 {
+		return nil, nil, 0, fmt.Errorf("%s: no rows after the header", source)
+	}
+	for j, name := range header {
+		if seen[name] {
+			return nil, nil, 0, fmt.Errorf("%s: line 1, column %d: column name %q repeated", source, j+1, name)
+		}
+		seen[name] = true
+	}
+	return header, numeric, line - 1, nil
 }
 
 // ReadCSV reads CSV with a header line; errors name the source, line and

@@ -7,8 +7,6 @@ import (
 	"strconv"
 	"strings"
 
-	"gonum.org/v1/gonum/mat"
-
 	"github.com/langevin-go/langevin"
 	"github.com/langevin-go/langevin/ad"
 	"github.com/langevin-go/langevin/transform"
@@ -170,16 +168,19 @@ func New(f *Formula, tab Table, opt Options) (*Model, error) {
 	m.xnames = names
 	P := len(cols)
 	m.means = make([]float64, P)
-	X := mat.NewDense(n, max(P, 1), nil)
 	for j, c := range cols {
 		if f.Intercept {
 			m.means[j] = weightedMean(c, m.trials)
-		}
-		for i, v := range c {
-			X.Set(i, j, v-m.means[j])
+			cj := make([]float64, n) // c may be a column of the table
+			for i, v := range c {
+				cj[i] = v - m.means[j]
+			}
+			cols[j] = cj
 		}
 	}
-	m.x = ad.NewMatrix(X)
+	// The designs are stored by columns only (full-data passes); a
+	// minibatch reads its rows from the records of Model.pack.
+	m.x = ad.NewMatrixCols(n, cols)
 	m.zeros = make([]float64, n)
 	if len(f.Offsets) > 0 {
 		m.offset = make([]float64, n)
@@ -216,13 +217,7 @@ func New(f *Formula, tab Table, opt Options) (*Model, error) {
 			gt.coefs, gt.rcols = append(gt.coefs, brmsName(c)), append(gt.rcols, c)
 		}
 		gt.K = len(gc)
-		Z := mat.NewDense(n, gt.K, nil)
-		for k, c := range gc {
-			for i, v := range c {
-				Z.Set(i, k, v)
-			}
-		}
-		gt.z = ad.NewMatrix(Z)
+		gt.z = ad.NewMatrixCols(n, gc)
 		if gt.codes, gt.levels, err = e.grouping(g); err != nil {
 			return nil, err
 		}
@@ -649,6 +644,11 @@ func (m *Model) pack(P int) {
 	}
 	if pk.Pack() == nil {
 		m.packed = pk
+		return
+	}
+	m.x.AddRows() // minibatches then read the designs' rows
+	for _, g := range m.groups {
+		g.z.AddRows()
 	}
 }
 

@@ -511,3 +511,26 @@ func BenchmarkScaleRowsPairGradient(b *testing.B) {
 	}
 	b.ReportMetric((processCPU()-c0)*1e9/float64(b.N), "cpu-ns/op")
 }
+
+// TestScaleMemory reads LANGEVIN_SCALE_MEM (a file TestWriteScale wrote),
+// builds the scale model and takes one full-data gradient: what the
+// command holds before its MAP. Run it under /usr/bin/time -v for the peak
+// resident memory (docs/formulas.md, 10⁷ rows).
+func TestScaleMemory(t *testing.T) {
+	path := os.Getenv("LANGEVIN_SCALE_MEM")
+	if path == "" {
+		t.Skip("set LANGEVIN_SCALE_MEM=scale-N.csv")
+	}
+	tab, err := ReadCSVFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, _ := Parse(scaleFormula)
+	m, err := New(f, tab, Options{Family: "bernoulli"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := make([]float64, m.Dim())
+	m.LogLik(make([]float64, m.Dim()), nil, g)
+	t.Logf("%d rows, %d parameters; gradient[0] %.6g", m.Len(), m.Dim(), g[0])
+}
