@@ -128,6 +128,12 @@ func (m *Model) LogPrior(theta, grad []float64) float64 {
 // LogLik returns Σ_{i∈batch} log p(yᵢ | θ) and adds its gradient into grad.
 func (m *Model) LogLik(theta []float64, batch []int, grad []float64) float64 {
 	t := m.pool.Get().(*Tape)
+	lp := m.logLik(t, theta, batch, grad)
+	m.pool.Put(t)
+	return lp
+}
+
+func (m *Model) logLik(t *Tape, theta []float64, batch []int, grad []float64) float64 {
 	t.reset(theta[:m.dim], grad != nil)
 	t.jacAdj = 0
 	v := m.lik(t, batch)
@@ -135,6 +141,21 @@ func (m *Model) LogLik(theta []float64, batch []int, grad []float64) float64 {
 	if grad != nil {
 		t.backward(v, grad[:m.dim])
 	}
-	m.pool.Put(t)
 	return lp
+}
+
+// LogLikPair returns LogLik(a, batch, ga) and LogLik(b, batch, gb), the
+// same values bit for bit (langevin.PairLogLik, the control variate's two
+// evaluations on one batch), on one tape: a batch's rows gathered from a
+// Packed by the first are used again by the second (Tape.Gather).
+func (m *Model) LogLikPair(a, b []float64, batch []int, ga, gb []float64) (la, lb float64) {
+	t := m.pool.Get().(*Tape)
+	t.pair++
+	la = m.logLik(t, a, batch, ga)
+	t.regather = true
+	lb = m.logLik(t, b, batch, gb)
+	t.regather = false
+	t.pair++
+	m.pool.Put(t)
+	return la, lb
 }

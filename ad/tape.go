@@ -50,11 +50,14 @@ type Tape struct {
 	layout   *transform.Layout
 	params   []Vec
 	have     []bool
-	jac      float64   // Σ log|J| of the Params constrained so far
-	jacAdj   float64   // adjoint of jac: 1 in LogPrior, 0 in LogLik
-	grad     bool      // whether partials are wanted
-	gen      []float64 // destination of Generate, nil unless deriving
-	genHave  []bool    // which generated blocks were written
+	jac      float64     // Σ log|J| of the Params constrained so far
+	jacAdj   float64     // adjoint of jac: 1 in LogPrior, 0 in LogLik
+	grad     bool        // whether partials are wanted
+	gen      []float64   // destination of Generate, nil unless deriving
+	genHave  []bool      // which generated blocks were written
+	gathered []*Gathered // Gather's arrays, one per Packed
+	regather bool        // in LogLikPair's second evaluation
+	pair     uint64      // LogLikPair's count, stamping what its first evaluation gathered
 }
 
 // reset empties the tape and puts θ on it.

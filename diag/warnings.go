@@ -20,11 +20,22 @@ const (
 // a stochastic-gradient sampler's discretisation bias can pass them (the
 // kernel Stein discrepancy, fit.TraceKSD, looks for that).
 func (t Table) Warnings(chains int) []string {
+	return t.WarningsLimit(chains, nil)
+}
+
+// WarningsLimit is Warnings with the R̂ threshold of each quantity given by
+// rhatLimit (nil: RHatWarn for all), for example a looser one for the
+// largest of many exchangeable group effects (fit.RHatGroupLimit).
+func (t Table) WarningsLimit(chains int, rhatLimit func(name string) float64) []string {
 	var out []string
 	ess := ESSWarnPerChain * chains
 	for _, s := range t {
-		if s.RHat > RHatWarn {
-			out = append(out, fmt.Sprintf("%s R-hat %.3f > %g", s.Name, s.RHat, RHatWarn))
+		lim := RHatWarn
+		if rhatLimit != nil {
+			lim = rhatLimit(s.Name)
+		}
+		if s.RHat > lim {
+			out = append(out, fmt.Sprintf("%s R-hat %.3f > %.4g", s.Name, s.RHat, lim))
 		}
 		if s.ESSBulk < float64(ess) {
 			out = append(out, fmt.Sprintf("%s bulk-ESS %.0f < %d (%d per chain)", s.Name, s.ESSBulk, ess, ESSWarnPerChain))

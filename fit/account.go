@@ -189,7 +189,7 @@ func PrintWhere(w io.Writer, c *Config, tr *langevin.Trace, table diag.Table, el
 	if c.Model == "mlp" {
 		table = netWeightWarnings(w, table, tr.NumChains())
 	}
-	warn := table.Warnings(tr.NumChains())
+	warn := table.WarningsLimit(tr.NumChains(), c.rhat.Limits(tr.Names[:tr.Dim], tr.NumChains()))
 	if len(warn) > 0 {
 		if len(warn) > 6 {
 			warn = append(warn[:6], fmt.Sprintf("and %d more", len(warn)-6))

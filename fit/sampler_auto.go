@@ -30,6 +30,7 @@ type autoRun struct {
 	plan    *Plan
 	burnin  int
 	stopWhy string
+	rhat    RHatRule // the R̂ half of the stop
 
 	// A network's plan (then plan is nil), and the last verdict of its
 	// function-space rule.
@@ -102,7 +103,9 @@ func (a *autoRun) Adjust(c *Config, m langevin.Model, o *langevin.Options, start
 	if c.ChainID > 0 || c.TargetESS == 0 {
 		return // no ESS rule (one chain of an analysis cannot see the others'): to --iters
 	}
-	o.Until = UntilESS(m.Dim(), c.TargetESS, start, c.MaxTime, &a.stopWhy)
+	a.rhat = NewRHatRule(m, c.TargetESS)
+	c.rhat = a.rhat
+	o.Until = UntilRule(m.Dim(), c.TargetESS, a.rhat, start, c.MaxTime, &a.stopWhy)
 }
 
 // config returns the configuration the run amounts to, for the output: the
@@ -156,6 +159,9 @@ func (a *autoRun) Print(w io.Writer, c *Config, tr *langevin.Trace) {
 		why = fmt.Sprintf("--iters %d (no ESS rule)", c.Iters)
 	default:
 		why = autoCutWhy(c, tr)
+	}
+	if a.rhat.Group != nil && tr.Dim > 0 {
+		fmt.Fprintln(w, Note{"auto", "stop: " + a.rhat.Text(tr.Names[:tr.Dim], tr.NumChains())})
 	}
 	fmt.Fprintln(w, LengthNote(why, c.TargetESS, c.MaxTime))
 	if a.plan.Kind == "sgld" && c.StepSet {

@@ -72,6 +72,7 @@ type groupTerm struct {
 	zeroK               []float64   // K zeros: the centred prior's mean
 	genSD, genCor, genR ad.GenBlock // among the derived quantities
 	src                 Group
+	hz, hcodes          int // handles of z and codes in Model.packed
 }
 
 // Model is a Bayesian regression model built from a formula and a table:
@@ -111,6 +112,8 @@ type Model struct {
 	brms      []string
 	genBI     ad.GenBlock // b_Intercept among the derived quantities
 	genB      ad.GenBlock // b_…
+	packed    *ad.Packed  // the rows as records, for minibatches (nil: not packed)
+	handles   struct{ x, y, yi, trials, offset int }
 
 	bI, bB, bAux transform.Block
 	hasB, hasAux bool
@@ -528,11 +531,36 @@ func (m *Model) build(P int) {
 		}
 		return lp
 	}
+	m.pack(P)
 	lik := func(t *ad.Tape, batch []int) ad.Vec {
+		// A minibatch reads its rows' records (Model.pack) into contiguous
+		// arrays first: the same values, so the same results bit for bit.
+		X, y, yi, trials, offset := m.x, m.y, m.yi, m.trials, m.offset
+		var gb *ad.Gathered
+		if m.packed != nil && len(batch) > 0 {
+			gb = t.Gather(m.packed, batch)
+			batch = gb.Index()
+			h := &m.handles
+			if P > 0 {
+				X = gb.Matrix(h.x)
+			}
+			if m.Family == "gaussian" || m.Family == "student" {
+				y = gb.Floats(h.y)
+			}
+			if yi != nil {
+				yi = gb.Ints(h.yi)
+			}
+			if trials != nil {
+				trials = gb.Ints(h.trials)
+			}
+			if offset != nil {
+				offset = gb.Floats(h.offset)
+			}
+		}
 		var eta ad.Vec
 		switch {
 		case P > 0:
-			eta = t.MatVec(m.x, t.Param(m.bB), batch)
+			eta = t.MatVec(X, t.Param(m.bB), batch)
 			if m.intercept {
 				eta = t.Add(eta, t.Param(m.bI))
 			}
@@ -553,33 +581,75 @@ func (m *Model) build(P int) {
 				r = t.CholeskyEffects(t.Param(g.sd), L, t.Param(g.zb))
 			}
 			t.Generate(gR[i], r)
-			eta = t.Add(eta, t.GroupMatVec(g.z, r, g.codes, batch))
+			z, codes := g.z, g.codes
+			if gb != nil {
+				z, codes = gb.Matrix(g.hz), gb.Ints(g.hcodes)
+			}
+			eta = t.Add(eta, t.GroupMatVec(z, r, codes, batch))
 		}
 		if batch != nil && len(batch) == 0 {
 			return t.Const(0)
 		}
-		if m.offset != nil {
-			eta = t.Add(eta, t.Rows(m.offset, batch))
+		if offset != nil {
+			eta = t.Add(eta, t.Rows(offset, batch))
 		}
 		switch m.Family {
 		case "gaussian":
-			return t.Normal(t.Rows(m.y, batch), eta, t.Param(m.bAux))
+			return t.Normal(t.Rows(y, batch), eta, t.Param(m.bAux))
 		case "student":
-			return t.StudentT(t.Rows(m.y, batch), t.Param(bNu), eta, t.Param(m.bAux))
+			return t.StudentT(t.Rows(y, batch), t.Param(bNu), eta, t.Param(m.bAux))
 		case "bernoulli":
-			return t.BernoulliLogit(t.IntRows(m.yi, batch), eta)
+			return t.BernoulliLogit(t.IntRows(yi, batch), eta)
 		case "binomial":
-			return t.BinomialLogit(t.IntRows(m.yi, batch), t.IntRows(m.trials, batch), eta)
+			return t.BinomialLogit(t.IntRows(yi, batch), t.IntRows(trials, batch), eta)
 		case "probit":
-			return t.BernoulliProbit(t.IntRows(m.yi, batch), eta)
+			return t.BernoulliProbit(t.IntRows(yi, batch), eta)
 		case "poisson":
-			return t.PoissonLog(t.IntRows(m.yi, batch), eta)
+			return t.PoissonLog(t.IntRows(yi, batch), eta)
 		case "negbinomial":
-			return t.NegBin2Log(t.IntRows(m.yi, batch), eta, t.Param(m.bAux))
+			return t.NegBin2Log(t.IntRows(yi, batch), eta, t.Param(m.bAux))
 		}
 		panic("formula: family " + m.Family)
 	}
 	m.Model = ad.New(l, m.n, prior, lik).WithGenerated(gq)
+}
+
+// pack stores the model's rows a second time as one record per row
+// (ad.Packed: the centred design, each group term's design and codes, the
+// response, trials and offset), so that a minibatch reads one or two cache
+// lines per row rather than one per row of each array: on 10⁶ rows of
+// y ~ x + (1 + x | g) a 44,196-row batch's gradient cost ~110 ns a row
+// against ~39 ns a row in a full pass, the difference being those lines
+// (BenchmarkScaleRowsBatchGradient). Models whose counts do not fit in 32
+// bits are not packed.
+func (m *Model) pack(P int) {
+	pk := ad.NewPacked(m.n)
+	h := &m.handles
+	if P > 0 {
+		h.x = pk.Matrix(m.x)
+	}
+	for _, g := range m.groups {
+		g.hz = pk.Matrix(g.z)
+	}
+	realY := m.Family == "gaussian" || m.Family == "student"
+	if realY {
+		h.y = pk.Floats(m.y)
+	}
+	if m.offset != nil {
+		h.offset = pk.Floats(m.offset)
+	}
+	for _, g := range m.groups {
+		g.hcodes = pk.Ints(g.codes)
+	}
+	if m.yi != nil {
+		h.yi = pk.Ints(m.yi)
+	}
+	if m.trials != nil {
+		h.trials = pk.Ints(m.trials)
+	}
+	if pk.Pack() == nil {
+		m.packed = pk
+	}
 }
 
 // DerivedNames returns the names of the parameters as brms reports them,
@@ -598,6 +668,19 @@ func (m *Model) BrmsNames() []string {
 	copy(out, names)
 	copy(out[len(out)-len(m.brms):], m.brms)
 	return out
+}
+
+// GroupEffect reports whether the named parameter or derived quantity is
+// a group-level effect: a column of the blocks r_1, r_2, … (centred) or
+// z_1, … (non-centred) of θ, or a derived r_g.j.k (fit.GroupEffects: the
+// R̂ rule judges these thousands of exchangeable quantities as one family).
+// Every other name of the model begins with b, Intercept, sd_, L_, cor_,
+// sigma, shape or nu.
+func (m *Model) GroupEffect(name string) bool {
+	if len(m.groups) == 0 {
+		return false
+	}
+	return strings.HasPrefix(name, "r_") || strings.HasPrefix(name, "z_")
 }
 
 // HasGroups reports whether the model has group-level terms.

@@ -64,6 +64,23 @@ func TestModelGradients(t *testing.T) {
 		th := make([]float64, m.Dim())
 		dst := make([]float64, len(m.DerivedNames()))
 		m.Derive(th, dst)
+		// The R̂ rule's group effects (fit.GroupEffects): exactly the
+		// effects, among θ's names and among the derived ones.
+		effects := 0
+		for _, g := range m.groups {
+			effects += g.J * g.K
+		}
+		for _, names := range [][]string{m.ParamNames(), m.DerivedNames()} {
+			n := 0
+			for _, nm := range names {
+				if m.GroupEffect(nm) {
+					n++
+				}
+			}
+			if n != effects {
+				t.Errorf("%s: %d of %v are group effects, want %d", c.formula, n, names, effects)
+			}
+		}
 		t.Logf("%s: %v", c.formula, m.BrmsNames()[:min(8, len(dst))])
 	}
 }
