@@ -88,7 +88,7 @@ type NetPlan struct {
 	MaxIters     int // the cap on the run length (burn-in included)
 	Points       *mat.Dense
 	Kind         string           // "sghmc" or "sgld"
-	Friction     float64          // SGHMC's α
+	Friction     float64          // SGHMC's α (netFriction)
 	Sampler      langevin.Sampler // with restarts of diverging chains
 	Notes        []string
 	// Restarts says which chains diverged and were restarted with a smaller
@@ -135,6 +135,8 @@ func (p *NetPlan) note(format string, a ...any) { p.Notes = append(p.Notes, fmt.
 //     (central differences of two full-data gradients), and smaller when the
 //     minibatch gradient noise would exceed a tenth of the injected noise
 //     (η·tr(M C M)/(2 tr M) ≤ 0.1, C the covariance of ĝ);
+//   - SGHMC's friction α = 2√η, raised to keep the minibatch noise within
+//     a tenth of SGHMC's injected noise ([netFriction]);
 //   - the burn-in: 3/η iterations (the relaxation time of a direction of
 //     unit preconditioned curvature, 1/(η·λ), three times: within e⁻³ of
 //     stationary), at least 200;
@@ -374,7 +376,11 @@ func (p *NetPlan) Plausible(theta []float64) int {
 // setSampler builds the plan's sampler: its kind at step p.Eta, with
 // restarts.
 func (p *NetPlan) setSampler() {
-	p.Friction = min(1, 2*math.Sqrt(p.Eta))
+	var why string
+	p.Friction, why = netFriction(p.Eta, p.Ratio)
+	if p.Kind == "sghmc" {
+		p.note("friction: %s", why)
+	}
 	p.inner = p.build(p.Eta, 0)
 	p.Sampler = restartSampler{p}
 }
@@ -399,8 +405,9 @@ func (p *NetPlan) modeOf(theta []float64) int {
 }
 
 // build returns the sampler of the plan's kind at step eta. SGHMC's friction
-// is α = 2√η, critical damping of a direction of unit preconditioned
-// curvature (its frequency per step is √(ηλ)), fixed at the planned step.
+// is netFriction's, fixed at the planned step: α = 2√η, critical damping of a
+// direction of unit preconditioned curvature (its frequency per step is
+// √(ηλ)), or more when the minibatch noise would heat the chains.
 func (p *NetPlan) build(eta float64, mode int) langevin.Sampler {
 	if p.Kind == "sgld" {
 		return sampler.SGLD{Step: schedule.Constant(eta), Batch: p.Batch, Precond: p.Precond, Temperature: p.temperature}
