@@ -74,9 +74,9 @@ func TestOutputBlockCov(t *testing.T) {
 // which carry f's freedom in the gap, relax at the prior's scale instead of
 // 10⁴-fold too slowly (the diagonal's preconditioned curvature there is
 // 6·10⁻⁵ against λmax ≈ 70). Measured 2026-11-26 (seed 1, burn-in + 6,000
-// iterations, 8 s CPU): f's band in the gap 0.168 → 0.462, over the data
-// 0.073 → 0.142; the 90% predictive band's gap/data ratio 1.10 → 1.53; E σ²
-// 0.0102 → 0.0117 (truth 0.01). The test fails if the block is not applied.
+// iterations, 13 s CPU, with the friction rule of netFriction): f's band in
+// the gap 0.141 → 0.462, over the data 0.057 → 0.142; the 90% predictive
+// band's gap/data ratio 1.08 → 1.53; E σ² 0.0100 → 0.0117 (truth 0.01). The test fails if the block is not applied.
 func TestNetPlanOutputBlockGap(t *testing.T) {
 	if testing.Short() {
 		t.Skip("≈ 20 s of CPU: skipped with -short")
