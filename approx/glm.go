@@ -30,6 +30,33 @@ type GLMNetwork interface {
 	LearnsNoise() bool
 }
 
+// HeteroNetwork is a [GLMNetwork] that may have a heteroscedastic noise,
+// s(x) = log σ²(x) a second output of the network (model.MLP with Hetero
+// has it). [NewGLMLaplace] then uses the Fisher information of the
+// Gaussian in (μ, s), diag(e^{−s}, ½), so that
+//
+//	Λ = Σᵢ e^{−sᵢ} J_μᵢᵀ J_μᵢ + ½ Σᵢ J_sᵢᵀ J_sᵢ + P,
+//
+// and the linearised network predicts with σ̂²(x) = exp s(x; θ̂).
+type HeteroNetwork interface {
+	GLMNetwork
+	// Hetero reports whether the noise is heteroscedastic.
+	Hetero() bool
+	// NoiseJacobian is OutputJacobian for s(x) = log σ²(x), in the
+	// response's units.
+	NoiseJacobian(theta []float64, X *mat.Dense, i0, i1 int, s, jac []float64)
+	// NoiseVars writes σ²(xᵢ) at θ of the rows of X into dst.
+	NoiseVars(theta []float64, X *mat.Dense, dst []float64)
+}
+
+// heteroOf returns net as a heteroscedastic network, or nil.
+func heteroOf(net GLMNetwork) HeteroNetwork {
+	if h, ok := net.(HeteroNetwork); ok && h.Hetero() {
+		return h
+	}
+	return nil
+}
+
 // GLMFullMax is the largest number of parameters for which [NewGLMLaplace]
 // keeps the full d × d precision (8·d² bytes: 200 MB at 5,000, and O(d³)
 // to factorise); above it the precision is diagonal.
@@ -75,11 +102,15 @@ var glmFullMax = GLMFullMax
 // linearisation is exact and GLMLaplace is Bayesian linear regression with
 // known noise σ̂².
 type GLMLaplace struct {
-	Mode     []float64 // θ̂
-	Sigma2   float64   // σ̂², the noise variance at θ̂, in the response's units
-	Diagonal bool      // Λ kept as its diagonal (d > GLMFullMax)
+	Mode []float64 // θ̂
+	// Sigma2 is σ̂², the noise variance at θ̂, in the response's units
+	// (heteroscedastic: its mean over the training rows; the predictions
+	// use σ̂²(x)).
+	Sigma2   float64
+	Diagonal bool // Λ kept as its diagonal (d > GLMFullMax)
 
 	net  GLMNetwork
+	het  HeteroNetwork // nil: homoscedastic
 	d    int
 	chol blas64.Triangular // full: L of Λ = L Lᵀ (lower)
 	diag []float64         // diagonal: Λⱼⱼ
@@ -98,11 +129,16 @@ func NewGLMLaplace(ctx context.Context, net GLMNetwork, mode []float64) (*GLMLap
 	if !(s2 > 0) || math.IsInf(s2, 0) {
 		return nil, fmt.Errorf("approx: GLM Laplace: noise variance %v at the MAP: the linearised Laplace approximation needs a Gaussian likelihood with σ² > 0", s2)
 	}
-	g := &GLMLaplace{Mode: append([]float64(nil), mode...), Sigma2: s2, Diagonal: d > glmFullMax, net: net, d: d}
-	// The GGN, Σᵢ JᵢᵀJᵢ/σ̂², chunk by chunk of rows.
+	g := &GLMLaplace{Mode: append([]float64(nil), mode...), Sigma2: s2, Diagonal: d > glmFullMax, net: net, d: d, het: heteroOf(net)}
+	// The GGN, Σᵢ JᵢᵀJᵢ/σ̂², chunk by chunk of rows (heteroscedastic:
+	// Σᵢ e^{−sᵢ} J_μᵢᵀJ_μᵢ + ½ J_sᵢᵀJ_sᵢ).
 	const chunk = 256
 	jac := make([]float64, chunk*d)
 	f := make([]float64, chunk)
+	var jacS, sv []float64
+	if g.het != nil {
+		jacS, sv = make([]float64, chunk*d), make([]float64, chunk)
+	}
 	var lam []float64 // full: upper triangle of Λ, row-major d×d; diagonal: Λⱼⱼ
 	if g.Diagonal {
 		lam = make([]float64, d)
@@ -115,16 +151,34 @@ func NewGLMLaplace(ctx context.Context, net GLMNetwork, mode []float64) (*GLMLap
 		}
 		r := min(chunk, n-i0)
 		net.OutputJacobian(mode, nil, i0, i0+r, f, jac)
-		if g.Diagonal {
+		alpha := 1 / s2
+		if g.het != nil {
+			// Rows scaled by √(e^{−sᵢ}) and √½: the Fisher of (μ, s).
+			g.het.NoiseJacobian(mode, nil, i0, i0+r, sv, jacS)
 			for k := 0; k < r; k++ {
-				for j, v := range jac[k*d : (k+1)*d] {
-					lam[j] += v * v / s2
+				w := math.Exp(-sv[k] / 2)
+				for j := range jac[k*d : (k+1)*d] {
+					jac[k*d+j] *= w
+					jacS[k*d+j] *= math.Sqrt2 / 2
 				}
 			}
-			continue
+			alpha = 1
 		}
-		blas64.Syrk(blas.Trans, 1/s2, blas64.General{Rows: r, Cols: d, Stride: d, Data: jac[:r*d]},
-			1, blas64.Symmetric{Uplo: blas.Upper, N: d, Stride: d, Data: lam})
+		for _, J := range [2][]float64{jac, jacS} {
+			if J == nil {
+				continue
+			}
+			if g.Diagonal {
+				for k := 0; k < r; k++ {
+					for j, v := range J[k*d : (k+1)*d] {
+						lam[j] += v * v * alpha
+					}
+				}
+				continue
+			}
+			blas64.Syrk(blas.Trans, alpha, blas64.General{Rows: r, Cols: d, Stride: d, Data: J[:r*d]},
+				1, blas64.Symmetric{Uplo: blas.Upper, N: d, Stride: d, Data: lam})
+		}
 	}
 	at := func(i, j int) int {
 		if g.Diagonal {
@@ -295,3 +349,16 @@ func (l *Linearized) RegressionMean(theta []float64, X *mat.Dense, dst []float64
 
 // NoiseVar returns σ̂², the noise variance at the MAP.
 func (l *Linearized) NoiseVar([]float64) float64 { return l.g.Sigma2 }
+
+// NoiseVars writes σ̂²(xᵢ) at the MAP of the rows of X (package predict's
+// PointNoise): the heteroscedastic network's plug-in noise, or σ̂² on
+// every row.
+func (l *Linearized) NoiseVars(_ []float64, X *mat.Dense, dst []float64) {
+	if l.g.het != nil {
+		l.g.het.NoiseVars(l.g.Mode, X, dst)
+		return
+	}
+	for i := range dst {
+		dst[i] = l.g.Sigma2
+	}
+}

@@ -90,6 +90,7 @@ type mlpConfig struct {
 	Classes                        int
 	NoiseVar                       float64
 	LearnNoise                     bool
+	NoiseModel                     string // auto|homo|hetero (Gaussian networks)
 	MapIters, MapBatch             int
 	MapLR                          float64
 }
@@ -111,7 +112,7 @@ func (c *Config) CheckApplies() error {
 		{"temperature temperature-start", !k.Optimiser, "--sampler " + c.Sampler + " is an optimiser: it injects no noise to temper"},
 		{"clip clip-value", c.Sampler != "auto", "--sampler auto picks its sampler and step itself (it may pick NUTS, which has no gradient to clip); give --sampler sgld (or another SG-MCMC sampler) to clip"},
 		{"temperature temperature-start", c.Def.family == "SG-MCMC", "only the SG-MCMC samplers (" + strings.Join(familyMembers("SG-MCMC"), ", ") + ") take a temperature; --sampler " + c.Sampler + " would sample at τ = 1"},
-		{"hidden activation likelihood classes noise-var learn-noise map-iters map-batch map-lr", c.Model == "mlp", "only for --model mlp"},
+		{"hidden activation likelihood classes noise-var learn-noise noise-model map-iters map-batch map-lr", c.Model == "mlp", "only for --model mlp"},
 		{"data test test-frac target id drop categorical missing format standardize n noise k prior-scale intercept", !toy, "the toy target --model " + c.Model + " has no data and a fixed density"},
 		{"rho", c.Model == "gauss2", "only for --model gauss2"},
 		{"n", generated[c.Data] || toy, "only for generated data (--data moons|spirals|gap1d|fashion-mnist)"},
@@ -417,6 +418,10 @@ func (c *Config) validateMLP() error {
 	switch {
 	case m.Classes < 0 || m.Classes == 1:
 		return InputErrorf("--classes %d: expected at least 2 (0: from the labels)", m.Classes)
+	case m.NoiseModel != "" && m.NoiseModel != "auto" && m.NoiseModel != "homo" && m.NoiseModel != "hetero":
+		return InputErrorf("--noise-model %q: expected auto, homo or hetero", m.NoiseModel)
+	case m.NoiseModel == "hetero" && (c.Set["noise-var"] || c.Set["learn-noise"]):
+		return InputErrorf("--noise-model hetero with --noise-var or --learn-noise: the heteroscedastic network's noise is its second output (give --noise-model homo, or drop them)")
 	case !(m.NoiseVar > 0):
 		return InputErrorf("--noise-var %v: expected σ² > 0", m.NoiseVar)
 	case m.MapIters < 1 || m.MapBatch < 1 || !(m.MapLR > 0):

@@ -28,6 +28,42 @@ type Problem struct {
 	Rows              *Streamed   // --data a store, streamed (train and test are stubs)
 	split             *savedSplit // the seeded train/test split of --data, if the run made one
 	uci               *data.UCI   // --data a UCI benchmark folder
+	// NoiseNote is the noise rule's auto: line of a regression network
+	// ("" when no rule ran).
+	NoiseNote string
+}
+
+// chooseNoise sets s.Hetero for a regression network: --noise-model hetero
+// or homo as asked, and with auto (the default) by [ChooseNoise]'s rule
+// unless --noise-var or --learn-noise fixes a homoscedastic noise.
+func (j *Problem) chooseNoise(s *model.Spec) error {
+	c := j.C
+	if s.Kind != "mlp" || s.Likelihood != "gaussian" {
+		return nil
+	}
+	switch {
+	case c.Mlp.NoiseModel == "hetero":
+		s.Hetero = true
+		j.NoiseNote = Note{"auto", "noise: heteroscedastic (log σ²(x) the network's second output), as --noise-model asks"}.String()
+		return nil
+	case c.Mlp.NoiseModel == "homo":
+		return nil
+	case c.Set["noise-var"] || c.Set["learn-noise"]:
+		j.NoiseNote = Note{"auto", "noise: homoscedastic (one σ²), as --noise-var/--learn-noise ask (--noise-model auto chooses otherwise)"}.String()
+		return nil
+	}
+	batch := 0
+	if c.Set["batch"] {
+		batch = c.Batch
+	}
+	ch, err := ChooseNoise(context.Background(), *s, j.Train.X, j.Train.Y, c.Seed, batch)
+	if err != nil {
+		j.NoiseNote = Note{"auto", fmt.Sprintf("noise: homoscedastic (one σ²): the rule could not run (%v)", err)}.String()
+		return nil
+	}
+	s.Hetero = ch.Hetero
+	j.NoiseNote = Note{"auto", ch.String()}.String()
+	return nil
 }
 
 func testLen(d *data.Dataset) int {
@@ -65,6 +101,9 @@ func (j *Problem) BuildModel() error {
 		s.Hidden = []int{j.uci.Hidden} // the benchmark's protocol (n_hidden.txt)
 	}
 	j.standardizeTarget(&s)
+	if err := j.chooseNoise(&s); err != nil {
+		return err
+	}
 	m, err := s.BuildOffset(j.Train.X, j.Train.Y, j.offTrain)
 	if err != nil {
 		if c.Model == "mlp" {
@@ -118,6 +157,9 @@ func DerivedNames(m langevin.Model) []string {
 // likelihood"), since a classifier is no regression.
 func ModelTitle(name string, m langevin.Model) string {
 	if n, ok := m.(*model.MLP); ok {
+		if n.Hetero() {
+			return fmt.Sprintf("%s, %s likelihood with heteroscedastic noise (log σ²(x) its second output)", name, n.Likelihood())
+		}
 		return fmt.Sprintf("%s, %s likelihood", name, n.Likelihood())
 	}
 	return name + " regression"

@@ -59,25 +59,38 @@ type NetPlanOptions struct {
 	Seed uint64
 	// Kind is the sampler: "sghmc" (the default) or "sgld".
 	Kind string
+	// OutputBlock preconditions the output layer's parameters with a dense
+	// block per mode (sghmc, networks that name their output layer, at most
+	// netBlockMax parameters): the inverse of the layer's block of the
+	// Hessian at the mode (outputBlockCov). Off by default: on gap1d it
+	// widens the band in the gap (ratio 1.18 → 1.55 at the default prior)
+	// but the validation rows of yacht lose log-likelihood (docs/networks.md).
+	OutputBlock bool
 }
 
 // NetPlan is the sampler chosen for a network by [NewNetPlan], every choice
 // with its reason in Notes (the command prints them on its auto: lines).
 type NetPlan struct {
-	Modes     [][]float64 // the MAP of each start (Adam), chain c starts at Modes[c mod len]
-	ModeLP    []float64   // log p(θ|D) (full data) at each mode
-	Precond   []float64   // the diagonal preconditioner M, constant within each group
-	LambdaMax []float64   // λmax(MH) at each mode (power iteration on Hessian-vector products)
-	Eta       float64     // SGLD's step
-	Ratio     float64     // gradient-noise to injected-noise variance at the best mode
-	Batch     sampler.Minibatch
-	BurnIn    int
-	MaxIters  int // the cap on the run length (burn-in included)
-	Points    *mat.Dense
-	Kind      string           // "sghmc" or "sgld"
-	Friction  float64          // SGHMC's α
-	Sampler   langevin.Sampler // with restarts of diverging chains
-	Notes     []string
+	Modes   [][]float64 // the MAP of each start (Adam), chain c starts at Modes[c mod len]
+	ModeLP  []float64   // log p(θ|D) (full data) at each mode
+	Precond []float64   // the diagonal preconditioner M, constant within each group
+	// OutputBlocks[c] is mode c's dense preconditioner of the output layer
+	// (sghmc only; nil: the diagonal Precond there too): the inverse of the
+	// output layer's block of the Hessian at the mode, so that directions of
+	// the output layer that the data leave to the prior move at the prior's
+	// scale (see outputBlockCov).
+	OutputBlocks [][]sampler.DenseBlock
+	LambdaMax    []float64 // λmax(MH) at each mode (power iteration on Hessian-vector products)
+	Eta          float64   // SGLD's step
+	Ratio        float64   // gradient-noise to injected-noise variance at the best mode
+	Batch        sampler.Minibatch
+	BurnIn       int
+	MaxIters     int // the cap on the run length (burn-in included)
+	Points       *mat.Dense
+	Kind         string           // "sghmc" or "sgld"
+	Friction     float64          // SGHMC's α (netFriction)
+	Sampler      langevin.Sampler // with restarts of diverging chains
+	Notes        []string
 	// Restarts says which chains diverged and were restarted with a smaller
 	// step (filled during the run).
 	Restarts []string
@@ -122,6 +135,8 @@ func (p *NetPlan) note(format string, a ...any) { p.Notes = append(p.Notes, fmt.
 //     (central differences of two full-data gradients), and smaller when the
 //     minibatch gradient noise would exceed a tenth of the injected noise
 //     (η·tr(M C M)/(2 tr M) ≤ 0.1, C the covariance of ĝ);
+//   - SGHMC's friction α = 2√η, raised to keep the minibatch noise within
+//     a tenth of SGHMC's injected noise ([netFriction]);
 //   - the burn-in: 3/η iterations (the relaxation time of a direction of
 //     unit preconditioned curvature, 1/(η·λ), three times: within e⁻³ of
 //     stationary), at least 200;
@@ -228,9 +243,42 @@ func NewNetPlan(ctx context.Context, m Network, opt NetPlanOptions) (*NetPlan, e
 	if rows != nil {
 		p.note("curvature: Hessian-vector products on %d of the %d rows (likelihood scaled by N/%d): a full-data product would cost N·d = %.2g multiply-adds, above the budget of %.0e", len(rows), n, len(rows), float64(n)*float64(d), curvatureBudget)
 	}
+	kind := opt.Kind
+	if kind == "" {
+		kind = "sghmc"
+	}
+	if ol, ok := m.(outputLayered); ok && kind == "sghmc" && opt.OutputBlock && len(ol.OutputLayer()) <= netBlockMax {
+		idx := ol.OutputLayer()
+		brows := rows
+		if brows == nil && n > netBlockRows {
+			brows = sampler.SubsetIndex(n, netBlockRows, rng)
+		}
+		for _, mode := range p.Modes {
+			cov, err := outputBlockCov(ctx, m, mode, idx, sd, brows)
+			if err != nil {
+				return nil, err
+			}
+			p.OutputBlocks = append(p.OutputBlocks, []sampler.DenseBlock{{Index: idx, Cov: cov}})
+		}
+		on := "all the rows"
+		if brows != nil {
+			on = fmt.Sprintf("%d rows (likelihood scaled by N/%d)", len(brows), len(brows))
+		}
+		p.note("preconditioner, output layer: dense, per mode, the inverse of the output layer's %d×%d block of the Hessian at the mode (on %s; eigenvalues at least the prior precision): the network is linear in it, and the directions the data leave to the prior (the function where there are no data) are combinations of its weights, which a diagonal preconditioner set by the data-informed weights moves orders of magnitude too slowly", len(idx), len(idx), on)
+	}
 	lmax := 0.0
-	for _, mode := range p.Modes {
-		l, err := lambdaMaxHVP(ctx, m, mode, p.Precond, rows, rng)
+	for k, mode := range p.Modes {
+		var l float64
+		var err error
+		if p.OutputBlocks != nil {
+			h, herr := newHalfPrecond(p.Precond, p.OutputBlocks[k])
+			if herr != nil {
+				return nil, herr
+			}
+			l, err = lambdaMaxHalf(ctx, m, mode, h, rows, rng)
+		} else {
+			l, err = lambdaMaxHVP(ctx, m, mode, p.Precond, rows, rng)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -241,7 +289,20 @@ func NewNetPlan(ctx context.Context, m Network, opt NetPlanOptions) (*NetPlan, e
 	// Gradient noise at the best mode: Var(ĝⱼ) = N²/B (1 − B/N) var_i.
 	fpc := 1 - float64(opt.Batch)/float64(n)
 	var num, den float64
+	var inBlock []bool
+	if p.OutputBlocks != nil {
+		inBlock = make([]bool, d)
+		blk := p.OutputBlocks[best][0]
+		for a, j := range blk.Index {
+			inBlock[j] = true
+			den += blk.Cov.At(a, a)
+		}
+		num += float64(n) * float64(n) / float64(opt.Batch) * fpc * blockNoiseTrace(m, p.Modes[best], blk, idx)
+	}
 	for j, v := range gvar {
+		if inBlock != nil && inBlock[j] {
+			continue
+		}
 		c := float64(n) * float64(n) / float64(opt.Batch) * fpc * v
 		num += p.Precond[j] * p.Precond[j] * c
 		den += p.Precond[j]
@@ -315,15 +376,39 @@ func (p *NetPlan) Plausible(theta []float64) int {
 // setSampler builds the plan's sampler: its kind at step p.Eta, with
 // restarts.
 func (p *NetPlan) setSampler() {
-	p.Friction = min(1, 2*math.Sqrt(p.Eta))
-	p.inner = p.build(p.Eta)
+	var why string
+	p.Friction, why = netFriction(p.Eta, p.Ratio)
+	if p.Kind == "sghmc" {
+		p.note("friction: %s", why)
+	}
+	p.inner = p.build(p.Eta, 0)
 	p.Sampler = restartSampler{p}
 }
 
+// modeOf returns the index of the mode theta is (0 when it is none).
+func (p *NetPlan) modeOf(theta []float64) int {
+	for k, mode := range p.Modes {
+		if len(mode) == len(theta) {
+			same := true
+			for j, v := range mode {
+				if v != theta[j] {
+					same = false
+					break
+				}
+			}
+			if same {
+				return k
+			}
+		}
+	}
+	return 0
+}
+
 // build returns the sampler of the plan's kind at step eta. SGHMC's friction
-// is α = 2√η, critical damping of a direction of unit preconditioned
-// curvature (its frequency per step is √(ηλ)), fixed at the planned step.
-func (p *NetPlan) build(eta float64) langevin.Sampler {
+// is netFriction's, fixed at the planned step: α = 2√η, critical damping of a
+// direction of unit preconditioned curvature (its frequency per step is
+// √(ηλ)), or more when the minibatch noise would heat the chains.
+func (p *NetPlan) build(eta float64, mode int) langevin.Sampler {
 	if p.Kind == "sgld" {
 		return sampler.SGLD{Step: schedule.Constant(eta), Batch: p.Batch, Precond: p.Precond, Temperature: p.temperature}
 	}
@@ -331,7 +416,11 @@ func (p *NetPlan) build(eta float64) langevin.Sampler {
 	for j, v := range p.Precond {
 		mass[j] = 1 / v
 	}
-	return sampler.SGHMC{Step: schedule.Constant(eta), Batch: p.Batch, Mass: mass, Friction: p.Friction, Temperature: p.temperature}
+	var blocks []sampler.DenseBlock
+	if p.OutputBlocks != nil {
+		blocks = p.OutputBlocks[mode%len(p.OutputBlocks)]
+	}
+	return sampler.SGHMC{Step: schedule.Constant(eta), Batch: p.Batch, Mass: mass, Friction: p.Friction, Temperature: p.temperature, Blocks: blocks}
 }
 
 // logPost returns log p(θ|D) on all the data and adds its gradient into
@@ -488,11 +577,12 @@ func (s restartSampler) StatNames() []string { return s.p.inner.StatNames() }
 
 // NewChain implements langevin.Sampler.
 func (s restartSampler) NewChain(m langevin.Model, theta0 []float64, rng *rand.Rand) (langevin.Chain, error) {
-	in, err := s.p.inner.NewChain(m, theta0, rng)
+	mode := s.p.modeOf(theta0)
+	in, err := s.p.build(s.p.Eta, mode).NewChain(m, theta0, rng)
 	if err != nil {
 		return nil, err
 	}
-	return &restartChain{p: s.p, m: m, start: append([]float64(nil), theta0...), rng: rng, inner: in, eta: s.p.Eta}, nil
+	return &restartChain{p: s.p, m: m, start: append([]float64(nil), theta0...), rng: rng, inner: in, eta: s.p.Eta, mode: mode}, nil
 }
 
 type restartChain struct {
@@ -504,6 +594,7 @@ type restartChain struct {
 	eta      float64
 	t        int
 	restarts int
+	mode     int // the plan's mode the chain started at
 }
 
 func (c *restartChain) Step() error {
@@ -539,7 +630,7 @@ func (c *restartChain) Step() error {
 	c.p.mu.Lock()
 	c.p.Restarts = append(c.p.Restarts, fmt.Sprintf("a chain %s at iteration %d (η = %.3g): restarted from its mode with η = %.3g", what, c.t, 4*c.eta, c.eta))
 	c.p.mu.Unlock()
-	in, err := c.p.build(c.eta).NewChain(c.m, c.start, c.rng)
+	in, err := c.p.build(c.eta, c.mode).NewChain(c.m, c.start, c.rng)
 	if err != nil {
 		return err
 	}
@@ -557,7 +648,7 @@ func (c *restartChain) State(s *langevin.StateCoder) {
 	s.Int(&restarts)
 	s.Float(&eta)
 	if s.Decoding() && restarts != c.restarts {
-		in, err := c.p.build(eta).NewChain(c.m, c.start, c.rng) // draws from the stream: restored after
+		in, err := c.p.build(eta, c.mode).NewChain(c.m, c.start, c.rng) // draws from the stream: restored after
 		if err != nil {
 			s.Fail(err)
 			return

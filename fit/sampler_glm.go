@@ -29,6 +29,11 @@ func buildGLMLaplace(ctx context.Context, b *BuildEnv, net *model.MLP) (langevin
 	if g.Diagonal {
 		form = fmt.Sprintf("diagonal (more than %d parameters)", approx.GLMFullMax)
 	}
-	b.StepNote = fmt.Sprintf("laplace:  linearised (GLM) Laplace approximation at the MAP network (Immer et al. 2021): precision = generalised Gauss–Newton + prior, %s, %d parameters; the draws predict through the network linearised at the MAP (f(x; θ̂) + J(x)(θ − θ̂), σ² at the MAP)", form, net.Dim())
+	ggn, noise := "generalised Gauss–Newton", "σ² at the MAP"
+	if net.Hetero() {
+		// The Gaussian's Fisher in (μ, log σ²) is diag(e^{−s}, ½).
+		ggn, noise = "generalised Gauss–Newton of both heads (Fisher diag(1/σ²(x), ½) of the mean and log σ²(x))", "σ²(x) of the MAP network"
+	}
+	b.StepNote = fmt.Sprintf("laplace:  linearised (GLM) Laplace approximation at the MAP network (Immer et al. 2021): precision = %s + prior, %s, %d parameters; the draws predict through the network linearised at the MAP (f(x; θ̂) + J(x)(θ − θ̂), %s)", ggn, form, net.Dim(), noise)
 	return g.Sampler(), nil
 }

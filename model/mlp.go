@@ -132,6 +132,20 @@ type MLPOptions struct {
 	// response standardisation's home (the UCI protocol's numpy std, and
 	// scikit-learn's StandardScaler).
 	StandardizeY bool
+	// Hetero (Gaussian likelihood) makes the noise heteroscedastic: the
+	// output layer has two units, the mean μ(x) and s(x) = log σ²(x) (in
+	// the standardised units with StandardizeY), and
+	//
+	//	log p(y|x, θ) = −½ log 2π − ½ s(x) − ½ (y − μ(x))² e^{−s(x)}
+	//
+	// (Nix & Weigend 1994; the deep ensembles of Lakshminarayanan et al.
+	// 2017). The variance head has the prior of the mean head (the output
+	// layer's scale, by fan-in): its bias is then N(0, s²), with the
+	// regression default s = 2 the prior N(0, 2²) of the homoscedastic
+	// model's log σ², and its weights let log σ² vary over the inputs by
+	// about as much as the mean does in the standardised units. NoiseVar
+	// and LearnNoise are not used (there is no log_sigma2 parameter).
+	Hetero bool
 	// YStandardized (with StandardizeY) says that the caller has already
 	// standardised the responses by that rule (langevin run: data.Scaler,
 	// whose Target methods convert the scores back): the model takes them
@@ -187,6 +201,7 @@ type MLP struct {
 	dim   int
 	act   Activation
 	lik   Likelihood
+	het   bool // Hetero: output 2 is log σ²(x)
 
 	noiseVar     float64
 	learn        bool
@@ -277,6 +292,16 @@ func NewMLP(X *mat.Dense, y []float64, opt MLPOptions) (*MLP, error) {
 	}
 	if opt.Likelihood != LikGaussian && opt.LearnNoise {
 		return nil, fmt.Errorf("model: MLP: LearnNoise needs the Gaussian likelihood, not %v", opt.Likelihood)
+	}
+	if opt.Hetero {
+		if opt.Likelihood != LikGaussian {
+			return nil, fmt.Errorf("model: MLP: Hetero needs the Gaussian likelihood, not %v", opt.Likelihood)
+		}
+		if opt.LearnNoise {
+			return nil, fmt.Errorf("model: MLP: Hetero and LearnNoise: the heteroscedastic network's noise is its second output, not a log_sigma2 parameter")
+		}
+		m.het = true
+		out = 2
 	}
 	m.sizes = append(append([]int{ds.p}, opt.Hidden...), out)
 	for l, h := range opt.Hidden {
@@ -450,8 +475,62 @@ func (m *MLP) NoiseVar(theta []float64) float64 {
 		return 0
 	case m.learn:
 		return math.Exp(theta[m.dim-1]) * m.ySD * m.ySD
+	case m.het:
+		// The mean of σ²(x) over the training rows: a summary (one
+		// forward pass over the data); predictions use NoiseVars.
+		v := make([]float64, m.n)
+		m.NoiseVars(theta, m.Inputs(nil), v)
+		var s float64
+		for _, x := range v {
+			s += x
+		}
+		return s / float64(m.n)
 	}
 	return m.noiseVar * m.ySD * m.ySD
+}
+
+// Hetero reports whether the noise is heteroscedastic (MLPOptions.Hetero).
+func (m *MLP) Hetero() bool { return m.het }
+
+// NoiseVars writes the Gaussian noise variance σ²(xᵢ) at θ of each row of X
+// into dst, in y's units: exp of the second output with Hetero, else
+// NoiseVar(θ) on every row (package predict's per-point noise). It panics
+// for the other likelihoods.
+func (m *MLP) NoiseVars(theta []float64, X *mat.Dense, dst []float64) {
+	if m.lik != LikGaussian {
+		panic("model: MLP NoiseVars: needs the Gaussian likelihood, not " + m.lik.String())
+	}
+	n, _ := X.Dims()
+	if len(dst) != n {
+		panic(fmt.Sprintf("model: MLP NoiseVars: len(dst) = %d, want %d", len(dst), n))
+	}
+	if !m.het {
+		v := m.NoiseVar(theta)
+		for i := range dst {
+			dst[i] = v
+		}
+		return
+	}
+	s2 := m.ySD * m.ySD
+	m.outputs("MLP NoiseVars", theta, X, func(i0, r int, f []float64) {
+		for k := 0; k < r; k++ {
+			dst[i0+k] = math.Exp(f[2*k+1]) * s2
+		}
+	})
+}
+
+// NoiseString says what the noise of a Gaussian network is, for a run's
+// header: "σ² learned", "σ² fixed at v" or the heteroscedastic head.
+func (m *MLP) NoiseString() string {
+	switch {
+	case m.lik != LikGaussian:
+		return ""
+	case m.het:
+		return "heteroscedastic noise: log σ²(x) is the network's second output"
+	case m.learn:
+		return "homoscedastic noise: log σ² a parameter (log_sigma2)"
+	}
+	return fmt.Sprintf("homoscedastic noise: σ² fixed at %g", m.noiseVar*m.ySD*m.ySD)
 }
 
 // LogPrior returns Σₗ log N(Wₗ; 0, sₗ² I) + log N(bₗ; 0, sₗ² I) (sₗ/√inₗ for
@@ -668,6 +747,18 @@ func (m *MLP) chunk(theta, x []float64, rows []int, i0, r int, grad []float64, w
 		y := m.y[i]
 		switch m.lik {
 		case LikGaussian:
+			if m.het {
+				// s = log σ²(x): δμ = r e^{−s}, δs = ½(r² e^{−s} − 1).
+				s := f[2*k+1]
+				res := y - f[2*k]
+				e := math.Exp(-s)
+				ll -= 0.5*(log2Pi+s+res*res*e) + m.logSDY
+				if delta != nil {
+					delta[2*k] = res * e
+					delta[2*k+1] = 0.5 * (res*res*e - 1)
+				}
+				continue
+			}
 			res := y - f[k]
 			ll -= 0.5*(log2Pi+math.Log(sigma2)+res*res/sigma2) + m.logSDY
 			if delta != nil {
@@ -750,7 +841,8 @@ func (m *MLP) backward(theta, x []float64, r int, w *mlpWork, grad []float64) {
 
 // Output writes the network outputs f(xᵢ; θ) of the rows of X into dst (n ×
 // Outputs(), allocated when nil) and returns it: the mean for the Gaussian
-// likelihood, the logit for Bernoulli, the K logits for categorical.
+// likelihood (then, with Hetero, log σ²(x), both in y's units), the logit
+// for Bernoulli, the K logits for categorical.
 func (m *MLP) Output(theta []float64, X *mat.Dense, dst *mat.Dense) *mat.Dense {
 	n, _ := X.Dims()
 	out := m.Outputs()
@@ -763,7 +855,10 @@ func (m *MLP) Output(theta []float64, X *mat.Dense, dst *mat.Dense) *mat.Dense {
 		for k := 0; k < r; k++ {
 			dst.SetRow(i0+k, f[k*out:(k+1)*out])
 			if m.lik == LikGaussian {
-				dst.Set(i0+k, 0, m.yMean+m.ySD*f[k])
+				dst.Set(i0+k, 0, m.yMean+m.ySD*f[k*out])
+			}
+			if m.het {
+				dst.Set(i0+k, 1, f[k*out+1]+2*m.logSDY)
 			}
 		}
 	})
@@ -934,9 +1029,10 @@ func (m *MLP) RegressionMean(theta []float64, X *mat.Dense, dst []float64) {
 	if len(dst) != n {
 		panic(fmt.Sprintf("model: MLP RegressionMean: len(dst) = %d, want %d", len(dst), n))
 	}
+	out := m.Outputs()
 	m.outputs("MLP RegressionMean", theta, X, func(i0, r int, f []float64) {
-		for k, v := range f[:r] {
-			dst[i0+k] = m.yMean + m.ySD*v
+		for k := 0; k < r; k++ {
+			dst[i0+k] = m.yMean + m.ySD*f[k*out]
 		}
 	})
 }

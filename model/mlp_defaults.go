@@ -62,7 +62,7 @@ func MLPDefaults(opt MLPOptions) MLPOptions {
 			opt.PriorWhy = "2: the best of 1, √2, 2, 3 on validation splits carved from the training rows of 3 UCI sets (model.MLPDefaults)"
 		}
 		opt.StandardizeY = true
-		opt.LearnNoise = true
+		opt.LearnNoise = !opt.Hetero // with Hetero the noise is the second output
 		if opt.LogNoiseSD == 0 {
 			opt.LogNoiseSD = 2
 		}
@@ -134,11 +134,12 @@ func (m *MLP) FunctionWidth() int {
 // its weights are not identified.
 func (m *MLP) FunctionValues(theta []float64, X *mat.Dense, dst []float64) {
 	w := m.FunctionWidth()
+	out := m.Outputs()
 	m.outputs("MLP FunctionValues", theta, X, func(i0, r int, f []float64) {
 		switch m.lik {
 		case LikGaussian:
-			for k, v := range f[:r] {
-				dst[i0+k] = m.yMean + m.ySD*v
+			for k := 0; k < r; k++ {
+				dst[i0+k] = m.yMean + m.ySD*f[k*out]
 			}
 		case LikBernoulli:
 			for k, v := range f[:r] {
@@ -171,7 +172,9 @@ func (m *MLP) PriorSDs(dst []float64) {
 }
 
 // Groups returns, for each parameter, the index of its group: the weights
-// of layer l are group 2(l−1), its biases 2(l−1)+1, log σ² the last group.
+// of layer l are group 2(l−1), its biases 2(l−1)+1, log σ² the last group;
+// with Hetero the variance head's weights and bias are groups 2L and
+// 2L+1 (their curvature, ½ per row, is not the mean head's e^{−s}).
 // Permuting hidden units maps a parameter to another of the same group, so
 // a preconditioner constant within groups suits every mode alike.
 func (m *MLP) Groups() []int {
@@ -187,6 +190,14 @@ func (m *MLP) Groups() []int {
 	}
 	if m.learn {
 		g[m.dim-1] = 2 * (len(m.sizes) - 1)
+	}
+	if m.het {
+		L := len(m.sizes) - 1
+		o, in := m.off[L-1], m.sizes[L-1]
+		for j := o + in; j < o+2*in; j++ {
+			g[j] = 2 * L
+		}
+		g[o+2*in+1] = 2*L + 1
 	}
 	return g
 }
@@ -211,6 +222,9 @@ func (m *MLP) PriorString() string {
 	if m.shape > 0 {
 		fmt.Fprintf(&sb, ", each group's precision ~ Gamma(%g, %g) integrated out (Student-t)", m.shape, m.shape)
 	}
+	if m.het {
+		sb.WriteString("; log σ²(x) is the output layer's unit 2 (heteroscedastic), its weights and bias under the output layer's prior (bias N(0, s²): the homoscedastic log σ²'s prior at s = 2)")
+	}
 	if m.learn {
 		fmt.Fprintf(&sb, "; log σ² ~ N(%g, %g²)", m.lgMean, m.lgSD)
 		if m.std {
@@ -221,4 +235,28 @@ func (m *MLP) PriorString() string {
 		sb.WriteString(" (" + m.priorWhy + ")")
 	}
 	return sb.String()
+}
+
+// HeteroFrom writes into dst the heteroscedastic network m's parameters
+// that predict as the homoscedastic network src of the same layers does:
+// every layer and the mean head copied from θ (homo's), the variance
+// head's weights 0 and its bias homo's log σ² (its log_sigma2, or log of
+// its fixed σ² in the standardised units). The noise rule starts both
+// networks from the same point this way, so that their comparison is
+// paired in the start as well as in the rows (common random numbers).
+// It panics when m is not heteroscedastic or the layers differ.
+func (m *MLP) HeteroFrom(homo *MLP, theta, dst []float64) {
+	if !m.het || homo.het || len(homo.sizes) != len(m.sizes) || len(theta) != homo.dim || len(dst) != m.dim {
+		panic("model: MLP HeteroFrom: needs a heteroscedastic network and a homoscedastic one of the same layers")
+	}
+	L := len(m.sizes) - 1
+	o, in := m.off[L-1], m.sizes[L-1]
+	copy(dst[:o], theta[:o])
+	copy(dst[o:o+in], theta[o:o+in]) // the mean head's weights
+	clear(dst[o+in : o+2*in])        // the variance head's weights
+	dst[o+2*in] = theta[o+in]        // the mean head's bias
+	dst[o+2*in+1] = math.Log(homo.noiseVar)
+	if homo.learn {
+		dst[o+2*in+1] = theta[homo.dim-1]
+	}
 }

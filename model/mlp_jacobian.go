@@ -51,6 +51,50 @@ func (m *MLP) OutputJacobian(theta []float64, X *mat.Dense, i0, i1 int, f, jac [
 		row := jac[k*m.dim : (k+1)*m.dim]
 		clear(row)
 		w.d1[0] = m.ySD
+		if m.het {
+			w.d1[1] = 0
+		}
+		m.backward(theta, x, 1, w, row)
+	}
+}
+
+// NoiseJacobian is [MLP.OutputJacobian] for the variance head of a
+// heteroscedastic network (MLPOptions.Hetero): it writes s(xᵢ) = log σ²(xᵢ)
+// in y's units (the second output plus 2 log s_y) into s[i−i0] and its
+// gradient ∂s(xᵢ; θ)/∂θ into row i−i0 of jac. The linearised Laplace
+// approximation of a heteroscedastic network needs both heads' Jacobians
+// (approx.GLMLaplace). It panics without Hetero.
+func (m *MLP) NoiseJacobian(theta []float64, X *mat.Dense, i0, i1 int, s, jac []float64) {
+	if !m.het {
+		panic("model: MLP NoiseJacobian: the network is not heteroscedastic")
+	}
+	checkTheta("MLP NoiseJacobian", theta, m.dim)
+	n, p := m.n, m.p
+	if X != nil {
+		n, p = X.Dims()
+		if p != m.p {
+			panic(fmt.Sprintf("model: MLP NoiseJacobian: feature matrix has %d columns, model has %d features", p, m.p))
+		}
+	}
+	r := i1 - i0
+	if i0 < 0 || i1 > n || r < 0 || len(s) < r || len(jac) < r*m.dim {
+		panic(fmt.Sprintf("model: MLP NoiseJacobian: rows %d…%d of %d, len(s) %d, len(jac) %d (want ≥ %d, %d)", i0, i1, n, len(s), len(jac), r, r*m.dim))
+	}
+	w := m.pool.get()
+	defer m.pool.put(w)
+	L := len(m.sizes) - 1
+	x := w.in[:p]
+	for k := 0; k < r; k++ {
+		if X == nil {
+			copy(x, m.x[(i0+k)*p:(i0+k+1)*p])
+		} else {
+			mat.Row(x, i0+k, X)
+		}
+		m.forward(theta, x, 1, w)
+		s[k] = w.a[L][1] + 2*m.logSDY
+		row := jac[k*m.dim : (k+1)*m.dim]
+		clear(row)
+		w.d1[0], w.d1[1] = 0, 1
 		m.backward(theta, x, 1, w, row)
 	}
 }

@@ -45,6 +45,9 @@ type Spec struct {
 	Likelihood string  `json:"likelihood,omitempty"`
 	NoiseVar   float64 `json:"noise_var,omitempty"`
 	LearnNoise bool    `json:"learn_noise,omitempty"`
+	// Hetero makes a Gaussian network's noise heteroscedastic
+	// (MLPOptions.Hetero: log σ²(x) is its second output).
+	Hetero bool `json:"hetero,omitempty"`
 	// NetDefaults builds the MLP with [MLPDefaults] (fan-in prior;
 	// Gaussian: standardised response), LearnNoise then applying to the
 	// Gaussian likelihood only.
@@ -411,10 +414,11 @@ func buildMLP(s Spec, X *mat.Dense, y, _ []float64) (langevin.Model, error) {
 	if s.Likelihood != "" {
 		lik, _ = ParseLikelihood(s.Likelihood)
 	}
-	opt := MLPOptions{Hidden: s.Hidden, Activation: act, Likelihood: lik, NoiseVar: s.NoiseVar, LearnNoise: s.LearnNoise}
+	het := s.Hetero && lik == LikGaussian
+	opt := MLPOptions{Hidden: s.Hidden, Activation: act, Likelihood: lik, NoiseVar: s.NoiseVar, LearnNoise: s.LearnNoise && !het, Hetero: het}
 	if s.NetDefaults {
 		opt = MLPDefaults(opt)
-		opt.LearnNoise = s.LearnNoise && lik == LikGaussian
+		opt.LearnNoise = s.LearnNoise && lik == LikGaussian && !het
 	}
 	opt.YStandardized = s.YStandardized && opt.StandardizeY
 	if lik == LikCategorical {

@@ -14,7 +14,8 @@ type RegressionScore struct {
 	// (1/S) Σₛ fₛ(xᵢ) against yᵢ.
 	RMSE float64
 	// LPD is the mean log predictive density of the mixture,
-	// (1/n) Σᵢ log( (1/S) Σₛ N(yᵢ; fₛ(xᵢ), σₛ²) ), with the inner mean by
+	// (1/n) Σᵢ log( (1/S) Σₛ N(yᵢ; fₛ(xᵢ), σₛ²) ) (σₛ²(xᵢ) for a
+	// [PointNoise] regressor), with the inner mean by
 	// log-sum-exp (nats).
 	LPD float64
 }
@@ -32,15 +33,16 @@ func ScoreRegression(r Regressor, draws [][]float64, X *mat.Dense, y []float64) 
 		return nil, fmt.Errorf("predict: %d responses for %d rows", len(y), n)
 	}
 	f := make([]float64, n)
+	v := make([]float64, n)
 	mean := make([]float64, n)
 	acc := make([]logMeanExp, n)
 	for _, th := range draws {
 		r.RegressionMean(th, X, f)
-		s2 := r.NoiseVar(th)
+		noiseVars(r, th, X, v) // σₛ², or σₛ²(xᵢ) of a PointNoise regressor
 		for i, fi := range f {
 			mean[i] += fi
 			d := y[i] - fi
-			acc[i].add(-0.5*(math.Log(2*math.Pi*s2)) - 0.5*d*d/s2)
+			acc[i].add(-0.5*(math.Log(2*math.Pi*v[i])) - 0.5*d*d/v[i])
 		}
 	}
 	res := &RegressionScore{N: n}

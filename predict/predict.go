@@ -47,6 +47,27 @@ type Regressor interface {
 	NoiseVar(theta []float64) float64
 }
 
+// PointNoise is a [Regressor] whose noise variance depends on the input (a
+// heteroscedastic network): [Regress] and [ScoreRegression] then use
+// σₛ²(xᵢ) of each draw at each row instead of NoiseVar(θₛ).
+type PointNoise interface {
+	// NoiseVars writes σ²(xᵢ) at θ of the rows of X into dst (one per row).
+	NoiseVars(theta []float64, X *mat.Dense, dst []float64)
+}
+
+// noiseVars writes draw θ's noise variance at the rows of X into dst: r's
+// NoiseVars when it has them, else NoiseVar(θ) on every row.
+func noiseVars(r Regressor, theta []float64, X *mat.Dense, dst []float64) {
+	if pn, ok := r.(PointNoise); ok {
+		pn.NoiseVars(theta, X, dst)
+		return
+	}
+	v := r.NoiseVar(theta)
+	for i := range dst {
+		dst[i] = v
+	}
+}
+
 // Classification is the posterior predictive summary of a classifier at n
 // test points.
 type Classification struct {
@@ -191,8 +212,11 @@ func Regress(r Regressor, draws [][]float64, X *mat.Dense, level float64) (*Regr
 	n, cols := X.Dims()
 	S := len(draws)
 	sd := make([]float64, S)
+	_, pointNoise := r.(PointNoise)
 	for s, th := range draws {
-		sd[s] = math.Sqrt(r.NoiseVar(th))
+		if !pointNoise {
+			sd[s] = math.Sqrt(r.NoiseVar(th))
+		}
 	}
 	res := &Regression{
 		Mean: make([]float64, n), Lower: make([]float64, n), Upper: make([]float64, n),
@@ -205,12 +229,19 @@ func Regress(r Regressor, draws [][]float64, X *mat.Dense, level float64) (*Regr
 	// BlockBudget numbers whatever S·n.
 	block := BlockRows(S, 1, n)
 	f := make([]float64, S*block)
+	var v2 []float64 // S × block: each draw's σ²(x) (PointNoise)
+	if pointNoise {
+		v2 = make([]float64, S*block)
+	}
 	for lo := 0; lo < n; lo += block {
 		hi := min(n, lo+block)
 		nb := hi - lo
 		Xb := X.Slice(lo, hi, 0, cols).(*mat.Dense)
 		for s, th := range draws {
 			r.RegressionMean(th, Xb, f[s*nb:(s+1)*nb])
+			if pointNoise {
+				noiseVars(r, th, Xb, v2[s*nb:(s+1)*nb])
+			}
 		}
 		for i := 0; i < nb; i++ {
 			var m float64
@@ -220,6 +251,11 @@ func Regress(r Regressor, draws [][]float64, X *mat.Dense, level float64) (*Regr
 			}
 			res.Mean[lo+i] = m / float64(S)
 			copy(mu, v)
+			if pointNoise {
+				for s := range draws {
+					sd[s] = math.Sqrt(v2[s*nb+i])
+				}
+			}
 			sort.Float64s(v)
 			res.Lower[lo+i], res.Upper[lo+i] = quantile(v, a), quantile(v, 1-a)
 			res.ObsLower[lo+i] = mixtureQuantile(mu, sd, a)

@@ -2,6 +2,7 @@ package sampler_test
 
 import (
 	"context"
+	"gonum.org/v1/gonum/mat"
 	"math/rand/v2"
 	"testing"
 
@@ -23,6 +24,17 @@ func BenchmarkFamilyStepLogistic(b *testing.B) {
 	mb := sampler.Minibatch{Size: 10}
 	cv := sampler.Minibatch{Size: 10, CV: mapTheta}
 	cyc := schedule.Cyclical{Eta0: 1e-3, Iters: 1 << 30, Cycles: 1 << 20, Explore: 0.25}
+	cov, err := approx.LaplaceCov(m, mapTheta)
+	if err != nil {
+		b.Fatal(err)
+	}
+	blk := []sampler.DenseBlock{{Index: make([]int, 8), Cov: mat.NewSymDense(8, nil)}} // the last 8 coefficients
+	for a := range 8 {
+		blk[0].Index[a] = m.Dim() - 8 + a
+		for c := range 8 {
+			blk[0].Cov.SetSym(a, c, cov.At(m.Dim()-8+a, m.Dim()-8+c))
+		}
+	}
 	for _, bc := range []struct {
 		name string
 		s    langevin.Sampler
@@ -35,6 +47,8 @@ func BenchmarkFamilyStepLogistic(b *testing.B) {
 		{"psgld-cv", sampler.PSGLD{Step: schedule.Constant(1e-4), Batch: cv}},
 		{"sghmc", sampler.SGHMC{Step: schedule.Constant(1e-4), Batch: mb, Friction: 0.1}},
 		{"sghmc-resample", sampler.SGHMC{Step: schedule.Constant(1e-4), Batch: mb, Friction: 0.1, Resample: 10}},
+		{"sghmc-block", sampler.SGHMC{Step: schedule.Constant(1e-4), Batch: mb, Friction: 0.1, Blocks: blk}},
+		{"sgnht-block", sampler.SGHMC{Step: schedule.Constant(1e-4), Batch: mb, Friction: 0.1, Thermostat: true, Resample: 10, Blocks: blk}},
 		{"sgnht", sampler.SGHMC{Step: schedule.Constant(1e-4), Batch: mb, Friction: 0.1, Thermostat: true}},
 		{"sghmc-cv", sampler.SGHMC{Step: schedule.Constant(1e-4), Batch: cv, Friction: 0.1}},
 		{"csgld", sampler.SGLD{Step: cyc, Batch: mb}},

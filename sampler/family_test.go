@@ -2,6 +2,7 @@ package sampler_test
 
 import (
 	"context"
+	"gonum.org/v1/gonum/mat"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -140,6 +141,11 @@ func TestFamilyErrors(t *testing.T) {
 		{sampler.SGHMC{Step: c, Mass: []float64{1, 1}}, "mass"},
 		{sampler.SGHMC{Step: c, GradNoise: []float64{-1}}, "gradient-noise"},
 		{sampler.SGHMC{Step: c, Resample: -1}, "Resample"},
+		{sampler.SGHMC{Step: c, Blocks: []sampler.DenseBlock{{Index: []int{1}, Cov: mat.NewSymDense(1, []float64{1})}}}, "outside"},
+		{sampler.SGHMC{Step: c, Blocks: []sampler.DenseBlock{{Index: []int{0}, Cov: mat.NewSymDense(1, []float64{-1})}}}, "positive definite"},
+		{sampler.SGHMC{Step: c, Blocks: []sampler.DenseBlock{{Index: []int{0}, Cov: mat.NewSymDense(2, nil)}}}, "size"},
+		{sampler.SGHMC{Step: c, Blocks: []sampler.DenseBlock{{Index: []int{0}, Cov: mat.NewSymDense(1, []float64{1})}, {Index: []int{0}, Cov: mat.NewSymDense(1, []float64{1})}}}, "two blocks"},
+		{sampler.SGHMC{Step: c, GradNoise: []float64{0}, Blocks: []sampler.DenseBlock{{Index: []int{0}, Cov: mat.NewSymDense(1, []float64{1})}}}, "gradient-noise"},
 		{sampler.SGHMC{Step: c, TemperatureStart: -1, BurnIn: 5}, "start temperature"},
 		{sampler.SGHMC{Step: c, Batch: sampler.Minibatch{Size: 2, CV: []float64{1, 2}}}, "control variate"},
 		{sampler.SGLD{Step: schedule.Cyclical{Eta0: 1, Iters: 10, Cycles: 2, Explore: 1}}, "exploration"},

@@ -62,11 +62,18 @@ type SGHMC struct {
 	// Deprecated: use Precond, the preconditioner's name in every sampler
 	// (Mass is its inverse: a Laplace variance given here would scale the
 	// step the wrong way). Mass is still honoured, as 1/Mass.
-	Mass        []float64
-	GradNoise   []float64 // B̂ⱼ, estimate of Var(ĝⱼ); nil means 0
-	Resample    int       // redraw the momentum every Resample steps; 0: never
-	Thermostat  bool      // SGNHT: adaptive friction ξ
-	Temperature float64   // τ; 0 means 1
+	Mass      []float64
+	GradNoise []float64 // B̂ⱼ, estimate of Var(ĝⱼ); nil means 0
+	// Blocks are dense blocks of the preconditioner: on the coordinates of
+	// a block, M is the block's matrix P (Precond's entries there are not
+	// used), so that the velocity moves by ηPĝ and its noise is
+	// N(0, 2αητP), drawn as √(2αητ)·Lz with P = LLᵀ. The stationary law is
+	// the posterior's for any fixed positive definite M, diagonal or not.
+	// Not with GradNoise.
+	Blocks      []DenseBlock
+	Resample    int     // redraw the momentum every Resample steps; 0: never
+	Thermostat  bool    // SGNHT: adaptive friction ξ
+	Temperature float64 // τ; 0 means 1
 	Clip        Clipping
 
 	// TemperatureStart and BurnIn anneal the temperature (see SGLD).
@@ -135,12 +142,28 @@ func (s SGHMC) NewChain(m langevin.Model, theta0 []float64, rng *rand.Rand) (lan
 			bhat[j] = s.GradNoise[j]
 		}
 	}
+	var ops []blockOp
+	var inBlock []bool
+	if len(s.Blocks) > 0 {
+		if s.GradNoise != nil {
+			return nil, fmt.Errorf("sampler: SGHMC: dense preconditioner blocks with a gradient-noise estimate: give one of them")
+		}
+		if ops, err = newBlockOps(d, s.Blocks, "SGHMC"); err != nil {
+			return nil, err
+		}
+		inBlock = make([]bool, d)
+		for _, op := range ops {
+			for _, j := range op.idx {
+				inBlock[j] = true
+			}
+		}
+	}
 	g, err := newGradChain(m, theta0, s.Batch, s.Step, s.Clip, rng)
 	if err != nil {
 		return nil, err
 	}
 	return &sghmcChain{gradChain: g, rng: rng, ann: ann, alpha: alpha, minv: minv, bhat: bhat,
-		v: make([]float64, d), resample: s.Resample, xi: alpha, thermostat: s.Thermostat}, nil
+		v: make([]float64, d), resample: s.Resample, xi: alpha, thermostat: s.Thermostat, blocks: ops, inBlock: inBlock}, nil
 }
 
 type sghmcChain struct {
@@ -157,6 +180,9 @@ type sghmcChain struct {
 
 	thermostat bool
 	xi         float64 // friction of the next step: α, or SGNHT's ξ
+
+	blocks  []blockOp // dense blocks of the preconditioner
+	inBlock []bool    // coordinate j is in a block (nil: none is)
 }
 
 func (c *sghmcChain) Step() error {
@@ -170,10 +196,23 @@ func (c *sghmcChain) Step() error {
 		for j := range c.v {
 			c.v[j] = math.Sqrt(eta*c.tau*c.minv[j]) * c.rng.NormFloat64()
 		}
+		for b := range c.blocks {
+			op := &c.blocks[b]
+			for i := range op.z {
+				op.z[i] = c.rng.NormFloat64()
+			}
+			op.mulL(op.u, op.z)
+			for i, j := range op.idx {
+				c.v[j] = math.Sqrt(eta*c.tau) * op.u[i]
+			}
+		}
 	}
 	a, f := c.alpha, c.xi
 	var inj, kin float64
 	for j, g := range c.grad {
+		if c.inBlock != nil && c.inBlock[j] {
+			continue
+		}
 		em := eta * c.minv[j]
 		c.v[j] = (1-f)*c.v[j] + em*g
 		if !explore {
@@ -183,6 +222,30 @@ func (c *sghmcChain) Step() error {
 		}
 		c.theta[j] += c.v[j]
 		kin += c.v[j] * c.v[j] / c.minv[j]
+	}
+	for b := range c.blocks {
+		op := &c.blocks[b]
+		for i, j := range op.idx {
+			op.g[i] = c.grad[j]
+		}
+		op.mulP(op.u, op.g) // Pĝ
+		sd := 0.0
+		if !explore {
+			sd = math.Sqrt(2 * a * eta * c.tau)
+			for i := range op.z {
+				op.z[i] = c.rng.NormFloat64()
+			}
+			op.mulL(op.g, op.z) // Lz, into the gradient's scratch
+			for i := range op.idx {
+				inj += 2 * a * eta * c.tau * op.diagP(i)
+			}
+		}
+		for i, j := range op.idx {
+			c.v[j] = (1-f)*c.v[j] + eta*op.u[i] + sd*op.g[i]
+			c.theta[j] += c.v[j]
+			op.z[i] = c.v[j]
+		}
+		kin += op.quadInv(op.z)
 	}
 	d := float64(len(c.v))
 	c.inj = inj / d
@@ -197,7 +260,17 @@ func (c *sghmcChain) Position() []float64 { return c.theta }
 func (c *sghmcChain) Stats(dst []float64) {
 	var k float64
 	for j, v := range c.v {
+		if c.inBlock != nil && c.inBlock[j] {
+			continue
+		}
 		k += v * v / (c.eta * c.minv[j])
+	}
+	for b := range c.blocks {
+		op := &c.blocks[b]
+		for i, j := range op.idx {
+			op.z[i] = c.v[j]
+		}
+		k += op.quadInv(op.z) / c.eta
 	}
 	dst[0] = c.lp
 	dst[1] = 1

@@ -244,6 +244,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if l := fit.LabelsNote(c, j.Train.Target); l != "" {
 		fmt.Fprintln(stdout, l)
 	}
+	if j.NoiseNote != "" {
+		fmt.Fprintln(stdout, j.NoiseNote)
+	}
 	if err := table.Format(stdout); err != nil {
 		return err
 	}

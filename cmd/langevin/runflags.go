@@ -15,7 +15,7 @@ import (
 // The groups of the common flags, in the order of run -h.
 var commonGroups = []struct{ title, flags string }{
 	{"data", "data split test test-frac target id drop categorical missing format standardize n noise k"},
-	{"model", "formula family priors model intercept prior-scale offset exposure nu hidden activation likelihood classes noise-var learn-noise map-iters map-batch map-lr grad-noise rho"},
+	{"model", "formula family priors model intercept prior-scale offset exposure nu hidden activation likelihood classes noise-var learn-noise noise-model map-iters map-batch map-lr grad-noise rho"},
 	{"run", "sampler target-ess max-time chains chain-id iters burnin thin seed init precond out overwrite resume checkpoint report quiet"},
 	{"step size", "step schedule step-b decay step-floor cycles explore temperature temperature-start"},
 	{"stochastic gradients", "batch replace cv clip clip-value noise-every"},
@@ -48,6 +48,7 @@ func newRunFlagSet(c *fit.Config) *flag.FlagSet {
 	fs.StringVar(&m.Likelihood, "likelihood", "", "MLP likelihood: bernoulli|categorical|gaussian (default: bernoulli for 0/1 labels, categorical for more classes, gaussian otherwise)")
 	fs.IntVar(&m.Classes, "classes", 0, "categorical likelihood: number of classes `K` (0: largest label + 1)")
 	fs.Float64Var(&m.NoiseVar, "noise-var", 1, "Gaussian likelihood: noise variance σ², fixed with --learn-noise=false (with the learned noise, the default, --sampler auto starts σ² at the response's variance)")
+	fs.StringVar(&m.NoiseModel, "noise-model", "auto", "Gaussian likelihood: homo (one σ²), hetero (log σ²(x) the network's second output) or auto (the held-out rule of fit.ChooseNoise, printed on an auto: line; --noise-var or --learn-noise mean homo)")
 	fs.BoolVar(&m.LearnNoise, "learn-noise", true, "Gaussian likelihood: sample log σ² too (prior N(0, 2²) on log σ² of the standardised response; --learn-noise=false fixes σ² at --noise-var)")
 	fs.IntVar(&m.MapIters, "map-iters", 20000, "MLP MAP (--init map, the ensemble's members, the MAP of swag and laplace): Adam iterations (unset: the network plan's rule, 300 epochs, 2,000 to 20,000)")
 	fs.IntVar(&m.MapBatch, "map-batch", 32, "MLP --init map: Adam minibatch size")
