@@ -2,6 +2,7 @@ package langevin
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 )
 
@@ -18,7 +19,7 @@ type Batcher struct {
 	n, size int
 	replace bool
 	rng     *rand.Rand
-	perm    []int
+	perm    []int32 // n < 2³¹ (NewBatcher); half the memory an epoch's shuffle walks
 	pos     int
 	idx     []int
 }
@@ -39,9 +40,12 @@ func NewBatcher(n, size int, replace bool, rng *rand.Rand) (*Batcher, error) {
 	}
 	b.idx = make([]int, size)
 	if !replace {
-		b.perm = make([]int, n)
+		if n > math.MaxInt32 {
+			return nil, fmt.Errorf("langevin: minibatches without replacement over %d observations: at most 2³¹ − 1", n)
+		}
+		b.perm = make([]int32, n)
 		for i := range b.perm {
-			b.perm[i] = i
+			b.perm[i] = int32(i)
 		}
 		b.pos = n // shuffle on first call
 	}
@@ -76,10 +80,18 @@ func (b *Batcher) Next() []int {
 		return b.idx
 	}
 	if b.pos+b.size > b.n {
-		b.rng.Shuffle(b.n, func(i, j int) { b.perm[i], b.perm[j] = b.perm[j], b.perm[i] })
+		// rand.Shuffle's Fisher–Yates, the same draws and swaps, without a
+		// call per swap.
+		p := b.perm
+		for i := len(p) - 1; i > 0; i-- {
+			j := b.rng.Uint64N(uint64(i + 1))
+			p[i], p[j] = p[j], p[i]
+		}
 		b.pos = 0
 	}
-	copy(b.idx, b.perm[b.pos:b.pos+b.size])
+	for k, v := range b.perm[b.pos : b.pos+b.size] {
+		b.idx[k] = int(v)
+	}
 	b.pos += b.size
 	return b.idx
 }

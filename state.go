@@ -196,7 +196,19 @@ func RestoreState(ch Chain, b []byte) error {
 // and the position in it (batches drawn with replacement have none). The
 // random stream is the chain's, saved by Run.
 func (b *Batcher) State(s *StateCoder) {
-	s.Ints(b.perm)
+	s.length(len(b.perm), "a list") // encoded as Ints of int
+	for i := range b.perm {
+		if s.err != nil {
+			return
+		}
+		v := int(b.perm[i])
+		s.Int(&v)
+		if s.dec && (v < 0 || v >= b.n) {
+			s.Fail(fmt.Errorf("langevin: batcher state: index %d in an epoch of %d", v, b.n))
+			return
+		}
+		b.perm[i] = int32(v)
+	}
 	s.Int(&b.pos)
 	if s.dec && (b.pos < 0 || b.pos > b.n) {
 		s.Fail(fmt.Errorf("langevin: batcher state: position %d in an epoch of %d", b.pos, b.n))
