@@ -75,10 +75,21 @@ type RHatRule struct {
 // GroupEffects) at the ESS target.
 func NewRHatRule(m langevin.Model, target float64) RHatRule {
 	r := RHatRule{Target: target}
+	if h, ok := m.(interface{ HasGroups() bool }); ok && !h.HasGroups() {
+		return r
+	}
 	if g, ok := m.(GroupEffects); ok {
 		r.Group = g.GroupEffect
 	}
 	return r
+}
+
+// ProgressText says what the stop waits for, for the progress line.
+func (r RHatRule) ProgressText() string {
+	if r.Group == nil {
+		return fmt.Sprintf("min bulk-ESS ≥ %.0f and R̂ ≤ %g", r.Target, RHatPopulation)
+	}
+	return fmt.Sprintf("min bulk-ESS ≥ %.0f, R̂ ≤ %g on the population-level parameters and the family bound on the group effects", r.Target, RHatPopulation)
 }
 
 // counts returns the numbers of group effects and other parameters among

@@ -166,7 +166,7 @@ func TestRunFormulaBlockPlan(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	for _, want := range []string{"effects centred", "auto:     preconditioner: block-arrow Laplace", "auto:     batch: ", "ran until min bulk-ESS"} {
+	for _, want := range []string{"effects centred", "auto:     preconditioner: block-arrow Laplace", "auto:     batch: ", "ran until min bulk-ESS", "auto:     stop: min bulk-ESS ≥ 100 over all 105 parameters; R̂ ≤ 1.01", "on the population-level parameters and"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("output lacks %q:\n%s", want, stdout)
 		}

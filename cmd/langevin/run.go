@@ -173,7 +173,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if auto != nil {
 		auto.Adjust(c, m, &opts, jobStart) // --max-time covers the whole fit.Problem
 		if opts.Until != nil {
-			until = fmt.Sprintf("until min bulk-ESS ≥ %.0f and R̂ ≤ 1.01, at most %d per chain", c.TargetESS, opts.Iters)
+			until = fmt.Sprintf("until %s, at most %d per chain", fit.NewRHatRule(m, c.TargetESS).ProgressText(), opts.Iters)
 			if auto.Net != nil {
 				until = fmt.Sprintf("until the predictions converge (function-space ESS ≥ %.0f, R̂ ≤ 1.02 median, 1.1 max), at most %d per chain", fit.NetTarget(c), opts.Iters)
 			}
