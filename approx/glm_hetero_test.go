@@ -86,23 +86,7 @@ func TestGLMLaplaceHeteroFiniteDifferences(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		mean, varF := make([]float64, k), make([]float64, k)
-		g.Predict(Xnew, mean, varF)
-		for i := 0; i < k; i++ {
-			var want float64
-			for a := 0; a < d; a++ {
-				if diag {
-					want += Jn.At(i, a) * Jn.At(i, a) / lam.At(a, a)
-					continue
-				}
-				for b := 0; b < d; b++ {
-					want += Jn.At(i, a) * cov.At(a, b) * Jn.At(i, b)
-				}
-			}
-			if math.Abs(varF[i]-want) > 1e-5*want {
-				t.Errorf("diagonal %v, row %d: Var f = %.8g, from finite-difference Jacobians %.8g", diag, i, varF[i], want)
-			}
-		}
+		checkGLMPredict(t, g, Xnew, Jn, lam, &cov, diag)
 		v := make([]float64, k)
 		g.Linearized().NoiseVars(nil, Xnew, v)
 		for i := range v {

@@ -181,23 +181,7 @@ func TestGLMLaplaceFiniteDifferences(t *testing.T) {
 		if g.Diagonal != diag {
 			t.Fatalf("Diagonal = %v, want %v", g.Diagonal, diag)
 		}
-		mean, varF := make([]float64, k), make([]float64, k)
-		g.Predict(Xnew, mean, varF)
-		for i := 0; i < k; i++ {
-			var want float64
-			for a := 0; a < d; a++ {
-				if diag {
-					want += Jn.At(i, a) * Jn.At(i, a) / lam.At(a, a)
-					continue
-				}
-				for b := 0; b < d; b++ {
-					want += Jn.At(i, a) * cov.At(a, b) * Jn.At(i, b)
-				}
-			}
-			if math.Abs(varF[i]-want) > 1e-5*want {
-				t.Errorf("diagonal %v, row %d: Var f = %.8g, from finite-difference Jacobians %.8g", diag, i, varF[i], want)
-			}
-		}
+		mean, varF := checkGLMPredict(t, g, Xnew, Jn, lam, &cov, diag)
 		if diag {
 			continue
 		}
@@ -252,4 +236,31 @@ func TestGLMLaplaceRefusesClassifier(t *testing.T) {
 	if _, err := NewGLMLaplace(context.Background(), m, make([]float64, m.Dim())); err == nil {
 		t.Fatal("no error for a Bernoulli network")
 	}
+}
+
+// checkGLMPredict compares g's predictive variance of f at the rows of
+// Xnew with J Λ⁻¹ Jᵀ (diagonal: Σⱼ J²/Λⱼⱼ) from the finite-difference
+// Jacobian Jn, the precision lam and its inverse cov, and returns the
+// mean and variance Predict gave.
+func checkGLMPredict(t *testing.T, g *GLMLaplace, Xnew, Jn *mat.Dense, lam, cov *mat.SymDense, diag bool) (mean, varF []float64) {
+	t.Helper()
+	k, d := Jn.Dims()
+	mean, varF = make([]float64, k), make([]float64, k)
+	g.Predict(Xnew, mean, varF)
+	for i := 0; i < k; i++ {
+		var want float64
+		for a := 0; a < d; a++ {
+			if diag {
+				want += Jn.At(i, a) * Jn.At(i, a) / lam.At(a, a)
+				continue
+			}
+			for b := 0; b < d; b++ {
+				want += Jn.At(i, a) * cov.At(a, b) * Jn.At(i, b)
+			}
+		}
+		if math.Abs(varF[i]-want) > 1e-5*want {
+			t.Errorf("diagonal %v, row %d: Var f = %.8g, from finite-difference Jacobians %.8g", diag, i, varF[i], want)
+		}
+	}
+	return mean, varF
 }

@@ -489,6 +489,17 @@ func (m *MLP) NoiseVar(theta []float64) float64 {
 	return m.noiseVar * m.ySD * m.ySD
 }
 
+// checkRegression panics unless the likelihood is Gaussian and dst has one
+// value per row of X (programmer errors of the regression predictions).
+func (m *MLP) checkRegression(who string, X *mat.Dense, dst []float64) {
+	if m.lik != LikGaussian {
+		panic("model: " + who + ": needs the Gaussian likelihood, not " + m.lik.String())
+	}
+	if n, _ := X.Dims(); len(dst) != n {
+		panic(fmt.Sprintf("model: %s: len(dst) = %d, want %d", who, len(dst), n))
+	}
+}
+
 // Hetero reports whether the noise is heteroscedastic (MLPOptions.Hetero).
 func (m *MLP) Hetero() bool { return m.het }
 
@@ -497,13 +508,7 @@ func (m *MLP) Hetero() bool { return m.het }
 // NoiseVar(θ) on every row (package predict's per-point noise). It panics
 // for the other likelihoods.
 func (m *MLP) NoiseVars(theta []float64, X *mat.Dense, dst []float64) {
-	if m.lik != LikGaussian {
-		panic("model: MLP NoiseVars: needs the Gaussian likelihood, not " + m.lik.String())
-	}
-	n, _ := X.Dims()
-	if len(dst) != n {
-		panic(fmt.Sprintf("model: MLP NoiseVars: len(dst) = %d, want %d", len(dst), n))
-	}
+	m.checkRegression("MLP NoiseVars", X, dst)
 	if !m.het {
 		v := m.NoiseVar(theta)
 		for i := range dst {
@@ -1022,13 +1027,7 @@ func softmax(dst, f []float64) {
 // the Gaussian likelihood, for the rows of X into dst. It panics for the
 // other likelihoods.
 func (m *MLP) RegressionMean(theta []float64, X *mat.Dense, dst []float64) {
-	if m.lik != LikGaussian {
-		panic("model: MLP RegressionMean: needs the Gaussian likelihood, not " + m.lik.String())
-	}
-	n, _ := X.Dims()
-	if len(dst) != n {
-		panic(fmt.Sprintf("model: MLP RegressionMean: len(dst) = %d, want %d", len(dst), n))
-	}
+	m.checkRegression("MLP RegressionMean", X, dst)
 	out := m.Outputs()
 	m.outputs("MLP RegressionMean", theta, X, func(i0, r int, f []float64) {
 		for k := 0; k < r; k++ {

@@ -24,17 +24,26 @@ func (m *MLP) OutputJacobian(theta []float64, X *mat.Dense, i0, i1 int, f, jac [
 	if m.lik != LikGaussian {
 		panic("model: MLP OutputJacobian: needs the Gaussian likelihood, not " + m.lik.String())
 	}
-	checkTheta("MLP OutputJacobian", theta, m.dim)
+	m.headJacobian("MLP OutputJacobian", 0, theta, X, i0, i1, f, jac)
+}
+
+// headJacobian writes, for the rows i0 ≤ i < i1 of X (nil: the training
+// inputs), output unit head of the network in y's units (the mean, ȳ +
+// s_y·f₀; the log-variance, f₁ + 2 log s_y) into v and its gradient into
+// the rows of jac: the backward pass with δ = s_y (mean) or 1 (log σ²)
+// on that unit and 0 on the other.
+func (m *MLP) headJacobian(who string, head int, theta []float64, X *mat.Dense, i0, i1 int, v, jac []float64) {
+	checkTheta(who, theta, m.dim)
 	n, p := m.n, m.p
 	if X != nil {
 		n, p = X.Dims()
 		if p != m.p {
-			panic(fmt.Sprintf("model: MLP OutputJacobian: feature matrix has %d columns, model has %d features", p, m.p))
+			panic(fmt.Sprintf("model: %s: feature matrix has %d columns, model has %d features", who, p, m.p))
 		}
 	}
 	r := i1 - i0
-	if i0 < 0 || i1 > n || r < 0 || len(f) < r || len(jac) < r*m.dim {
-		panic(fmt.Sprintf("model: MLP OutputJacobian: rows %d…%d of %d, len(f) %d, len(jac) %d (want ≥ %d, %d)", i0, i1, n, len(f), len(jac), r, r*m.dim))
+	if i0 < 0 || i1 > n || r < 0 || len(v) < r || len(jac) < r*m.dim {
+		panic(fmt.Sprintf("model: %s: rows %d…%d of %d, len(values) %d, len(jac) %d (want ≥ %d, %d)", who, i0, i1, n, len(v), len(jac), r, r*m.dim))
 	}
 	w := m.pool.get()
 	defer m.pool.put(w)
@@ -47,12 +56,17 @@ func (m *MLP) OutputJacobian(theta []float64, X *mat.Dense, i0, i1 int, f, jac [
 			mat.Row(x, i0+k, X)
 		}
 		m.forward(theta, x, 1, w)
-		f[k] = m.yMean + m.ySD*w.a[L][0]
 		row := jac[k*m.dim : (k+1)*m.dim]
 		clear(row)
-		w.d1[0] = m.ySD
-		if m.het {
-			w.d1[1] = 0
+		if head == 0 {
+			v[k] = m.yMean + m.ySD*w.a[L][0]
+			w.d1[0] = m.ySD
+			if m.het {
+				w.d1[1] = 0
+			}
+		} else {
+			v[k] = w.a[L][1] + 2*m.logSDY
+			w.d1[0], w.d1[1] = 0, 1
 		}
 		m.backward(theta, x, 1, w, row)
 	}
@@ -68,33 +82,5 @@ func (m *MLP) NoiseJacobian(theta []float64, X *mat.Dense, i0, i1 int, s, jac []
 	if !m.het {
 		panic("model: MLP NoiseJacobian: the network is not heteroscedastic")
 	}
-	checkTheta("MLP NoiseJacobian", theta, m.dim)
-	n, p := m.n, m.p
-	if X != nil {
-		n, p = X.Dims()
-		if p != m.p {
-			panic(fmt.Sprintf("model: MLP NoiseJacobian: feature matrix has %d columns, model has %d features", p, m.p))
-		}
-	}
-	r := i1 - i0
-	if i0 < 0 || i1 > n || r < 0 || len(s) < r || len(jac) < r*m.dim {
-		panic(fmt.Sprintf("model: MLP NoiseJacobian: rows %d…%d of %d, len(s) %d, len(jac) %d (want ≥ %d, %d)", i0, i1, n, len(s), len(jac), r, r*m.dim))
-	}
-	w := m.pool.get()
-	defer m.pool.put(w)
-	L := len(m.sizes) - 1
-	x := w.in[:p]
-	for k := 0; k < r; k++ {
-		if X == nil {
-			copy(x, m.x[(i0+k)*p:(i0+k+1)*p])
-		} else {
-			mat.Row(x, i0+k, X)
-		}
-		m.forward(theta, x, 1, w)
-		s[k] = w.a[L][1] + 2*m.logSDY
-		row := jac[k*m.dim : (k+1)*m.dim]
-		clear(row)
-		w.d1[0], w.d1[1] = 0, 1
-		m.backward(theta, x, 1, w, row)
-	}
+	m.headJacobian("MLP NoiseJacobian", 1, theta, X, i0, i1, s, jac)
 }

@@ -221,3 +221,37 @@ func TestRunPSGLDGamma(t *testing.T) {
 		t.Errorf("--sampler sgld --gamma: exit %d, %q; want 2 naming --gamma", code, errOut)
 	}
 }
+
+// The noise model of a regression network: --noise-model hetero and homo
+// are obeyed, --noise-var means homoscedastic, with no flag the rule's
+// auto: noise: line is printed with its numbers, and a bad value is a
+// usage error naming the flag.
+func TestRunNoiseModelFlags(t *testing.T) {
+	base := []string{"run", "--model", "mlp", "--data", "gap1d", "--n", "100", "--hidden", "3",
+		"--sampler", "sgld", "--iters", "40", "--burnin", "20", "--chains", "1", "--quiet"}
+	for _, tc := range []struct {
+		args        []string
+		title, note string
+	}{
+		{[]string{"--noise-model", "hetero"}, "with heteroscedastic noise", "as --noise-model asks"},
+		{[]string{"--noise-model", "homo"}, "mlp, gaussian likelihood on gap1d", ""},
+		{[]string{"--noise-var", "0.01"}, "mlp, gaussian likelihood on gap1d", "as --noise-var/--learn-noise ask"},
+		{nil, "mlp, gaussian likelihood", "held-out log density per row"},
+	} {
+		code, out, errOut := runMain(append(append(base, tc.args...), "--out", t.TempDir()+"/run")...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", tc.args, code, errOut)
+		}
+		first, _, _ := strings.Cut(out, "\n")
+		if !strings.Contains(first, tc.title) {
+			t.Errorf("%v: first line %q, want %q in it", tc.args, first, tc.title)
+		}
+		if tc.note != "" && !strings.Contains(out, "auto:     noise: ") || !strings.Contains(out, tc.note) {
+			t.Errorf("%v: no auto: noise: line with %q:\n%s", tc.args, tc.note, out)
+		}
+	}
+	code, _, errOut := runMain(append(base, "--noise-model", "both", "--out", t.TempDir()+"/run")...)
+	if code != 2 || !strings.Contains(errOut, "--noise-model") {
+		t.Errorf("--noise-model both: exit %d, %q: want exit 2 naming the flag", code, errOut)
+	}
+}
