@@ -210,66 +210,32 @@ func scanCSV(r io.Reader, source string, row func(rec []string)) (header []strin
 }
 
 // ReadCSV reads CSV with a header line; errors name the source, line and
-// column.
+// column. It holds the values as strings until it knows each column's type
+// (ReadCSVFile reads a file twice instead).
 func ReadCSV(r io.Reader, source string) (*Frame, error) {
-	cr := csv.NewReader(r)
-	cr.ReuseRecord = false
-	header, err := cr.Read()
-	if err != nil {
-		if errors.Is(err, io.EOF) {
-			return nil, fmt.Errorf("%s: empty file: expected a header line of column names", source)
+	var raw [][]string
+	header, numeric, _, err := scanCSV(r, source, func(rec []string) {
+		if raw == nil {
+			raw = make([][]string, len(rec))
 		}
-		return nil, fmt.Errorf("%s: %w", source, err)
-	}
-	for i, h := range header {
-		header[i] = strings.TrimSpace(h)
-		if header[i] == "" {
-			return nil, fmt.Errorf("%s: line 1, column %d: empty column name", source, i+1)
-		}
-	}
-	raw := make([][]string, len(header))
-	line := 1
-	for {
-		rec, err := cr.Read()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", source, err)
-		}
-		line++
 		for j, v := range rec {
-			v = strings.TrimSpace(v)
-			if v == "" || v == "NA" {
-				return nil, fmt.Errorf("%s: line %d, column %d (%s): missing value %q: expected a value (rows with missing values are not dropped silently)", source, line, j+1, header[j], v)
-			}
 			raw[j] = append(raw[j], v)
 		}
-	}
-	if line == 1 {
-		return nil, fmt.Errorf("%s: no rows after the header", source)
+	})
+	if err != nil {
+		return nil, err
 	}
 	f := &Frame{}
 	for j, name := range header {
-		if _, dup := f.cols[name]; dup {
-			return nil, fmt.Errorf("%s: line 1, column %d: column name %q repeated", source, j+1, name)
-		}
-		vals := raw[j]
-		num := make([]float64, len(vals))
-		numeric := true
-		for i, v := range vals {
-			x, err := strconv.ParseFloat(v, 64)
-			if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
-				numeric = false
-				break
+		if numeric[j] {
+			num := make([]float64, len(raw[j]))
+			for i, v := range raw[j] {
+				num[i], _ = strconv.ParseFloat(v, 64)
 			}
-			num[i] = x
-		}
-		if numeric {
 			f.AddNumeric(name, num)
 			continue
 		}
-		codes, levels := factorOf(vals)
+		codes, levels := factorOf(raw[j])
 		f.AddFactor(name, codes, levels)
 	}
 	return f, nil
