@@ -306,26 +306,7 @@ func (in InitGaussian) Init(_ context.Context, m langevin.Model, _ int, rng *ran
 // ESS and R̂ rule alone is reproducible; the time budget is not. The reason
 // for stopping is written to *why when why is not nil.
 func UntilESS(dim int, target float64, start time.Time, maxTime time.Duration, why *string) func(tr *langevin.Trace) bool {
-	return func(tr *langevin.Trace) bool {
-		if maxTime > 0 && time.Since(start) >= maxTime {
-			if why != nil {
-				*why = fmt.Sprintf("time budget %v reached", maxTime)
-			}
-			return true
-		}
-		ess, _ := MinESSBulk(tr, dim)
-		if !(ess >= target) {
-			return false
-		}
-		rhat, _ := MaxRHat(tr, dim)
-		if rhat <= 1.01 {
-			if why != nil {
-				*why = fmt.Sprintf("min bulk-ESS %.0f ≥ target %.0f and max R̂ %.3f ≤ 1.01", ess, target, rhat)
-			}
-			return true
-		}
-		return false
-	}
+	return UntilRule(dim, target, RHatRule{}, start, maxTime, why)
 }
 
 // MaxRHat returns the largest R̂ ([diag.RHat]) over the first dim columns

@@ -173,9 +173,6 @@ func (r RHatRule) check(tr *langevin.Trace, dim int) (ok bool, pop, grp, glim fl
 // over the first dim columns reaches target and every column's R̂ is within
 // r's limit for it, or when maxTime (0: none) has passed since start.
 func UntilRule(dim int, target float64, r RHatRule, start time.Time, maxTime time.Duration, why *string) func(tr *langevin.Trace) bool {
-	if r.Group == nil {
-		return UntilESS(dim, target, start, maxTime, why)
-	}
 	return func(tr *langevin.Trace) bool {
 		if maxTime > 0 && time.Since(start) >= maxTime {
 			if why != nil {
@@ -189,7 +186,11 @@ func UntilRule(dim int, target float64, r RHatRule, start time.Time, maxTime tim
 		}
 		ok, pop, grp, glim := r.check(tr, dim)
 		if ok && why != nil {
-			*why = fmt.Sprintf("min bulk-ESS %.0f ≥ target %.0f, max R̂ %.3f ≤ %g on the population-level parameters and %.3f ≤ %.3f on the group effects", ess, target, pop, RHatPopulation, grp, glim)
+			if r.Group == nil {
+				*why = fmt.Sprintf("min bulk-ESS %.0f ≥ target %.0f and max R̂ %.3f ≤ 1.01", ess, target, pop)
+			} else {
+				*why = fmt.Sprintf("min bulk-ESS %.0f ≥ target %.0f, max R̂ %.3f ≤ %g on the population-level parameters and %.3f ≤ %.3f on the group effects", ess, target, pop, RHatPopulation, grp, glim)
+			}
 		}
 		return ok
 	}
