@@ -141,6 +141,15 @@ func (a *autoRun) Config(c *Config, tr *langevin.Trace) *Config {
 	return &cc
 }
 
+// ExplainError says what a run error means under the plan (see
+// Plan.ExplainDivergence); other errors are returned unchanged.
+func (a *autoRun) ExplainError(m langevin.Model, err error) error {
+	if a == nil || a.Net != nil || err == nil {
+		return err
+	}
+	return a.plan.ExplainDivergence(m, err)
+}
+
 // print writes the plan, one "auto:" line per rule, and why the run stopped.
 func (a *autoRun) Print(w io.Writer, c *Config, tr *langevin.Trace) {
 	if a.Net != nil {

@@ -2,8 +2,10 @@ package formula
 
 import (
 	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/langevin-go/langevin"
@@ -163,6 +165,40 @@ func BenchmarkBlockPlanStep(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		if err := ch.Step(); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// TestBlockPlanDegenerateExplained: at 10⁵ rows and 1,000 groups (100 rows
+// a level, effects non-centred) the joint MAP is degenerate and the block
+// plan's chains diverge within a few iterations; the error says so — the
+// group scales at the MAP and that the plan cannot be trusted here — not
+// "try a smaller step size" alone. Fails if the divergence went unexplained
+// or the plan stopped diverging (then the case no longer shows it).
+func TestBlockPlanDegenerateExplained(t *testing.T) {
+	if testing.Short() {
+		t.Skip("~10 s of CPU: the MAP and plan on 10⁵ rows; the full suite runs it")
+	}
+	rows, _ := scaleModels(t, 100000, 1000, 22)
+	ctx := context.Background()
+	p, err := fit.NewPlan(ctx, rows, fit.PlanOptions{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Arrow == nil {
+		t.Fatal("no block-arrow plan")
+	}
+	s, burn, _ := p.Configure(200, -1, 0, 0)
+	_, runErr := langevin.Run(ctx, rows, s, langevin.Options{Chains: 2, Iters: 200, BurnIn: burn, Seed: 1, Init: p.Init()})
+	var de *langevin.DivergenceError
+	if !errors.As(runErr, &de) {
+		t.Fatalf("run error %v: the case no longer diverges", runErr)
+	}
+	msg := p.ExplainDivergence(rows, runErr).Error()
+	t.Log(msg)
+	for _, want := range []string{"a smaller step would not help", "sd_g__Intercept", "cannot be trusted", "--sampler nuts"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("the error lacks %q", want)
 		}
 	}
 }

@@ -211,6 +211,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if intr != nil {
 		runErr = intr
 	}
+	runErr = auto.ExplainError(m, runErr)
 	if rd != nil && tr != nil {
 		rd.Sampled(tr, intr == nil, stderr)
 	}
