@@ -22,15 +22,7 @@ const sigma2Name = "sigma2"
 // changed (the sigma2 row is a copy). note is the line that says so under
 // the table, "" when nothing was converted.
 func Sigma2InTargetUnits(names []string, params [][][]float64, spec model.Spec, sc *data.Scaler) (out [][][]float64, note string) {
-	if spec.Kind != "mlp" || !spec.YStandardized || sc == nil || !(sc.TargetScale > 0) {
-		return params, ""
-	}
-	k := -1
-	for j, n := range names {
-		if n == sigma2Name {
-			k = j
-		}
-	}
+	k := standardisedSigma2(names, spec, sc)
 	if k < 0 {
 		return params, ""
 	}
@@ -58,4 +50,41 @@ func RunSigma2InTargetUnits(r *rundir.Run, names []string, params [][][]float64)
 		return params, ""
 	}
 	return Sigma2InTargetUnits(names, params, mf.Spec, sc)
+}
+
+// standardisedSigma2 is the index of names' sigma2 column when it is the
+// noise variance of a standardised response (spec.YStandardized, sc's
+// TargetScale > 0), else −1.
+func standardisedSigma2(names []string, spec model.Spec, sc *data.Scaler) int {
+	if spec.Kind != "mlp" || !spec.YStandardized || sc == nil || !(sc.TargetScale > 0) {
+		return -1
+	}
+	for j, n := range names {
+		if n == sigma2Name {
+			return j
+		}
+	}
+	return -1
+}
+
+// Sigma2ReportNote is the line of an HTML report (whose table and plots
+// show the draws as sampled) that says its sigma2 is the standardised
+// response's, "" when it is y's own.
+func Sigma2ReportNote(names []string, spec model.Spec, sc *data.Scaler) string {
+	if standardisedSigma2(names, spec, sc) < 0 {
+		return ""
+	}
+	return fmt.Sprintf("sigma2 (this page's table and plots): exp(log_sigma2), the noise variance of the standardised response z = (y − ȳ)/s_y; in y's units multiply by s_y² = %.6g² (langevin run's table and langevin summary print it so)\n", sc.TargetScale)
+}
+
+// RunSigma2ReportNote is Sigma2ReportNote for a run directory.
+func RunSigma2ReportNote(r *rundir.Run) string {
+	if r.Spec == nil {
+		return ""
+	}
+	mf, sc, err := ReadModelFile(r)
+	if err != nil {
+		return ""
+	}
+	return Sigma2ReportNote(r.Trace.Names, mf.Spec, sc)
 }

@@ -149,6 +149,19 @@ func TestNoiseVarUnits(t *testing.T) {
 				if !strings.Contains(out10, "sigma2:   the noise variance in y's units") {
 					t.Errorf("no line saying the sigma2 row is in y's units:\n%s", out10)
 				}
+				// langevin summary prints y's units; the HTML report, which
+				// shows the draws as sampled, says they are standardised.
+				code, sum, errOut := runMain("summary", dir10)
+				if code != 0 || !strings.Contains(sum, "sigma2:   the noise variance in y's units") {
+					t.Errorf("langevin summary: exit %d, no y's-units line:\n%s%s", code, sum, errOut)
+				}
+				page := filepath.Join(dir, "report.html")
+				if code, _, errOut := runMain("report", "-o", page, dir10); code != 0 {
+					t.Fatalf("langevin report: exit %d: %s", code, errOut)
+				}
+				if b, _ := os.ReadFile(page); !strings.Contains(string(b), "the noise variance of the standardised response") {
+					t.Errorf("the report does not say its sigma2 is of the standardised response")
+				}
 			}
 		})
 	}
