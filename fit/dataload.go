@@ -372,7 +372,9 @@ func checkSoftmaxLabels(train, test *data.Dataset) error {
 // (data.Scaler's Target methods).
 //
 // It is the response's one standardisation: the model is told
-// (Spec.YStandardized) and does not standardise again.
+// (Spec.YStandardized) and does not standardise again. --noise-var, y's σ²,
+// is converted to z's (divided by s_y²): the spec's NoiseVar is then of the
+// standardised response, as the model's parameters are.
 func (j *Problem) standardizeTarget(s *model.Spec) {
 	if j.Scaler == nil || s.Kind != "mlp" || s.Likelihood != "gaussian" {
 		return
@@ -382,6 +384,13 @@ func (j *Problem) standardizeTarget(s *model.Spec) {
 		j.Scaler.TransformTarget(j.Test.Y)
 	}
 	s.YStandardized = true
+	if j.C.Set["noise-var"] {
+		// --noise-var is y's σ² (MLPOptions.NoiseVar's units); the model
+		// sees z = (y − ȳ)/s_y, whose σ² is σ²_y/s_y². Without the flag
+		// the fixed σ² (or a Glorot start's) stays 1 on z: the response's
+		// variance.
+		s.NoiseVar = j.C.Mlp.NoiseVar / (j.Scaler.TargetScale * j.Scaler.TargetScale)
+	}
 }
 
 // takeColumn removes the feature column col (a name, or a 1-based number

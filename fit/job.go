@@ -49,7 +49,7 @@ func (j *Problem) chooseNoise(s *model.Spec) error {
 	case c.Mlp.NoiseModel == "homo":
 		return nil
 	case c.Set["noise-var"] || c.Set["learn-noise"]:
-		j.NoiseNote = Note{"auto", "noise: homoscedastic (one σ²), as --noise-var/--learn-noise ask (--noise-model auto chooses otherwise)"}.String()
+		j.NoiseNote = Note{"auto", "noise: homoscedastic (one σ²), as --noise-var/--learn-noise ask (--noise-model auto chooses otherwise)" + j.noiseVarText(*s)}.String()
 		return nil
 	}
 	batch := 0
@@ -64,6 +64,29 @@ func (j *Problem) chooseNoise(s *model.Spec) error {
 	s.Hetero = ch.Hetero
 	j.NoiseNote = Note{"auto", ch.String()}.String()
 	return nil
+}
+
+// noiseVarText says, for the auto: noise line of a homoscedastic network
+// on a standardised response, what the fixed σ² (or, learned, a Glorot
+// start's σ²) is in y's units and in the standardised ones: "" when the
+// response is not standardised here (the model converts --noise-var
+// itself then).
+func (j *Problem) noiseVarText(s model.Spec) string {
+	if !s.YStandardized || j.Scaler == nil {
+		return ""
+	}
+	sy := j.Scaler.TargetScale
+	role := "fixed"
+	if s.LearnNoise {
+		role = "the start of the learned σ² outside --sampler auto (whose plan starts at the response's variance)"
+	}
+	if j.C.Set["noise-var"] {
+		return fmt.Sprintf("; σ² = %g in y's units (--noise-var), %.4g on the standardised response (÷ s_y² = %.4g²), %s", j.C.Mlp.NoiseVar, s.NoiseVar, sy, role)
+	}
+	if s.LearnNoise {
+		return ""
+	}
+	return fmt.Sprintf("; σ² = the response's variance s_y² = %.4g in y's units (1 on the standardised response; --noise-var V fixes y's σ² at V), %s", sy*sy, role)
 }
 
 func testLen(d *data.Dataset) int {

@@ -150,7 +150,9 @@ type MLPOptions struct {
 	// standardised the responses by that rule (langevin run: data.Scaler,
 	// whose Target methods convert the scores back): the model takes them
 	// as z, with ȳ = 0 and s_y = 1, instead of standardising them again, and
-	// LogLik, the predictions, NoiseVar and sigma2 are in z's units.
+	// LogLik, the predictions, NoiseVar and sigma2 are in z's units; so is
+	// the NoiseVar option (the caller divides y's σ² by s_y²: fit does for
+	// --noise-var, and prints sigma2 times s_y²).
 	YStandardized bool
 }
 

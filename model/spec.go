@@ -40,9 +40,12 @@ type Spec struct {
 	PriorScale  float64 `json:"prior_scale,omitempty"`
 	Classes     int     `json:"classes,omitempty"`
 
-	Hidden     []int   `json:"hidden,omitempty"`
-	Activation string  `json:"activation,omitempty"`
-	Likelihood string  `json:"likelihood,omitempty"`
+	Hidden     []int  `json:"hidden,omitempty"`
+	Activation string `json:"activation,omitempty"`
+	Likelihood string `json:"likelihood,omitempty"`
+	// NoiseVar is MLPOptions.NoiseVar: y's σ², except with YStandardized,
+	// where it is of the standardised response z = (y − ȳ)/s_y (the caller,
+	// who standardised y, divides y's σ² by s_y²: langevin run does).
 	NoiseVar   float64 `json:"noise_var,omitempty"`
 	LearnNoise bool    `json:"learn_noise,omitempty"`
 	// Hetero makes a Gaussian network's noise heteroscedastic

@@ -51,7 +51,7 @@ func cmdReport(args []string, stdout, stderr io.Writer) error {
 	}
 	title, optimiser := report.RunTitle(settings)
 	if err := report.WriteFile(path, title, tr, report.Options{Settings: settings, MaxParams: *maxParams, Trajectory: optimiser,
-		Intro: fmt.Sprintf("From the CmdStan CSV files in %s.", dir), Pre: fit.RunDataScaleText(r)}); err != nil {
+		Intro: fmt.Sprintf("From the CmdStan CSV files in %s.", dir), Pre: fit.RunSigma2ReportNote(r) + fit.RunDataScaleText(r)}); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "report:   %s\n", path)
@@ -75,6 +75,7 @@ func runReport(j *fit.Problem, dir string, tr *langevin.Trace, pc *fit.Config, n
 	if j.Train != nil && fit.NamedTable(c.Data, j.Train.Coding) {
 		opt.Pre = fit.DataScaleText(tr, j.Train, j.Scaler) + "\n" + notes
 	}
+	opt.Pre = fit.Sigma2ReportNote(tr.Names, j.Spec, j.Scaler) + opt.Pre
 	if lm, ok := m.(*model.Logistic); ok && test != nil && test.Len() > 0 && !trajectory {
 		rows := tr.Rows()
 		probs := make([][]float64, len(rows))

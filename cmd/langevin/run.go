@@ -231,6 +231,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		pc = auto.Config(c, tr)
 	}
 	params, note := fit.CommonLength(tr)
+	params, s2note := fit.Sigma2InTargetUnits(tr.Names, params, j.Spec, j.Scaler)
 	table := diag.Summarize(tr.Names, params)
 	if c.Formula.Text != "" {
 		printFormulaHeader(stdout, j, pc)
@@ -253,6 +254,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	}
 	if note != "" {
 		fmt.Fprintln(stdout, note)
+	}
+	if s2note != "" {
+		fmt.Fprintln(stdout, s2note)
 	}
 	fmt.Fprintln(stdout)
 	if j.Train != nil && fit.NamedTable(c.Data, j.Train.Coding) {

@@ -47,7 +47,7 @@ func newRunFlagSet(c *fit.Config) *flag.FlagSet {
 	fs.StringVar(&m.Activation, "activation", "relu", "MLP activation: relu|tanh|sigmoid|identity")
 	fs.StringVar(&m.Likelihood, "likelihood", "", "MLP likelihood: bernoulli|categorical|gaussian (default: bernoulli for 0/1 labels, categorical for more classes, gaussian otherwise)")
 	fs.IntVar(&m.Classes, "classes", 0, "categorical likelihood: number of classes `K` (0: largest label + 1)")
-	fs.Float64Var(&m.NoiseVar, "noise-var", 1, "Gaussian likelihood: noise variance σ², fixed with --learn-noise=false (with the learned noise, the default, --sampler auto starts σ² at the response's variance)")
+	fs.Float64Var(&m.NoiseVar, "noise-var", 1, "Gaussian likelihood: noise variance `V` = σ² in y's units (the response's own, not the standardised one: the run divides it by s_y², printed on the auto: noise line), fixed with --learn-noise=false (with the learned noise, the default, --sampler auto starts σ² at the response's variance); not given, the default 1 is of the standardised response: σ² = the response's variance)")
 	fs.StringVar(&m.NoiseModel, "noise-model", "auto", "Gaussian likelihood: homo (one σ²), hetero (log σ²(x) the network's second output) or auto (the held-out rule of fit.ChooseNoise, printed on an auto: line; --noise-var or --learn-noise mean homo)")
 	fs.BoolVar(&m.LearnNoise, "learn-noise", true, "Gaussian likelihood: sample log σ² too (prior N(0, 2²) on log σ² of the standardised response; --learn-noise=false fixes σ² at --noise-var)")
 	fs.IntVar(&m.MapIters, "map-iters", 20000, "MLP MAP (--init map, the ensemble's members, the MAP of swag and laplace): Adam iterations (unset: the network plan's rule, 300 epochs, 2,000 to 20,000)")

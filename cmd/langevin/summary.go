@@ -42,6 +42,7 @@ func cmdSummary(args []string, stdout, stderr io.Writer) error {
 		return fit.InputErrorf("%s: no draws yet (%s)", fs.Arg(0), r.Status())
 	}
 	params, note := fit.CommonLength(tr)
+	params, s2note := fit.RunSigma2InTargetUnits(r, tr.Names, params)
 	table := diag.Summarize(tr.Names, params)
 	if *asCSV {
 		return table.WriteCSV(stdout)
@@ -67,6 +68,9 @@ func cmdSummary(args []string, stdout, stderr io.Writer) error {
 	}
 	if note != "" {
 		fmt.Fprintln(stdout, note)
+	}
+	if s2note != "" {
+		fmt.Fprintln(stdout, s2note)
 	}
 	if t := fit.RunDataScaleText(r); t != "" {
 		fmt.Fprint(stdout, "\n"+t)
