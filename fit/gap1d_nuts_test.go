@@ -33,14 +33,7 @@ func TestGap1DBandsAgainstNUTS(t *testing.T) {
 	if os.Getenv("LANGEVIN_GAP1D_NUTS") == "" {
 		t.Skip("≈ 6 min of CPU: LANGEVIN_GAP1D_NUTS=1 runs it (numbers in docs/networks.md)")
 	}
-	d, err := data.Gap1D(800, 0.1, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := model.NewMLP(d.X, d.Y, model.MLPDefaults(model.MLPOptions{Hidden: []int{50}, Activation: model.ReLU, Likelihood: model.LikGaussian}))
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := gap1dNet(t, nil)
 	ctx := context.Background()
 	p, err := NewNetPlan(ctx, m, NetPlanOptions{Seed: 1})
 	if err != nil {
@@ -101,15 +94,7 @@ func TestGap1DPriorExact(t *testing.T) {
 	if os.Getenv("LANGEVIN_GAP1D_NUTS") == "" {
 		t.Skip("≈ 6 min of CPU: LANGEVIN_GAP1D_NUTS=1 runs it (numbers in docs/networks.md)")
 	}
-	d, err := data.Gap1D(800, 0.1, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := model.NewMLP(d.X, d.Y, model.MLPDefaults(model.MLPOptions{Hidden: []int{50}, Activation: model.ReLU,
-		Likelihood: model.LikGaussian, PriorScale: []float64{2, 4}}))
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := gap1dNet(t, []float64{2, 4})
 	ctx := context.Background()
 	p, err := NewNetPlan(ctx, m, NetPlanOptions{Seed: 1})
 	if err != nil {
@@ -169,14 +154,7 @@ func TestGap1DBlockNUTS(t *testing.T) {
 	if os.Getenv("LANGEVIN_GAP1D_NUTS") == "" {
 		t.Skip("≈ 6 min of CPU: LANGEVIN_GAP1D_NUTS=1 runs it (numbers in docs/networks.md)")
 	}
-	d, err := data.Gap1D(800, 0.1, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := model.NewMLP(d.X, d.Y, model.MLPDefaults(model.MLPOptions{Hidden: []int{50}, Activation: model.ReLU, Likelihood: model.LikGaussian}))
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := gap1dNet(t, nil)
 	ctx := context.Background()
 	p, err := NewNetPlan(ctx, m, NetPlanOptions{Seed: 1, OutputBlock: true})
 	if err != nil {
@@ -225,4 +203,21 @@ func TestGap1DBlockNUTS(t *testing.T) {
 	if conv.MaxRHat > 1.1 {
 		t.Errorf("NUTS not converged in function space (max R̂ %.3f > 1.1)", conv.MaxRHat)
 	}
+}
+
+// gap1dNet is the network of the gap1d tests: the default 50-unit ReLU
+// regression network (model.MLPDefaults) on 800 points of data.Gap1D (noise
+// sd 0.1, seed 1), with the prior's scales by layer (nil: the default's).
+func gap1dNet(t *testing.T, priorScale []float64) *model.MLP {
+	t.Helper()
+	d, err := data.Gap1D(800, 0.1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := model.NewMLP(d.X, d.Y, model.MLPDefaults(model.MLPOptions{Hidden: []int{50}, Activation: model.ReLU,
+		Likelihood: model.LikGaussian, PriorScale: priorScale}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
 }

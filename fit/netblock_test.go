@@ -10,8 +10,6 @@ import (
 
 	"github.com/langevin-go/langevin"
 	"github.com/langevin-go/langevin/approx"
-	"github.com/langevin-go/langevin/data"
-	"github.com/langevin-go/langevin/model"
 )
 
 // TestOutputBlockCov: the output layer's dense preconditioner of a plan's
@@ -81,14 +79,7 @@ func TestNetPlanOutputBlockGap(t *testing.T) {
 	if testing.Short() {
 		t.Skip("≈ 20 s of CPU: skipped with -short")
 	}
-	d, err := data.Gap1D(800, 0.1, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := model.NewMLP(d.X, d.Y, model.MLPDefaults(model.MLPOptions{Hidden: []int{50}, Activation: model.ReLU, Likelihood: model.LikGaussian}))
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := gap1dNet(t, nil)
 	ctx := context.Background()
 	var fgap [2]float64
 	for i, block := range []bool{false, true} {
