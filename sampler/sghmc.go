@@ -47,8 +47,10 @@ import (
 //
 // Per-draw statistics: lp__, accept_stat__ (1), stepsize__ (ηₜ), noise_inj__
 // (mean over j of the injected variance), momentum__ (mean over j of
-// vⱼ²Mⱼ/(ηₜ), which is near τ at stationarity), friction__ (α, or the
-// thermostat ξ), clipped__.
+// vⱼ²Mⱼ/(ηₜ); at stationarity about 2τ/(2 − α), the stationary variance
+// of v ← (1 − α)v + N(0, 2αητ): τ for small α, 2τ at α = 1 — a value well
+// above that means the chains run hot, e.g. gradient noise the friction
+// does not absorb), friction__ (α, or the thermostat ξ), clipped__.
 type SGHMC struct {
 	Step     schedule.Schedule
 	Batch    Minibatch
