@@ -60,13 +60,7 @@ func TestNetUntilVerdict(t *testing.T) {
 			continue
 		}
 		if len(tr.Draws[0]) > maxKeep {
-			for c := range tr.Draws {
-				n := (len(tr.Draws[c]) + 1) / 2
-				for i := 1; i < n; i++ {
-					tr.Draws[c][i], tr.Iters[c][i] = tr.Draws[c][2*i], tr.Iters[c][2*i]
-				}
-				tr.Draws[c], tr.Iters[c] = tr.Draws[c][:n], tr.Iters[c][:n]
-			}
+			halveTrace(tr)
 			thin *= 2
 		}
 		calls = 0
@@ -158,13 +152,7 @@ func BenchmarkNetUntil(b *testing.B) {
 			continue
 		}
 		if len(tr.Draws[0]) > maxKeep {
-			for c := range tr.Draws {
-				k := (len(tr.Draws[c]) + 1) / 2
-				for i := 1; i < k; i++ {
-					tr.Draws[c][i], tr.Iters[c][i] = tr.Draws[c][2*i], tr.Iters[c][2*i]
-				}
-				tr.Draws[c], tr.Iters[c] = tr.Draws[c][:k], tr.Iters[c][:k]
-			}
+			halveTrace(tr)
 			thin *= 2
 		}
 		snap := &langevin.Trace{Dim: d, Draws: make([][][]float64, chains), Iters: make([][]int, chains)}
@@ -189,4 +177,17 @@ func BenchmarkNetUntil(b *testing.B) {
 			}
 		}
 	})
+}
+
+// halveTrace keeps every other draw of each chain (the first, third, …), as
+// langevin.Run does when the kept draws exceed MaxKeep and it doubles the
+// thinning.
+func halveTrace(tr *langevin.Trace) {
+	for c := range tr.Draws {
+		n := (len(tr.Draws[c]) + 1) / 2
+		for i := 1; i < n; i++ {
+			tr.Draws[c][i], tr.Iters[c][i] = tr.Draws[c][2*i], tr.Iters[c][2*i]
+		}
+		tr.Draws[c], tr.Iters[c] = tr.Draws[c][:n], tr.Iters[c][:n]
+	}
 }

@@ -67,14 +67,7 @@ func BenchmarkMLPMoons(b *testing.B) {
 func BenchmarkMLPFashion(b *testing.B) {
 	const n, p, h, k, r = 2000, 784, 100, 10, 100
 	rng := rand.New(rand.NewPCG(3, 4))
-	X := mat.NewDense(n, p, nil)
-	y := make([]float64, n)
-	for i := 0; i < n; i++ {
-		for j := 0; j < p; j++ {
-			X.Set(i, j, rng.Float64())
-		}
-		y[i] = float64(rng.IntN(k))
-	}
+	X, y := fashionLike(n, p, k, rng)
 	m := mustMLP(b, X, y, model.MLPOptions{Hidden: []int{h}, Likelihood: model.LikCategorical, Classes: k})
 	flops := mlpFlops(m.Layers(), r)
 	b.Run("step", func(b *testing.B) { benchSGLDStep(b, m, r, flops) })
@@ -114,14 +107,7 @@ var _ langevin.Model = (*model.MLP)(nil)
 func BenchmarkMLPClassProbsFashion(b *testing.B) {
 	const n, p, h, k = 2000, 784, 50, 10
 	rng := rand.New(rand.NewPCG(3, 4))
-	X := mat.NewDense(n, p, nil)
-	y := make([]float64, n)
-	for i := 0; i < n; i++ {
-		for j := 0; j < p; j++ {
-			X.Set(i, j, rng.Float64())
-		}
-		y[i] = float64(rng.IntN(k))
-	}
+	X, y := fashionLike(n, p, k, rng)
 	m := mustMLP(b, X, y, model.MLPOptions{Hidden: []int{h}, Likelihood: model.LikCategorical, Classes: k})
 	theta := make([]float64, m.Dim())
 	m.GlorotInit(theta, rng)
@@ -132,4 +118,19 @@ func BenchmarkMLPClassProbsFashion(b *testing.B) {
 		m.ClassProbs(theta, X, dst)
 	}
 	b.ReportMetric(2*float64(n*(p*h+h*k))*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+}
+
+// fashionLike is n rows of p uniform(0, 1) pixels and labels uniform on
+// 0, …, k−1, drawn from rng row by row: data of Fashion-MNIST's shape for
+// the benchmarks.
+func fashionLike(n, p, k int, rng *rand.Rand) (*mat.Dense, []float64) {
+	X := mat.NewDense(n, p, nil)
+	y := make([]float64, n)
+	for i := 0; i < n; i++ {
+		for j := 0; j < p; j++ {
+			X.Set(i, j, rng.Float64())
+		}
+		y[i] = float64(rng.IntN(k))
+	}
+	return X, y
 }
