@@ -66,6 +66,10 @@ type NetPlanOptions struct {
 	// widens the band in the gap (ratio 1.18 → 1.55 at the default prior)
 	// but the validation rows of yacht lose log-likelihood (docs/networks.md).
 	OutputBlock bool
+	// GibbsEvery: the output layer of a homoscedastic Gaussian network is
+	// drawn exactly from its conditional every GibbsEvery SGHMC steps
+	// (netGibbs); 0 means off (for now), < 0 off, > 0 that period.
+	GibbsEvery int
 }
 
 // NetPlan is the sampler chosen for a network by [NewNetPlan], every choice
@@ -80,17 +84,21 @@ type NetPlan struct {
 	// the output layer that the data leave to the prior move at the prior's
 	// scale (see outputBlockCov).
 	OutputBlocks [][]sampler.DenseBlock
-	LambdaMax    []float64 // λmax(MH) at each mode (power iteration on Hessian-vector products)
-	Eta          float64   // SGLD's step
-	Ratio        float64   // gradient-noise to injected-noise variance at the best mode
-	Batch        sampler.Minibatch
-	BurnIn       int
-	MaxIters     int // the cap on the run length (burn-in included)
-	Points       *mat.Dense
-	Kind         string           // "sghmc" or "sgld"
-	Friction     float64          // SGHMC's α (netFriction)
-	Sampler      langevin.Sampler // with restarts of diverging chains
-	Notes        []string
+	// Gibbs makes each chain's exact draw of the output layer, every
+	// GibbsEvery steps (sghmc only; nil: none, see netGibbs).
+	Gibbs      func() (sampler.Conditional, error)
+	GibbsEvery int
+	LambdaMax  []float64 // λmax(MH) at each mode (power iteration on Hessian-vector products)
+	Eta        float64   // SGLD's step
+	Ratio      float64   // gradient-noise to injected-noise variance at the best mode
+	Batch      sampler.Minibatch
+	BurnIn     int
+	MaxIters   int // the cap on the run length (burn-in included)
+	Points     *mat.Dense
+	Kind       string           // "sghmc" or "sgld"
+	Friction   float64          // SGHMC's α (netFriction)
+	Sampler    langevin.Sampler // with restarts of diverging chains
+	Notes      []string
 	// Restarts says which chains diverged and were restarted with a smaller
 	// step (filled during the run).
 	Restarts []string
@@ -329,6 +337,13 @@ func NewNetPlan(ctx context.Context, m Network, opt NetPlanOptions) (*NetPlan, e
 	if p.Kind == "" {
 		p.Kind = "sghmc"
 	}
+	if p.Kind == "sghmc" && opt.GibbsEvery != 0 {
+		var why string
+		p.Gibbs, p.GibbsEvery, why = netGibbs(m, opt.Batch, opt.GibbsEvery)
+		if why != "" {
+			p.note("gibbs: %s", why)
+		}
+	}
 	p.setSampler()
 	return p, nil
 }
@@ -420,7 +435,8 @@ func (p *NetPlan) build(eta float64, mode int) langevin.Sampler {
 	if p.OutputBlocks != nil {
 		blocks = p.OutputBlocks[mode%len(p.OutputBlocks)]
 	}
-	return sampler.SGHMC{Step: schedule.Constant(eta), Batch: p.Batch, Mass: mass, Friction: p.Friction, Temperature: p.temperature, Blocks: blocks}
+	return sampler.SGHMC{Step: schedule.Constant(eta), Batch: p.Batch, Mass: mass, Friction: p.Friction, Temperature: p.temperature, Blocks: blocks,
+		Gibbs: p.Gibbs, GibbsEvery: p.GibbsEvery}
 }
 
 // logPost returns log p(θ|D) on all the data and adds its gradient into

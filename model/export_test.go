@@ -2,3 +2,7 @@ package model
 
 // Gemm exposes the tiled matrix product to the benchmarks.
 var Gemm = gemm
+
+// SetSlips sets an OutputConditional's test hooks: its draws' noise times
+// cov, ΦᵀΦ times data.
+func (c *OutputConditional) SetSlips(cov, data float64) { c.slipCov, c.slipData = cov, data }

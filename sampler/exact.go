@@ -60,6 +60,21 @@ func newExactState(m langevin.Model, theta0 []float64, withGrad bool, diag []flo
 	return s, nil
 }
 
+// startMetropolis begins the warm-up of a Metropolis chain (MALA, RWM)
+// whose s.logAccept is set: from the given step, or when step is 0 from
+// Stan's heuristic (findStep from 1 towards the target acceptance).
+func (s *exactState) startMetropolis(cfg Adapt, step float64) error {
+	if step == 0 {
+		var err error
+		if step, err = findStep(1, cfg.TargetAccept, s.logAccept); err != nil {
+			return err
+		}
+	}
+	s.ad = newAdapter(cfg, step, len(s.theta), true)
+	s.step = s.ad.startStep(step)
+	return nil
+}
+
 func (s *exactState) Position() []float64 { return s.theta }
 
 // EndWarmup implements langevin.WarmupEnder.

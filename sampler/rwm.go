@@ -67,14 +67,9 @@ func (s RWM) NewChain(m langevin.Model, theta0 []float64, rng *rand.Rand) (lange
 	d := m.Dim()
 	c := &rwmChain{exactState: st, rng: rng, prop: make([]float64, d), z: make([]float64, d), lz: make([]float64, d)}
 	c.exactState.logAccept = c.propose
-	eps := s.Step
-	if eps == 0 {
-		if eps, err = findStep(1, cfg.TargetAccept, c.propose); err != nil {
-			return nil, err
-		}
+	if err := c.startMetropolis(cfg, s.Step); err != nil {
+		return nil, err
 	}
-	c.ad = newAdapter(cfg, eps, d, true)
-	c.step = c.ad.startStep(eps)
 	return c, nil
 }
 

@@ -72,7 +72,25 @@ type SGHMC struct {
 	// N(0, 2αητP), drawn as √(2αητ)·Lz with P = LLᵀ. The stationary law is
 	// the posterior's for any fixed positive definite M, diagonal or not.
 	// Not with GradNoise.
-	Blocks      []DenseBlock
+	Blocks []DenseBlock
+	// Gibbs, when not nil, makes each chain its own [Conditional] (a block
+	// of θ drawn exactly from its law given the rest, with the chain's own
+	// workspace); every GibbsEvery steps (0 means 1), after the SGHMC
+	// update, the chain overwrites that block with a draw from its
+	// conditional at the chain's temperature τ (τ = 0, the exploration
+	// phase of a cyclical schedule: the conditional mode). Each update
+	// leaves the target invariant (SGHMC up to its discretisation error),
+	// so their composition does: Gibbs sampling with SGHMC as the kernel
+	// of the other coordinates. The draw uses the chain's random stream,
+	// so the draws stay reproducible. The momentum v of the block is kept:
+	// at stationarity v is independent of θ (N(0, ≈ητM) per coordinate),
+	// so the block's new value given the rest, with v untouched, leaves
+	// the joint law of (θ, v) invariant; redrawing v would do as well but
+	// needs the discrete law of v (2τ/(2 − α) in momentum__'s units) and
+	// the block's coordinates, and discards the direction of motion. An
+	// error from Draw stops the chain as a divergence does.
+	Gibbs       func() (Conditional, error)
+	GibbsEvery  int
 	Resample    int     // redraw the momentum every Resample steps; 0: never
 	Thermostat  bool    // SGNHT: adaptive friction ξ
 	Temperature float64 // τ; 0 means 1
@@ -160,12 +178,22 @@ func (s SGHMC) NewChain(m langevin.Model, theta0 []float64, rng *rand.Rand) (lan
 			}
 		}
 	}
+	var cond Conditional
+	if s.Gibbs != nil {
+		if s.GibbsEvery < 0 {
+			return nil, fmt.Errorf("sampler: SGHMC GibbsEvery = %d: expected ≥ 0", s.GibbsEvery)
+		}
+		if cond, err = s.Gibbs(); err != nil {
+			return nil, fmt.Errorf("sampler: SGHMC Gibbs block: %w", err)
+		}
+	}
 	g, err := newGradChain(m, theta0, s.Batch, s.Step, s.Clip, rng)
 	if err != nil {
 		return nil, err
 	}
 	return &sghmcChain{gradChain: g, rng: rng, ann: ann, alpha: alpha, minv: minv, bhat: bhat,
-		v: make([]float64, d), resample: s.Resample, xi: alpha, thermostat: s.Thermostat, blocks: ops, inBlock: inBlock}, nil
+		v: make([]float64, d), resample: s.Resample, xi: alpha, thermostat: s.Thermostat, blocks: ops, inBlock: inBlock,
+		gibbs: cond, gibbsEvery: max(s.GibbsEvery, 1)}, nil
 }
 
 type sghmcChain struct {
@@ -185,6 +213,9 @@ type sghmcChain struct {
 
 	blocks  []blockOp // dense blocks of the preconditioner
 	inBlock []bool    // coordinate j is in a block (nil: none is)
+
+	gibbs      Conditional // exact block draws (nil: none)
+	gibbsEvery int
 }
 
 func (c *sghmcChain) Step() error {
@@ -253,6 +284,9 @@ func (c *sghmcChain) Step() error {
 	c.inj = inj / d
 	if c.thermostat && !explore {
 		c.xi += kin/d - eta*c.tau
+	}
+	if c.gibbs != nil && c.t%c.gibbsEvery == 0 {
+		return c.gibbs.Draw(c.theta, c.tau, c.rng)
 	}
 	return nil
 }

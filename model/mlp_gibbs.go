@@ -1,0 +1,218 @@
+package model
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"gonum.org/v1/gonum/blas"
+)
+
+// OutputConditional draws the output layer of a homoscedastic Gaussian
+// [MLP] exactly from its conditional law given the other parameters: a
+// Gibbs block that a stochastic-gradient sampler composes with its steps
+// (sampler.SGHMC's Gibbs field).
+//
+// Given the hidden layers and σ², the network is linear in its output layer
+// β = (w, b) (W⁽ᴸ⁾'s one row, then b⁽ᴸ⁾): f(xᵢ) = φᵢᵀβ with φᵢ = (a⁽ᴸ⁻¹⁾(xᵢ), 1)
+// the last hidden layer's activations and a one (the inputs themselves
+// without a hidden layer). With the prior β ~ N(0, P⁻¹), P = diag(1/s_w²,
+// …, 1/s_b²) (the output layer's scales, by fan-in), and z the responses
+// (standardised with StandardizeY), the conditional is Gaussian,
+//
+//	β | rest, D ~ N(μ, τ A⁻¹),  A = ΦᵀΦ/σ² + P,  μ = A⁻¹ Φᵀz/σ²,
+//
+// on all n rows (no minibatch: the draw is exact), at temperature τ (the
+// target p(θ|D)^{1/τ}; τ = 0 gives the conditional mode μ). With the
+// Cholesky factor A = LLᵀ the draw is β = L⁻ᵀ(L⁻¹Φᵀz/σ² + √τ ξ), ξ ~ N(0, I):
+// its covariance is L⁻ᵀL⁻¹ = A⁻¹. The cost is a forward pass over the n
+// rows, n·k² multiply-adds for ΦᵀΦ (k = H + 1) and k³/6 for the factor.
+//
+// It is not defined (NewOutputConditional returns an error) for the other
+// likelihoods, the heteroscedastic network (the output layer's second unit
+// enters through e^{−s(x)}: no conjugate form) and the hierarchical prior
+// (ScaleShape: a Student-t prior). An OutputConditional holds its own
+// workspace: one per chain; it allocates nothing per draw.
+type OutputConditional struct {
+	m    *MLP
+	k    int       // H + 1
+	off  int       // offset of W⁽ᴸ⁾ in θ
+	a    []float64 // k×k, row-major: A, then its Cholesky factor L (lower)
+	r    []float64 // k: Φᵀz/σ², then L⁻¹ of it plus √τ ξ
+	prec []float64 // k: the prior precisions P
+
+	// slipCov and slipData are test hooks: a draw's noise multiplied by
+	// slipCov and ΦᵀΦ by slipData (1 and 1 in use).
+	slipCov, slipData float64
+}
+
+// NewOutputConditional returns the output layer's conditional of m, or an
+// error saying why m has none.
+func (m *MLP) NewOutputConditional() (*OutputConditional, error) {
+	switch {
+	case m.lik != LikGaussian:
+		return nil, fmt.Errorf("model: MLP output layer: no conjugate conditional for the %v likelihood", m.lik)
+	case m.het:
+		return nil, errors.New("model: MLP output layer: no conjugate conditional for the heteroscedastic network (its noise is the output layer's second unit)")
+	case m.shape > 0:
+		return nil, errors.New("model: MLP output layer: no conjugate conditional with the hierarchical prior (ScaleShape: a Student-t prior)")
+	}
+	L := len(m.sizes) - 1
+	k := m.sizes[L-1] + 1
+	c := &OutputConditional{m: m, k: k, off: m.off[L-1], a: make([]float64, k*k), r: make([]float64, k), prec: make([]float64, k),
+		slipCov: 1, slipData: 1}
+	for j := range c.prec {
+		c.prec[j] = 1 / (m.scale[L-1] * m.scale[L-1])
+	}
+	c.prec[k-1] = 1 / (m.bscale[L-1] * m.bscale[L-1])
+	return c, nil
+}
+
+// Size returns the number of parameters drawn, k = H + 1.
+func (c *OutputConditional) Size() int { return c.k }
+
+// Flops returns the multiply-adds of one draw: a forward pass through the
+// hidden layers on the n rows, ΦᵀΦ (n·k(k+1)/2), the Cholesky factor (k³/6)
+// and two triangular solves (k²).
+func (c *OutputConditional) Flops() float64 {
+	m := c.m
+	var fwd float64
+	for l := 1; l < len(m.sizes)-1; l++ {
+		fwd += float64(m.sizes[l] * m.sizes[l-1])
+	}
+	k := float64(c.k)
+	return float64(m.n)*(fwd+k*(k+1)/2) + k*k*k/6 + k*k
+}
+
+// Draw overwrites the output layer's entries of theta with a draw from
+// their conditional law at temperature tau (see [OutputConditional]), using
+// rng's normals (k of them when tau > 0, none at tau = 0). It returns an
+// error, leaving theta unchanged, when A is not numerically positive
+// definite (not finite σ² or activations).
+func (c *OutputConditional) Draw(theta []float64, tau float64, rng *rand.Rand) error {
+	m, k := c.m, c.k
+	checkTheta("MLP OutputConditional", theta, m.dim)
+	sigma2 := m.noiseVar
+	if m.learn {
+		sigma2 = math.Exp(theta[m.dim-1])
+	}
+	clear(c.a)
+	clear(c.r)
+	h := k - 1
+	L := len(m.sizes) - 1
+	w := m.pool.get()
+	defer m.pool.put(w)
+	for i0 := 0; i0 < m.n; i0 += mlpChunk {
+		r := min(mlpChunk, m.n-i0)
+		x := m.x[i0*m.p : (i0+r)*m.p]
+		phi := x
+		if L > 1 {
+			m.forwardHidden(theta, x, r, w)
+			phi = w.a[L-1][:r*h]
+		}
+		z := m.y[i0 : i0+r]
+		// Upper triangle of the H×H block of ΦᵀΦ, in A's top-left (row-major, stride k).
+		native.Dsyrk(blas.Upper, blas.Trans, h, r, 1, phi, h, 1, c.a, k)
+		for q := 0; q < r; q++ {
+			row := phi[q*h : (q+1)*h]
+			zq := z[q]
+			for j, v := range row {
+				c.a[j*k+h] += v // the ones column
+				c.r[j] += v * zq
+			}
+			c.r[h] += zq
+		}
+		c.a[h*k+h] += float64(r)
+	}
+	s := c.slipData / sigma2
+	for i := 0; i < k; i++ {
+		for j := i; j < k; j++ {
+			c.a[j*k+i] = s * c.a[i*k+j] // lower triangle from the upper
+		}
+		c.a[i*k+i] += c.prec[i]
+		c.r[i] /= sigma2
+	}
+	if !cholLower(c.a, k) {
+		return fmt.Errorf("model: MLP output layer's conditional precision is not positive definite (σ² = %g)", sigma2)
+	}
+	// u = L⁻¹ Φᵀz/σ² (forward), then β = L⁻ᵀ(u + √τ ξ) (backward).
+	for i := 0; i < k; i++ {
+		v := c.r[i]
+		for j := 0; j < i; j++ {
+			v -= c.a[i*k+j] * c.r[j]
+		}
+		c.r[i] = v / c.a[i*k+i]
+	}
+	if tau > 0 {
+		sd := c.slipCov * math.Sqrt(tau)
+		for i := range c.r {
+			c.r[i] += sd * rng.NormFloat64()
+		}
+	}
+	for i := k - 1; i >= 0; i-- {
+		v := c.r[i]
+		for j := i + 1; j < k; j++ {
+			v -= c.a[j*k+i] * c.r[j]
+		}
+		c.r[i] = v / c.a[i*k+i]
+	}
+	if !finiteAll(c.r) {
+		return fmt.Errorf("model: MLP output layer's conditional draw is not finite (σ² = %g)", sigma2)
+	}
+	copy(theta[c.off:c.off+k], c.r)
+	return nil
+}
+
+// forwardHidden runs the hidden layers of the network on r rows whose
+// inputs are x, leaving their activations in w.a[1…L−1] (forward without
+// the output layer).
+func (m *MLP) forwardHidden(theta []float64, x []float64, r int, w *mlpWork) {
+	prev, in := x, m.p
+	for l := 1; l < len(m.sizes)-1; l++ {
+		out := m.sizes[l]
+		W := theta[m.off[l-1] : m.off[l-1]+out*in]
+		b := theta[m.off[l-1]+out*in : m.off[l-1]+out*in+out]
+		z := w.a[l][:r*out]
+		for i := 0; i < r; i++ {
+			copy(z[i*out:(i+1)*out], b)
+		}
+		gemm(blas.NoTrans, blas.Trans, r, out, in, prev, in, W, in, 1, z, out)
+		activate(m.act, z)
+		prev, in = z, out
+	}
+}
+
+// cholLower overwrites the lower triangle of the symmetric k×k matrix a
+// (row-major; the lower triangle is read) with its Cholesky factor L, a =
+// LLᵀ, and reports whether a is positive definite.
+func cholLower(a []float64, k int) bool {
+	for j := 0; j < k; j++ {
+		d := a[j*k+j]
+		for q := 0; q < j; q++ {
+			d -= a[j*k+q] * a[j*k+q]
+		}
+		if !(d > 0) || math.IsInf(d, 0) {
+			return false
+		}
+		d = math.Sqrt(d)
+		a[j*k+j] = d
+		for i := j + 1; i < k; i++ {
+			v := a[i*k+j]
+			for q := 0; q < j; q++ {
+				v -= a[i*k+q] * a[j*k+q]
+			}
+			a[i*k+j] = v / d
+		}
+	}
+	return true
+}
+
+func finiteAll(x []float64) bool {
+	for _, v := range x {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return false
+		}
+	}
+	return true
+}
