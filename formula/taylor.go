@@ -59,6 +59,7 @@ type taylor struct {
 	hat    []float64
 	family int   // famBernoulli, …
 	pidx   []int // θ indices of the population coefficients: b…, Intercept
+	icpt   bool  // the model has the intercept (the last of pidx)
 	xcols  [][]float64
 	zcols  [][]float64 // the group term's design (nil: no group term)
 	codes  []int
@@ -94,6 +95,7 @@ func newTaylor(m *Model, hat []float64) *taylor {
 	}
 	if m.intercept {
 		t.pidx = append(t.pidx, m.bI.Off)
+		t.icpt = true
 	}
 	if len(m.groups) == 1 {
 		g := m.groups[0]
@@ -107,26 +109,26 @@ func newTaylor(m *Model, hat []float64) *taylor {
 	t.hpp = make([]float64, np*np)
 	t.hpr = make([]float64, t.J*np*K)
 	t.hrr = make([]float64, t.J*K*K)
-	xt := make([]float64, np)
-	zt := make([]float64, K)
+	r := trow{x: make([]float64, len(t.xcols)), z: make([]float64, K)}
 	for i := 0; i < m.n; i++ {
-		f, d1, d2 := t.f(i, t.eta(hat, i))
+		t.rowAt(i, false, &r)
+		f, d1, d2 := t.f(&r, t.eta(hat, &r))
 		t.value += f
-		t.row(i, xt, zt)
-		for a, x := range xt {
+		for a := 0; a < np; a++ {
+			x := t.px(&r, a)
 			t.ghat[t.pidx[a]] += d1 * x
-			for b, u := range xt {
-				t.hpp[a*np+b] += d2 * x * u
+			for b := 0; b < np; b++ {
+				t.hpp[a*np+b] += d2 * x * t.px(&r, b)
 			}
 		}
 		if K > 0 {
-			j := t.codes[i]
-			for k, z := range zt {
+			j := r.code
+			for k, z := range r.z {
 				t.ghat[t.roff+j*K+k] += d1 * z
-				for a, x := range xt {
-					t.hpr[(j*np+a)*K+k] += d2 * x * z
+				for a := 0; a < np; a++ {
+					t.hpr[(j*np+a)*K+k] += d2 * t.px(&r, a) * z
 				}
-				for l, u := range zt {
+				for l, u := range r.z {
 					t.hrr[(j*K+k)*K+l] += d2 * z * u
 				}
 			}
@@ -135,66 +137,113 @@ func newTaylor(m *Model, hat []float64) *taylor {
 	return t
 }
 
-// row writes row i's population design (b…, 1 for the intercept) into xt
-// and its group design into zt.
-func (t *taylor) row(i int, xt, zt []float64) {
-	for j, c := range t.xcols {
-		xt[j] = c[i]
+// px returns the row's population design at a: x_a, or 1 for the
+// intercept (the last).
+func (t *taylor) px(r *trow, a int) float64 {
+	if a < len(r.x) {
+		return r.x[a]
 	}
-	if len(t.xcols) < len(xt) {
-		xt[len(xt)-1] = 1
+	return 1
+}
+
+// trow is one row's data: the population design (b…; the intercept's 1
+// is implied by taylor.icpt), the group term's design and level, the
+// response, the trials and the offset.
+type trow struct {
+	x, z      []float64
+	code, y   int
+	n, offset float64
+}
+
+// rowAt reads row i from the columns, or, for a scattered row of a
+// packed model, from its record (one cache line instead of one per
+// column): the same values either way.
+func (t *taylor) rowAt(i int, packed bool, r *trow) {
+	m := t.m
+	r.n, r.offset = 1, 0
+	if packed && m.packed != nil {
+		pk, h := m.packed, &m.handles
+		rec := pk.Record(i)
+		if len(t.xcols) > 0 {
+			o := pk.MatrixOffset(h.x)
+			r.x = rec[o : o+len(t.xcols)]
+		}
+		if t.K > 0 {
+			g := m.groups[0]
+			o := pk.MatrixOffset(g.hz)
+			r.z = rec[o : o+t.K]
+			r.code = pk.Int(rec, g.hcodes)
+		}
+		r.y = pk.Int(rec, h.yi)
+		if m.trials != nil {
+			r.n = float64(pk.Int(rec, h.trials))
+		}
+		if m.offset != nil {
+			r.offset = rec[pk.FloatOffset(h.offset)]
+		}
+		return
+	}
+	for j, c := range t.xcols {
+		r.x[j] = c[i]
 	}
 	for k, c := range t.zcols {
-		zt[k] = c[i]
+		r.z[k] = c[i]
+	}
+	if t.K > 0 {
+		r.code = t.codes[i]
+	}
+	r.y = m.yi[i]
+	if m.trials != nil {
+		r.n = float64(m.trials[i])
+	}
+	if m.offset != nil {
+		r.offset = m.offset[i]
 	}
 }
 
-// eta returns ηᵢ at θ.
-func (t *taylor) eta(th []float64, i int) float64 {
-	var s float64
-	if t.m.offset != nil {
-		s = t.m.offset[i]
+// eta returns the row's η at θ.
+func (t *taylor) eta(th []float64, r *trow) float64 {
+	s := r.offset
+	for j, x := range r.x {
+		s += x * th[t.pidx[j]]
 	}
-	for j, c := range t.xcols {
-		s += c[i] * th[t.pidx[j]]
-	}
-	if len(t.xcols) < len(t.pidx) {
+	if t.icpt {
 		s += th[t.pidx[len(t.pidx)-1]]
 	}
 	if t.K > 0 {
-		r := th[t.roff+t.codes[i]*t.K:]
-		for k, c := range t.zcols {
-			s += c[i] * r[k]
+		o := t.roff + r.code*t.K
+		for k, z := range r.z {
+			s += z * th[o+k]
 		}
 	}
 	return s
 }
 
-// deta returns x̃ᵢᵀ(θ − θ̂).
-func (t *taylor) deta(th []float64, i int) float64 {
+// deta returns the row's x̃ᵀ(θ − θ̂).
+func (t *taylor) deta(th []float64, r *trow) float64 {
 	var s float64
-	for j, c := range t.xcols {
-		s += c[i] * (th[t.pidx[j]] - t.hat[t.pidx[j]])
+	for j, x := range r.x {
+		k := t.pidx[j]
+		s += x * (th[k] - t.hat[k])
 	}
-	if len(t.xcols) < len(t.pidx) {
+	if t.icpt {
 		k := t.pidx[len(t.pidx)-1]
 		s += th[k] - t.hat[k]
 	}
 	if t.K > 0 {
-		o := t.roff + t.codes[i]*t.K
-		for k, c := range t.zcols {
-			s += c[i] * (th[o+k] - t.hat[o+k])
+		o := t.roff + r.code*t.K
+		for k, z := range r.z {
+			s += z * (th[o+k] - t.hat[o+k])
 		}
 	}
 	return s
 }
 
-// f returns row i's log-likelihood at η (without the terms free of η) and
-// its first two derivatives in η.
-func (t *taylor) f(i int, eta float64) (f, d1, d2 float64) {
-	y := float64(t.m.yi[i])
-	switch t.family {
-	case famPoisson:
+// f returns the row's log-likelihood at η (without the terms free of η)
+// and its first two derivatives in η.
+func (t *taylor) f(r *trow, eta float64) (f, d1, d2 float64) {
+	y := float64(r.y)
+	if t.family == famPoisson {
 		mu := math.Exp(eta)
 		return y*eta - mu, y - mu, -mu
 	}
@@ -206,11 +255,7 @@ func (t *taylor) f(i int, eta float64) (f, d1, d2 float64) {
 		e := math.Exp(eta)
 		p, sp = e/(1+e), math.Log1p(e)
 	}
-	n := 1.0
-	if t.family == famBinomial {
-		n = float64(t.m.trials[i])
-	}
-	return y*eta - n*sp, y - n*p, -n * p * (1 - p)
+	return y*eta - r.n*sp, y - r.n*p, -r.n * p * (1 - p)
 }
 
 // Full implements langevin.Taylor: Σᵢ qᵢ(θ) = Σ f̂ + ĝᵀΔ + ½ΔᵀHΔ, gradient
@@ -264,28 +309,39 @@ func (t *taylor) Full(th, grad []float64) float64 {
 	return val + quad/2
 }
 
-// Rest implements langevin.Taylor: Σ_{i∈batch} [ℓᵢ(θ) − qᵢ(θ)].
+// Rest implements langevin.Taylor: Σ_{i∈batch} [ℓᵢ(θ) − qᵢ(θ)]. Each row
+// is read once, from its packed record when the model has them.
 func (t *taylor) Rest(th []float64, batch []int, grad []float64) float64 {
 	var val float64
+	var r trow // a packed model's rows are read in place
+	var xb, zb [8]float64
+	if t.m.packed == nil {
+		if len(t.xcols) <= len(xb) && t.K <= len(zb) {
+			r.x, r.z = xb[:len(t.xcols)], zb[:t.K]
+		} else {
+			r.x, r.z = make([]float64, len(t.xcols)), make([]float64, t.K)
+		}
+	}
 	for _, i := range batch {
-		f, d1, _ := t.f(i, t.eta(th, i))
-		fh, d1h, d2h := t.f(i, t.eta(t.hat, i))
-		de := t.deta(th, i)
+		t.rowAt(i, true, &r)
+		f, d1, _ := t.f(&r, t.eta(th, &r))
+		fh, d1h, d2h := t.f(&r, t.eta(t.hat, &r))
+		de := t.deta(th, &r)
 		val += (f - fh) - d1h*de - d2h*de*de/2
 		if grad == nil {
 			continue
 		}
 		e := d1 - d1h - d2h*de
-		for j, c := range t.xcols {
-			grad[t.pidx[j]] += e * c[i]
+		for j, x := range r.x {
+			grad[t.pidx[j]] += e * x
 		}
-		if len(t.xcols) < len(t.pidx) {
+		if t.icpt {
 			grad[t.pidx[len(t.pidx)-1]] += e
 		}
 		if t.K > 0 {
-			o := t.roff + t.codes[i]*t.K
-			for k, c := range t.zcols {
-				grad[o+k] += e * c[i]
+			o := t.roff + r.code*t.K
+			for k, z := range r.z {
+				grad[o+k] += e * z
 			}
 		}
 	}
