@@ -103,11 +103,13 @@ func (b *Batcher) Next() []int {
 // the one place where the N/|B| scale is applied. It owns its buffers, so Eval
 // does not allocate.
 type Estimator struct {
-	model   Model
-	batcher *Batcher
-	lik     []float64
-	batch   []int
-	cv      *controlVariate // nil: plain estimator
+	model     Model
+	batcher   *Batcher
+	lik       []float64
+	batch     []int
+	cv        *controlVariate // nil: plain estimator
+	taylor    Taylor          // nil: no second-order control variate
+	taylorHat []float64       // its centre
 }
 
 // NewEstimator returns an estimator drawing its batches from b.
@@ -139,6 +141,9 @@ func (e *Estimator) EvalBatch(theta []float64, batch []int, grad []float64) floa
 	}
 	if e.cv != nil && batch != nil {
 		return e.evalCV(theta, batch, scale, grad)
+	}
+	if e.taylor != nil && batch != nil {
+		return e.evalTaylor(theta, batch, scale, grad)
 	}
 	if grad == nil {
 		return e.model.LogPrior(theta, nil) + scale*e.model.LogLik(theta, batch, nil)

@@ -73,6 +73,9 @@ func (m *Matrix) rowsOf(who string, batch int) []float64 {
 // Dims returns n and p.
 func (m *Matrix) Dims() (n, p int) { return m.n, m.p }
 
+// Col returns column j (read-only).
+func (m *Matrix) Col(j int) []float64 { return m.cols[j*m.n : (j+1)*m.n] }
+
 // Row returns row i (read-only).
 func (m *Matrix) Row(i int) []float64 { return m.rowsOf("Row", 1)[i*m.p : (i+1)*m.p] }
 

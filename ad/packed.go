@@ -136,6 +136,25 @@ func (p *Packed) Pack() error {
 	return nil
 }
 
+// Record returns row r's record (read-only): each registered array's
+// values at r, at the word offsets MatrixOffset and FloatOffset, and the
+// integers read by Int. For a loop over a few scattered rows that reads
+// them in place rather than through Tape.Gather.
+func (p *Packed) Record(r int) []float64 { return p.words[r*p.stride : (r+1)*p.stride] }
+
+// MatrixOffset returns the first word of the registered matrix h's row in
+// a record.
+func (p *Packed) MatrixOffset(h int) int { return p.mats[h].off }
+
+// FloatOffset returns the word of the registered real column h in a record.
+func (p *Packed) FloatOffset(h int) int { return p.flts[h].off }
+
+// Int returns the registered integer column h's value in the record rec.
+func (p *Packed) Int(rec []float64, h int) int {
+	off := p.ints[h].off
+	return int(int32(uint32(math.Float64bits(rec[off/2]) >> uint(32*(off%2)))))
+}
+
 // Gathered is a batch's rows of a Packed, contiguous: the arrays of the
 // batch in the order of the batch, and Index, the batch 0, 1, …, |B|−1
 // over them. It belongs to the tape and is valid until the tape's next

@@ -200,8 +200,15 @@ func newBlockPlan(ctx context.Context, m langevin.Model, bs langevin.BlockStruct
 		normalise(v)
 	}
 
-	// Gradient noise of the estimator: control variates unless asked off.
+	// Gradient noise of the estimator: control variates unless asked off,
+	// of second order where the model has an expansion at the MAP.
 	cv := opt.CV != "off"
+	var tay langevin.Taylor
+	if tm, ok := m.(langevin.TaylorModel); ok && cv {
+		if tay, err = tm.TaylorAt(mp); err != nil {
+			return nil, err
+		}
+	}
 	k := min(n, blockNoiseObs)
 	idx := sampler.SubsetIndex(n, k, rng)
 	probes := blockProbes
@@ -232,13 +239,18 @@ func newBlockPlan(ctx context.Context, m langevin.Model, bs langevin.BlockStruct
 			}
 			one[0] = i
 			g := make([]float64, d)
-			m.LogLik(probe, one, g)
-			if cv {
+			switch {
+			case tay != nil:
+				tay.Rest(probe, one, g)
+			case cv:
+				m.LogLik(probe, one, g)
 				clear(g0)
 				m.LogLik(mp, one, g0)
 				for j := range g {
 					g[j] -= g0[j]
 				}
+			default:
+				m.LogLik(probe, one, g)
 			}
 			for j, x := range g {
 				mean[j] += x / float64(k)
@@ -298,7 +310,13 @@ func newBlockPlan(ctx context.Context, m langevin.Model, bs langevin.BlockStruct
 			need = nf * nf * nf / (T*(nf-1) + nf*nf)
 		}
 		b = int(math.Min(nf, math.Max(100, math.Ceil(need))))
-		batchWhy = fmt.Sprintf("the smallest ≥ 100 at which the gradient noise no longer limits the step (2ρ/λmax(CM) ≥ κ/λmax(MH); λmax(VM) = %.3g per observation)", lvm)
+		est := "control variates"
+		if tay != nil {
+			est = "the second-order control variate: each row's log-likelihood less its quadratic Taylor expansion at the MAP"
+		} else if !cv {
+			est = "no control variate"
+		}
+		batchWhy = fmt.Sprintf("the smallest ≥ 100 at which the gradient noise no longer limits the step (2ρ/λmax(CM) ≥ κ/λmax(MH); λmax(VM) = %.3g per observation, %s)", lvm, est)
 	}
 	step, err := sampler.NewStepChoice(opt.Rule, lmax, lmin, noise(b), b, n, cv && b < n)
 	if err != nil {
@@ -307,6 +325,7 @@ func newBlockPlan(ctx context.Context, m langevin.Model, bs langevin.BlockStruct
 	mb := sampler.Minibatch{Size: b, Replace: opt.Replace}
 	if cv && b < n {
 		mb.CV = append([]float64(nil), mp...)
+		mb.Taylor = tay != nil
 	}
 	p.Step, p.Batch = step, mb
 	p.BatchWhy = fmt.Sprintf("batch: %d of %d rows, %s", b, n, batchWhy)

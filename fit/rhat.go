@@ -172,7 +172,16 @@ func (r RHatRule) check(tr *langevin.Trace, dim int) (ok bool, pop, grp, glim fl
 // UntilRule is UntilESS with the R̂ rule r: stop when the smallest bulk-ESS
 // over the first dim columns reaches target and every column's R̂ is within
 // r's limit for it, or when maxTime (0: none) has passed since start.
+//
+// Each check first looks where it most likely fails — the column of the
+// smallest bulk-ESS at the previous check, and with group effects the R̂
+// of the few population-level columns — and stops there if it fails: the
+// same decision as the whole check (the conditions are a conjunction), at
+// the cost of a handful of columns instead of every one (on 2,005
+// parameters the whole check took ~0.6 s of CPU, a third of the sampling
+// time between checks).
 func UntilRule(dim int, target float64, r RHatRule, start time.Time, maxTime time.Duration, why *string) func(tr *langevin.Trace) bool {
+	worst := -1
 	return func(tr *langevin.Trace) bool {
 		if maxTime > 0 && time.Since(start) >= maxTime {
 			if why != nil {
@@ -180,7 +189,11 @@ func UntilRule(dim int, target float64, r RHatRule, start time.Time, maxTime tim
 			}
 			return true
 		}
-		ess, _ := MinESSBulk(tr, dim)
+		if !r.quickPass(tr, dim, worst, target) {
+			return false
+		}
+		ess, col := MinESSBulk(tr, dim)
+		worst = col
 		if !(ess >= target) {
 			return false
 		}
@@ -194,4 +207,46 @@ func UntilRule(dim int, target float64, r RHatRule, start time.Time, maxTime tim
 		}
 		return ok
 	}
+}
+
+// quickPass reports false when column worst (≥ 0) has a bulk-ESS below
+// target or, with group effects, a population-level column has an R̂
+// above RHatPopulation: then the whole check fails too. Otherwise true.
+func (r RHatRule) quickPass(tr *langevin.Trace, dim, worst int, target float64) bool {
+	short := math.MaxInt
+	for _, c := range tr.Draws {
+		short = min(short, len(c))
+	}
+	if short < 8 {
+		return true // the whole check says what too few draws mean
+	}
+	chains := make([][]float64, len(tr.Draws))
+	for c := range chains {
+		chains[c] = make([]float64, short)
+	}
+	column := func(j int) [][]float64 {
+		for c, rows := range tr.Draws {
+			for i := 0; i < short; i++ {
+				chains[c][i] = rows[i][j]
+			}
+		}
+		return chains
+	}
+	if worst >= 0 && worst < dim {
+		if e := diag.ESSBulk(column(worst)); e < target { // NaN: undefined, as MinESSBulk skips it
+			return false
+		}
+	}
+	if r.Group == nil {
+		return true
+	}
+	for j, nm := range tr.Names[:dim] {
+		if r.Group(nm) {
+			continue
+		}
+		if v := diag.RHat(column(j)); v > RHatPopulation {
+			return false
+		}
+	}
+	return true
 }

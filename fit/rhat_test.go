@@ -1,6 +1,7 @@
 package fit_test
 
 import (
+	"math"
 	"math/rand/v2"
 	"strconv"
 	"testing"
@@ -131,4 +132,60 @@ func TestUntilRule(t *testing.T) {
 		}
 	}
 	t.Log(rule.Text(iidTrace(rng, 2, 3, 2003, nil).Names, 4))
+}
+
+// TestUntilRuleQuickSameDecision: the stop's quick pre-check (the last
+// check's smallest-ESS column, the population-level R̂) never changes a
+// decision: on growing AR(1) traces (φ = 0.5; 205 columns, one
+// population-level column whose fourth chain drifts back from 0.5 sd off)
+// the stateful rule decides as the whole check at every length, and both
+// decisions occur.
+func TestUntilRuleQuickSameDecision(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 9))
+	const n, cols, pop = 600, 205, 5
+	full := iidTrace(rng, n, pop, cols, nil)
+	for c, rows := range full.Draws {
+		for i := 1; i < n; i++ {
+			for j := range rows[i] {
+				rows[i][j] = 0.5*rows[i-1][j] + math.Sqrt(1-0.25)*rows[i][j]
+			}
+		}
+		if c == 3 {
+			for i := range rows {
+				rows[i][2] += 0.5 * math.Exp(-float64(i)/60)
+			}
+		}
+	}
+	rule := fit.RHatRule{Group: groupNames{}.GroupEffect, Target: 150}
+	until := fit.UntilRule(cols, 150, rule, time.Now(), 0, nil)
+	limit := rule.Limits(full.Names, 4)
+	seen := map[bool]int{}
+	for k := 40; k <= n; k += 40 {
+		tr := &langevin.Trace{Dim: cols, Names: full.Names, Draws: make([][][]float64, 4)}
+		for c := range tr.Draws {
+			tr.Draws[c] = full.Draws[c][:k]
+		}
+		ess, _ := fit.MinESSBulk(tr, cols)
+		want := ess >= 150
+		for j := 0; j < cols && want; j++ {
+			ch := make([][]float64, 4)
+			for c := range ch {
+				for _, row := range tr.Draws[c] {
+					ch[c] = append(ch[c], row[j])
+				}
+			}
+			if v := diag.RHat(ch); v > limit(full.Names[j]) {
+				want = false
+			}
+		}
+		got := until(tr)
+		seen[want]++
+		t.Logf("%d draws a chain: min ESS %.0f: stop %v", k, ess, got)
+		if got != want {
+			t.Errorf("%d draws a chain: the rule says %v, the whole check %v (min ESS %.0f)", k, got, want, ess)
+		}
+	}
+	if seen[true] == 0 || seen[false] == 0 {
+		t.Errorf("decisions %v: the case does not show both", seen)
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/langevin-go/langevin"
 	"github.com/langevin-go/langevin/ad"
@@ -116,6 +117,9 @@ type Model struct {
 	bI, bB, bAux transform.Block
 	hasB, hasAux bool
 	auxName      string
+
+	taylorMu   sync.Mutex
+	taylorLast *taylor // TaylorAt's last expansion
 }
 
 type priorLine struct{ class, prior, why string }

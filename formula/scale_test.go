@@ -534,3 +534,29 @@ func TestScaleMemory(t *testing.T) {
 	m.LogLik(make([]float64, m.Dim()), nil, g)
 	t.Logf("%d rows, %d parameters; gradient[0] %.6g", m.Len(), m.Dim(), g[0])
 }
+
+// BenchmarkScaleTaylorRest: the second-order control variate's batch
+// term on the 10⁶-row scale case, a batch of 1,525 rows (the plan's),
+// at a point off the centre; CPU time per op; 0 allocs/op.
+func BenchmarkScaleTaylorRest(b *testing.B) {
+	rows, _ := scaleModels(b, 1000000, 1000, 22)
+	rng := rand.New(rand.NewPCG(1, 2))
+	batch := rng.Perm(rows.Len())[:1525]
+	hat := make([]float64, rows.Dim())
+	th := make([]float64, rows.Dim())
+	for j := range th {
+		th[j] = 0.1 * rng.NormFloat64()
+	}
+	tay, err := rows.TaylorAt(hat)
+	if err != nil {
+		b.Fatal(err)
+	}
+	g := make([]float64, rows.Dim())
+	b.ReportAllocs()
+	b.ResetTimer()
+	c0 := processCPU()
+	for i := 0; i < b.N; i++ {
+		tay.Rest(th, batch, g)
+	}
+	b.ReportMetric((processCPU()-c0)*1e9/float64(b.N), "cpu-ns/op")
+}

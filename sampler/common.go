@@ -68,10 +68,18 @@ func (c Clipping) apply(v []float64) bool {
 // langevin.Estimator.SetControlVariate; every stochastic-gradient sampler
 // accepts it. Each chain computes the full-data gradient at θ̂ once, when it
 // starts.
+//
+// Taylor, with CV set, asks for the second-order control variate instead
+// (langevin.Estimator.SetTaylorControlVariate): the model must be a
+// langevin.TaylorModel with an expansion at CV. Its batch term is the
+// remainder of a quadratic expansion of each observation's log-likelihood,
+// far smaller than the first-order difference, so a much smaller batch
+// suffices.
 type Minibatch struct {
 	Size    int
 	Replace bool
 	CV      []float64
+	Taylor  bool
 }
 
 // gradChain is the state shared by the stochastic-gradient chains: position,
@@ -108,7 +116,12 @@ func newGradChain(m langevin.Model, theta0 []float64, mb Minibatch, sched schedu
 		return nil, err
 	}
 	est := langevin.NewEstimator(m, b)
-	if mb.CV != nil {
+	switch {
+	case mb.CV != nil && mb.Taylor:
+		if err := est.SetTaylorControlVariate(mb.CV); err != nil {
+			return nil, err
+		}
+	case mb.CV != nil:
 		if err := est.SetControlVariate(mb.CV); err != nil {
 			return nil, err
 		}

@@ -234,7 +234,8 @@ func (c *sgldChain) Step() error {
 
 // estimateNoise sets noiseGrad from the per-observation gradients of the
 // current batch, those of the estimator used: with control variates the
-// terms ∇log p(zᵢ|θ) − ∇log p(zᵢ|θ̂).
+// terms ∇log p(zᵢ|θ) − ∇log p(zᵢ|θ̂), with the second-order one the
+// remainders ∇log p(zᵢ|θ) − ∇qᵢ(θ).
 func (c *sgldChain) estimateNoise(eta float64) {
 	batch := c.est.Batch()
 	if batch == nil {
@@ -245,10 +246,15 @@ func (c *sgldChain) estimateNoise(eta float64) {
 	clear(c.sum)
 	clear(c.sumsq)
 	centre := c.est.ControlVariate()
+	tay := c.est.Taylor()
 	for i := range batch {
 		clear(c.gi)
-		m.LogLik(c.theta, batch[i:i+1], c.gi)
-		if centre != nil {
+		if tay != nil {
+			tay.Rest(c.theta, batch[i:i+1], c.gi)
+		} else {
+			m.LogLik(c.theta, batch[i:i+1], c.gi)
+		}
+		if centre != nil && tay == nil {
 			for j := range c.gi {
 				c.gi[j] = -c.gi[j]
 			}
