@@ -83,7 +83,7 @@ func TestNetPlanOutputBlockGap(t *testing.T) {
 	ctx := context.Background()
 	var fgap [2]float64
 	for i, block := range []bool{false, true} {
-		p, err := NewNetPlan(ctx, m, NetPlanOptions{Seed: 1, OutputBlock: block})
+		p, err := NewNetPlan(ctx, m, NetPlanOptions{Seed: 1, OutputBlock: block, GibbsEvery: -1})
 		if err != nil {
 			t.Fatal(err)
 		}

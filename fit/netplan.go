@@ -68,7 +68,8 @@ type NetPlanOptions struct {
 	OutputBlock bool
 	// GibbsEvery: the output layer of a homoscedastic Gaussian network is
 	// drawn exactly from its conditional every GibbsEvery SGHMC steps
-	// (netGibbs); 0 means off (for now), < 0 off, > 0 that period.
+	// (netGibbs); 0 means the rule (on, at a period set by cost), < 0 off,
+	// > 0 that period.
 	GibbsEvery int
 }
 
@@ -145,6 +146,14 @@ func (p *NetPlan) note(format string, a ...any) { p.Notes = append(p.Notes, fmt.
 //     (η·tr(M C M)/(2 tr M) ≤ 0.1, C the covariance of ĝ);
 //   - SGHMC's friction α = 2√η, raised to keep the minibatch noise within
 //     a tenth of SGHMC's injected noise ([netFriction]);
+//   - for a homoscedastic Gaussian network (sghmc), an exact draw of the
+//     output layer from its Gaussian conditional every GibbsEvery steps
+//     (netGibbs, model.OutputConditional): the directions the data leave
+//     to the prior relax at once instead of in ~10⁷ steps; the gradient
+//     noise of the friction rule is then the largest over the best mode
+//     and netGibbsProbes such draws from each mode (where the chains go:
+//     larger output weights, larger per-row gradients of the hidden
+//     layers);
 //   - the burn-in: 3/η iterations (the relaxation time of a direction of
 //     unit preconditioned curvature, 1/(η·λ), three times: within e⁻³ of
 //     stationary), at least 200;
@@ -274,6 +283,13 @@ func NewNetPlan(ctx context.Context, m Network, opt NetPlanOptions) (*NetPlan, e
 		}
 		p.note("preconditioner, output layer: dense, per mode, the inverse of the output layer's %d×%d block of the Hessian at the mode (on %s; eigenvalues at least the prior precision): the network is linear in it, and the directions the data leave to the prior (the function where there are no data) are combinations of its weights, which a diagonal preconditioner set by the data-informed weights moves orders of magnitude too slowly", len(idx), len(idx), on)
 	}
+	if kind == "sghmc" && opt.GibbsEvery >= 0 {
+		var why string
+		p.Gibbs, p.GibbsEvery, why = netGibbs(m, opt.Batch, opt.GibbsEvery)
+		if why != "" {
+			p.note("gibbs: %s", why)
+		}
+	}
 	lmax := 0.0
 	for k, mode := range p.Modes {
 		var l float64
@@ -292,6 +308,15 @@ func NewNetPlan(ctx context.Context, m Network, opt NetPlanOptions) (*NetPlan, e
 		}
 		p.LambdaMax = append(p.LambdaMax, l)
 		lmax = max(lmax, l)
+	}
+	var probes [][]float64
+	var lprobe float64
+	if p.Gibbs != nil {
+		l, pr, err := gibbsProbes(ctx, m, p, rows, opt.Seed)
+		if err != nil {
+			return nil, err
+		}
+		lprobe, probes = l, pr
 	}
 	p.Eta = opt.Budget / lmax
 	// Gradient noise at the best mode: Var(ĝⱼ) = N²/B (1 − B/N) var_i.
@@ -315,6 +340,16 @@ func NewNetPlan(ctx context.Context, m Network, opt NetPlanOptions) (*NetPlan, e
 		num += p.Precond[j] * p.Precond[j] * c
 		den += p.Precond[j]
 	}
+	noiseAt := ""
+	if probes != nil && p.OutputBlocks == nil {
+		// The gradient noise at the Gibbs probes: output weights at the
+		// prior's scale make the hidden layers' per-row gradients larger.
+		nb := num
+		for _, th := range probes {
+			num = max(num, float64(n)*float64(n)/float64(opt.Batch)*fpc*precondGradVar(m, th, idx, p.Precond))
+		}
+		noiseAt = fmt.Sprintf(" (the largest over the best mode, %.3g, and the Gibbs probes)", p.Eta*nb/(2*den))
+	}
 	ratio := p.Eta * num / (2 * den)
 	why := fmt.Sprintf("η·λmax(MH) = %.2g, λmax = %.3g the largest over the modes (power iteration on Hessian-vector products)", opt.Budget, lmax)
 	if ratio > 0.1 {
@@ -323,7 +358,10 @@ func NewNetPlan(ctx context.Context, m Network, opt NetPlanOptions) (*NetPlan, e
 		ratio = 0.1
 	}
 	p.Ratio = ratio
-	p.note("step: η = %.3g (%s); gradient-noise/injected-noise variance %.3f at batch %d", p.Eta, why, ratio, opt.Batch)
+	if probes != nil {
+		why += fmt.Sprintf("; at the Gibbs probes (%d exact draws of the output layer from each mode) η·λmax = %.2g, λmax = %.3g: output weights at their conditional's scale stiffen the hidden layers, well inside SGHMC's stability bound 2(2 − α) (the step stays set at the modes: a step set at the probes cost 2–4× the iterations and lost validation log-likelihood on wine)", netGibbsProbes, p.Eta*lprobe, lprobe)
+	}
+	p.note("step: η = %.3g (%s); gradient-noise/injected-noise variance %.3f at batch %d%s", p.Eta, why, ratio, opt.Batch, noiseAt)
 	p.BurnIn = max(200, int(math.Ceil(3/p.Eta)))
 	p.MaxIters = max(20000, 3*p.BurnIn)
 	p.note("burn-in: %d iterations from the modes (3/η: a direction of unit preconditioned curvature within e⁻³ of stationary, at least 200); at most %d iterations in all", p.BurnIn, p.MaxIters)
@@ -336,13 +374,6 @@ func NewNetPlan(ctx context.Context, m Network, opt NetPlanOptions) (*NetPlan, e
 	p.Kind = opt.Kind
 	if p.Kind == "" {
 		p.Kind = "sghmc"
-	}
-	if p.Kind == "sghmc" && opt.GibbsEvery != 0 {
-		var why string
-		p.Gibbs, p.GibbsEvery, why = netGibbs(m, opt.Batch, opt.GibbsEvery)
-		if why != "" {
-			p.note("gibbs: %s", why)
-		}
 	}
 	p.setSampler()
 	return p, nil
