@@ -113,12 +113,14 @@ type Taylor interface {
 	Rest(theta []float64, batch []int, grad []float64) float64
 }
 
-// TaylorModel is a model that has a second-order expansion (Taylor) at
-// some centres: TaylorAt returns nil, nil where it has none (a family
-// with a parameter outside the linear predictor, say), an error for a
-// bad centre. Calls with the same centre may return the same value.
+// TaylorModel is a model that may have a second-order expansion (Taylor)
+// of its log-likelihood: HasTaylor reports whether it has one (not, say,
+// for a family with a parameter outside the linear predictor); TaylorAt
+// returns it at a centre (nil, nil when HasTaylor is false; an error for
+// a bad centre). Calls with the same centre may return the same value.
 type TaylorModel interface {
 	Model
+	HasTaylor() bool
 	TaylorAt(thetaHat []float64) (Taylor, error)
 }
 

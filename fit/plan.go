@@ -130,7 +130,11 @@ func NewPlan(ctx context.Context, m langevin.Model, opt PlanOptions) (*Plan, err
 	mp := opt.MAP
 	if mp == nil {
 		var err error
-		if mp, err = approx.FindMAP(ctx, m, nil); err != nil {
+		find := approx.FindMAP
+		if BlockMAPApplies(m) {
+			find = func(ctx context.Context, m langevin.Model, _ []float64) ([]float64, error) { return BlockMAP(ctx, m) }
+		}
+		if mp, err = find(ctx, m, nil); err != nil {
 			return nil, err
 		}
 	}

@@ -322,7 +322,11 @@ func NewLaplace(m langevin.Model) *approx.RunLaplace {
 	if nm, ok := m.(model.NoisyGradient); ok {
 		base = nm.Model
 	}
-	return &approx.RunLaplace{Model: base}
+	lap := &approx.RunLaplace{Model: base}
+	if BlockMAPApplies(base) {
+		lap.FindMAP = BlockMAP
+	}
+	return lap
 }
 
 // CommonLength returns the trace's draws per parameter, cut to the shortest

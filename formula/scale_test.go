@@ -373,6 +373,14 @@ func (c *countedModel) LogLik(theta []float64, batch []int, grad []float64) floa
 	return c.Model.LogLik(theta, batch, grad)
 }
 
+// TaylorAt counts the expansion's pass over the rows as a full-data
+// likelihood call.
+func (c *countedModel) TaylorAt(hat []float64) (langevin.Taylor, error) {
+	c.calls.Add(1)
+	c.rows.Add(int64(c.Model.Len()))
+	return c.Model.TaylorAt(hat)
+}
+
 // TestScaleJobGradients counts the work of the command's default job on the
 // 10⁶-row scale case before its sampling (LANGEVIN_SCALE_COUNT=1): the
 // MAP (fit.NewLaplace, as the command) and the block plan, in row

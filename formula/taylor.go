@@ -30,12 +30,7 @@ func (m *Model) TaylorAt(thetaHat []float64) (langevin.Taylor, error) {
 	if len(thetaHat) != m.Dim() {
 		return nil, fmt.Errorf("formula: Taylor expansion at a point of %d values, model has %d parameters", len(thetaHat), m.Dim())
 	}
-	switch m.Family {
-	case "bernoulli", "binomial", "poisson":
-	default:
-		return nil, nil
-	}
-	if len(m.groups) > 1 || len(m.groups) == 1 && !m.groups[0].centred {
+	if !m.HasTaylor() {
 		return nil, nil
 	}
 	for _, v := range thetaHat {
@@ -51,6 +46,17 @@ func (m *Model) TaylorAt(thetaHat []float64) (langevin.Taylor, error) {
 	t := newTaylor(m, thetaHat)
 	m.taylorLast = t
 	return t, nil
+}
+
+// HasTaylor implements langevin.TaylorModel: the family is bernoulli,
+// binomial or poisson, and the model has no group term or one, centred.
+func (m *Model) HasTaylor() bool {
+	switch m.Family {
+	case "bernoulli", "binomial", "poisson":
+	default:
+		return false
+	}
+	return len(m.groups) == 0 || len(m.groups) == 1 && m.groups[0].centred
 }
 
 // taylor is Model.TaylorAt's expansion. Read-only after newTaylor.
