@@ -208,7 +208,8 @@ func TestMLPScaleShape(t *testing.T) {
 }
 
 // TestMLPDefaultsPriorScale: MLPDefaults gives a regression network the
-// prior scale RegressionPriorScale = 2 (weights 2/√fan-in, biases 2) and a
+// prior scale RegressionPriorScale = 2 (weights 2/√fan-in, biases 2), its
+// output layer RegressionOutputScale = 4 unless heteroscedastic, and a
 // classifier 1 with 3 on the output layer; a scale that is set is kept; the
 // prior is printed with its reason.
 func TestMLPDefaultsPriorScale(t *testing.T) {
@@ -220,13 +221,20 @@ func TestMLPDefaultsPriorScale(t *testing.T) {
 	for _, c := range []struct {
 		j    int
 		want float64
-	}{{0, 1}, {64, 2}, {80, 0.5}, {96, 2}} {
+	}{{0, 1}, {64, 2}, {80, 1}, {96, 4}} {
 		if math.Abs(sd[c.j]-c.want) > 1e-12 {
 			t.Errorf("regression: prior sd of %s = %v, want %v", m.ParamNames()[c.j], sd[c.j], c.want)
 		}
 	}
-	if s := m.PriorString(); !strings.Contains(s, "s = 2, 2 by layer") || !strings.Contains(s, "validation") {
+	if s := m.PriorString(); !strings.Contains(s, "s = 2, 4 by layer") || !strings.Contains(s, "validation") {
 		t.Errorf("PriorString %q", s)
+	}
+	// The heteroscedastic network keeps 2 on its output layer (the variance head's prior).
+	mh := mustMLP(t, X, y, model.MLPDefaults(model.MLPOptions{Hidden: []int{16}, Likelihood: model.LikGaussian, Hetero: true}))
+	sdh := make([]float64, mh.Dim())
+	mh.PriorSDs(sdh)
+	if sdh[80] != 0.5 || sdh[len(sdh)-1] != 2 {
+		t.Errorf("heteroscedastic: output prior sds %v, %v, want 0.5, 2", sdh[80], sdh[len(sdh)-1])
 	}
 	Xc, yc := mlpData(1, 20, 4, model.LikBernoulli, 2)
 	mc := mustMLP(t, Xc, yc, model.MLPDefaults(model.MLPOptions{Hidden: []int{16}, Likelihood: model.LikBernoulli}))
