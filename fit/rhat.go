@@ -193,7 +193,7 @@ func UntilRule(dim int, target float64, r RHatRule, start time.Time, maxTime tim
 			return false
 		}
 		var ess float64
-		ess, worst = lowESS(tr, dim, worst[:0])
+		ess, worst = lowESS(tr, dim, target, worst[:0])
 		if !(ess >= target) {
 			return false
 		}
@@ -214,17 +214,25 @@ func UntilRule(dim int, target float64, r RHatRule, start time.Time, maxTime tim
 const quickWorst = 16
 
 // lowESS returns MinESSBulk's smallest bulk-ESS (NaN when undefined) and
-// the columns of the quickWorst smallest, appended to dst.
-func lowESS(tr *langevin.Trace, dim int, dst []int) (float64, []int) {
+// the columns of the quickWorst smallest, appended to dst — or, as soon as
+// quickWorst columns are below target, the smallest of those and their
+// columns: the check fails either way, and they are where the next one
+// looks first.
+func lowESS(tr *langevin.Trace, dim int, target float64, dst []int) (float64, []int) {
 	type ce struct {
 		e float64
 		j int
 	}
 	var low []ce // ascending, at most quickWorst
-	forColumns(tr, dim, func(j int, chains [][]float64) {
-		e := diag.ESSBulk(chains)
+	column, ok := columnReader(tr)
+	below := 0
+	for j := 0; ok && j < dim && below < quickWorst; j++ {
+		e := diag.ESSBulk(column(j))
+		if e < target {
+			below++
+		}
 		if !(len(low) < quickWorst || e < low[len(low)-1].e) { // NaN: skipped, as MinESSBulk
-			return
+			continue
 		}
 		k := len(low)
 		if k < quickWorst {
@@ -237,7 +245,7 @@ func lowESS(tr *langevin.Trace, dim int, dst []int) (float64, []int) {
 			k--
 		}
 		low[k] = ce{e, j}
-	})
+	}
 	if len(low) == 0 {
 		return math.NaN(), dst
 	}
@@ -247,28 +255,38 @@ func lowESS(tr *langevin.Trace, dim int, dst []int) (float64, []int) {
 	return low[0].e, dst
 }
 
-// quickPass reports false when one of the columns worst has a bulk-ESS
-// below target or, with group effects, a population-level column has an
-// R̂ above RHatPopulation: then the whole check fails too. Otherwise true.
-func (r RHatRule) quickPass(tr *langevin.Trace, dim int, worst []int, target float64) bool {
+// columnReader returns a function that gives column j of tr's chains, cut
+// to the shortest (as forColumns; the slices are reused), and false when
+// a chain holds fewer than 8 draws.
+func columnReader(tr *langevin.Trace) (func(j int) [][]float64, bool) {
 	short := math.MaxInt
 	for _, c := range tr.Draws {
 		short = min(short, len(c))
 	}
 	if short < 8 {
-		return true // the whole check says what too few draws mean
+		return nil, false
 	}
 	chains := make([][]float64, len(tr.Draws))
 	for c := range chains {
 		chains[c] = make([]float64, short)
 	}
-	column := func(j int) [][]float64 {
+	return func(j int) [][]float64 {
 		for c, rows := range tr.Draws {
 			for i := 0; i < short; i++ {
 				chains[c][i] = rows[i][j]
 			}
 		}
 		return chains
+	}, true
+}
+
+// quickPass reports false when one of the columns worst has a bulk-ESS
+// below target or, with group effects, a population-level column has an
+// R̂ above RHatPopulation: then the whole check fails too. Otherwise true.
+func (r RHatRule) quickPass(tr *langevin.Trace, dim int, worst []int, target float64) bool {
+	column, ok := columnReader(tr)
+	if !ok {
+		return true // the whole check says what too few draws mean
 	}
 	for _, j := range worst {
 		if e := diag.ESSBulk(column(j)); e < target { // NaN: undefined, as MinESSBulk skips it

@@ -134,20 +134,28 @@ func TestUntilRule(t *testing.T) {
 	t.Log(rule.Text(iidTrace(rng, 2, 3, 2003, nil).Names, 4))
 }
 
-// TestUntilRuleQuickSameDecision: the stop's quick pre-check (the last
-// check's smallest-ESS column, the population-level R̂) never changes a
-// decision: on growing AR(1) traces (φ = 0.5; 205 columns, one
-// population-level column whose fourth chain drifts back from 0.5 sd off)
-// the stateful rule decides as the whole check at every length, and both
-// decisions occur.
+// TestUntilRuleQuickSameDecision: the stop's shortcuts — the quick
+// pre-check (the last check's 16 smallest-ESS columns, the
+// population-level R̂) and the whole check's early end once 16 columns
+// are below the target — never change a decision: on growing AR(1)
+// traces (φ = 0.5, the last column φ = 0.7; 105 columns, one
+// population-level column whose fourth chain drifts back from 0.5 sd off;
+// ESS target 400, checked every 10 draws) the stateful rule decides as
+// the whole check at every length, and both decisions occur. A quick
+// pass at 1.2× the target, or a scan that ends after 16 columns whatever
+// their ESS, disagrees (11 and 13 of 41 lengths).
 func TestUntilRuleQuickSameDecision(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 9))
-	const n, cols, pop = 600, 205, 5
+	const n, cols, pop = 700, 105, 5
 	full := iidTrace(rng, n, pop, cols, nil)
 	for c, rows := range full.Draws {
 		for i := 1; i < n; i++ {
 			for j := range rows[i] {
-				rows[i][j] = 0.5*rows[i-1][j] + math.Sqrt(1-0.25)*rows[i][j]
+				phi := 0.5
+				if j == cols-1 { // the last checked: a slower column
+					phi = 0.7
+				}
+				rows[i][j] = phi*rows[i-1][j] + math.Sqrt(1-phi*phi)*rows[i][j]
 			}
 		}
 		if c == 3 {
@@ -156,17 +164,17 @@ func TestUntilRuleQuickSameDecision(t *testing.T) {
 			}
 		}
 	}
-	rule := fit.RHatRule{Group: groupNames{}.GroupEffect, Target: 150}
-	until := fit.UntilRule(cols, 150, rule, time.Now(), 0, nil)
+	rule := fit.RHatRule{Group: groupNames{}.GroupEffect, Target: 400}
+	until := fit.UntilRule(cols, 400, rule, time.Now(), 0, nil)
 	limit := rule.Limits(full.Names, 4)
 	seen := map[bool]int{}
-	for k := 40; k <= n; k += 40 {
+	for k := 300; k <= n; k += 10 {
 		tr := &langevin.Trace{Dim: cols, Names: full.Names, Draws: make([][][]float64, 4)}
 		for c := range tr.Draws {
 			tr.Draws[c] = full.Draws[c][:k]
 		}
 		ess, _ := fit.MinESSBulk(tr, cols)
-		want := ess >= 150
+		want := ess >= 400
 		for j := 0; j < cols && want; j++ {
 			ch := make([][]float64, 4)
 			for c := range ch {
