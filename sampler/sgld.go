@@ -39,7 +39,8 @@ import (
 //     computed every NoiseEvery steps (it costs |B| extra gradient
 //     evaluations) and holds its last value in between; NaN until first
 //     computed, 0 for full batches. With control variates sⱼ² is that of
-//     the terms ∇log p(zᵢ|θ) − ∇log p(zᵢ|θ̂) of the estimator used. With a
+//     the terms ∇log p(zᵢ|θ) − ∇log p(zᵢ|θ̂) of the estimator used (with the
+//     second-order one, Minibatch.Taylor, the remainders ∇log p(zᵢ|θ) − ∇qᵢ(θ)). With a
 //     dense preconditioner Mⱼⱼ² stands for (MCM)ⱼⱼ. Sampling takes over from optimisation when
 //     noise_inj__ exceeds noise_grad__ (Welling & Teh §4).
 //   - clipped__: number of steps whose gradient was clipped so far.
