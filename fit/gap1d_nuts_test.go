@@ -33,7 +33,7 @@ func TestGap1DBandsAgainstNUTS(t *testing.T) {
 	if os.Getenv("LANGEVIN_GAP1D_NUTS") == "" {
 		t.Skip("≈ 6 min of CPU: LANGEVIN_GAP1D_NUTS=1 runs it (numbers in docs/networks.md)")
 	}
-	m := gap1dNet(t, nil)
+	m := gap1dNet(t, []float64{2}) // the prior of its measured numbers (before the output layer's default 4)
 	ctx := context.Background()
 	p, err := NewNetPlan(ctx, m, NetPlanOptions{Seed: 1})
 	if err != nil {
@@ -154,7 +154,7 @@ func TestGap1DBlockNUTS(t *testing.T) {
 	if os.Getenv("LANGEVIN_GAP1D_NUTS") == "" {
 		t.Skip("≈ 6 min of CPU: LANGEVIN_GAP1D_NUTS=1 runs it (numbers in docs/networks.md)")
 	}
-	m := gap1dNet(t, nil)
+	m := gap1dNet(t, []float64{2}) // the prior of its measured numbers
 	ctx := context.Background()
 	p, err := NewNetPlan(ctx, m, NetPlanOptions{Seed: 1, OutputBlock: true})
 	if err != nil {

@@ -79,7 +79,7 @@ func TestNetPlanOutputBlockGap(t *testing.T) {
 	if testing.Short() {
 		t.Skip("≈ 20 s of CPU: skipped with -short")
 	}
-	m := gap1dNet(t, nil)
+	m := gap1dNet(t, []float64{2}) // the prior of the numbers above
 	ctx := context.Background()
 	var fgap [2]float64
 	for i, block := range []bool{false, true} {

@@ -22,7 +22,7 @@ const netGibbsShare = 0.25
 
 // netGibbs returns the plan's Gibbs block of the output layer (sghmc only)
 // and how often it is drawn, by the rule: for a homoscedastic Gaussian
-// network (model.OutputConditional) the output layer is redrawn exactly from
+// network with a learned σ² (model.OutputConditional) the output layer is redrawn exactly from
 // its conditional given the hidden layers and σ² every k steps, k the
 // smallest number for which the draws cost at most netGibbsShare of the
 // steps (a step costs about 3·B·d multiply-adds: the forward and backward
@@ -46,6 +46,14 @@ func netGibbs(m Network, batch, every int) (func() (sampler.Conditional, error),
 	c, err := mm.NewOutputConditional()
 	if err != nil {
 		return nil, 0, fmt.Sprintf("off: %v", err)
+	}
+	if !mm.LearnsNoise() {
+		// Measured: gap1d with --learn-noise=false --noise-var 1e-8 (σ²
+		// fixed 10⁶ times below the data's noise) made the conditional the
+		// least-squares fit of an ill-conditioned ΦᵀΦ at each hidden layer
+		// (output weights of 128 against the modes' ±6) and every chain
+		// left the plausible region after 3 restarts.
+		return nil, 0, "off: σ² is fixed (--learn-noise=false): with a σ² the data do not support, the output layer's conditional is an ill-conditioned least-squares fit (gap1d at σ² = 10⁻⁸: output weights of 128, every chain diverged); with σ² learned its conditional is drawn"
 	}
 	why := "set"
 	if every == 0 {

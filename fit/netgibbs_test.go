@@ -8,13 +8,15 @@ import (
 )
 
 // TestNetPlanGibbsGap: on gap1d's default regression network (800 points,
-// the model of TestGap1DBandsAgainstNUTS), the plan's exact draws of the
-// output layer (netGibbs, on by default) widen f's 90% band in the gap at
-// least 1.5× against the same plan without them, while f's band over the
-// data stays within 30% of exact NUTS's (0.046, TestGap1DBandsAgainstNUTS)
-// and E σ² within 10% of NUTS's 0.0096: the gradient noise measured at the
-// Gibbs probes keeps the chains from running hot over the data (without
-// that rule f's band there was 0.073).
+// prior 2 with the output layer 4), the plan's exact draws of the output
+// layer (netGibbs, on by default) widen f's 90% band in the gap at least
+// 1.5× against the same plan without them, while f's band over the data
+// stays within 30% of exact NUTS's (0.047 at this prior,
+// TestGap1DPriorExact) and E σ² within 10% of 0.0096: the gradient noise
+// measured at the Gibbs probes keeps the chains from running hot over the
+// data (without that rule f's band there was 0.095). Measured (seed 1):
+// ratio 1.20 → 2.60, f's band in the gap 0.231 → 0.788, over the data
+// 0.055, E σ² 0.0098 (NUTS: 3.35, 1.047, 0.047, 0.0097).
 func TestNetPlanGibbsGap(t *testing.T) {
 	if testing.Short() {
 		t.Skip("≈ 15 s of CPU: skipped with -short")

@@ -258,3 +258,29 @@ func BenchmarkOutputConditionalDraw(b *testing.B) {
 		}
 	}
 }
+
+// A network without hidden layers is Bayesian linear regression: its
+// output layer's conditional is the posterior, and the draw at τ = 0 is its
+// mean, the ridge estimate (here y = 1 + 2x exactly, prior sd 10, σ² 0.01).
+func ExampleMLP_NewOutputConditional() {
+	X := mat.NewDense(5, 1, []float64{-2, -1, 0, 1, 2})
+	y := []float64{-3, -1, 1, 3, 5}
+	m, err := model.NewMLP(X, y, model.MLPOptions{Likelihood: model.LikGaussian, NoiseVar: 0.01, PriorScale: []float64{10}})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	c, err := m.NewOutputConditional()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	theta := make([]float64, m.Dim())
+	if err := c.Draw(theta, 0, nil); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("slope %.4f, intercept %.4f\n", theta[0], theta[1])
+	// Output:
+	// slope 2.0000, intercept 1.0000
+}
