@@ -147,12 +147,18 @@ func fitFlatModel(t *testing.T) *Model {
 // preconditioned step; 0 allocs/op.
 func BenchmarkBlockPlanStep(b *testing.B) {
 	rows, _ := scaleModels(b, 100000, 1000, 22)
+	benchPlanStep(b, rows, false)
+}
+
+// benchPlanStep times one step of the block plan's sampler on rows, the
+// plan with (taylor) or without the second-order control variate.
+func benchPlanStep(b *testing.B, rows *Model, taylor bool) {
 	p, err := fit.NewPlan(context.Background(), rows, fit.PlanOptions{Seed: 1})
 	if err != nil {
 		b.Fatal(err)
 	}
-	if p.Arrow == nil {
-		b.Fatal("no block-arrow plan")
+	if p.Arrow == nil || p.Batch.Taylor != taylor {
+		b.Fatalf("not the block-arrow plan with Batch.Taylor = %v", taylor)
 	}
 	s, _, _ := p.Configure(1000000, -1, 0, 0)
 	ch, err := s.NewChain(rows, p.MAP, rand.New(rand.NewPCG(1, 2)))

@@ -252,26 +252,7 @@ func TestTaylorEstimator(t *testing.T) {
 // preconditioned step; 0 allocs/op.
 func BenchmarkTaylorPlanStep(b *testing.B) {
 	rows, _ := scaleModels(b, 100000, 100, 22)
-	p, err := fit.NewPlan(context.Background(), rows, fit.PlanOptions{Seed: 1})
-	if err != nil {
-		b.Fatal(err)
-	}
-	if p.Arrow == nil || !p.Batch.Taylor {
-		b.Fatal("no block-arrow plan with the second-order control variate")
-	}
-	s, _, _ := p.Configure(1000000, -1, 0, 0)
-	ch, err := s.NewChain(rows, p.MAP, rand.New(rand.NewPCG(1, 2)))
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Logf("batch %d of %d rows, η %.3g", p.Batch.Size, rows.Len(), p.Step.Eta)
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		if err := ch.Step(); err != nil {
-			b.Fatal(err)
-		}
-	}
+	benchPlanStep(b, rows, true)
 }
 
 // TestBlockMAP: the block plan's mode finder (fit.BlockMAP: 50 L-BFGS
