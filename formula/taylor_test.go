@@ -255,12 +255,12 @@ func BenchmarkTaylorPlanStep(b *testing.B) {
 	benchPlanStep(b, rows, true)
 }
 
-// TestBlockMAP: the block plan's mode finder (fit.BlockMAP: 50 L-BFGS
+// TestBlockMAP: the block plan's mode finder (fit.BlockMAP: 20 L-BFGS
 // iterations, then Newton on the block-arrow curvature from the Taylor
 // expansion) finds L-BFGS's mode (approx.FindMAP) to within 2·10⁻³ in the
 // Laplace metric, at a log posterior no lower by more than 10⁻⁶, in under
-// a third of its full-data passes (10⁵ rows, 250 groups; measured 62
-// passes against 243, 5.8·10⁻⁵ sd apart).
+// a third of its full-data passes (10⁵ rows, 250 groups; measured 29
+// passes against 243, 2.8·10⁻⁴ sd apart).
 func TestBlockMAP(t *testing.T) {
 	rows, _ := scaleModels(t, 100000, 250, 9)
 	if !fit.BlockMAPApplies(rows) {
