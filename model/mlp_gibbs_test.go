@@ -8,6 +8,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/langevin-go/langevin/internal/testmodel"
 	"github.com/langevin-go/langevin/model"
 )
 
@@ -15,17 +16,7 @@ import (
 // fixed noise σ² = 0.5 and three correlated features (x₂ = 0.9x₁ + 0.44z):
 // Bayesian linear regression, whose output layer is all of θ.
 func gibbsLinearNet(t testing.TB) (*model.MLP, *mat.Dense, []float64) {
-	rng := rand.New(rand.NewPCG(3, 7))
-	const n = 40
-	X := mat.NewDense(n, 3, nil)
-	y := make([]float64, n)
-	for i := 0; i < n; i++ {
-		x1 := 1 + rng.NormFloat64()
-		x2 := 0.9*x1 + 0.44*rng.NormFloat64()
-		x3 := rng.NormFloat64()
-		X.SetRow(i, []float64{x1, x2, x3})
-		y[i] = 0.5 + x1 - 0.5*x2 + 0.3*x3 + math.Sqrt(0.5)*rng.NormFloat64()
-	}
+	X, y := testmodel.CorrelatedRegression()
 	m, err := model.NewMLP(X, y, model.MLPOptions{Likelihood: model.LikGaussian, NoiseVar: 0.5, PriorScale: []float64{1.5}, FanIn: true})
 	if err != nil {
 		t.Fatal(err)

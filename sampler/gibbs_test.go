@@ -19,17 +19,7 @@ import (
 // N(log 0.5, 1) on γ; three correlated features (x₂ = 0.9x₁ + 0.44z), 40
 // rows.
 func gibbsNet(t testing.TB) (*model.MLP, *mat.Dense, []float64) {
-	rng := rand.New(rand.NewPCG(3, 7))
-	const n = 40
-	X := mat.NewDense(n, 3, nil)
-	y := make([]float64, n)
-	for i := 0; i < n; i++ {
-		x1 := 1 + rng.NormFloat64()
-		x2 := 0.9*x1 + 0.44*rng.NormFloat64()
-		x3 := rng.NormFloat64()
-		X.SetRow(i, []float64{x1, x2, x3})
-		y[i] = 0.5 + x1 - 0.5*x2 + 0.3*x3 + math.Sqrt(0.5)*rng.NormFloat64()
-	}
+	X, y := testmodel.CorrelatedRegression()
 	m, err := model.NewMLP(X, y, model.MLPOptions{Likelihood: model.LikGaussian, LearnNoise: true, NoiseVar: 0.5,
 		LogNoiseMean: math.Log(0.5), LogNoiseSD: 1, PriorScale: []float64{1.5}, FanIn: true})
 	if err != nil {

@@ -33,6 +33,24 @@ func LogisticData(n, d int, seed uint64) (X *mat.Dense, y []float64) {
 	return X, y
 }
 
+// CorrelatedRegression draws the 40 rows of a small Bayesian linear
+// regression with three correlated features (x₁ ~ N(1, 1), x₂ = 0.9x₁ +
+// 0.44z, x₃ ~ N(0, 1)) and y = 0.5 + x₁ − 0.5x₂ + 0.3x₃ + N(0, 0.5).
+func CorrelatedRegression() (X *mat.Dense, y []float64) {
+	rng := rand.New(rand.NewPCG(3, 7))
+	const n = 40
+	X = mat.NewDense(n, 3, nil)
+	y = make([]float64, n)
+	for i := 0; i < n; i++ {
+		x1 := 1 + rng.NormFloat64()
+		x2 := 0.9*x1 + 0.44*rng.NormFloat64()
+		x3 := rng.NormFloat64()
+		X.SetRow(i, []float64{x1, x2, x3})
+		y[i] = 0.5 + x1 - 0.5*x2 + 0.3*x3 + math.Sqrt(0.5)*rng.NormFloat64()
+	}
+	return X, y
+}
+
 // InteractionLinear is a linear regression on raw, correlated features with
 // an interaction (x₁, x₂, x₁x₂; N = 434): a posterior whose scales differ by
 // orders of magnitude, where an unpreconditioned step rule fails.
