@@ -106,15 +106,7 @@ func TestGap1DPriorExact(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var flat [][]float64
-	var s2 float64
-	for _, ch := range tr.Draws {
-		for _, th := range ch {
-			flat = append(flat, th[:m.Dim()])
-			s2 += m.NoiseVar(th[:m.Dim()])
-		}
-	}
-	s2 /= float64(len(flat))
+	flat, s2 := gapDraws(m, tr)
 	b, err := Gap1DBands(m, flat, nil, 0.9)
 	if err != nil {
 		t.Fatal(err)
@@ -183,14 +175,7 @@ func TestGap1DBlockNUTS(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var flat [][]float64
-	var s2 float64
-	for _, ch := range tr.Draws {
-		for _, th := range ch {
-			flat = append(flat, th[:dim])
-			s2 += m.NoiseVar(th[:dim])
-		}
-	}
+	flat, s2 := gapDraws(m, tr)
 	b, err := Gap1DBands(m, flat, nil, 0.9)
 	if err != nil {
 		t.Fatal(err)
@@ -199,10 +184,23 @@ func TestGap1DBlockNUTS(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("NUTS, output-block metric: %v; E σ² %.4f; %v", b, s2/float64(len(flat)), conv)
+	t.Logf("NUTS, output-block metric: %v; E σ² %.4f; %v", b, s2, conv)
 	if conv.MaxRHat > 1.1 {
 		t.Errorf("NUTS not converged in function space (max R̂ %.3f > 1.1)", conv.MaxRHat)
 	}
+}
+
+// gapDraws pools the chains' kept draws of m's parameters (dropping any
+// extra columns of the trace) and returns them with the mean of σ² over them
+// (m.NoiseVar, the model's standardised units).
+func gapDraws(m *model.MLP, tr *langevin.Trace) (flat [][]float64, meanNoise float64) {
+	for _, ch := range tr.Draws {
+		for _, th := range ch {
+			flat = append(flat, th[:m.Dim()])
+			meanNoise += m.NoiseVar(th[:m.Dim()])
+		}
+	}
+	return flat, meanNoise / float64(len(flat))
 }
 
 // gap1dNet is the network of the gap1d tests: the default 50-unit ReLU

@@ -91,19 +91,12 @@ func TestNetPlanOutputBlockGap(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var flat [][]float64
-		var s2 float64
-		for _, ch := range tr.Draws {
-			for _, th := range ch {
-				flat = append(flat, th[:m.Dim()])
-				s2 += m.NoiseVar(th[:m.Dim()])
-			}
-		}
+		flat, s2 := gapDraws(m, tr)
 		b, err := Gap1DBands(m, flat, nil, 0.9)
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("output block %v: η = %.3g, burn-in %d: %v; E σ² %.4f", block, p.Eta, p.BurnIn, b, s2/float64(len(flat)))
+		t.Logf("output block %v: η = %.3g, burn-in %d: %v; E σ² %.4f", block, p.Eta, p.BurnIn, b, s2)
 		fgap[i] = b.FGap
 	}
 	if fgap[1] < 1.5*fgap[0] {

@@ -36,15 +36,7 @@ func TestNetPlanGibbsGap(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var flat [][]float64
-		var s2 float64
-		for _, ch := range tr.Draws {
-			for _, th := range ch {
-				flat = append(flat, th[:m.Dim()])
-				s2 += m.NoiseVar(th[:m.Dim()])
-			}
-		}
-		s2 /= float64(len(flat))
+		flat, s2 := gapDraws(m, tr)
 		if b[i], err = Gap1DBands(m, flat, nil, 0.9); err != nil {
 			t.Fatal(err)
 		}
