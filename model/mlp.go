@@ -639,23 +639,37 @@ func (m *MLP) newWork() *mlpWork {
 // forward runs the network on r rows whose inputs are x (r × p, row-major)
 // and leaves the activations in w.a; w.a[L] holds the outputs f.
 func (m *MLP) forward(theta []float64, x []float64, r int, w *mlpWork) {
-	prev, in := x, m.p
-	L := len(m.sizes) - 1
-	for l := 1; l <= L; l++ {
-		out := m.sizes[l]
-		W := theta[m.off[l-1] : m.off[l-1]+out*in]
-		b := theta[m.off[l-1]+out*in : m.off[l-1]+out*in+out]
-		z := w.a[l][:r*out]
-		for i := 0; i < r; i++ {
-			copy(z[i*out:(i+1)*out], b)
-		}
-		// Z = A Wᵀ + 1 bᵀ: (r × in)(in × out).
-		gemm(blas.NoTrans, blas.Trans, r, out, in, prev, in, W, in, 1, z, out)
-		if l < L {
-			activate(m.act, z)
-		}
-		prev, in = z, out
+	prev, in := m.forwardHidden(theta, x, r, w)
+	m.affine(theta, len(m.sizes)-1, prev, in, r, w)
+}
+
+// forwardHidden runs the hidden layers of the network on r rows whose
+// inputs are x, leaving their activations in w.a[1…L−1] (forward without
+// the output layer), and returns the last hidden layer's activations (x
+// for a network without hidden layers) and their width.
+func (m *MLP) forwardHidden(theta []float64, x []float64, r int, w *mlpWork) (prev []float64, in int) {
+	prev, in = x, m.p
+	for l := 1; l < len(m.sizes)-1; l++ {
+		z := m.affine(theta, l, prev, in, r, w)
+		activate(m.act, z)
+		prev, in = z, m.sizes[l]
 	}
+	return prev, in
+}
+
+// affine computes layer l's pre-activations on r rows into w.a[l]:
+// Z = A Wᵀ + 1 bᵀ, (r × in)(in × out), A the r × in activations of layer
+// l − 1 (the inputs x for l = 1). It returns Z.
+func (m *MLP) affine(theta []float64, l int, prev []float64, in, r int, w *mlpWork) []float64 {
+	out := m.sizes[l]
+	W := theta[m.off[l-1] : m.off[l-1]+out*in]
+	b := theta[m.off[l-1]+out*in : m.off[l-1]+out*in+out]
+	z := w.a[l][:r*out]
+	for i := 0; i < r; i++ {
+		copy(z[i*out:(i+1)*out], b)
+	}
+	gemm(blas.NoTrans, blas.Trans, r, out, in, prev, in, W, in, 1, z, out)
+	return z
 }
 
 // activate applies h in place.

@@ -164,25 +164,6 @@ func (c *OutputConditional) Draw(theta []float64, tau float64, rng *rand.Rand) e
 	return nil
 }
 
-// forwardHidden runs the hidden layers of the network on r rows whose
-// inputs are x, leaving their activations in w.a[1…L−1] (forward without
-// the output layer).
-func (m *MLP) forwardHidden(theta []float64, x []float64, r int, w *mlpWork) {
-	prev, in := x, m.p
-	for l := 1; l < len(m.sizes)-1; l++ {
-		out := m.sizes[l]
-		W := theta[m.off[l-1] : m.off[l-1]+out*in]
-		b := theta[m.off[l-1]+out*in : m.off[l-1]+out*in+out]
-		z := w.a[l][:r*out]
-		for i := 0; i < r; i++ {
-			copy(z[i*out:(i+1)*out], b)
-		}
-		gemm(blas.NoTrans, blas.Trans, r, out, in, prev, in, W, in, 1, z, out)
-		activate(m.act, z)
-		prev, in = z, out
-	}
-}
-
 // cholLower overwrites the lower triangle of the symmetric k×k matrix a
 // (row-major; the lower triangle is read) with its Cholesky factor L, a =
 // LLᵀ, and reports whether a is positive definite.
