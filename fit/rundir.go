@@ -41,10 +41,6 @@ type RunDir struct {
 	resumable    bool               // the run stopped early and has a checkpoint
 }
 
-// settings lists a run's settings, as the chain files and the report record
-// them (empty ones left out).
-func (j *Problem) settings() [][2]string { return j.SettingsOf(j.C) }
-
 // settingsOf lists the settings of the configuration c: the run's, or the
 // configuration as run (--sampler auto's choice).
 func (j *Problem) SettingsOf(c *Config) [][2]string {
@@ -172,12 +168,13 @@ func (rd *RunDir) Finish(runErr error, table diag.Table, mf *ModelFile, sc *data
 	return files, nil
 }
 
-// chainConfig is the configuration the chain files of a run record.
-func (j *Problem) ChainConfig() stancsv.Config {
-	c := j.C
+// ChainConfig is the configuration the chain files of a run record: c, the
+// run's configuration as planned (--sampler auto: the sampler, batch and
+// burn-in it chose).
+func (j *Problem) ChainConfig(c *Config) stancsv.Config {
 	cfg := stancsv.Config{Model: c.Model, Method: "sample", Algorithm: c.Sampler,
 		NumSamples: c.Iters - c.Burnin, NumWarmup: c.Burnin, Thin: c.Thin, Seed: c.Seed}
-	for _, kv := range j.settings() {
+	for _, kv := range j.SettingsOf(c) {
 		switch kv[0] {
 		case "model", "algorithm", "iters", "burnin", "thin", "seed", "test", "target":
 		default:

@@ -108,13 +108,20 @@ func (a *autoRun) Adjust(c *Config, m langevin.Model, o *langevin.Options, start
 	o.Until = UntilRule(m.Dim(), c.TargetESS, a.rhat, start, c.MaxTime, &a.stopWhy)
 }
 
-// config returns the configuration the run amounts to, for the output: the
+// Config returns the configuration the run amounts to, for the output: the
 // chosen sampler, its batch and the iterations actually run.
 func (a *autoRun) Config(c *Config, tr *langevin.Trace) *Config {
+	return a.Planned(c, tr.Thin, a.lastIter(tr))
+}
+
+// Planned returns the configuration the plan sets before the run, for the
+// chain files' headers (written as the draws come): the chosen sampler, its
+// batch and burn-in, with the given thinning and iteration cap.
+func (a *autoRun) Planned(c *Config, thin, iters int) *Config {
 	cc := *c
 	cc.Burnin = a.burnin
-	cc.Thin = tr.Thin
-	cc.Iters = a.lastIter(tr)
+	cc.Thin = thin
+	cc.Iters = iters
 	cc.Schedule = "const"
 	if a.Net != nil {
 		cc.Sampler = a.Net.Kind
@@ -125,6 +132,7 @@ func (a *autoRun) Config(c *Config, tr *langevin.Trace) *Config {
 	cc.Sampler = a.plan.Kind
 	cc.Def = SamplerTable[a.plan.Kind]
 	if a.plan.Kind == "nuts" {
+		cc.Batch = 0 // full data
 		// The tuning line names the metric the plan gave NUTS.
 		o := *Opt[*ExactFlags](c, "exact")
 		o.Metric = "diag"

@@ -45,3 +45,27 @@ func TestRunFilesHoldTheSummarisedDraws(t *testing.T) {
 		t.Errorf("temporary files left: %v", left)
 	}
 }
+
+// TestAutoChainHeaders: the chain files of a --sampler auto run record the
+// run as planned — the sampler it chose, its batch and burn-in — not the
+// flags' defaults (algorithm = auto, batch = 10, num_warmup = 0), since they
+// are written before the run ends and read by Stan's and ArviZ's tools.
+func TestAutoChainHeaders(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	code, out, errs := runMain("run", "--seed", "2", "--quiet", "--out", dir)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !strings.Contains(out, "auto:     sampler: nuts") {
+		t.Fatalf("expected the plan to choose NUTS:\n%s", out)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "chain-1.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"#     algorithm = nuts\n", "#     num_warmup = 1000\n", "# batch = 0\n"} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("chain-1.csv's header lacks %q", want)
+		}
+	}
+}

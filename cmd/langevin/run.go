@@ -188,11 +188,15 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	}
 	if rd != nil {
 		names := append(langevin.ParamNames(m), fit.DerivedNames(m)...)
+		hc := c // the headers record the run as planned (--sampler auto: its choice)
+		if auto != nil {
+			hc = auto.Planned(c, opts.Thin, opts.Iters)
+		}
 		if rd.Resuming() {
-			if opts.Resume, err = rd.ResumeChains(j.ChainConfig(), opts.FirstChain+1, opts.Chains, s.StatNames(), names); err != nil {
+			if opts.Resume, err = rd.ResumeChains(j.ChainConfig(hc), opts.FirstChain+1, opts.Chains, s.StatNames(), names); err != nil {
 				return err
 			}
-		} else if err := rd.OpenChains(j.ChainConfig(), opts.FirstChain+1, opts.Chains, s.StatNames(), names); err != nil {
+		} else if err := rd.OpenChains(j.ChainConfig(hc), opts.FirstChain+1, opts.Chains, s.StatNames(), names); err != nil {
 			return err
 		}
 		opts.Sink = rd.Sink
