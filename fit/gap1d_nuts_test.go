@@ -100,21 +100,7 @@ func TestGap1DPriorExact(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const warm, draws = 300, 600
-	tr, err := langevin.Run(ctx, m, sampler.NUTS{MaxDepth: 8, Precond: p.Precond, Adapt: sampler.Adapt{Warmup: warm}},
-		langevin.Options{Chains: 4, Iters: warm + draws, BurnIn: warm, Init: p.Init(), Seed: 7, Thin: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	flat, s2 := gapDraws(m, tr)
-	b, err := Gap1DBands(m, flat, nil, 0.9)
-	if err != nil {
-		t.Fatal(err)
-	}
-	conv, err := predict.RegressConvergence(m, traceChains(tr), p.Points)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b, s2, conv := gap1dNUTS(ctx, t, m, p, sampler.NUTS{MaxDepth: 8, Precond: p.Precond})
 	t.Logf("NUTS, output layer scale 4: %v; E σ² %.4f; %v", b, s2, conv)
 	if conv.MaxRHat > 1.1 {
 		t.Fatalf("NUTS not converged in function space (max R̂ %.3f > 1.1): no verdict", conv.MaxRHat)
@@ -169,9 +155,22 @@ func TestGap1DBlockNUTS(t *testing.T) {
 			full.SetSym(i, j, blk.Cov.At(a, b))
 		}
 	}
+	b, s2, conv := gap1dNUTS(ctx, t, m, p, sampler.NUTS{MaxDepth: 8, PrecondFull: full})
+	t.Logf("NUTS, output-block metric: %v; E σ² %.4f; %v", b, s2, conv)
+	if conv.MaxRHat > 1.1 {
+		t.Errorf("NUTS not converged in function space (max R̂ %.3f > 1.1)", conv.MaxRHat)
+	}
+}
+
+// gap1dNUTS runs the gap1d tests' NUTS reference (4 chains × 600 draws
+// after 300 warm-up, thin 2, seed 7, from the plan's modes) with the sampler
+// nuts (its warm-up set here) and returns the 90% bands, the mean σ² and the
+// function-space convergence at the plan's points.
+func gap1dNUTS(ctx context.Context, t *testing.T, m *model.MLP, p *NetPlan, nuts sampler.NUTS) (*GapBands, float64, *predict.Convergence) {
+	t.Helper()
 	const warm, draws = 300, 600
-	tr, err := langevin.Run(ctx, m, sampler.NUTS{MaxDepth: 8, PrecondFull: full, Adapt: sampler.Adapt{Warmup: warm}},
-		langevin.Options{Chains: 4, Iters: warm + draws, BurnIn: warm, Init: p.Init(), Seed: 7, Thin: 2})
+	nuts.Adapt = sampler.Adapt{Warmup: warm}
+	tr, err := langevin.Run(ctx, m, nuts, langevin.Options{Chains: 4, Iters: warm + draws, BurnIn: warm, Init: p.Init(), Seed: 7, Thin: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,10 +183,7 @@ func TestGap1DBlockNUTS(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("NUTS, output-block metric: %v; E σ² %.4f; %v", b, s2, conv)
-	if conv.MaxRHat > 1.1 {
-		t.Errorf("NUTS not converged in function space (max R̂ %.3f > 1.1)", conv.MaxRHat)
-	}
+	return b, s2, conv
 }
 
 // gapDraws pools the chains' kept draws of m's parameters (dropping any
