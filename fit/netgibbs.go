@@ -32,7 +32,7 @@ const netGibbsShare = 0.25
 // (the function where there are no data) have preconditioned curvatures
 // 10⁻⁶ of the stiffest direction's and relax in ~10⁷ SGHMC steps; an exact
 // draw of the layer moves along them at once.
-func netGibbs(m Network, batch, every int) (func() (sampler.Conditional, error), int, string) {
+func netGibbs(m Network, batch, every, units int) (func() (sampler.Conditional, error), int, string) {
 	if every < 0 {
 		return nil, 0, ""
 	}
@@ -55,14 +55,27 @@ func netGibbs(m Network, batch, every int) (func() (sampler.Conditional, error),
 		// left the plausible region after 3 restarts.
 		return nil, 0, "off: σ² is fixed (--learn-noise=false): with a σ² the data do not support, the output layer's conditional is an ill-conditioned least-squares fit (gap1d at σ² = 10⁻⁸: output weights of 128, every chain diverged); with σ² learned its conditional is drawn"
 	}
+	var moves string
+	if units > 0 {
+		if err := c.SetUnitMoves(units); err != nil {
+			return nil, 0, fmt.Sprintf("off: %v", err)
+		}
+		moves = fmt.Sprintf(", after %d Metropolis–Hastings moves of the last hidden layer's units (each redrawn from its prior, the output layer integrated out) and %d random-walk moves of log σ²", units, model.UnitNoiseMoves)
+	}
 	why := "set"
 	if every == 0 {
 		step := 3 * float64(batch) * float64(m.Dim())
 		every = max(1, int(math.Ceil(c.Flops()/(netGibbsShare*step))))
 		why = fmt.Sprintf("a draw costs %.3g multiply-adds (forward pass and ΦᵀΦ on the %d rows, factor of the %d×%d precision), a step about 3·B·d = %.3g: at most %.0f%% of the steps' cost", c.Flops(), m.Len(), c.Size(), c.Size(), step, 100*netGibbsShare)
 	}
-	mk := func() (sampler.Conditional, error) { return mm.NewOutputConditional() }
-	return mk, every, fmt.Sprintf("the output layer's %d parameters drawn exactly from their Gaussian conditional given the hidden layers and σ² (all rows) every %d steps (%s): the directions the data leave to the prior (the function where there are no data) relax in ~10⁷ SGHMC steps, an exact draw moves along them at once", c.Size(), every, why)
+	mk := func() (sampler.Conditional, error) {
+		c, err := mm.NewOutputConditional()
+		if err == nil {
+			err = c.SetUnitMoves(units)
+		}
+		return c, err
+	}
+	return mk, every, fmt.Sprintf("the output layer's %d parameters drawn exactly from their Gaussian conditional given the hidden layers and σ² (all rows) every %d steps%s (%s): the directions the data leave to the prior (the function where there are no data) relax in ~10⁷ SGHMC steps, an exact draw moves along them at once", c.Size(), every, moves, why)
 }
 
 // netGibbsProbes is the number of exact output-layer draws from each mode

@@ -45,6 +45,19 @@ type OutputConditional struct {
 	// slipCov and slipData are test hooks: a draw's noise multiplied by
 	// slipCov and ΦᵀΦ by slipData (1 and 1 in use).
 	slipCov, slipData float64
+
+	// Unit moves (SetUnitMoves; mlp_units.go).
+	moves              int
+	next               int       // the next unit proposed
+	accepted, proposed int       // counts of the moves
+	phi                []float64 // n×H: the last hidden layer's activations
+	prev               []float64 // n×fan-in: its inputs (deeper networks)
+	col                []float64 // n: a proposed unit's activations
+	g                  []float64 // k×k: ΦᵀΦ, full
+	gj, z0, r2, u      []float64 // a proposed row of ΦᵀΦ; Φᵀz; solve; the proposed unit
+	a2                 []float64 // k×k: a proposed A's factor
+	zz                 float64   // zᵀz (0: not yet computed)
+	slipMarg           float64   // test hook: the marginal's log-determinant times slipMarg (1 in use)
 }
 
 // NewOutputConditional returns the output layer's conditional of m, or an
@@ -61,7 +74,7 @@ func (m *MLP) NewOutputConditional() (*OutputConditional, error) {
 	L := len(m.sizes) - 1
 	k := m.sizes[L-1] + 1
 	c := &OutputConditional{m: m, k: k, off: m.off[L-1], a: make([]float64, k*k), r: make([]float64, k), prec: make([]float64, k),
-		slipCov: 1, slipData: 1}
+		slipCov: 1, slipData: 1, slipMarg: 1}
 	for j := range c.prec {
 		c.prec[j] = 1 / (m.scale[L-1] * m.scale[L-1])
 	}
@@ -82,14 +95,15 @@ func (c *OutputConditional) Flops() float64 {
 		fwd += float64(m.sizes[l] * m.sizes[l-1])
 	}
 	k := float64(c.k)
-	return float64(m.n)*(fwd+k*(k+1)/2) + k*k*k/6 + k*k
+	return float64(m.n)*(fwd+k*(k+1)/2) + k*k*k/6 + k*k + c.unitFlops()
 }
 
 // Draw overwrites the output layer's entries of theta with a draw from
 // their conditional law at temperature tau (see [OutputConditional]), using
-// rng's normals (k of them when tau > 0, none at tau = 0). It returns an
-// error, leaving theta unchanged, when A is not numerically positive
-// definite (not finite σ² or activations).
+// rng's normals (k of them when tau > 0, none at tau = 0), after the unit
+// and noise moves of SetUnitMoves if set. It returns an error, leaving the
+// output layer unchanged, when A is not numerically positive definite (not
+// finite σ² or activations).
 func (c *OutputConditional) Draw(theta []float64, tau float64, rng *rand.Rand) error {
 	m, k := c.m, c.k
 	checkTheta("MLP OutputConditional", theta, m.dim)
@@ -99,31 +113,10 @@ func (c *OutputConditional) Draw(theta []float64, tau float64, rng *rand.Rand) e
 	}
 	clear(c.a)
 	clear(c.r)
-	h := k - 1
-	L := len(m.sizes) - 1
-	w := m.pool.get()
-	defer m.pool.put(w)
-	for i0 := 0; i0 < m.n; i0 += mlpChunk {
-		r := min(mlpChunk, m.n-i0)
-		x := m.x[i0*m.p : (i0+r)*m.p]
-		phi := x
-		if L > 1 {
-			m.forwardHidden(theta, x, r, w)
-			phi = w.a[L-1][:r*h]
-		}
-		z := m.y[i0 : i0+r]
-		// Upper triangle of the H×H block of ΦᵀΦ, in A's top-left (row-major, stride k).
-		native.Dsyrk(blas.Upper, blas.Trans, h, r, 1, phi, h, 1, c.a, k)
-		for q := 0; q < r; q++ {
-			row := phi[q*h : (q+1)*h]
-			zq := z[q]
-			for j, v := range row {
-				c.a[j*k+h] += v // the ones column
-				c.r[j] += v * zq
-			}
-			c.r[h] += zq
-		}
-		c.a[h*k+h] += float64(r)
+	if c.moves > 0 && tau == 1 {
+		sigma2 = c.unitSweep(theta, sigma2, rng)
+	} else {
+		c.accumulate(theta)
 	}
 	s := c.slipData / sigma2
 	for i := 0; i < k; i++ {
@@ -162,6 +155,38 @@ func (c *OutputConditional) Draw(theta []float64, tau float64, rng *rand.Rand) e
 	}
 	copy(theta[c.off:c.off+k], c.r)
 	return nil
+}
+
+// accumulate adds ΦᵀΦ's upper triangle to c.a (stride k) and Φᵀz to c.r at
+// theta, a forward pass over the n rows.
+func (c *OutputConditional) accumulate(theta []float64) {
+	m, k := c.m, c.k
+	h := k - 1
+	L := len(m.sizes) - 1
+	w := m.pool.get()
+	defer m.pool.put(w)
+	for i0 := 0; i0 < m.n; i0 += mlpChunk {
+		r := min(mlpChunk, m.n-i0)
+		x := m.x[i0*m.p : (i0+r)*m.p]
+		phi := x
+		if L > 1 {
+			m.forwardHidden(theta, x, r, w)
+			phi = w.a[L-1][:r*h]
+		}
+		z := m.y[i0 : i0+r]
+		// Upper triangle of the H×H block of ΦᵀΦ, in A's top-left (row-major, stride k).
+		native.Dsyrk(blas.Upper, blas.Trans, h, r, 1, phi, h, 1, c.a, k)
+		for q := 0; q < r; q++ {
+			row := phi[q*h : (q+1)*h]
+			zq := z[q]
+			for j, v := range row {
+				c.a[j*k+h] += v // the ones column
+				c.r[j] += v * zq
+			}
+			c.r[h] += zq
+		}
+		c.a[h*k+h] += float64(r)
+	}
 }
 
 // cholLower overwrites the lower triangle of the symmetric k×k matrix a

@@ -1,0 +1,196 @@
+package model_test
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/langevin-go/langevin/model"
+)
+
+// unitNet is a 1-1-1 tanh regression network on 30 points of y = 1.5·
+// tanh(2(x − 0.3)) + 0.3ε, x evenly on [−2, 2], with a learned noise: θ =
+// (w, b, v, c, γ), f(x) = v·tanh(wx + b) + c, γ = log σ².
+func unitNet(t testing.TB) *model.MLP {
+	X, y := unitNetData()
+	m, err := model.NewMLP(X, y, model.MLPOptions{Hidden: []int{1}, Activation: model.Tanh, Likelihood: model.LikGaussian,
+		LearnNoise: true, LogNoiseMean: -1, LogNoiseSD: 1, PriorScale: []float64{1.5, 2}, FanIn: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// unitQuadrature returns the exact posterior means and sds of θ = (w, b, v,
+// c, γ) of unitNet by quadrature over (w, b, γ) on a grid, the output layer
+// (v, c) integrated analytically: its conditional given (w, b, γ) is
+// N(A⁻¹Φᵀy/σ², A⁻¹), A = ΦᵀΦ/σ² + P, and p(y | w, b, γ) is
+// N(y; 0, σ²I + ΦP⁻¹Φᵀ), computed here with gonum from the definition.
+func unitQuadrature(m *model.MLP, X *mat.Dense, y []float64) (mean, sd [5]float64) {
+	sds := make([]float64, m.Dim())
+	m.PriorSDs(sds)
+	n := len(y)
+	const gw, gb, gg = 161, 161, 81
+	grid := func(k, g int, lo, hi float64) float64 { return lo + (hi-lo)*float64(k)/float64(g-1) }
+	type cell struct{ lw, w, b, g, m0, m1, v0, v1 float64 }
+	var cells []cell
+	maxLW := math.Inf(-1)
+	phi := mat.NewDense(n, 2, nil)
+	var A mat.SymDense
+	for iw := range gw {
+		w := grid(iw, gw, -6*sds[0], 6*sds[0])
+		for ib := range gb {
+			b := grid(ib, gb, -6*sds[1], 6*sds[1])
+			for i := range n {
+				phi.Set(i, 0, math.Tanh(w*X.At(i, 0)+b))
+				phi.Set(i, 1, 1)
+			}
+			var G mat.SymDense
+			G.SymOuterK(1, phi.T())
+			var r mat.VecDense
+			r.MulVec(phi.T(), mat.NewVecDense(n, y))
+			for ig := range gg {
+				g := grid(ig, gg, -4.5, 0.5)
+				s2 := math.Exp(g)
+				A.ScaleSym(1/s2, &G)
+				A.SetSym(0, 0, A.At(0, 0)+1/(sds[2]*sds[2]))
+				A.SetSym(1, 1, A.At(1, 1)+1/(sds[3]*sds[3]))
+				var ch mat.Cholesky
+				if !ch.Factorize(&A) {
+					continue
+				}
+				var mu mat.VecDense
+				rs := mat.VecDenseCopyOf(&r)
+				rs.ScaleVec(1/s2, rs)
+				if err := ch.SolveVecTo(&mu, rs); err != nil {
+					continue
+				}
+				var cov mat.SymDense
+				if err := ch.InverseTo(&cov); err != nil {
+					continue
+				}
+				var yy float64
+				for _, v := range y {
+					yy += v * v
+				}
+				lml := -0.5*float64(n)*g - 0.5*yy/s2 - 0.5*ch.LogDet() + 0.5*mat.Dot(rs, &mu) -
+					math.Log(sds[2]*sds[3])
+				u := (g + 1) / 1
+				lp := -0.5*(w*w/(sds[0]*sds[0])+b*b/(sds[1]*sds[1])) - 0.5*u*u
+				c := cell{lw: lml + lp, w: w, b: b, g: g, m0: mu.AtVec(0), m1: mu.AtVec(1), v0: cov.At(0, 0), v1: cov.At(1, 1)}
+				maxLW = max(maxLW, c.lw)
+				cells = append(cells, c)
+			}
+		}
+	}
+	var z float64
+	var s1, s2 [5]float64
+	for _, c := range cells {
+		p := math.Exp(c.lw - maxLW)
+		z += p
+		vals := [5]float64{c.w, c.b, c.m0, c.m1, c.g}
+		extra := [5]float64{0, 0, c.v0, c.v1, 0}
+		for j, v := range vals {
+			s1[j] += p * v
+			s2[j] += p * (v*v + extra[j])
+		}
+	}
+	for j := range mean {
+		mean[j] = s1[j] / z
+		sd[j] = math.Sqrt(s2[j]/z - mean[j]*mean[j])
+	}
+	return mean, sd
+}
+
+// TestUnitMovesPosterior: a chain of OutputConditional draws with unit
+// moves (the hidden unit proposed from its prior, the output layer
+// integrated out) and noise moves, and nothing else, samples the exact
+// posterior of a 1-1-1 network in its 5 correlated parameters: means and
+// sds of w, b, v, c and γ = log σ² within 5 Monte Carlo standard errors
+// (batch means over 50 batches of the 60,000 draws) of quadrature's. The
+// marginal likelihood without half its log-determinant (the Occam factor
+// of the output layer) or the output draw's noise ×√2 fails.
+func TestUnitMovesPosterior(t *testing.T) {
+	if testing.Short() {
+		t.Skip("≈ 3 s: skipped with -short")
+	}
+	m := unitNet(t)
+	X, y := unitNetData()
+	mean, sd := unitQuadrature(m, X, y)
+	names := [5]string{"w", "b", "v", "c", "γ"}
+	t.Logf("quadrature: means %.3f, sds %.3f", mean, sd)
+	run := func(slipMarg, slipCov float64) error {
+		c, err := m.NewOutputConditional()
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.SetSlips(slipCov, 1)
+		c.SetMarginalSlip(slipMarg)
+		if err := c.SetUnitMoves(3); err != nil {
+			t.Fatal(err)
+		}
+		rng := rand.New(rand.NewPCG(17, 4))
+		th := []float64{1, 0, 0, 0, -1}
+		const draws, batches = 60000, 50
+		var bm [5][batches]float64
+		var s1, s2 [5]float64
+		for i := range draws {
+			if err := c.Draw(th, 1, rng); err != nil {
+				t.Fatal(err)
+			}
+			for j, v := range th {
+				bm[j][i/(draws/batches)] += v / (draws / batches)
+				s1[j] += v / draws
+				s2[j] += v * v / draws
+			}
+		}
+		if acc, prop := c.UnitAccepted(); acc < prop/100 {
+			t.Fatalf("unit moves accepted %d of %d: too few to test", acc, prop)
+		}
+		for j := range names {
+			var v float64
+			for _, b := range bm[j] {
+				v += (b - s1[j]) * (b - s1[j]) / (batches - 1)
+			}
+			se := math.Sqrt(v / batches)
+			gotSD := math.Sqrt(s2[j] - s1[j]*s1[j])
+			// An sd's standard error, taken as the mean's relative to the sd
+			// (the chain's autocorrelation scales both alike).
+			seSD := se / math.Sqrt2
+			if math.Abs(s1[j]-mean[j]) > 5*se || math.Abs(gotSD-sd[j]) > 5*seSD+0.01*sd[j] {
+				return fmt.Errorf("%s: mean %.4f sd %.4f, exact %.4f and %.4f (±%.2g, ±%.2g)", names[j], s1[j], gotSD, mean[j], sd[j], se, seSD)
+			}
+		}
+		return nil
+	}
+	if err := run(1, 1); err != nil {
+		t.Errorf("unit and noise moves: %v", err)
+	}
+	if err := run(0.5, 1); err == nil {
+		t.Error("half the log-determinant in the marginal: passed")
+	} else {
+		t.Logf("half the log-determinant fails as it should: %v", err)
+	}
+	if err := run(1, math.Sqrt2); err == nil {
+		t.Error("output draw's noise ×√2: passed")
+	} else {
+		t.Logf("noise ×√2 fails as it should: %v", err)
+	}
+}
+
+// unitNetData returns unitNet's inputs and responses.
+func unitNetData() (*mat.Dense, []float64) {
+	const n = 30
+	rng := rand.New(rand.NewPCG(3, 9))
+	X := mat.NewDense(n, 1, nil)
+	y := make([]float64, n)
+	for i := range n {
+		x := -2 + 4*float64(i)/(n-1)
+		X.Set(i, 0, x)
+		y[i] = 1.5*math.Tanh(2*(x-0.3)) + 0.3*rng.NormFloat64()
+	}
+	return X, y
+}
