@@ -100,7 +100,7 @@ func TestGap1DPriorExact(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, s2, conv := gap1dNUTS(ctx, t, m, p, sampler.NUTS{MaxDepth: 8, Precond: p.Precond})
+	b, s2, conv := gap1dNUTS(ctx, t, m, p, sampler.NUTS{MaxDepth: 8, Precond: p.Precond}, nil)
 	t.Logf("NUTS, output layer scale 4: %v; E σ² %.4f; %v", b, s2, conv)
 	if conv.MaxRHat > 1.1 {
 		t.Fatalf("NUTS not converged in function space (max R̂ %.3f > 1.1): no verdict", conv.MaxRHat)
@@ -155,7 +155,7 @@ func TestGap1DBlockNUTS(t *testing.T) {
 			full.SetSym(i, j, blk.Cov.At(a, b))
 		}
 	}
-	b, s2, conv := gap1dNUTS(ctx, t, m, p, sampler.NUTS{MaxDepth: 8, PrecondFull: full})
+	b, s2, conv := gap1dNUTS(ctx, t, m, p, sampler.NUTS{MaxDepth: 8, PrecondFull: full}, nil)
 	t.Logf("NUTS, output-block metric: %v; E σ² %.4f; %v", b, s2, conv)
 	if conv.MaxRHat > 1.1 {
 		t.Errorf("NUTS not converged in function space (max R̂ %.3f > 1.1)", conv.MaxRHat)
@@ -166,7 +166,7 @@ func TestGap1DBlockNUTS(t *testing.T) {
 // after 300 warm-up, thin 2, seed 7, from the plan's modes) with the sampler
 // nuts (its warm-up set here) and returns the 90% bands, the mean σ² and the
 // function-space convergence at the plan's points.
-func gap1dNUTS(ctx context.Context, t *testing.T, m *model.MLP, p *NetPlan, nuts sampler.NUTS) (*GapBands, float64, *predict.Convergence) {
+func gap1dNUTS(ctx context.Context, t *testing.T, m *model.MLP, p *NetPlan, nuts sampler.NUTS, sc *data.Scaler) (*GapBands, float64, *predict.Convergence) {
 	t.Helper()
 	const warm, draws = 300, 600
 	nuts.Adapt = sampler.Adapt{Warmup: warm}
@@ -175,7 +175,7 @@ func gap1dNUTS(ctx context.Context, t *testing.T, m *model.MLP, p *NetPlan, nuts
 		t.Fatal(err)
 	}
 	flat, s2 := gapDraws(m, tr)
-	b, err := Gap1DBands(m, flat, nil, 0.9)
+	b, err := Gap1DBands(m, flat, sc, 0.9)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -220,33 +220,41 @@ func TestOutputConditionalMode(t *testing.T) {
 }
 
 // BenchmarkOutputConditionalDraw: one exact draw of the 51 output
-// parameters of a 1-50-1 network on 800 rows (gap1d's size).
+// parameters of a 1-50-1 network on 800 rows (gap1d's size); Units: the
+// same after a sweep of 50 unit moves and 4 noise moves (SetUnitMoves).
 func BenchmarkOutputConditionalDraw(b *testing.B) {
-	rng := rand.New(rand.NewPCG(1, 1))
-	const n = 800
-	X := mat.NewDense(n, 1, nil)
-	y := make([]float64, n)
-	for i := range y {
-		x := 4*rng.Float64() - 2
-		X.Set(i, 0, x)
-		y[i] = math.Sin(x) + 0.1*rng.NormFloat64()
-	}
-	m, err := model.NewMLP(X, y, model.MLPDefaults(model.MLPOptions{Hidden: []int{50}, Likelihood: model.LikGaussian}))
-	if err != nil {
-		b.Fatal(err)
-	}
-	th := make([]float64, m.Dim())
-	m.FanInInit(th, rng)
-	c, err := m.NewOutputConditional()
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		if err := c.Draw(th, 1, rng); err != nil {
-			b.Fatal(err)
-		}
+	for _, units := range []int{0, 50} {
+		b.Run(fmt.Sprintf("units=%d", units), func(b *testing.B) {
+			rng := rand.New(rand.NewPCG(1, 1))
+			const n = 800
+			X := mat.NewDense(n, 1, nil)
+			y := make([]float64, n)
+			for i := range y {
+				x := 4*rng.Float64() - 2
+				X.Set(i, 0, x)
+				y[i] = math.Sin(x) + 0.1*rng.NormFloat64()
+			}
+			m, err := model.NewMLP(X, y, model.MLPDefaults(model.MLPOptions{Hidden: []int{50}, Likelihood: model.LikGaussian}))
+			if err != nil {
+				b.Fatal(err)
+			}
+			th := make([]float64, m.Dim())
+			m.FanInInit(th, rng)
+			c, err := m.NewOutputConditional()
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := c.SetUnitMoves(units); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if err := c.Draw(th, 1, rng); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 

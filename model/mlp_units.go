@@ -205,7 +205,7 @@ func (c *OutputConditional) unitSweep(theta []float64, sigma2 float64, rng *rand
 		}
 	}
 	if ok && m.learn {
-		sigma2 = c.noiseMoves(theta, sigma2, cur, rng)
+		sigma2, _ = c.noiseMoves(theta, sigma2, cur, rng)
 	}
 	// Hand Draw ΦᵀΦ's upper triangle and Φᵀz.
 	for i := 0; i < k; i++ {
@@ -229,7 +229,7 @@ const UnitNoiseMoves = 4
 //
 // the proposal γ′ = γ + 2.4·√(2/n)·ξ (2.4 times γ's posterior sd when the
 // data fix σ², √(2/n)). It returns the final σ² = e^γ.
-func (c *OutputConditional) noiseMoves(theta []float64, sigma2, cur float64, rng *rand.Rand) float64 {
+func (c *OutputConditional) noiseMoves(theta []float64, sigma2, cur float64, rng *rand.Rand) (float64, float64) {
 	m := c.m
 	n := float64(m.n)
 	if c.zz == 0 {
@@ -242,7 +242,7 @@ func (c *OutputConditional) noiseMoves(theta []float64, sigma2, cur float64, rng
 		u := (g - m.lgMean) / m.lgSD
 		return marg - 0.5*n*g - 0.5*c.zz*math.Exp(-g) - 0.5*u*u
 	}
-	lp := logp(gamma, cur)
+	lp, mg := logp(gamma, cur), cur
 	step := 2.4 * math.Sqrt(2/n)
 	for range UnitNoiseMoves {
 		g := gamma + step*rng.NormFloat64()
@@ -252,11 +252,11 @@ func (c *OutputConditional) noiseMoves(theta []float64, sigma2, cur float64, rng
 			continue
 		}
 		if lq := logp(g, marg); logU < lq-lp {
-			gamma, lp = g, lq
+			gamma, lp, mg = g, lq, marg
 		}
 	}
 	theta[m.dim-1] = gamma
-	return math.Exp(gamma)
+	return math.Exp(gamma), mg
 }
 
 // logMarginal returns −½ log|A| + ½ rᵀA⁻¹r (r = Φᵀz/σ²), the hidden layers'
