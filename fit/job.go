@@ -20,6 +20,10 @@ type Problem struct {
 	Scaler        *data.Scaler // the standardisation applied, if any
 	Spec          model.Spec   // resolved against the training labels
 	FormulaRecord []byte       // --formula: model.json's record (formula.Record)
+	// ModelSettings, when set, are the settings that name the model the run
+	// built, in place of --model's ("model" first): a --formula run's
+	// model (glmm or glm), formula, family and priors (SettingsOf).
+	ModelSettings [][2]string
 	M             langevin.Model
 	// offTrain and offTest are the --offset/--exposure column's values, as
 	// read (nil without one).

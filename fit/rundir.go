@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -41,16 +42,21 @@ type RunDir struct {
 	resumable    bool               // the run stopped early and has a checkpoint
 }
 
-// settingsOf lists the settings of the configuration c: the run's, or the
-// configuration as run (--sampler auto's choice).
+// SettingsOf lists the settings of the configuration c: the run's, or the
+// configuration as run (--sampler auto's choice). The model is --model's,
+// or the one the run built when j.ModelSettings names it (--formula).
 func (j *Problem) SettingsOf(c *Config) [][2]string {
 	b := j.Env
 	step := ""
 	if b.Sched != nil {
 		step = FmtF(b.Sched.At(1))
 	}
-	all := [][2]string{
-		{"model", c.Model}, {"data", c.Data}, {"test", c.Test}, {"target", c.Target},
+	all := [][2]string{{"model", c.Model}}
+	if j.ModelSettings != nil {
+		all = slices.Clone(j.ModelSettings)
+	}
+	all = append(all, [][2]string{
+		{"data", c.Data}, {"test", c.Test}, {"target", c.Target},
 		{"algorithm", c.Sampler}, {"schedule", c.Schedule},
 		{"step", step}, {"step_a", FmtF(b.StepA)},
 		{"step_b", FmtF(c.StepB)}, {"decay", FmtF(c.Decay)},
@@ -62,9 +68,12 @@ func (j *Problem) SettingsOf(c *Config) [][2]string {
 		{"seed", strconv.FormatUint(c.Seed, 10)}, {"init", c.Init},
 		{"standardize", strconv.FormatBool(c.Standardize)}, {"intercept", strconv.FormatBool(c.Intercept)},
 		{"noise_every", strconv.Itoa(c.NoiseEvery)},
-	}
+	}...)
 	var out [][2]string
 	for _, kv := range all {
+		if c.Formula.Text != "" && (kv[0] == "standardize" || kv[0] == "intercept") {
+			continue // the formula says whether it has an intercept; nothing is standardised
+		}
 		if kv[1] != "" {
 			out = append(out, kv)
 		}
@@ -172,11 +181,13 @@ func (rd *RunDir) Finish(runErr error, table diag.Table, mf *ModelFile, sc *data
 // run's configuration as planned (--sampler auto: the sampler, batch and
 // burn-in it chose).
 func (j *Problem) ChainConfig(c *Config) stancsv.Config {
-	cfg := stancsv.Config{Model: c.Model, Method: "sample", Algorithm: c.Sampler,
+	cfg := stancsv.Config{Method: "sample", Algorithm: c.Sampler,
 		NumSamples: c.Iters - c.Burnin, NumWarmup: c.Burnin, Thin: c.Thin, Seed: c.Seed}
 	for _, kv := range j.SettingsOf(c) {
 		switch kv[0] {
-		case "model", "algorithm", "iters", "burnin", "thin", "seed", "test", "target":
+		case "model":
+			cfg.Model = kv[1]
+		case "algorithm", "iters", "burnin", "thin", "seed", "test", "target":
 		default:
 			cfg.Extra = append(cfg.Extra, kv)
 		}

@@ -38,6 +38,7 @@ func buildFormulaModel(j *fit.Problem) error {
 		return fit.InputErrorf("--formula %q on --data %s: %v", c.Formula.Text, c.Data, err)
 	}
 	j.M = m
+	j.ModelSettings = formulaSettings(m, c.Formula.Priors)
 	j.Train = &data.Dataset{Source: c.Data, Y: make([]float64, tab.Len())}
 	if c.Out != "" || c.Report {
 		rec, err := formula.NewRecord(m, c.Data, c.Formula.Priors, formula.Options{Family: c.Formula.Family}, formula.NewLevelsPopulation)
@@ -49,6 +50,22 @@ func buildFormulaModel(j *fit.Problem) error {
 		}
 	}
 	return nil
+}
+
+// formulaSettings are the settings that name a --formula run's model in
+// the chain files' header, the summary and the report: model = glmm (a
+// generalised linear mixed model: the formula has group-level terms) or
+// glm, then the formula, the family (canonical: bernoulli for logistic)
+// and the priors as given (none: brms's defaults, printed as auto: lines).
+// model stays one word, as CmdStan's model name and every other run's
+// (--model's kind); formula and family are their own keys, as brms's
+// summary prints them.
+func formulaSettings(m *formula.Model, priors string) [][2]string {
+	kind := "glm"
+	if m.HasGroups() {
+		kind = "glmm"
+	}
+	return [][2]string{{"model", kind}, {"formula", m.Formula.Text}, {"family", m.Family}, {"priors", priors}}
 }
 
 // formulaOf returns model.json's formula record, nil when the run is not
