@@ -57,7 +57,12 @@ type OutputConditional struct {
 	gj, z0, r2, u      []float64 // a proposed row of ΦᵀΦ; Φᵀz; solve; the proposed unit
 	a2                 []float64 // k×k: a proposed A's factor
 	zz                 float64   // zᵀz (0: not yet computed)
-	slipMarg           float64   // test hook: the marginal's log-determinant times slipMarg (1 in use)
+	local, nextLocal   int       // random-walk unit moves a Draw; the next unit
+	localScale         []float64 // per unit: the random walk's scale relative to the prior sd
+	adaptN             []int     // per unit: moves adapted so far
+	adapt              bool
+	slipPrior          float64 // test hook: a random walk's log prior ratio times slipPrior (1 in use)
+	slipMarg           float64 // test hook: the marginal's log-determinant times slipMarg (1 in use)
 }
 
 // NewOutputConditional returns the output layer's conditional of m, or an
@@ -74,7 +79,7 @@ func (m *MLP) NewOutputConditional() (*OutputConditional, error) {
 	L := len(m.sizes) - 1
 	k := m.sizes[L-1] + 1
 	c := &OutputConditional{m: m, k: k, off: m.off[L-1], a: make([]float64, k*k), r: make([]float64, k), prec: make([]float64, k),
-		slipCov: 1, slipData: 1, slipMarg: 1}
+		slipCov: 1, slipData: 1, slipMarg: 1, slipPrior: 1}
 	for j := range c.prec {
 		c.prec[j] = 1 / (m.scale[L-1] * m.scale[L-1])
 	}
@@ -113,7 +118,7 @@ func (c *OutputConditional) Draw(theta []float64, tau float64, rng *rand.Rand) e
 	}
 	clear(c.a)
 	clear(c.r)
-	if c.moves > 0 && tau == 1 {
+	if c.moves+c.local > 0 && tau == 1 {
 		sigma2 = c.unitSweep(theta, sigma2, rng)
 	} else {
 		c.accumulate(theta)

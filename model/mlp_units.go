@@ -43,15 +43,57 @@ const unitMaxFloats = 1 << 22
 // of A; see Flops. SetUnitMoves returns an error when the activations kept
 // would exceed 2²² floats (32 MiB) a chain.
 func (c *OutputConditional) SetUnitMoves(k int) error {
+	if k < 0 {
+		return fmt.Errorf("model: MLP unit moves %d: expected ≥ 0", k)
+	}
+	if k > 0 {
+		if err := c.allocUnits(); err != nil {
+			return err
+		}
+	}
+	c.moves = k
+	return nil
+}
+
+// SetLocalMoves makes each Draw (at τ = 1) also propose k random-walk
+// moves of one unit's incoming weights and bias (units in turn, after the
+// unit moves of SetUnitMoves): u′ = u + r_j·s·ξ, s the prior sds and r_j the
+// unit's scale relative to them (starting at r0; r0 ≤ 0 keeps the current
+// scales), accepted with probability min(1, p(z | h′)p(u′)/(p(z | h)p(u))),
+// the output layer integrated out as for the unit moves. Units the data pin
+// down, which a draw from the prior rarely replaces, move by these. With
+// adapt, each r_j is tuned toward 30% acceptance (Robbins–Monro steps of
+// size (0.3 − accepted)/√(moves + 10) on log r_j): the chain is then not
+// stationary, so adapt belongs to a burn-in and is turned off after it.
+func (c *OutputConditional) SetLocalMoves(k int, r0 float64, adapt bool) error {
+	if k < 0 {
+		return fmt.Errorf("model: MLP local unit moves %d: expected ≥ 0", k)
+	}
+	if k > 0 {
+		if err := c.allocUnits(); err != nil {
+			return err
+		}
+	}
+	h := c.k - 1
+	c.local, c.adapt = k, adapt
+	if len(c.localScale) != h {
+		c.localScale = make([]float64, h)
+		c.adaptN = make([]int, h)
+	}
+	if r0 > 0 {
+		for j := range c.localScale {
+			c.localScale[j] = r0
+		}
+	}
+	return nil
+}
+
+// allocUnits allocates the workspace of the unit moves, or says why the
+// network has none.
+func (c *OutputConditional) allocUnits() error {
 	m := c.m
 	L := len(m.sizes) - 1
-	switch {
-	case k < 0:
-		return fmt.Errorf("model: MLP unit moves %d: expected ≥ 0", k)
-	case k == 0:
-		c.moves = 0
-		return nil
-	case L < 2:
+	if L < 2 {
 		return errors.New("model: MLP unit moves: the network has no hidden layer")
 	}
 	h, in := m.sizes[L-1], m.sizes[L-2]
@@ -62,7 +104,6 @@ func (c *OutputConditional) SetUnitMoves(k int) error {
 	if keep > unitMaxFloats {
 		return fmt.Errorf("model: MLP unit moves: %d rows × %d units would keep %d activations a chain, over %d", m.n, h, keep, unitMaxFloats)
 	}
-	c.moves = k
 	if len(c.phi) < m.n*h {
 		c.phi = make([]float64, m.n*h)
 		c.col = make([]float64, m.n)
@@ -89,13 +130,13 @@ func (c *OutputConditional) UnitAccepted() (accepted, proposed int) {
 
 // unitFlops returns the multiply-adds of the unit moves of one Draw.
 func (c *OutputConditional) unitFlops() float64 {
-	if c.moves == 0 {
+	if c.moves+c.local == 0 {
 		return 0
 	}
 	m := c.m
 	L := len(m.sizes) - 1
 	in, k := float64(m.sizes[L-2]), float64(c.k)
-	return float64(c.moves) * (float64(m.n)*(in+1+k) + k*k*k/6 + k*k)
+	return float64(c.moves+c.local) * (float64(m.n)*(in+1+k) + k*k*k/6 + k*k)
 }
 
 // unitSweep computes Φ (kept), ΦᵀΦ into c.g (full) and Φᵀz into c.z0 at
@@ -155,53 +196,31 @@ func (c *OutputConditional) unitSweep(theta []float64, sigma2 float64, rng *rand
 				c.u[q] = sw * rng.NormFloat64()
 			}
 			c.u[in] = sb * rng.NormFloat64()
-			logU := math.Log(rng.Float64())
-			// The proposed unit's activations, its row of ΦᵀΦ and its Φᵀz.
-			for i := 0; i < m.n; i++ {
-				v := c.u[in]
-				for q, x := range prev[i*in : (i+1)*in] {
-					v += x * c.u[q]
+			cur, _ = c.tryUnit(theta, prev, j, sigma2, cur, 0, rng)
+		}
+		for t := 0; t < c.local; t++ {
+			j := c.nextLocal
+			c.nextLocal = (c.nextLocal + 1) % h
+			r := c.localScale[j]
+			var logPrior float64
+			for q := 0; q < in; q++ {
+				old := theta[off+j*in+q]
+				c.u[q] = old + r*sw*rng.NormFloat64()
+				logPrior -= 0.5 * (c.u[q]*c.u[q] - old*old) / (sw * sw)
+			}
+			old := theta[off+h*in+j]
+			c.u[in] = old + r*sb*rng.NormFloat64()
+			logPrior -= 0.5 * (c.u[in]*c.u[in] - old*old) / (sb * sb)
+			var acc bool
+			cur, acc = c.tryUnit(theta, prev, j, sigma2, cur, logPrior, rng)
+			if c.adapt {
+				c.adaptN[j]++
+				a := 0.0
+				if acc {
+					a = 1
 				}
-				c.col[i] = v
+				c.localScale[j] *= math.Exp((a - 0.3) / math.Sqrt(float64(c.adaptN[j])+10))
 			}
-			activate(m.act, c.col)
-			clear(c.gj)
-			var zj float64
-			for i, v := range c.col {
-				if v == 0 {
-					continue
-				}
-				row := c.phi[i*h : (i+1)*h]
-				for l, u := range row {
-					c.gj[l] += v * u
-				}
-				c.gj[h] += v
-				zj += v * m.y[i]
-			}
-			var jj float64
-			for _, v := range c.col {
-				jj += v * v
-			}
-			c.gj[j] = jj
-			c.proposed++
-			old := c.z0[j]
-			c.z0[j] = zj
-			prop, ok := c.logMarginal(j, sigma2)
-			if !ok || !(logU < prop-cur) {
-				c.z0[j] = old
-				continue
-			}
-			c.accepted++
-			cur = prop
-			for l := 0; l < k; l++ {
-				c.g[j*k+l] = c.gj[l]
-				c.g[l*k+j] = c.gj[l]
-			}
-			for i, v := range c.col {
-				c.phi[i*h+j] = v
-			}
-			copy(theta[off+j*in:off+(j+1)*in], c.u[:in])
-			theta[off+h*in+j] = c.u[in]
 		}
 	}
 	if ok && m.learn {
@@ -257,6 +276,66 @@ func (c *OutputConditional) noiseMoves(theta []float64, sigma2, cur float64, rng
 	}
 	theta[m.dim-1] = gamma
 	return math.Exp(gamma), mg
+}
+
+// tryUnit proposes c.u as unit j's incoming weights and bias: it computes
+// the unit's activations, its row of ΦᵀΦ and its Φᵀz, and accepts with
+// probability min(1, exp(logMarginal′ − cur + logExtra)) (logExtra: the log
+// prior ratio of a random-walk proposal, 0 for a draw from the prior),
+// updating theta, Φ, c.g and c.z0. It returns the log marginal of the state
+// kept and whether the proposal was accepted.
+func (c *OutputConditional) tryUnit(theta, prev []float64, j int, sigma2, cur, logExtra float64, rng *rand.Rand) (float64, bool) {
+	m, k := c.m, c.k
+	h := k - 1
+	L := len(m.sizes) - 1
+	in := m.sizes[L-2]
+	off := m.off[L-2]
+	logU := math.Log(rng.Float64())
+	for i := 0; i < m.n; i++ {
+		v := c.u[in]
+		for q, x := range prev[i*in : (i+1)*in] {
+			v += x * c.u[q]
+		}
+		c.col[i] = v
+	}
+	activate(m.act, c.col)
+	clear(c.gj)
+	var zj float64
+	for i, v := range c.col {
+		if v == 0 {
+			continue
+		}
+		row := c.phi[i*h : (i+1)*h]
+		for l, u := range row {
+			c.gj[l] += v * u
+		}
+		c.gj[h] += v
+		zj += v * m.y[i]
+	}
+	var jj float64
+	for _, v := range c.col {
+		jj += v * v
+	}
+	c.gj[j] = jj
+	c.proposed++
+	old := c.z0[j]
+	c.z0[j] = zj
+	prop, ok := c.logMarginal(j, sigma2)
+	if !ok || !(logU < prop-cur+c.slipPrior*logExtra) {
+		c.z0[j] = old
+		return cur, false
+	}
+	c.accepted++
+	for l := 0; l < k; l++ {
+		c.g[j*k+l] = c.gj[l]
+		c.g[l*k+j] = c.gj[l]
+	}
+	for i, v := range c.col {
+		c.phi[i*h+j] = v
+	}
+	copy(theta[off+j*in:off+(j+1)*in], c.u[:in])
+	theta[off+h*in+j] = c.u[in]
+	return prop, true
 }
 
 // logMarginal returns −½ log|A| + ½ rᵀA⁻¹r (r = Φᵀz/σ²), the hidden layers'

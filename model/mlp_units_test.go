@@ -27,8 +27,10 @@ func unitNet(t testing.TB) *model.MLP {
 	return m
 }
 
-// unitQuadrature returns the exact posterior means and sds of θ = (w, b, v,
-// c, γ) of unitNet by quadrature over (w, b, γ) on a grid, the output layer
+// unitQuadrature returns the exact posterior means and sds of (|w|,
+// b·sign w, v·sign w, c, γ) of unitNet (invariant under the network's
+// symmetry (w, b, v) → (−w, −b, −v), which a random walk does not cross) by
+// quadrature over (w, b, γ) on a grid, the output layer
 // (v, c) integrated analytically: its conditional given (w, b, γ) is
 // N(A⁻¹Φᵀy/σ², A⁻¹), A = ΦᵀΦ/σ² + P, and p(y | w, b, γ) is
 // N(y; 0, σ²I + ΦP⁻¹Φᵀ), computed here with gonum from the definition.
@@ -94,7 +96,12 @@ func unitQuadrature(m *model.MLP, X *mat.Dense, y []float64) (mean, sd [5]float6
 	for _, c := range cells {
 		p := math.Exp(c.lw - maxLW)
 		z += p
-		vals := [5]float64{c.w, c.b, c.m0, c.m1, c.g}
+		// Invariant under the network's symmetry (w, b, v) → (−w, −b, −v).
+		sg := 1.0
+		if c.w < 0 {
+			sg = -1
+		}
+		vals := [5]float64{sg * c.w, sg * c.b, sg * c.m0, c.m1, c.g}
 		extra := [5]float64{0, 0, c.v0, c.v1, 0}
 		for j, v := range vals {
 			s1[j] += p * v
@@ -110,12 +117,14 @@ func unitQuadrature(m *model.MLP, X *mat.Dense, y []float64) (mean, sd [5]float6
 
 // TestUnitMovesPosterior: a chain of OutputConditional draws with unit
 // moves (the hidden unit proposed from its prior, the output layer
-// integrated out) and noise moves, and nothing else, samples the exact
-// posterior of a 1-1-1 network in its 5 correlated parameters: means and
-// sds of w, b, v, c and γ = log σ² within 5 Monte Carlo standard errors
-// (batch means over 50 batches of the 60,000 draws) of quadrature's. The
-// marginal likelihood without half its log-determinant (the Occam factor
-// of the output layer) or the output draw's noise ×√2 fails.
+// integrated out), random-walk moves of the unit and noise moves, and
+// nothing else, samples the exact posterior of a 1-1-1 network in its 5
+// correlated parameters: means and sds of |w|, b·sign w, v·sign w, c and
+// γ = log σ² within 5 Monte Carlo standard errors (batch means over 50
+// batches of the 60,000 draws) of quadrature's; so does a chain with the
+// random walk alone. The marginal likelihood without half its
+// log-determinant (the Occam factor of the output layer), the output draw's
+// noise ×√2 or a random walk without its prior ratio fails.
 func TestUnitMovesPosterior(t *testing.T) {
 	if testing.Short() {
 		t.Skip("≈ 3 s: skipped with -short")
@@ -123,16 +132,20 @@ func TestUnitMovesPosterior(t *testing.T) {
 	m := unitNet(t)
 	X, y := unitNetData()
 	mean, sd := unitQuadrature(m, X, y)
-	names := [5]string{"w", "b", "v", "c", "γ"}
+	names := [5]string{"|w|", "b·sign(w)", "v·sign(w)", "c", "γ"}
 	t.Logf("quadrature: means %.3f, sds %.3f", mean, sd)
-	run := func(slipMarg, slipCov float64) error {
+	run := func(global int, slipMarg, slipCov, slipPrior float64) error {
 		c, err := m.NewOutputConditional()
 		if err != nil {
 			t.Fatal(err)
 		}
 		c.SetSlips(slipCov, 1)
 		c.SetMarginalSlip(slipMarg)
-		if err := c.SetUnitMoves(3); err != nil {
+		c.SetLocalPriorSlip(slipPrior)
+		if err := c.SetUnitMoves(global); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.SetLocalMoves(2, 0.2, false); err != nil {
 			t.Fatal(err)
 		}
 		rng := rand.New(rand.NewPCG(17, 4))
@@ -144,13 +157,20 @@ func TestUnitMovesPosterior(t *testing.T) {
 			if err := c.Draw(th, 1, rng); err != nil {
 				t.Fatal(err)
 			}
+			sg := 1.0
+			if th[0] < 0 {
+				sg = -1
+			}
 			for j, v := range th {
+				if j < 3 {
+					v *= sg // |w|, b·sign(w), v·sign(w): the symmetry's invariants
+				}
 				bm[j][i/(draws/batches)] += v / (draws / batches)
 				s1[j] += v / draws
 				s2[j] += v * v / draws
 			}
 		}
-		if acc, prop := c.UnitAccepted(); acc < prop/100 {
+		if acc, prop := c.UnitAccepted(); acc < prop/100 && global > 0 {
 			t.Fatalf("unit moves accepted %d of %d: too few to test", acc, prop)
 		}
 		for j := range names {
@@ -169,18 +189,26 @@ func TestUnitMovesPosterior(t *testing.T) {
 		}
 		return nil
 	}
-	if err := run(1, 1); err != nil {
-		t.Errorf("unit and noise moves: %v", err)
+	if err := run(3, 1, 1, 1); err != nil {
+		t.Errorf("unit, random-walk and noise moves: %v", err)
 	}
-	if err := run(0.5, 1); err == nil {
+	if err := run(0, 1, 1, 1); err != nil {
+		t.Errorf("random-walk and noise moves alone: %v", err)
+	}
+	if err := run(3, 0.5, 1, 1); err == nil {
 		t.Error("half the log-determinant in the marginal: passed")
 	} else {
 		t.Logf("half the log-determinant fails as it should: %v", err)
 	}
-	if err := run(1, math.Sqrt2); err == nil {
+	if err := run(3, 1, math.Sqrt2, 1); err == nil {
 		t.Error("output draw's noise ×√2: passed")
 	} else {
 		t.Logf("noise ×√2 fails as it should: %v", err)
+	}
+	if err := run(0, 1, 1, 0); err == nil {
+		t.Error("random walk without its prior ratio: passed")
+	} else {
+		t.Logf("random walk without its prior ratio fails as it should: %v", err)
 	}
 }
 
@@ -259,7 +287,7 @@ func TestUnitMovesAgainstNUTS(t *testing.T) {
 		starts[c][m.Dim()-1] = -2
 	}
 	tr, err := langevin.Run(context.Background(), m, sampler.NUTS{Adapt: sampler.Adapt{Warmup: 1000}},
-		langevin.Options{Chains: 4, Iters: 5000, BurnIn: 1000, Init: langevin.InitAt{Points: starts}, Seed: 7})
+		langevin.Options{Chains: 4, Iters: 4000, BurnIn: 1000, Init: langevin.InitAt{Points: starts}, Seed: 7})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -289,11 +317,14 @@ func TestUnitMovesAgainstNUTS(t *testing.T) {
 		if err := c.SetUnitMoves(4); err != nil {
 			t.Fatal(err)
 		}
+		if err := c.SetLocalMoves(4, 0.2, false); err != nil {
+			t.Fatal(err)
+		}
 		th := append([]float64(nil), starts[0]...)
 		r := rand.New(rand.NewPCG(21, 2))
 		cols := make([][]float64, k)
 		s := make([]float64, k)
-		for i := range 101000 {
+		for i := range 61000 {
 			if err := c.Draw(th, 1, r); err != nil {
 				t.Fatal(err)
 			}
