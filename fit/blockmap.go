@@ -18,6 +18,15 @@ const (
 	blockMAPNewton    = 20
 )
 
+// blockMAPWarmup is the L-BFGS iterations before Newton's
+// (blockMAPLBFGS; tests set fewer to start Newton far from the mode).
+var blockMAPWarmup = blockMAPLBFGS
+
+// blockMAPHandOver, when set (tests: fit/export_test.go), is told why
+// BlockMAP's Newton iterations stopped short of the mode and the point
+// from which L-BFGS goes on.
+var blockMAPHandOver func(why string, theta []float64)
+
 // BlockMAPApplies reports whether BlockMAP finds m's mode: the block plan
 // applies (BlockPlanned with the default options) and m has a
 // second-order expansion of its likelihood (langevin.TaylorModel).
@@ -38,17 +47,19 @@ func BlockMAPApplies(m langevin.Model) bool {
 // metric (L-BFGS from zero took 458 passes at 10⁶ rows, 150 of them to
 // reach 0.1 sd and 330 to 0.01, the last 50 idle under its convergence
 // test; BlockMAP took 39). If the curvature is not positive definite, a
-// step fails or 20 Newton steps do not converge, L-BFGS (approx.FindMAP)
-// goes on from the best point, as before. Newton after 10 L-BFGS
-// iterations also converged on the 10⁵- and 10⁶-row cases, after 1 it
-// did not (and L-BFGS finished): 20 leaves a margin.
+// step fails, the model has no expansion there or 20 Newton steps do not
+// converge, L-BFGS (approx.FindMAP) goes on from the best point, as before
+// (TestBlockMAPHandOver); its error says why Newton stopped. Newton after
+// 10 L-BFGS iterations also converged on the 10⁵- and 10⁶-row cases, after
+// 1 (gonum's first evaluates the start: Newton from θ = 0) it did not (and
+// L-BFGS finished): 20 leaves a margin.
 func BlockMAP(ctx context.Context, m langevin.Model) ([]float64, error) {
 	tm := m.(langevin.TaylorModel)
 	terms := m.(langevin.BlockStructured).HessianBlocks()
 	d := m.Dim()
 	p := approx.MAPProblem(ctx, func(x, grad []float64) float64 { return langevin.LogPosterior(m, x, grad) })
 	x0 := make([]float64, d)
-	res, err := optimize.Minimize(p, x0, &optimize.Settings{MajorIterations: blockMAPLBFGS, GradientThreshold: 1e-12}, &optimize.LBFGS{})
+	res, err := optimize.Minimize(p, x0, &optimize.Settings{MajorIterations: blockMAPWarmup, GradientThreshold: 1e-12}, &optimize.LBFGS{})
 	if res == nil || err != nil && ctx.Err() != nil {
 		return approx.FindMAP(ctx, m, nil)
 	}
@@ -56,16 +67,22 @@ func BlockMAP(ctx context.Context, m langevin.Model) ([]float64, error) {
 	g := make([]float64, d)
 	lp := langevin.LogPosterior(m, th, g)
 	delta, trial, gt := make([]float64, d), make([]float64, d), make([]float64, d)
+	why := fmt.Sprintf("%d Newton steps did not converge", blockMAPNewton)
 	for it := 0; it < blockMAPNewton; it++ {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 		tay, err := tm.TaylorAt(th)
 		if err != nil || tay == nil {
+			why = "no Taylor expansion"
+			if err != nil {
+				why += ": " + err.Error()
+			}
 			break
 		}
 		H, err := langevin.HessianBlockArrowFD(ctx, quadModel{m, tay}, th, terms)
 		if err != nil {
+			why = fmt.Sprintf("Newton step %d: %v", it+1, err)
 			break // not positive definite here: L-BFGS goes on
 		}
 		H.MulPrecond(delta, g)
@@ -74,6 +91,7 @@ func BlockMAP(ctx context.Context, m langevin.Model) ([]float64, error) {
 			dec += g[j] * delta[j]
 		}
 		if !(dec >= 0) {
+			why = fmt.Sprintf("Newton step %d: decrement %g", it+1, dec)
 			break
 		}
 		if math.Sqrt(dec) <= blockMAPDecrement {
@@ -94,12 +112,16 @@ func BlockMAP(ctx context.Context, m langevin.Model) ([]float64, error) {
 			}
 		}
 		if !ok {
+			why = fmt.Sprintf("Newton step %d: no step length raised log p", it+1)
 			break
 		}
 	}
+	if blockMAPHandOver != nil {
+		blockMAPHandOver(why, th)
+	}
 	mp, err := approx.FindMAP(ctx, m, th)
 	if err != nil {
-		return nil, fmt.Errorf("%w (after Newton steps on the block-arrow curvature)", err)
+		return nil, fmt.Errorf("%w (L-BFGS after Newton's iterations on the block-arrow curvature stopped: %s)", err, why)
 	}
 	return mp, nil
 }
