@@ -8,8 +8,10 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/stat"
 
 	"github.com/langevin-go/langevin"
+	"github.com/langevin-go/langevin/diag"
 	"github.com/langevin-go/langevin/model"
 	"github.com/langevin-go/langevin/sampler"
 )
@@ -120,8 +122,8 @@ func unitQuadrature(m *model.MLP, X *mat.Dense, y []float64) (mean, sd [5]float6
 // integrated out), random-walk moves of the unit and noise moves, and
 // nothing else, samples the exact posterior of a 1-1-1 network in its 5
 // correlated parameters: means and sds of |w|, b·sign w, v·sign w, c and
-// γ = log σ² within 5 Monte Carlo standard errors (batch means over 50
-// batches of the 60,000 draws) of quadrature's; so does a chain with the
+// γ = log σ² within 5 Monte Carlo standard errors (diag.MCSEMean and
+// MCSESD of the 60,000 draws) of quadrature's; so does a chain with the
 // random walk alone. The marginal likelihood without half its
 // log-determinant (the Occam factor of the output layer), the output draw's
 // noise ×√2 or a random walk without its prior ratio fails.
@@ -131,9 +133,9 @@ func TestUnitMovesPosterior(t *testing.T) {
 	}
 	m := unitNet(t)
 	X, y := unitNetData()
-	mean, sd := unitQuadrature(m, X, y)
+	mean, sds := unitQuadrature(m, X, y)
 	names := [5]string{"|w|", "b·sign(w)", "v·sign(w)", "c", "γ"}
-	t.Logf("quadrature: means %.3f, sds %.3f", mean, sd)
+	t.Logf("quadrature: means %.3f, sds %.3f", mean, sds)
 	run := func(global int, slipMarg, slipCov, slipPrior float64) error {
 		c, err := m.NewOutputConditional()
 		if err != nil {
@@ -150,10 +152,9 @@ func TestUnitMovesPosterior(t *testing.T) {
 		}
 		rng := rand.New(rand.NewPCG(17, 4))
 		th := []float64{1, 0, 0, 0, -1}
-		const draws, batches = 60000, 50
-		var bm [5][batches]float64
-		var s1, s2 [5]float64
-		for i := range draws {
+		const draws = 60000
+		var cols [5][]float64
+		for range draws {
 			if err := c.Draw(th, 1, rng); err != nil {
 				t.Fatal(err)
 			}
@@ -165,26 +166,19 @@ func TestUnitMovesPosterior(t *testing.T) {
 				if j < 3 {
 					v *= sg // |w|, b·sign(w), v·sign(w): the symmetry's invariants
 				}
-				bm[j][i/(draws/batches)] += v / (draws / batches)
-				s1[j] += v / draws
-				s2[j] += v * v / draws
+				cols[j] = append(cols[j], v)
 			}
 		}
 		if acc, prop := c.UnitAccepted(); acc < prop/100 && global > 0 {
 			t.Fatalf("unit moves accepted %d of %d: too few to test", acc, prop)
 		}
 		for j := range names {
-			var v float64
-			for _, b := range bm[j] {
-				v += (b - s1[j]) * (b - s1[j]) / (batches - 1)
-			}
-			se := math.Sqrt(v / batches)
-			gotSD := math.Sqrt(s2[j] - s1[j]*s1[j])
-			// An sd's standard error, taken as the mean's relative to the sd
-			// (the chain's autocorrelation scales both alike).
-			seSD := se / math.Sqrt2
-			if math.Abs(s1[j]-mean[j]) > 5*se || math.Abs(gotSD-sd[j]) > 5*seSD+0.01*sd[j] {
-				return fmt.Errorf("%s: mean %.4f sd %.4f, exact %.4f and %.4f (±%.2g, ±%.2g)", names[j], s1[j], gotSD, mean[j], sd[j], se, seSD)
+			ch := [][]float64{cols[j]}
+			mu := stat.Mean(cols[j], nil)
+			sd := math.Sqrt(stat.PopVariance(cols[j], nil))
+			se, seSD := diag.MCSEMean(ch), diag.MCSESD(ch)
+			if math.Abs(mu-mean[j]) > 5*se || math.Abs(sd-sds[j]) > 5*seSD+0.01*sds[j] {
+				return fmt.Errorf("%s: mean %.4f sd %.4f, exact %.4f and %.4f (±%.2g, ±%.2g)", names[j], mu, sd, mean[j], sds[j], se, seSD)
 			}
 		}
 		return nil
@@ -226,31 +220,12 @@ func unitNetData() (*mat.Dense, []float64) {
 	return X, y
 }
 
-// batchMeans returns the mean of x and its Monte Carlo standard error by
-// batch means over 40 batches (for a correlated chain).
-func batchMeans(x []float64) (mean, se float64) {
-	const batches = 40
-	size := len(x) / batches
-	var bm [batches]float64
-	for b := range batches {
-		for _, v := range x[b*size : (b+1)*size] {
-			bm[b] += v / float64(size)
-		}
-		mean += bm[b] / batches
-	}
-	var v float64
-	for _, b := range bm {
-		v += (b - mean) * (b - mean) / (batches - 1)
-	}
-	return mean, math.Sqrt(v / batches)
-}
-
 // TestUnitMovesAgainstNUTS: on a 2-4-1 ReLU network with the regression
 // defaults (learned noise, standardised response) and 40 points, a chain of
 // OutputConditional draws with unit and noise moves alone agrees with NUTS
 // (4 chains) on the posterior means and second moments of f at three inputs
 // (two inside the data, one far outside) and of log σ²: within 5 combined
-// Monte Carlo standard errors (batch means). Without the marginal's
+// Monte Carlo standard errors (diag.MCSEMean, Stan's). Without the marginal's
 // log-determinant (no Occam factor for the output layer) it fails.
 func TestUnitMovesAgainstNUTS(t *testing.T) {
 	if testing.Short() {
@@ -291,22 +266,28 @@ func TestUnitMovesAgainstNUTS(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// NUTS: each chain's batch means, pooled by chain.
+	// NUTS: each statistic's chains, its mean and Monte Carlo SE (Stan's).
 	var nutsMean, nutsSE [k]float64
+	nutsCols := make([][][]float64, k)
+	s := make([]float64, k)
 	for _, ch := range tr.Draws {
-		cols := make([][]float64, k)
-		s := make([]float64, k)
+		for j := range k {
+			nutsCols[j] = append(nutsCols[j], nil)
+		}
 		for _, d := range ch {
 			stats(d[:m.Dim()], s)
 			for j := range k {
-				cols[j] = append(cols[j], s[j])
+				c := len(nutsCols[j]) - 1
+				nutsCols[j][c] = append(nutsCols[j][c], s[j])
 			}
 		}
-		for j := range k {
-			mu, se := batchMeans(cols[j])
-			nutsMean[j] += mu / float64(len(tr.Draws))
-			nutsSE[j] += se * se / float64(len(tr.Draws)*len(tr.Draws))
+	}
+	for j := range k {
+		var all []float64
+		for _, c := range nutsCols[j] {
+			all = append(all, c...)
 		}
+		nutsMean[j], nutsSE[j] = stat.Mean(all, nil), diag.MCSEMean(nutsCols[j])
 	}
 	run := func(slipMarg float64) error {
 		c, err := m.NewOutputConditional()
@@ -323,7 +304,6 @@ func TestUnitMovesAgainstNUTS(t *testing.T) {
 		th := append([]float64(nil), starts[0]...)
 		r := rand.New(rand.NewPCG(21, 2))
 		cols := make([][]float64, k)
-		s := make([]float64, k)
 		for i := range 61000 {
 			if err := c.Draw(th, 1, r); err != nil {
 				t.Fatal(err)
@@ -336,8 +316,8 @@ func TestUnitMovesAgainstNUTS(t *testing.T) {
 			}
 		}
 		for j := range k {
-			mu, se := batchMeans(cols[j])
-			if tol := 5 * math.Sqrt(se*se+nutsSE[j]); math.Abs(mu-nutsMean[j]) > tol {
+			mu, se := stat.Mean(cols[j], nil), diag.MCSEMean([][]float64{cols[j]})
+			if tol := 5 * math.Hypot(se, nutsSE[j]); math.Abs(mu-nutsMean[j]) > tol {
 				return fmt.Errorf("statistic %d: %.4f, NUTS %.4f (tolerance %.2g)", j, mu, nutsMean[j], tol)
 			}
 		}
