@@ -14,3 +14,10 @@ func WithInnerBoundary(s NUTS) NUTS {
 	s.innerBoundary = true
 	return s
 }
+
+// WithBlockNoise returns s with the dense blocks' injected noise scaled by
+// f (√2: twice the variance): a wrong sampler the tests must catch.
+func WithBlockNoise(s SGHMC, f float64) SGHMC {
+	s.blockNoise = f
+	return s
+}

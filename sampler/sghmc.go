@@ -1,6 +1,7 @@
 package sampler
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -88,7 +89,9 @@ type SGHMC struct {
 	// the joint law of (θ, v) invariant; redrawing v would do as well but
 	// needs the discrete law of v (2τ/(2 − α) in momentum__'s units) and
 	// the block's coordinates, and discards the direction of motion. An
-	// error from Draw stops the chain as a divergence does.
+	// error from Draw stops the chain as a divergence does. Gibbs and
+	// Blocks compose: the other coordinates may be preconditioned densely
+	// (TestSGHMCGibbsBlocksExactPosterior).
 	Gibbs       func() (Conditional, error)
 	GibbsEvery  int
 	Resample    int     // redraw the momentum every Resample steps; 0: never
@@ -99,6 +102,10 @@ type SGHMC struct {
 	// TemperatureStart and BurnIn anneal the temperature (see SGLD).
 	TemperatureStart float64
 	BurnIn           int
+
+	// blockNoise scales the dense blocks' injected noise (0: 1): √2 is a
+	// slip the tests must catch (export_test.go's WithBlockNoise).
+	blockNoise float64
 }
 
 // StatNames implements langevin.Sampler.
@@ -193,7 +200,7 @@ func (s SGHMC) NewChain(m langevin.Model, theta0 []float64, rng *rand.Rand) (lan
 	}
 	return &sghmcChain{gradChain: g, rng: rng, ann: ann, alpha: alpha, minv: minv, bhat: bhat,
 		v: make([]float64, d), resample: s.Resample, xi: alpha, thermostat: s.Thermostat, blocks: ops, inBlock: inBlock,
-		gibbs: cond, gibbsEvery: max(s.GibbsEvery, 1)}, nil
+		gibbs: cond, gibbsEvery: max(s.GibbsEvery, 1), blockNoise: cmp.Or(s.blockNoise, 1)}, nil
 }
 
 type sghmcChain struct {
@@ -211,8 +218,9 @@ type sghmcChain struct {
 	thermostat bool
 	xi         float64 // friction of the next step: α, or SGNHT's ξ
 
-	blocks  []blockOp // dense blocks of the preconditioner
-	inBlock []bool    // coordinate j is in a block (nil: none is)
+	blocks     []blockOp // dense blocks of the preconditioner
+	inBlock    []bool    // coordinate j is in a block (nil: none is)
+	blockNoise float64   // 1 (SGHMC.blockNoise: tests' slip)
 
 	gibbs      Conditional // exact block draws (nil: none)
 	gibbsEvery int
@@ -264,7 +272,7 @@ func (c *sghmcChain) Step() error {
 		op.mulP(op.u, op.g) // Pĝ
 		sd := 0.0
 		if !explore {
-			sd = math.Sqrt(2 * a * eta * c.tau)
+			sd = c.blockNoise * math.Sqrt(2*a*eta*c.tau)
 			for i := range op.z {
 				op.z[i] = c.rng.NormFloat64()
 			}
