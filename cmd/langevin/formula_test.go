@@ -122,6 +122,13 @@ func TestRunFormulaErrors(t *testing.T) {
 		{[]string{"--formula", "y ~ x", "--family", "poisson"}, "the poisson family expects a count"},
 		{[]string{"--formula", "y ~ x", "--priors", "b ~ normal(0)"}, "--priors: prior \"normal(0)\": normal takes 2 arguments"},
 		{[]string{"--formula", "y ~ x", "--priors", "sd ~ normal(0, 1)"}, "prior on sd: the model has no parameter of that class"},
+		// flags a --formula run does not read, and --formula's flags without it
+		{[]string{"--formula", "y ~ x", "--model", "linear"}, "--model: not used here: --formula names the model"},
+		{[]string{"--formula", "y ~ x", "--target", "x"}, "--target: not used here: --formula names"},
+		{[]string{"--formula", "y ~ x", "--standardize=false"}, "--standardize: not used here: --formula names"},
+		{[]string{"--formula", "y ~ x", "--test-frac", "0.2"}, "--test-frac: not used here: --formula names"},
+		{[]string{"--family", "poisson"}, "--family: not used here: only with --formula"},
+		{[]string{"--priors", "b ~ normal(0, 1)"}, "--priors: not used here: only with --formula"},
 	}
 	for _, c := range cases {
 		code, _, stderr := runMain(append([]string{"run", "--data", path, "--quiet"}, c.args...)...)
