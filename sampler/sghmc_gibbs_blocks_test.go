@@ -11,6 +11,7 @@ import (
 
 	"github.com/langevin-go/langevin"
 	"github.com/langevin-go/langevin/diag"
+	"github.com/langevin-go/langevin/internal/testmodel"
 	"github.com/langevin-go/langevin/model"
 	"github.com/langevin-go/langevin/sampler"
 	"github.com/langevin-go/langevin/schedule"
@@ -126,17 +127,7 @@ func momentsWithin(tr *langevin.Trace, mean, sd []float64, k float64) (string, e
 	var first error
 	for j := 0; j < tr.Dim; j++ {
 		ch := tr.Param(j)
-		var s, ss float64
-		n := 0
-		for _, c := range ch {
-			for _, x := range c {
-				s += x
-				ss += x * x
-				n++
-			}
-		}
-		m := s / float64(n)
-		sdj := math.Sqrt(ss/float64(n) - m*m)
+		m, sdj := testmodel.PooledMoments(ch)
 		zm := (m - mean[j]) / diag.MCSEMean(ch)
 		zs := (sdj - sd[j]) / diag.MCSESD(ch)
 		sum += fmt.Sprintf("%s: mean %+.2f MCSE, sd ratio %.4f (%+.2f MCSE); ", tr.Names[j], zm, sdj/sd[j], zs)

@@ -17,29 +17,35 @@ import (
 func CompareMoments(tr *langevin.Trace, mean, sd []float64, minESS float64) (summary string, err error) {
 	for j := 0; j < tr.Dim; j++ {
 		chains := tr.Param(j)
-		var s, ss float64
-		n := 0
-		for _, c := range chains {
-			for _, x := range c {
-				s += x
-				ss += x * x
-				n++
-			}
-		}
-		m := s / float64(n)
-		v := ss/float64(n) - m*m
+		m, sdj := PooledMoments(chains)
 		name := tr.Names[j]
 		if e := math.Abs(m-mean[j]) / sd[j]; !(e < 0.2) {
 			return summary, fmt.Errorf("%s: mean %.6g, exact %.6g: off by %.2f sd (> 0.2)", name, m, mean[j], e)
 		}
-		if r := math.Sqrt(v) / sd[j]; !(math.Abs(r-1) < 0.1) {
-			return summary, fmt.Errorf("%s: sd %.4g, exact %.4g: ratio %.3f (not within 10%%)", name, math.Sqrt(v), sd[j], r)
+		if r := sdj / sd[j]; !(math.Abs(r-1) < 0.1) {
+			return summary, fmt.Errorf("%s: sd %.4g, exact %.4g: ratio %.3f (not within 10%%)", name, sdj, sd[j], r)
 		}
 		ess := diag.ESSBulk(chains)
 		if !(ess >= minESS) {
 			return summary, fmt.Errorf("%s: bulk-ESS %.0f < %.0f", name, ess, minESS)
 		}
-		summary += fmt.Sprintf("%s: mean off %.3f sd, sd ratio %.3f, ESS %.0f; ", name, (m-mean[j])/sd[j], math.Sqrt(v)/sd[j], ess)
+		summary += fmt.Sprintf("%s: mean off %.3f sd, sd ratio %.3f, ESS %.0f; ", name, (m-mean[j])/sd[j], sdj/sd[j], ess)
 	}
 	return summary, nil
+}
+
+// PooledMoments returns the mean and standard deviation (divisor n) of the
+// draws of all chains pooled.
+func PooledMoments(chains [][]float64) (mean, sd float64) {
+	var s, ss float64
+	n := 0
+	for _, c := range chains {
+		for _, x := range c {
+			s += x
+			ss += x * x
+			n++
+		}
+	}
+	mean = s / float64(n)
+	return mean, math.Sqrt(ss/float64(n) - mean*mean)
 }

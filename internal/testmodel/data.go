@@ -79,17 +79,8 @@ func CloseMoments(tr *langevin.Trace, mean, sd []float64) (string, error) {
 	var out string
 	var first error
 	for j := 0; j < tr.Dim; j++ {
-		var s, ss float64
-		n := 0
-		for _, c := range tr.Param(j) {
-			for _, x := range c {
-				s += x
-				ss += x * x
-				n++
-			}
-		}
-		m := s / float64(n)
-		r := math.Sqrt(ss/float64(n)-m*m) / sd[j]
+		m, sdj := PooledMoments(tr.Param(j))
+		r := sdj / sd[j]
 		e := (m - mean[j]) / sd[j]
 		ess := diag.ESSBulk(tr.Param(j))
 		out += fmt.Sprintf("%s: mean %+.3f sd, sd ratio %.3f, ESS %.0f; ", tr.Names[j], e, r, ess)
