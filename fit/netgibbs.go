@@ -124,17 +124,8 @@ func gibbsProbes(ctx context.Context, m Network, p *NetPlan, rows []int, seed ui
 // the minibatch gradient at θ.
 func precondGradVar(m langevin.Model, theta []float64, idx []int, precond []float64) float64 {
 	d := m.Dim()
-	g, s1, s2 := make([]float64, d), make([]float64, d), make([]float64, d)
-	one := make([]int, 1)
-	for _, i := range idx {
-		one[0] = i
-		clear(g)
-		m.LogLik(theta, one, g)
-		for j, v := range g {
-			s1[j] += v
-			s2[j] += v * v
-		}
-	}
+	s1, s2 := make([]float64, d), make([]float64, d)
+	rowGradMoments(m, theta, idx, s1, s2)
 	k := float64(len(idx))
 	var t float64
 	for j := range s1 {
@@ -142,4 +133,24 @@ func precondGradVar(m langevin.Model, theta []float64, idx []int, precond []floa
 		t += precond[j] * precond[j] * (s2[j]/k - mu*mu)
 	}
 	return t
+}
+
+// rowGradMoments overwrites sum and sumSq with Σᵢ gᵢⱼ and Σᵢ gᵢⱼ² over the
+// rows idx, gᵢ = ∇log p(zᵢ|θ) the per-row gradients of the likelihood at
+// theta (one row at a time): the moments behind the empirical Fisher
+// information and the minibatch gradient's variance.
+func rowGradMoments(m langevin.Model, theta []float64, idx []int, sum, sumSq []float64) {
+	g := make([]float64, m.Dim())
+	one := make([]int, 1)
+	clear(sum)
+	clear(sumSq)
+	for _, i := range idx {
+		one[0] = i
+		clear(g)
+		m.LogLik(theta, one, g)
+		for j, v := range g {
+			sum[j] += v
+			sumSq[j] += v * v
+		}
+	}
 }

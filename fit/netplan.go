@@ -225,8 +225,6 @@ func NewNetPlan(ctx context.Context, m Network, opt NetPlanOptions) (*NetPlan, e
 	prec := make([]float64, ng)
 	cnt := make([]float64, ng)
 	idx := sampler.SubsetIndex(n, min(n, 2000), rng)
-	gi := make([]float64, d)
-	one := make([]int, 1)
 	fisher := make([]float64, d)
 	gvar := make([]float64, d) // per-observation gradient variance at the best mode
 	best := 0
@@ -236,17 +234,8 @@ func NewNetPlan(ctx context.Context, m Network, opt NetPlanOptions) (*NetPlan, e
 		}
 	}
 	for k, mode := range p.Modes {
-		clear(fisher)
 		mean := make([]float64, d)
-		for _, i := range idx {
-			one[0] = i
-			clear(gi)
-			m.LogLik(mode, one, gi)
-			for j, v := range gi {
-				fisher[j] += v * v
-				mean[j] += v
-			}
-		}
+		rowGradMoments(m, mode, idx, mean, fisher)
 		sc := float64(n) / float64(len(idx))
 		for j, g := range groups {
 			prec[g] += 1/(sd[j]*sd[j]) + fisher[j]*sc

@@ -250,16 +250,7 @@ func fisherDiag(m langevin.Model, theta []float64, negHess *mat.SymDense, rng *r
 	d, n := m.Dim(), m.Len()
 	idx := sampler.SubsetIndex(n, min(n, 20000), rng)
 	f := make([]float64, d)
-	g := make([]float64, d)
-	one := make([]int, 1)
-	for _, i := range idx {
-		one[0] = i
-		clear(g)
-		m.LogLik(theta, one, g)
-		for j, v := range g {
-			f[j] += v * v
-		}
-	}
+	rowGradMoments(m, theta, idx, make([]float64, d), f)
 	out := make([]float64, d)
 	scale := float64(n) / float64(len(idx))
 	for j := range out {
