@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"gonum.org/v1/gonum/blas"
 )
 
 // unitMaxFloats bounds the activations an OutputConditional with unit moves
@@ -166,14 +168,10 @@ func (c *OutputConditional) unitSweep(theta []float64, sigma2 float64, rng *rand
 	// G = ΦᵀΦ (full, with the ones column last) and Φᵀz.
 	clear(c.g)
 	clear(c.z0)
+	native.Dsyrk(blas.Upper, blas.Trans, h, m.n, 1, c.phi, h, 0, c.g, k)
 	for i := 0; i < m.n; i++ {
-		row := c.phi[i*h : (i+1)*h]
 		zi := m.y[i]
-		for j, v := range row {
-			gj := c.g[j*k : j*k+h]
-			for l, u := range row[j:] {
-				gj[j+l] += v * u
-			}
+		for j, v := range c.phi[i*h : (i+1)*h] {
 			c.g[j*k+h] += v
 			c.z0[j] += v * zi
 		}
