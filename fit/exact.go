@@ -13,6 +13,7 @@ import (
 	"flag"
 
 	"github.com/langevin-go/langevin"
+	"github.com/langevin-go/langevin/diag"
 	"github.com/langevin-go/langevin/sampler"
 )
 
@@ -199,5 +200,8 @@ func PrintExact(w io.Writer, c *Config, tr *langevin.Trace) {
 	}
 	if totalDiv > 0 {
 		fmt.Fprintf(w, "warning:  %.0f divergent transitions after warm-up: the draws may be biased (raise --target-accept)\n", totalDiv)
+	}
+	for _, s := range diag.StuckWarnings(tr.Draws, acc, tr.Dim) {
+		fmt.Fprintf(w, "warning:  %s\n", s)
 	}
 }
