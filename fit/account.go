@@ -291,6 +291,7 @@ func chainCounts(tr *langevin.Trace, iters, burnin, thin int) (kept, last []int,
 	return kept, last, early
 }
 
+// JoinInts joins v with ", ", as the draw accounting prints iteration lists.
 func JoinInts(v []int) string {
 	s := make([]string, len(v))
 	for i, x := range v {
@@ -416,7 +417,7 @@ func netWeightWarnings(w io.Writer, table diag.Table, chains int) diag.Table {
 	return rest
 }
 
-// printClassScores prints a classifier's metrics, mean entropies and
+// PrintClassScores prints a classifier's metrics, mean entropies and
 // confusion matrix.
 func PrintClassScores(w io.Writer, met *predict.Metrics, h, e, mi float64) {
 	fmt.Fprintf(w, "accuracy %.4f   NLL %.4f   Brier %.4f   ECE %.4f (%d bins)\n", met.Accuracy, met.NLL, met.Brier, met.ECE, met.Bins)
