@@ -253,10 +253,8 @@ func LOO(blocks Blocks, chains int) (*Result, error) {
 		}
 		for i := range r {
 			ll := b.RawRowView(i)
-			for s, v := range ll {
-				if math.IsNaN(v) || math.IsInf(v, 0) {
-					return nil, fmt.Errorf("loo: row %d, draw %d: log-likelihood %v is not finite", len(pts)+1, s+1, v)
-				}
+			if err := finite(ll, len(pts)+1); err != nil {
+				return nil, err
 			}
 			pts = append(pts, w.Row(ll, chains))
 		}

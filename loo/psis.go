@@ -94,13 +94,14 @@ func (w *Workspace) smooth(lw []float64, tail []pair, cut, lmax float64) float64
 }
 
 // largest returns the n largest values of x with their indices, ascending
-// (ties: the earlier draw first), by a min-heap of size n then heap sort.
+// ordered as R's stable sort.int orders them (equal values by draw), by a
+// min-heap of size n then heap sort.
 func (w *Workspace) largest(x []float64, n int) []pair {
 	if cap(w.heap) < n {
 		w.heap = make([]pair, n)
 	}
 	h := w.heap[:n]
-	less := func(a, b pair) bool { return a.v < b.v || a.v == b.v && a.i > b.i }
+	less := func(a, b pair) bool { return a.v < b.v || a.v == b.v && a.i < b.i }
 	down := func(h []pair, i int) {
 		for {
 			l := 2*i + 1
@@ -124,7 +125,7 @@ func (w *Workspace) largest(x []float64, n int) []pair {
 		down(h, i)
 	}
 	for s := n; s < len(x); s++ {
-		if v := x[s]; v > h[0].v {
+		if v := x[s]; v >= h[0].v { // a tie goes to the later draw, as in R's stable sort
 			h[0] = pair{v, int32(s)}
 			down(h, 0)
 		}
