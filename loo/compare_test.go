@@ -186,20 +186,56 @@ func TestPseudoBMAPlus(t *testing.T) {
 	}
 }
 
+// stackObjective is Σᵢ log Σₖ wₖ exp(lpdᵢₖ), the function stacking maximises.
+func stackObjective(lpd mat.Matrix, w []float64) float64 {
+	n, _ := lpd.Dims()
+	var s float64
+	for i := range n {
+		var q float64
+		for k, wk := range w {
+			q += wk * math.Exp(lpd.At(i, k))
+		}
+		s += math.Log(q)
+	}
+	return s
+}
+
+// TestStackChainsAgainstR checks the stacking of the four chains of the
+// multimodal fixture (two at a local mode of the frequency) against loo's
+// per-chain loo and loo_model_weights. loo's constrOptim stops inside the
+// simplex: its weight of chain 1 is 3e-4 where the maximum has 0, so the
+// test allows weights up to 1e-3 from loo's provided our weights score
+// higher than loo's on the objective.
 func TestStackChainsAgainstR(t *testing.T) {
-	w, res, err := loo.StackChains(oneBlock(readMatrix(t, "multimodal")), fixtureChains)
+	ll := readMatrix(t, "multimodal")
+	w, res, err := loo.StackChains(oneBlock(ll), fixtureChains)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := readTable(t, "multimodal_chains")
 	ws, elpd := floats(t, want["stacking"]), floats(t, want["elpd_loo"])
 	for c := range w {
-		if d := math.Abs(w[c] - ws[c]); d > 1e-4 {
+		if e := relErr(res[c].ELPD.Estimate, elpd[c]); e > 1e-6 {
+			t.Errorf("chain %d elpd_loo %.10g, loo %.10g (rel %.2g)", c+1, res[c].ELPD.Estimate, elpd[c], e)
+		}
+	}
+	lpd, err := loo.ELPDMatrix(res...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fw, fr := stackObjective(lpd, w), stackObjective(lpd, ws)
+	for c := range w {
+		d := math.Abs(w[c] - ws[c])
+		if d > 1e-4 && !(d < 1e-3 && fw > fr) {
 			t.Errorf("chain %d weight %.6g, loo %.6g", c+1, w[c], ws[c])
 		}
-		if e := relErr(res[c].ELPD.Estimate, elpd[c]); e > 1e-6 {
-			t.Errorf("chain %d elpd_loo %.10g, loo %.10g", c+1, res[c].ELPD.Estimate, elpd[c])
-		}
+	}
+	if fw < fr-1e-9*math.Abs(fr) {
+		t.Errorf("objective %.10g at our weights, %.10g at loo's", fw, fr)
+	}
+	t.Logf("weights %.6g, loo %.6g; objective %.10g, loo's %.10g", w, ws, fw, fr)
+	if w[0]+w[1] < 0.99 {
+		t.Errorf("the chains at the global mode get %.3g of the weight", w[0]+w[1])
 	}
 }
 

@@ -29,11 +29,7 @@ func GPDFit(x, theta, ell []float64) (k, sigma float64) {
 		t := inv + (1-math.Sqrt(float64(m)/(float64(j+1)-0.5)))/3/xstar
 		theta[j] = t
 		a := -t
-		var s float64
-		for _, xi := range x {
-			s += log1p(a * xi)
-		}
-		kt := s / float64(n)
+		kt := meanLog1p(a, x)
 		l := float64(n) * (math.Log(a/kt) - kt - 1)
 		ell[j] = l
 		if l > lmax {
@@ -50,11 +46,7 @@ func GPDFit(x, theta, ell []float64) (k, sigma float64) {
 	for j, t := range theta {
 		thetaHat += t * math.Exp(ell[j]-lse)
 	}
-	var s float64
-	for _, xi := range x {
-		s += log1p(-thetaHat * xi)
-	}
-	k = s / float64(n)
+	k = meanLog1p(-thetaHat, x)
 	sigma = -k / thetaHat
 	k = k*float64(n)/float64(n+10) + 10*0.5/float64(n+10)
 	if math.IsNaN(k) {
@@ -71,6 +63,40 @@ func GPDQuantile(p, k, sigma float64) float64 {
 		return math.NaN()
 	}
 	return sigma * math.Expm1(-k*math.Log1p(-p)) / k
+}
+
+// meanLog1p returns the mean of log(1 + a·xᵢ) over the ascending x. Unless
+// every a·xᵢ is small, it takes one logarithm of a product of 16 factors
+// (the exponent kept apart by Frexp) instead of 16 logarithms: the error is
+// a few ulps of each factor, about 1e-15 absolute in the mean.
+func meanLog1p(a float64, x []float64) float64 {
+	n := len(x)
+	var s float64
+	if math.Abs(a*x[n-1]) < 0.01 {
+		for _, xi := range x {
+			s += log1p(a * xi)
+		}
+		return s / float64(n)
+	}
+	const ln2 = 0.693147180559945309417232121458176568
+	var e int
+	for i := 0; i < n; i += 16 {
+		p := 1.0
+		for _, xi := range x[i:min(i+16, n)] {
+			p *= 1 + a*xi
+		}
+		if !(p > 0) || math.IsInf(p, 0) {
+			// a factor ≤ 0 or the product overflowed: one log each
+			for _, xi := range x[i:min(i+16, n)] {
+				s += log1p(a * xi)
+			}
+			continue
+		}
+		f, ex := math.Frexp(p)
+		s += math.Log(f)
+		e += ex
+	}
+	return (s + float64(e)*ln2) / float64(n)
 }
 
 // log1p is log(1 + y) to a few ulps through the hardware-assisted math.Log

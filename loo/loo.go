@@ -58,10 +58,14 @@ func (w *Workspace) Row(ll []float64, chains int) Point {
 	S := len(ll)
 	w.lik, w.lw, w.w = grow(w.lik, S), grow(w.lw, S), grow(w.w, S)
 	lik, lw, wt := w.lik, w.lw, w.w
-	c, lo := math.Inf(-1), math.Inf(1)
+	c, lo := ll[0], ll[0]
 	for _, v := range ll {
-		c = math.Max(c, v)
-		lo = math.Min(lo, v)
+		if v > c {
+			c = v
+		}
+		if v < lo {
+			lo = v
+		}
 	}
 	var sumLik float64
 	for s, v := range ll {
@@ -72,9 +76,11 @@ func (w *Workspace) Row(ll []float64, chains int) Point {
 	}
 	reff := w.relEff(lik, chains)
 	k := w.PSIS(lw, reff)
-	mx := math.Inf(-1)
+	mx := lw[0]
 	for _, v := range lw {
-		mx = math.Max(mx, v)
+		if v > mx {
+			mx = v
+		}
 	}
 	// Unsmoothed weights are exp(−llₛ − mx) = exp(−c − mx)/likₛ: one
 	// division a draw instead of an exponential, while the range of ll
@@ -113,21 +119,23 @@ func (w *Workspace) Row(ll []float64, chains int) Point {
 		v += x * x * d * d
 	}
 	sd := math.Sqrt(v)
-	var m1, n1 float64
 	zn := blom()
+	w.z = grow(w.z, len(zn))
+	lz := w.z[:0]
+	var m1 float64
 	for _, q := range zn {
 		if a := e + sd*q; a > 0 {
-			m1 += math.Log(a)
-			n1++
+			l := math.Log(a)
+			lz = append(lz, l)
+			m1 += l
 		}
 	}
+	n1 := float64(len(lz))
 	m1 /= n1
 	var ss float64
-	for _, q := range zn {
-		if a := e + sd*q; a > 0 {
-			d := math.Log(a) - m1
-			ss += d * d
-		}
+	for _, l := range lz {
+		d := l - m1
+		ss += d * d
 	}
 	return Point{
 		ELPD:  elpd,

@@ -26,9 +26,9 @@ type pair struct {
 // zero value is ready to use; a Workspace must not be used by two
 // goroutines at once.
 type Workspace struct {
-	lik, w, lw, tx, means, rho, theta, ell []float64
-	heap                                   []pair
-	tail                                   []pair // the smoothed draws of the last PSIS, nil if none
+	lik, w, lw, tx, z, means, rho, theta, ell []float64
+	heap                                      []pair
+	tail                                      []pair // the smoothed draws of the last PSIS, nil if none
 }
 
 // PSIS replaces the log importance ratios lw, one per draw, by Pareto
