@@ -21,6 +21,24 @@ type metric struct {
 	l     []float64 // L, lower triangular, d×d row-major (dense metric)
 }
 
+// checkDiag returns an error unless v, a diagonal M named what in errors, has
+// d entries, each positive and finite. A nil v is the identity and passes.
+// It is the one check of a diagonal preconditioner or mass matrix.
+func checkDiag(v []float64, d int, what string) error {
+	if v == nil {
+		return nil
+	}
+	if len(v) != d {
+		return fmt.Errorf("sampler: %s has %d entries, model has %d parameters", what, len(v), d)
+	}
+	for j, x := range v {
+		if !(x > 0) || math.IsInf(x, 0) {
+			return fmt.Errorf("sampler: %s entry %d is %v: expected a positive number", what, j+1, x)
+		}
+	}
+	return nil
+}
+
 // newMetric returns the identity, or M = diag(v), or the dense M = cov (cov
 // wins when both are given); what names the setting in errors.
 func newMetric(d int, v []float64, cov *mat.SymDense, what string) (*metric, error) {
@@ -52,16 +70,11 @@ func newMetric(d int, v []float64, cov *mat.SymDense, what string) (*metric, err
 		}
 		return mt, nil
 	}
+	if err := checkDiag(v, d, what); err != nil {
+		return nil, err
+	}
 	if v != nil {
-		if len(v) != d {
-			return nil, fmt.Errorf("sampler: %s has %d entries, model has %d parameters", what, len(v), d)
-		}
-		for j, x := range v {
-			if !(x > 0) || math.IsInf(x, 0) {
-				return nil, fmt.Errorf("sampler: %s entry %d is %v: expected a positive number", what, j+1, x)
-			}
-			mt.diag[j] = x
-		}
+		copy(mt.diag, v)
 	}
 	mt.sync()
 	return mt, nil

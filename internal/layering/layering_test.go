@@ -44,6 +44,14 @@ var only = map[string][]string{
 	"predict": {"diag"},
 }
 
+// never lists imports a package must not make, module packages or not,
+// though its layer would allow them: fit is the job in values, so it draws no
+// figure (DESIGN.md's layout; the rest of the list follows the one-pipeline
+// redesign).
+var never = map[string][]string{
+	"fit": {module + "/plot", "gonum.org/v1/plot"},
+}
+
 type pkg struct {
 	ImportPath string
 	Imports    []string
@@ -109,6 +117,11 @@ func check(p pkg) []string {
 	}
 	var bad []string
 	for _, imp := range p.Imports {
+		for _, no := range never[name] {
+			if imp == no || strings.HasPrefix(imp, no+"/") {
+				bad = append(bad, show(name)+" imports "+imp+", which it must never import")
+			}
+		}
 		q, own := rel(imp)
 		if !own {
 			continue
@@ -136,6 +149,7 @@ func TestCheckCatches(t *testing.T) {
 		{module + "/sampler", []string{module, module + "/diag"}},
 		{module + "/model", []string{module + "/fit"}},
 		{module + "/approx", []string{module + "/approx/x"}},
+		{module + "/fit", []string{module + "/plot"}},
 	} {
 		if len(check(p)) == 0 {
 			t.Errorf("%s importing %v: no violation found", p.ImportPath, p.Imports)
@@ -143,5 +157,22 @@ func TestCheckCatches(t *testing.T) {
 	}
 	if bad := check(pkg{module + "/fit", []string{module + "/sampler", module + "/diag", "fmt"}}); len(bad) != 0 {
 		t.Errorf("fit's imports refused: %v", bad)
+	}
+}
+
+// TestFitLinksNoFigures checks that a program calling fit.Run links no
+// plotting or font package, directly or through another package.
+func TestFitLinksNoFigures(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command")
+	}
+	out, err := exec.Command("go", "list", "-deps", module+"/fit").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		if strings.HasPrefix(dep, "gonum.org/v1/plot") || strings.HasPrefix(dep, module+"/plot") || strings.Contains(dep, "font") {
+			t.Errorf("fit depends on %s", dep)
+		}
 	}
 }
