@@ -104,7 +104,7 @@ func TestModelDensity(t *testing.T) {
 	for j := range th {
 		th[j] = 0.6 * rng.NormFloat64()
 	}
-	b, alpha := th[0], th[1]
+	alpha := th[1]
 	sd := []float64{math.Exp(th[2]), math.Exp(th[3])}
 	rho := math.Tanh(th[4])
 	z := th[5:]
@@ -129,6 +129,13 @@ func TestModelDensity(t *testing.T) {
 		xbar += v
 	}
 	xbar /= float64(len(x.Num))
+	// θ's b is the coefficient of the centred column scaled by its root
+	// mean square s (the sd with divisor n): b in the data's units is θ_b/s.
+	var ss float64
+	for _, v := range x.Num {
+		ss += (v - xbar) * (v - xbar)
+	}
+	b := th[0] / math.Sqrt(ss/float64(len(x.Num)))
 	r := make([][2]float64, 4)
 	for j := range r {
 		r[j][0] = sd[0] * z[2*j]
