@@ -117,22 +117,34 @@ func condition(t *testing.T, m *Model, th []float64) float64 {
 // under the flat prior and under a normal prior on b set in the data's
 // units (the prior is evaluated at b = θ_b/s; the constant −Σ log s of the
 // change of variables is dropped, as Stan's ~ drops constants); the
-// derived b_… and b_Intercept are equal. The gradient of the scaled model
-// with that prior is checked against finite differences.
+// derived b_… and b_Intercept are equal. A varying slope of the loan
+// (centred and non-centred effects, correlated or not) is scaled the same
+// way: the log densities differ by a constant (the Jacobians of log sd and
+// of a centred term's effects), sd_region__loan and r_region[…,loan] are
+// equal. The gradient of every scaled model is checked against finite
+// differences.
 func TestScaledDesign(t *testing.T) {
-	const text = "default ~ age + income + loan + region"
-	for _, pri := range []string{"", "b ~ normal(0, 0.05)"} {
+	for _, c := range []struct{ text, pri, centring string }{
+		{"default ~ age + income + loan + region", "", ""},
+		{"default ~ age + income + loan + region", "b ~ normal(0, 0.05)", ""},
+		{"default ~ age + income + (1 + loan | region)", "sd ~ normal(0, 0.001)", ""},
+		{"default ~ age + income + (1 + loan || region)", "", ""},
+		{"default ~ age + income + (1 + loan | region)", "", "noncentred"},
+	} {
+		text, pri := c.text, c.pri
 		priors, err := ParsePriors(pri)
 		if err != nil {
 			t.Fatal(err)
 		}
-		sc := loansModel(t, text, Options{Priors: priors})
-		un := loansModel(t, text, Options{Priors: priors, Unscaled: true})
-		th0 := make([]float64, sc.Dim())
-		cs, cu := condition(t, sc, th0), condition(t, un, th0)
-		t.Logf("%q: condition number of −H at θ = 0: scaled %.3g, unscaled %.3g", pri, cs, cu)
-		if cs > 100 {
-			t.Errorf("%q: condition number %.3g > 100 in the data's units: the design is not scaled inside the model", pri, cs)
+		sc := loansModel(t, text, Options{Priors: priors, Centring: c.centring})
+		un := loansModel(t, text, Options{Priors: priors, Centring: c.centring, Unscaled: true})
+		if !sc.HasGroups() { // (with groups −H is not positive definite at θ = 0)
+			th0 := make([]float64, sc.Dim())
+			cs, cu := condition(t, sc, th0), condition(t, un, th0)
+			t.Logf("%s, %q: condition number of −H at θ = 0: scaled %.3g, unscaled %.3g", text, pri, cs, cu)
+			if cs > 100 {
+				t.Errorf("%q: condition number %.3g > 100 in the data's units: the design is not scaled inside the model", pri, cs)
+			}
 		}
 		rng := rand.New(rand.NewPCG(7, 7))
 		for rep := 0; rep < 3; rep++ {
@@ -145,9 +157,34 @@ func TestScaledDesign(t *testing.T) {
 				thu[un.bB.Off+j] /= s // b in the data's units: coefficients of the size the units give
 				ths[sc.bB.Off+j] = thu[un.bB.Off+j] * s
 			}
+			for gi, g := range sc.groups {
+				for k, s := range g.scales {
+					thu[g.sd.Off+k] -= math.Log(s) // log sd in the data's units
+					ths[g.sd.Off+k] = thu[g.sd.Off+k] + math.Log(s)
+					if !g.centred {
+						continue // z is the same; r = diag(sd)·L·z scales with sd
+					}
+					for j := 0; j < g.J; j++ {
+						thu[un.groups[gi].zb.Off+j*g.K+k] /= s
+						ths[g.zb.Off+j*g.K+k] = thu[un.groups[gi].zb.Off+j*g.K+k] * s
+					}
+				}
+			}
 			ls, lu := langevin.LogPosterior(sc, ths, nil), langevin.LogPosterior(un, thu, nil)
-			if math.Abs(ls-lu) > 1e-10*math.Abs(lu) {
-				t.Errorf("%q: log posterior %.12g scaled, %.12g unscaled", pri, ls, lu)
+			// The log-Jacobian of θ's log sd adds Σₖ log sₖ, and a centred
+			// term's prior N(0, diag(sd)·Ω·diag(sd)) on the scaled effects
+			// r·s the constant −J·Σₖ log sₖ: constants, the same posterior.
+			var want float64
+			for _, g := range sc.groups {
+				for _, s := range g.scales {
+					want += math.Log(s)
+					if g.centred {
+						want -= float64(g.J) * math.Log(s)
+					}
+				}
+			}
+			if math.Abs(ls-lu-want) > 1e-9*math.Abs(lu) {
+				t.Errorf("%s, %q: log posterior %.12g scaled, %.12g unscaled: differ by %.10g, want %.10g", text, pri, ls, lu, ls-lu, want)
 			}
 			ds, du := make([]float64, len(sc.DerivedNames())), make([]float64, len(un.DerivedNames()))
 			sc.Derive(ths, ds)

@@ -75,7 +75,9 @@ type groupTerm struct {
 	zeroK               []float64   // K zeros: the centred prior's mean
 	genSD, genCor, genR ad.GenBlock // among the derived quantities
 	src                 Group
-	hz, hcodes          int // handles of z and codes in Model.packed
+	scales, invScales   []float64 // the design's columns were divided by scales
+	invScalesJK         []float64 // invScales repeated for each level (J×K)
+	hz, hcodes          int       // handles of z and codes in Model.packed
 }
 
 // Model is a Bayesian regression model built from a formula and a table:
@@ -103,9 +105,11 @@ type groupTerm struct {
 // the sampler's coordinates are as well conditioned in natural units (age
 // in years, a loan in currency units) as after scale(): the condition
 // number of −H on such data falls from 4·10⁸ to 5 (TestScaledDesign).
-// Options.Unscaled keeps θ_b = b. Group-level design columns are neither
-// centred nor scaled (as brms): sd_g__x and r_g[…,x] are in the data's
-// units.
+// Group-level design columns are not centred (as brms) but divided by
+// their root mean square s_k the same way: θ's sd_k and effects are those
+// of the scaled column (sd_k·s_k, r_jk·s_k), and sd_g__x, r_g[…,x] and the
+// prior on sd are in the data's units; correlations are unchanged.
+// Options.Unscaled keeps the designs as given.
 type Model struct {
 	*ad.Model
 	Formula *Formula
@@ -256,6 +260,24 @@ func New(f *Formula, tab Table, opt Options) (*Model, error) {
 			gt.coefs, gt.rcols = append(gt.coefs, brmsName(c)), append(gt.rcols, c)
 		}
 		gt.K = len(gc)
+		// Each column of the term's design is divided by its root mean
+		// square (not centred, as brms); the intercept's column of ones
+		// keeps 1. θ's sd and effects are then of the scaled columns.
+		gt.scales, gt.invScales = make([]float64, gt.K), make([]float64, gt.K)
+		for k, c := range gc {
+			gt.scales[k] = 1
+			if !opt.Unscaled {
+				gt.scales[k] = designScale(c, m.trials)
+			}
+			gt.invScales[k] = 1 / gt.scales[k]
+			if gt.scales[k] != 1 {
+				ck := make([]float64, n)
+				for i, v := range c {
+					ck[i] = v * gt.invScales[k]
+				}
+				gc[k] = ck
+			}
+		}
 		gt.z = ad.NewMatrixCols(n, gc)
 		if gt.codes, gt.levels, err = e.grouping(g); err != nil {
 			return nil, err
@@ -263,6 +285,10 @@ func New(f *Formula, tab Table, opt Options) (*Model, error) {
 		gt.J = len(gt.levels)
 		if gt.J < 2 {
 			return nil, &SyntaxError{g.Pos, fmt.Sprintf("grouping factor %s has %d level: expected at least 2", g.Name(), gt.J)}
+		}
+		gt.invScalesJK = make([]float64, gt.J*gt.K)
+		for j := 0; j < gt.J; j++ {
+			copy(gt.invScalesJK[j*gt.K:], gt.invScales)
 		}
 		gt.ident = make([]float64, gt.K*gt.K)
 		gt.perm = make([]int, gt.K*gt.K)
@@ -543,9 +569,12 @@ func (m *Model) build(P int) {
 			t.Generate(gNu, v)
 		}
 		for i, g := range m.groups {
+			// θ's sd is of the scaled columns; the prior and the report
+			// are of the data's units (Model's doc).
 			sd := t.Param(g.sd)
-			add(pr["sd"].logDensity(t, sd, 0, true))
-			t.Generate(gSD[i], sd)
+			sdData := t.Mul(sd, t.Data(g.invScales))
+			add(pr["sd"].logDensity(t, sdData, 0, true))
+			t.Generate(gSD[i], sdData)
 			if g.corr && g.K > 1 {
 				L := t.Param(g.L)
 				add(t.LKJCorrCholesky(L, pr["cor"].Args[0]))
@@ -616,7 +645,7 @@ func (m *Model) build(P int) {
 			} else {
 				r = t.CholeskyEffects(t.Param(g.sd), L, t.Param(g.zb))
 			}
-			t.Generate(gR[i], r)
+			t.Generate(gR[i], t.Mul(r, t.Data(g.invScalesJK)))
 			z, codes := g.z, g.codes
 			if gb != nil {
 				z, codes = gb.Matrix(g.hz), gb.Ints(g.hcodes)
