@@ -805,3 +805,19 @@ func (m *Model) HessianBlocks() []langevin.BlockTerm {
 	}
 	return []langevin.BlockTerm{{Offset: best.zb.Off, Levels: best.J, K: best.K}}
 }
+
+// PrintedNames maps the names of a draw's columns (θ's, then
+// DerivedNames) to the names a summary prints: brms's spelling of the
+// derived quantities (b_x, sd_g__Intercept, r_g[level,Intercept]), and
+// nothing for θ's columns (b.1, Intercept, sd_1.1, L_1…, z_1.j.k: the
+// unconstrained parameters of the scaled design, internal to the model);
+// a name absent from the map is not printed. The chain files keep
+// CmdStan's names (r_g.j.k): a comma cannot stand in their header.
+func (m *Model) PrintedNames() map[string]string {
+	names, brms := m.DerivedNames(), m.BrmsNames()
+	out := make(map[string]string, len(names))
+	for i, n := range names {
+		out[n] = brms[i]
+	}
+	return out
+}
