@@ -13,6 +13,7 @@ import (
 	"github.com/langevin-go/langevin/data"
 	"github.com/langevin-go/langevin/diag"
 	"github.com/langevin-go/langevin/fit"
+	"github.com/langevin-go/langevin/formula"
 	"github.com/langevin-go/langevin/internal/runctl"
 	"github.com/langevin-go/langevin/model"
 )
@@ -253,7 +254,11 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if j.NoiseNote != "" {
 		fmt.Fprintln(stdout, j.NoiseNote)
 	}
-	if err := table.Format(stdout); err != nil {
+	printed := table
+	if fm, ok := m.(*formula.Model); ok {
+		printed = formulaTable(table, fm)
+	}
+	if err := printed.Format(stdout); err != nil {
 		return err
 	}
 	if note != "" {
