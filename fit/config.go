@@ -481,7 +481,7 @@ func (c *Config) UsesLaplacePrecond() bool { return c.Precond == "laplace" && c.
 // --sampler auto's plan on a hierarchical model, whose block-arrow Hessian
 // replaces the dense one (BlockPlanned).
 func (c *Config) UsesLaplacePrecondOn(m langevin.Model) bool {
-	if c.Sampler == "auto" && BlockPlanned(m, nil) {
+	if c.Sampler == "auto" && (BlockPlanned(m, nil) || CostPlanned(m)) {
 		return false
 	}
 	return c.UsesLaplacePrecond()
@@ -497,7 +497,7 @@ func (c *Config) UsesLaplaceInitOn(m langevin.Model) bool {
 	if c.Init != "laplace" {
 		return false
 	}
-	return !(c.Sampler == "auto" && !c.Set["init"] && BlockPlanned(m, nil))
+	return !(c.Sampler == "auto" && !c.Set["init"] && (BlockPlanned(m, nil) || CostPlanned(m)))
 }
 
 // Describe is the sampler's name and batch for the output's first line.
