@@ -322,6 +322,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	}
 	if intr == nil {
 		fit.PrintKSD(ctx, &notes, pc, m, lap, tr)
+		fit.PrintMisfit(ctx, &notes, pc, m, lap, tr, j.Env.MisfitHint)
 		ph.Done("KSD", "")
 	}
 	stdout.Write(notes.Bytes())
