@@ -200,7 +200,7 @@ func (j *Problem) ModelFile() *ModelFile {
 	if j.FormulaRecord != nil {
 		return &ModelFile{Data: j.C.Data, Formula: j.FormulaRecord}
 	}
-	if j.Train == nil || j.C.Formula.Text != "" || !j.Spec.NeedsData() {
+	if j.Train == nil || j.C.Formula.Text != "" || j.C.Stan != "" || !j.Spec.NeedsData() {
 		return nil
 	}
 	return &ModelFile{Spec: j.Spec, Data: j.C.Data, Target: j.Train.Target, Features: j.Train.Names, Split: j.split, Columns: j.Train.Coding, Labels: j.C.Labels}
