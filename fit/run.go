@@ -148,6 +148,9 @@ func (p *Plan) Configure(iters, burnin int, step float64, noiseEvery int) (s lan
 // Init returns the plan's initial points, draws from the Laplace
 // approximation N(MAP, H⁻¹), or nil when H is not positive definite.
 func (p *Plan) Init() langevin.Initializer {
+	if p.Start != nil {
+		return p.Start
+	}
 	if p.Arrow != nil {
 		return InitBlockArrow{Mean: p.MAP, H: p.Arrow}
 	}
@@ -254,8 +257,8 @@ func Run(ctx context.Context, job Job, s Settings, method *Method) (*Result, err
 	if method != nil {
 		opts.Kind = method.Kind
 	}
-	var laplace []float64 // the block-arrow path has its own initial points
-	if !BlockPlanned(m, &opts) {
+	var laplace []float64 // the block-arrow and cost plans have their own initial points
+	if !BlockPlanned(m, &opts) && !CostPlanned(m) {
 		if laplace, err = lap.Diag(ctx); err != nil {
 			return nil, err
 		}
