@@ -58,3 +58,24 @@ func TestRunMisfitWarning(t *testing.T) {
 		}
 	}
 }
+
+// MALA from θ = 0 at the report's η = 0.01 without a preconditioner rejects
+// every proposal through its 100 burn-in iterations and its first 22 kept
+// draws (acceptance below 10⁻⁷): langevin run names the chain and the
+// draws. Started at the MAP (the default --init) it has no stuck stretch.
+func TestRunStuckChainWarning(t *testing.T) {
+	for _, tc := range []struct {
+		init string
+		want bool
+	}{{"zero", true}, {"map", false}} {
+		code, out, errOut := runMain("run", "--quiet", "--sampler", "mala", "--init", tc.init, "--step", "0.01", "--tune", "none",
+			"--precond", "none", "--burnin", "100", "--iters", "1100", "--chains", "1")
+		if code != 0 {
+			t.Fatalf("--init %s: exit %d: %s", tc.init, code, errOut)
+		}
+		got := strings.Contains(out, "warning:  chain 1 sat at one point for 22 kept draws (1–22)")
+		if got != tc.want || !tc.want && strings.Contains(out, "sat at one point") {
+			t.Errorf("--init %s: stuck warning %v, want %v:\n%s", tc.init, got, tc.want, out)
+		}
+	}
+}
