@@ -49,3 +49,42 @@ func TestDocsHaveNoWorkLog(t *testing.T) {
 		}
 	}
 }
+
+// Every link to a heading of a user document (README.md, docs/*.md), in
+// the same page or another, names a heading that exists (GitHub's anchors:
+// lower case, punctuation dropped, spaces to hyphens).
+func TestDocsAnchors(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("docs", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files = append([]string{"README.md"}, files...)
+	heading := regexp.MustCompile(`(?m)^#+\s+(.*)$`)
+	drop := regexp.MustCompile(`[^\p{L}\p{N}_\- ]`)
+	link := regexp.MustCompile(`\]\(([^)#\s]*)#([^)\s]+)\)`)
+	anchors := map[string]map[string]bool{}
+	text := map[string]string{}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text[f] = string(b)
+		anchors[f] = map[string]bool{}
+		for _, m := range heading.FindAllStringSubmatch(string(b), -1) {
+			h := drop.ReplaceAllString(strings.ToLower(strings.TrimSpace(m[1])), "")
+			anchors[f][strings.ReplaceAll(h, " ", "-")] = true
+		}
+	}
+	for _, f := range files {
+		for _, m := range link.FindAllStringSubmatch(text[f], -1) {
+			target := f
+			if m[1] != "" {
+				target = filepath.Clean(filepath.Join(filepath.Dir(f), m[1]))
+			}
+			if a, ok := anchors[target]; ok && !a[m[2]] {
+				t.Errorf("%s: link to %s#%s: no such heading", f, m[1], m[2])
+			}
+		}
+	}
+}
