@@ -10,7 +10,7 @@ import (
 
 // The user documents (README.md, docs/*.md) say what to run and what it
 // gives; they do not speak of how the project was built: no "session", no
-// "helper", no dated narratives (a date such as 2026-11-26) and no commit
+// "helper", no issue numbers, no dated narratives (a date such as 2026-11-26) and no commit
 // hashes in the prose (measurements are tied to the command that
 // regenerates them, not to a commit).
 func TestDocsHaveNoWorkLog(t *testing.T) {
@@ -25,6 +25,7 @@ func TestDocsHaveNoWorkLog(t *testing.T) {
 	}{
 		{regexp.MustCompile(`(?i)\bsessions?\b`), "a work session"},
 		{regexp.MustCompile(`(?i)\bhelpers?\b`), "a helper"},
+		{regexp.MustCompile(`(?i)\bissues? #?[0-9]+`), "an issue of the tracker"},
 		{regexp.MustCompile(`\b20[0-9]{2}-[01][0-9](-[0-3][0-9])?\b`), "a date"},
 		// 7 to 40 hexadecimal digits with at least one letter and one digit.
 		{regexp.MustCompile(`\b(?:[0-9a-f]*[a-f][0-9a-f]*[0-9][0-9a-f]*|[0-9a-f]*[0-9][0-9a-f]*[a-f][0-9a-f]*)\b`), "a commit hash"},
