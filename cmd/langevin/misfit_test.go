@@ -79,3 +79,17 @@ func TestRunStuckChainWarning(t *testing.T) {
 		}
 	}
 }
+
+// On a hierarchical model the Laplace approximation at the joint mode is no
+// reference (its draws' KSD is over 100× an SGLD run's): the misfit line
+// says it is not checked, and no misfit warning is given against it.
+func TestRunMisfitNoLaplaceReference(t *testing.T) {
+	path := formulaCSV(t, 150)
+	code, out, errOut := runMain("run", "--data", path, "--formula", "y ~ x + (1 | g)", "--sampler", "sgld", "--iters", "3000", "--burnin", "1000", "--thin", "5", "--quiet")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out, "misfit:   not checked: the Laplace approximation is no reference here") || strings.Contains(out, "misfits the Laplace") {
+		t.Errorf("want the misfit check declined:\n%s", out)
+	}
+}
