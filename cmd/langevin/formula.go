@@ -7,6 +7,7 @@ import (
 	"io"
 	"math/rand/v2"
 
+	"github.com/langevin-go/langevin"
 	"github.com/langevin-go/langevin/fit"
 	"github.com/langevin-go/langevin/rundir"
 
@@ -178,4 +179,40 @@ func formulaTable(t diag.Table, m *formula.Model) diag.Table {
 		}
 	}
 	return out
+}
+
+// formulaReportTrace is the trace a --formula run's report draws: the
+// columns of formulaTable (brms's names, θ's internal columns left out),
+// so that its first plots are b_Intercept, b_x, … rather than the scaled
+// design's θ.
+func formulaReportTrace(tr *langevin.Trace, m *formula.Model) *langevin.Trace {
+	names := m.PrintedNames()
+	var cols []int
+	var out []string
+	for j, n := range tr.Names {
+		if p, ok := names[n]; ok {
+			cols, out = append(cols, j), append(out, p)
+		}
+	}
+	pick := func(rows [][]float64) [][]float64 {
+		sel := make([][]float64, len(rows))
+		for i, r := range rows {
+			sel[i] = make([]float64, len(cols))
+			for k, j := range cols {
+				sel[i][k] = r[j]
+			}
+		}
+		return sel
+	}
+	v := *tr
+	v.Names, v.Dim = out, len(out)
+	v.Draws = make([][][]float64, len(tr.Draws))
+	for c, d := range tr.Draws {
+		v.Draws[c] = pick(d)
+	}
+	v.Warmup = make([]langevin.Draws, len(tr.Warmup))
+	for c, w := range tr.Warmup {
+		v.Warmup[c] = langevin.Draws{Theta: pick(w.Theta), Stats: w.Stats, Iters: w.Iters}
+	}
+	return &v
 }
