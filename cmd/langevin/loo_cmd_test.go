@@ -177,4 +177,3 @@ func readCSVFile(t *testing.T, path string) [][]string {
 	}
 	return recs
 }
-
