@@ -196,7 +196,7 @@ func SameData(a, b string) bool {
 // PredictUnlabelled writes one prediction per row of d, which has no target
 // column: the ID (or the row number) and the predictive probabilities, or
 // the mean and intervals; no metrics. The rows go to out, or to stdout.
-func PredictUnlabelled(stdout io.Writer, mf *ModelFile, d *data.Dataset, r *rundir.Run, offVals []float64, level float64, out, samples string) error {
+func PredictUnlabelled(stdout io.Writer, mf *ModelFile, sc *data.Scaler, d *data.Dataset, r *rundir.Run, offVals []float64, level float64, out, samples string) error {
 	n := d.Len()
 	m, err := mf.Spec.BuildOffset(d.X, make([]float64, n), offVals)
 	if err != nil {
@@ -231,7 +231,7 @@ func PredictUnlabelled(stdout io.Writer, mf *ModelFile, d *data.Dataset, r *rund
 		if !ok {
 			return InputErrorf("model %s: no predictions", mf.Kind)
 		}
-		res, err := predict.Regress(reg, draws, d.X, level)
+		res, err := Regress(reg, draws, d.X, level, sc)
 		if err != nil {
 			return err
 		}

@@ -38,6 +38,7 @@ type Config struct {
 	Labels []float64
 	// model
 	Formula    formulaConfig // --formula, --family, --priors
+	Stan       string        // --stan: a Stan program; --data is its data in CmdStan's JSON format
 	Model      string
 	Intercept  bool
 	PriorScale float64
@@ -109,6 +110,8 @@ func (c *Config) CheckApplies() error {
 		{"model target test test-frac id drop categorical missing format split standardize intercept prior-scale offset exposure", c.Formula.Text == "",
 			"--formula names the model, its response, intercept, offsets and columns, and --data is read as it is, a CSV file (no test split, no standardisation): write it in the formula"},
 		{"family priors", c.Formula.Text != "", "only with --formula"},
+		{"formula model target test test-frac id drop categorical missing format split standardize intercept prior-scale offset exposure", c.Stan == "",
+			"--stan names the model and --data is its data (CmdStan's JSON format)"},
 		{"batch replace cv clip clip-value noise-every", !k.Exact, "--sampler " + c.Sampler + " uses all the data at every step (exact MCMC)"},
 		{"schedule step-b decay cycles explore temperature temperature-start", !k.Exact, "--sampler " + c.Sampler + " tunes its own step and samples the posterior itself (τ = 1)"},
 		{"batch replace", k.Minibatch || k.Exact || toy, "--sampler " + c.Sampler + " uses all the data at every step"},
@@ -481,7 +484,7 @@ func (c *Config) UsesLaplacePrecond() bool { return c.Precond == "laplace" && c.
 // --sampler auto's plan on a hierarchical model, whose block-arrow Hessian
 // replaces the dense one (BlockPlanned).
 func (c *Config) UsesLaplacePrecondOn(m langevin.Model) bool {
-	if c.Sampler == "auto" && BlockPlanned(m, nil) {
+	if c.Sampler == "auto" && (BlockPlanned(m, nil) || CostPlanned(m)) {
 		return false
 	}
 	return c.UsesLaplacePrecond()
@@ -497,7 +500,7 @@ func (c *Config) UsesLaplaceInitOn(m langevin.Model) bool {
 	if c.Init != "laplace" {
 		return false
 	}
-	return !(c.Sampler == "auto" && !c.Set["init"] && BlockPlanned(m, nil))
+	return !(c.Sampler == "auto" && !c.Set["init"] && (BlockPlanned(m, nil) || CostPlanned(m)))
 }
 
 // Describe is the sampler's name and batch for the output's first line.

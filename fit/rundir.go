@@ -200,7 +200,7 @@ func (j *Problem) ModelFile() *ModelFile {
 	if j.FormulaRecord != nil {
 		return &ModelFile{Data: j.C.Data, Formula: j.FormulaRecord}
 	}
-	if j.Train == nil || j.C.Formula.Text != "" || !j.Spec.NeedsData() {
+	if j.Train == nil || j.C.Formula.Text != "" || j.C.Stan != "" || !j.Spec.NeedsData() {
 		return nil
 	}
 	return &ModelFile{Spec: j.Spec, Data: j.C.Data, Target: j.Train.Target, Features: j.Train.Names, Split: j.split, Columns: j.Train.Coding, Labels: j.C.Labels}
@@ -291,6 +291,11 @@ func checkModelFile(r *rundir.Run, mf *ModelFile, sc *data.Scaler, path, scPath 
 	}
 	if sc == nil && standardised && mf.Spec.NeedsData() {
 		return InputErrorf("%s: missing, but the chain files record standardize = true: the draws are on the standardised scale; restore the run's %s (or run again)", scPath, rundir.ScalerFile)
+	}
+	if mf.Spec.YStandardized && (sc == nil || sc.TargetScale == 0) {
+		// The model predicts the standardised response: without its mean
+		// and sd the predictions could not be put back in y's units.
+		return InputErrorf("%s: no target_mean and target_scale, but %s says the run standardised the response (y_standardized): restore the run's %s (or run again)", scPath, path, rundir.ScalerFile)
 	}
 	if sc != nil && len(sc.Mean) != len(mf.Features) {
 		return InputErrorf("%s: %d means and scales, but %s names %d features: expected one per feature", scPath, len(sc.Mean), path, len(mf.Features))

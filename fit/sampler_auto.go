@@ -45,6 +45,9 @@ func buildAuto(ctx context.Context, b *BuildEnv) (langevin.Sampler, error) {
 		return buildNetAuto(ctx, b, net)
 	}
 	opts := PlanOptions{Seed: c.Seed}
+	if c.TargetESS > 0 && c.Chains > 0 {
+		opts.ChainESS = c.TargetESS / float64(c.Chains)
+	}
 	if c.Planned {
 		opts.Kind = "sgld"
 	}

@@ -146,6 +146,11 @@ type BuildEnv struct {
 	// (schedule.Polynomial.Warning); printed before the run and with the
 	// summary.
 	SchedNote string
+	// MisfitHint, set by a build that can measure why its sampler would
+	// miss the posterior on these data (IASG's window against its
+	// correlation time, a batch close to N), is added to the misfit
+	// warning (PrintMisfit).
+	MisfitHint string
 }
 
 // recordStep records a sampler's own constant step (one not from --schedule).

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/langevin-go/langevin/internal/linalg"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -105,27 +106,8 @@ func (mt *metric) sync() bool {
 		}
 		return true
 	}
-	d, a, l := mt.d, mt.m, mt.l
-	clear(l)
-	for j := 0; j < d; j++ {
-		s := a[j*d+j]
-		for k := 0; k < j; k++ {
-			s -= l[j*d+k] * l[j*d+k]
-		}
-		if !(s > 0) {
-			return false
-		}
-		ljj := math.Sqrt(s)
-		l[j*d+j] = ljj
-		for i := j + 1; i < d; i++ {
-			s := a[i*d+j]
-			for k := 0; k < j; k++ {
-				s -= l[i*d+k] * l[j*d+k]
-			}
-			l[i*d+j] = s / ljj
-		}
-	}
-	return true
+	clear(mt.l)
+	return linalg.CholLower(mt.l, mt.m, mt.d)
 }
 
 // mul writes M v into dst (dst and v must not overlap).
