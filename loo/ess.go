@@ -63,6 +63,14 @@ func (w *Workspace) relEff(x []float64, chains int) float64 {
 		means[c] = s / float64(n)
 	}
 	scale := float64(nextGoodSize(n)) / (float64(n) * float64(n))
+	w.yc = grow(w.yc, S)
+	yc := w.yc
+	for c := range chains {
+		m := means[c]
+		for i, v := range x[c*n : (c+1)*n] {
+			yc[c*n+i] = v - m
+		}
+	}
 	// acov is mean_c γ̂_c(t).
 	acov := func(t int) float64 {
 		if t >= n {
@@ -70,14 +78,18 @@ func (w *Workspace) relEff(x []float64, chains int) float64 {
 		}
 		var tot float64
 		for c := range chains {
-			y := x[c*n : (c+1)*n]
-			m := means[c]
-			var s float64
+			y := yc[c*n : (c+1)*n]
 			a, b := y[:n-t], y[t:]
-			for i := range a {
-				s += (a[i] - m) * (b[i] - m)
+			var s0, s1 float64
+			i := 0
+			for ; i+1 < len(a); i += 2 {
+				s0 += a[i] * b[i]
+				s1 += a[i+1] * b[i+1]
 			}
-			tot += s * scale
+			if i < len(a) {
+				s0 += a[i] * b[i]
+			}
+			tot += (s0 + s1) * scale
 		}
 		return tot / float64(chains)
 	}

@@ -2,6 +2,8 @@ package loo
 
 import (
 	"math"
+	"math/bits"
+	"slices"
 )
 
 // TailLen returns the number of largest importance ratios that PSIS
@@ -26,9 +28,9 @@ type pair struct {
 // zero value is ready to use; a Workspace must not be used by two
 // goroutines at once.
 type Workspace struct {
-	lik, w, lw, tx, z, means, rho, theta, ell []float64
-	heap                                      []pair
-	tail                                      []pair // the smoothed draws of the last PSIS, nil if none
+	lik, w, lw, tx, z, sel, yc, means, rho, theta, ell []float64
+	heap                                               []pair
+	tail                                               []pair // the smoothed draws of the last PSIS, nil if none
 }
 
 // PSIS replaces the log importance ratios lw, one per draw, by Pareto
@@ -93,50 +95,95 @@ func (w *Workspace) smooth(lw []float64, tail []pair, cut, lmax float64) float64
 	return k
 }
 
-// largest returns the n largest values of x with their indices, ascending
-// ordered as R's stable sort.int orders them (equal values by draw), by a
-// min-heap of size n then heap sort.
+// largest returns the n largest values of x with their indices, ascending,
+// ordered as R's stable sort.int orders them (equal values by draw, so that
+// of equal values at the cutoff the later draws are in the tail): the n-th
+// largest value by quickselect on a copy, the values above it and the last
+// of those equal to it gathered in one pass, then sorted.
 func (w *Workspace) largest(x []float64, n int) []pair {
+	S := len(x)
+	w.sel = grow(w.sel, S)
+	copy(w.sel, x)
+	t := nthSmallest(w.sel, S-n)
+	var gt, eq int
+	for _, v := range x {
+		if v > t {
+			gt++
+		} else if v == t {
+			eq++
+		}
+	}
+	skip := eq - (n - gt) // equal values left out: the earliest draws
 	if cap(w.heap) < n {
 		w.heap = make([]pair, n)
 	}
-	h := w.heap[:n]
-	less := func(a, b pair) bool { return a.v < b.v || a.v == b.v && a.i < b.i }
-	down := func(h []pair, i int) {
-		for {
-			l := 2*i + 1
-			if l >= len(h) {
-				return
+	h := w.heap[:0]
+	for s, v := range x {
+		if v > t {
+			h = append(h, pair{v, int32(s)})
+		} else if v == t {
+			if skip > 0 {
+				skip--
+				continue
 			}
-			if r := l + 1; r < len(h) && less(h[r], h[l]) {
-				l = r
-			}
-			if !less(h[l], h[i]) {
-				return
-			}
-			h[i], h[l] = h[l], h[i]
-			i = l
+			h = append(h, pair{v, int32(s)})
 		}
 	}
-	for s := range n {
-		h[s] = pair{x[s], int32(s)}
-	}
-	for i := n/2 - 1; i >= 0; i-- {
-		down(h, i)
-	}
-	for s := n; s < len(x); s++ {
-		if v := x[s]; v >= h[0].v { // a tie goes to the later draw, as in R's stable sort
-			h[0] = pair{v, int32(s)}
-			down(h, 0)
+	slices.SortFunc(h, func(a, b pair) int {
+		switch {
+		case a.v < b.v:
+			return -1
+		case a.v > b.v:
+			return 1
 		}
-	}
-	// heap sort: repeatedly move the minimum to the end, giving descending
-	for end := n - 1; end > 0; end-- {
-		h[0], h[end] = h[end], h[0]
-		down(h[:end], 0)
-	}
-	for i, j := 0, n-1; i < j; i, j = i+1, j-1 {
-		h[i], h[j] = h[j], h[i]
-	}
+		return int(a.i - b.i)
+	})
 	return h
+}
+
+// nthSmallest returns the value that would be at index k of x sorted
+// ascending, reordering x (Hoare's quickselect with a median-of-three
+// pivot; a range that does not shrink fast enough is sorted instead).
+func nthSmallest(x []float64, k int) float64 {
+	lo, hi := 0, len(x)-1
+	for budget := 2 * bits.Len(uint(len(x))); lo < hi; budget-- {
+		if budget == 0 {
+			slices.Sort(x[lo : hi+1])
+			return x[k]
+		}
+		m := lo + (hi-lo)/2
+		if x[m] < x[lo] {
+			x[m], x[lo] = x[lo], x[m]
+		}
+		if x[hi] < x[lo] {
+			x[hi], x[lo] = x[lo], x[hi]
+		}
+		if x[hi] < x[m] {
+			x[hi], x[m] = x[m], x[hi]
+		}
+		p := x[m]
+		i, j := lo, hi
+		for i <= j {
+			for x[i] < p {
+				i++
+			}
+			for x[j] > p {
+				j--
+			}
+			if i <= j {
+				x[i], x[j] = x[j], x[i]
+				i++
+				j--
+			}
+		}
+		switch {
+		case k <= j:
+			hi = j
+		case k >= i:
+			lo = i
+		default:
+			return x[k]
+		}
+	}
+	return x[k]
 }
