@@ -26,8 +26,10 @@ type looRun struct {
 	dir, name string
 	res       *loo.Result
 	pit       []float64
-	rowsHash  string // SHA-256 of the training rows' responses
-	source    string // the data and split, for messages
+	rowsHash  string        // SHA-256 of the training rows' responses
+	chainW    []float64     // stacking weights of the chains (--chain-weights)
+	chainRes  []*loo.Result // each chain's own PSIS-LOO (--chain-weights)
+	source    string        // the data and split, for messages
 }
 
 // cmdLoo estimates each run's expected log predictive density by PSIS-LOO
@@ -38,6 +40,8 @@ func cmdLoo(args []string, stdout, _ io.Writer) error {
 	fs := flag.NewFlagSet("loo", flag.ContinueOnError)
 	var out, names string
 	var block int
+	var chainWeights bool
+	fs.BoolVar(&chainWeights, "chain-weights", false, "also weight each run's chains by stacking of their own PSIS-LOO (Yao, Vehtari & Gelman 2022): chains stuck in different modes get the weights that predict best")
 	fs.StringVar(&out, "out", "", "write the pointwise estimates to `FILE` (CSV: run, row, elpd_loo, p_loo, pareto_k, n_eff, pit)")
 	fs.StringVar(&names, "names", "", "`NAME,…`: labels of the runs in the tables (default: the directories' base names)")
 	fs.IntVar(&block, "block", 256, "rows of log-likelihoods held at a time (memory: rows × draws × 8 bytes)")
@@ -71,7 +75,7 @@ func cmdLoo(args []string, stdout, _ io.Writer) error {
 	}
 	runs := make([]*looRun, len(dirs))
 	for i, dir := range dirs {
-		r, err := looOfRun(dir, block)
+		r, err := looOfRun(dir, block, chainWeights)
 		if err != nil {
 			return err
 		}
@@ -94,6 +98,13 @@ func cmdLoo(args []string, stdout, _ io.Writer) error {
 			fmt.Fprintf(stdout, "%s (%s):\n", r.name, r.dir)
 		}
 		formatLOO(stdout, r.res)
+		if r.chainW != nil {
+			fmt.Fprintf(stdout, "\nchains: stacking weights of the chains' own PSIS-LOO (%d draws each)\n", r.chainRes[0].Draws)
+			fmt.Fprintf(stdout, "%-7s %9s %9s %7s\n", "chain", "elpd_loo", "p_loo", "weight")
+			for c, w := range r.chainW {
+				fmt.Fprintf(stdout, "%-7d %9s %9s %7s\n", c+1, fr(r.chainRes[c].ELPD.Estimate, 1), fr(r.chainRes[c].PLoo.Estimate, 1), fr(w, 3))
+			}
+		}
 	}
 	if len(runs) > 1 {
 		res := make([]*loo.Result, len(runs))
@@ -124,7 +135,7 @@ func cmdLoo(args []string, stdout, _ io.Writer) error {
 
 // looOfRun rebuilds a run's model on its training rows and computes
 // PSIS-LOO and LOO-PIT over its draws, block rows at a time.
-func looOfRun(dir string, block int) (*looRun, error) {
+func looOfRun(dir string, block int, chainWeights bool) (*looRun, error) {
 	if _, err := os.Stat(filepath.Join(dir, "model.json")); err != nil {
 		return nil, fit.InputErrorf("%s: %v (written by langevin run --out)", dir, err)
 	}
@@ -146,7 +157,7 @@ func looOfRun(dir string, block int) (*looRun, error) {
 	if mf.Columns != nil {
 		f.Columns.Missing = mf.Columns.Missing
 	}
-	what := fmt.Sprintf("%s: the run's data %s", filepath.Join(dir, "model.json"), mf.Data)
+	what := filepath.Join(dir, "model.json") + ": the run's data"
 	if f.IsStoreData() {
 		return nil, fit.InputErrorf("%s: a data store: langevin loo reads the training rows into memory; convert is one way, not back", what)
 	}
@@ -212,14 +223,35 @@ func looOfRun(dir string, block int) (*looRun, error) {
 			draws = append(draws, row[:dim])
 		}
 	}
-	res, pit := looBlocks(rl, cdf, draws, len(chains), m.Len(), block)
-	return &looRun{dir: dir, res: res, pit: pit, rowsHash: hashRows(d.Y), source: source}, nil
+	if chainWeights && len(chains) < 2 {
+		return nil, fit.InputErrorf("--chain-weights: %s has %d chain: expected at least 2", dir, len(chains))
+	}
+	lr := &looRun{dir: dir, rowsHash: hashRows(d.Y), source: source}
+	var perChain [][]loo.Point
+	if chainWeights {
+		perChain = make([][]loo.Point, len(chains))
+	}
+	lr.res, lr.pit = looBlocks(rl, cdf, draws, len(chains), m.Len(), block, perChain)
+	if chainWeights {
+		lr.chainRes = make([]*loo.Result, len(chains))
+		for c, pts := range perChain {
+			lr.chainRes[c] = loo.Summarize(pts, n)
+		}
+		lpd, err := loo.ELPDMatrix(lr.chainRes...)
+		if err != nil {
+			return nil, err
+		}
+		lr.chainW = make([]float64, len(chains))
+		loo.Stacking(lr.chainW, lpd)
+	}
+	return lr, nil
 }
 
 // looBlocks computes PSIS-LOO of the model's N rows under the draws (nc
 // chains of equal length), block rows at a time, and the LOO-PIT of each row
-// (NaN without a CDF).
-func looBlocks(rl langevin.RowLogLiker, cdf langevin.RowCDFer, draws [][]float64, nc, N, block int) (*loo.Result, []float64) {
+// (NaN without a CDF); with perChain not nil, also each chain's own
+// PSIS-LOO of each row, appended to perChain[c].
+func looBlocks(rl langevin.RowLogLiker, cdf langevin.RowCDFer, draws [][]float64, nc, N, block int, perChain [][]loo.Point) (*loo.Result, []float64) {
 	S := len(draws)
 	block = min(block, N)
 	ll := mat.NewDense(block, S, nil)
@@ -260,6 +292,12 @@ func looBlocks(rl langevin.RowLogLiker, cdf langevin.RowCDFer, draws [][]float64
 				}
 			}
 			pit = append(pit, p)
+			if perChain != nil {
+				row, n := ll.RawRowView(j), S/nc
+				for c := range perChain {
+					perChain[c] = append(perChain[c], ws.Row(row[c*n:(c+1)*n], 1))
+				}
+			}
 		}
 	}
 	return loo.Summarize(pts, S), pit

@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"encoding/csv"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -112,6 +113,25 @@ func TestLooCommand(t *testing.T) {
 		if !strings.Contains(out, s) {
 			t.Errorf("loo output lacks %q:\n%s", s, out)
 		}
+	}
+	// --chain-weights: one line per chain, weights summing to 1
+	code, out, errOut = runMain("loo", full, "--chain-weights")
+	if code != 0 {
+		t.Fatalf("loo --chain-weights: exit %d: %s", code, errOut)
+	}
+	_, tab, ok := strings.Cut(out, "chain    elpd_loo")
+	if !ok {
+		t.Fatalf("no chain table:\n%s", out)
+	}
+	var sum float64
+	lines := strings.Split(strings.TrimSpace(tab), "\n")[1:]
+	for _, l := range lines {
+		f := strings.Fields(l)
+		w, _ := strconv.ParseFloat(f[len(f)-1], 64)
+		sum += w
+	}
+	if len(lines) != 2 || math.Abs(sum-1) > 0.002 {
+		t.Errorf("chain weights: %d lines summing to %v:\n%s", len(lines), sum, tab)
 	}
 	pw := filepath.Join(tmp, "pointwise.csv")
 	code, out, errOut = runMain("loo", full, nox2, "--out", pw)
