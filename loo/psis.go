@@ -97,37 +97,33 @@ func (w *Workspace) smooth(lw []float64, tail []pair, cut, lmax float64) float64
 
 // largest returns the n largest values of x with their indices, ascending,
 // ordered as R's stable sort.int orders them (equal values by draw, so that
-// of equal values at the cutoff the later draws are in the tail): the n-th
-// largest value by quickselect on a copy, the values above it and the last
-// of those equal to it gathered in one pass, then sorted.
+// of equal values at the cutoff the later draws are in the tail). A sorted
+// sample of every (S/256)-th value gives a bound below which the n largest
+// almost surely do not fall; the values above it are gathered in one pass
+// and sorted. When the bound misses (fewer than n values above it), the
+// bound is the n-th largest value itself, by quickselect on a copy.
 func (w *Workspace) largest(x []float64, n int) []pair {
 	S := len(x)
-	w.sel = grow(w.sel, S)
-	copy(w.sel, x)
-	t := nthSmallest(w.sel, S-n)
-	var gt, eq int
-	for _, v := range x {
-		if v > t {
-			gt++
-		} else if v == t {
-			eq++
+	bound := math.Inf(-1)
+	if q := 256; S >= 4*q && n < S/4 {
+		w.sel = grow(w.sel, q)
+		for j := range q {
+			w.sel[j] = x[j*S/q]
+		}
+		slices.Sort(w.sel)
+		// expected n·q/S sample values above the n-th largest; go 4 sd and
+		// 4 values further down
+		e := float64(n) * float64(q) / float64(S)
+		r := int(e + 4*math.Sqrt(e) + 4)
+		if r < q {
+			bound = w.sel[q-1-r]
 		}
 	}
-	skip := eq - (n - gt) // equal values left out: the earliest draws
-	if cap(w.heap) < n {
-		w.heap = make([]pair, n)
-	}
-	h := w.heap[:0]
-	for s, v := range x {
-		if v > t {
-			h = append(h, pair{v, int32(s)})
-		} else if v == t {
-			if skip > 0 {
-				skip--
-				continue
-			}
-			h = append(h, pair{v, int32(s)})
-		}
+	h := w.gather(x, bound)
+	if len(h) < n {
+		w.sel = grow(w.sel, S)
+		copy(w.sel, x)
+		h = w.gather(x, nthSmallest(w.sel, S-n))
 	}
 	slices.SortFunc(h, func(a, b pair) int {
 		switch {
@@ -138,6 +134,18 @@ func (w *Workspace) largest(x []float64, n int) []pair {
 		}
 		return int(a.i - b.i)
 	})
+	return h[len(h)-n:]
+}
+
+// gather returns the values of x not below t with their indices.
+func (w *Workspace) gather(x []float64, t float64) []pair {
+	h := w.heap[:0]
+	for s, v := range x {
+		if v >= t {
+			h = append(h, pair{v, int32(s)})
+		}
+	}
+	w.heap = h
 	return h
 }
 
