@@ -69,7 +69,7 @@ func (w *Workspace) Row(ll []float64, chains int) Point {
 	}
 	var sumLik float64
 	for s, v := range ll {
-		e := math.Exp(v - c)
+		e := exp(v - c)
 		lik[s] = e
 		sumLik += e
 		lw[s] = -v
@@ -92,11 +92,11 @@ func (w *Workspace) Row(ll []float64, chains int) Point {
 			wt[s] = f / l
 		}
 		for _, p := range w.tail {
-			wt[p.i] = math.Exp(lw[p.i] - mx)
+			wt[p.i] = exp(lw[p.i] - mx)
 		}
 	} else {
 		for s, v := range lw {
-			wt[s] = math.Exp(v - mx)
+			wt[s] = exp(v - mx)
 		}
 	}
 	for _, v := range wt {

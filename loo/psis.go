@@ -125,6 +125,33 @@ func (w *Workspace) largest(x []float64, n int) []pair {
 		copy(w.sel, x)
 		h = w.gather(x, nthSmallest(w.sel, S-n))
 	}
+	if len(h) > n {
+		// the n-th largest among the candidates; drop those below it and,
+		// of those equal to it, the earliest draws
+		w.sel = grow(w.sel, len(h))
+		for j, p := range h {
+			w.sel[j] = p.v
+		}
+		t := nthSmallest(w.sel[:len(h)], len(h)-n)
+		var gt, eq int
+		for _, p := range h {
+			if p.v > t {
+				gt++
+			} else if p.v == t {
+				eq++
+			}
+		}
+		skip := eq - (n - gt)
+		k := h[:0]
+		for _, p := range h {
+			if p.v > t || p.v == t && skip == 0 {
+				k = append(k, p)
+			} else if p.v == t {
+				skip--
+			}
+		}
+		h = k
+	}
 	slices.SortFunc(h, func(a, b pair) int {
 		switch {
 		case a.v < b.v:
@@ -134,7 +161,7 @@ func (w *Workspace) largest(x []float64, n int) []pair {
 		}
 		return int(a.i - b.i)
 	})
-	return h[len(h)-n:]
+	return h
 }
 
 // gather returns the values of x not below t with their indices.
