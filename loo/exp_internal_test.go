@@ -37,3 +37,33 @@ func BenchmarkExp(b *testing.B) {
 	}
 	_ = s
 }
+
+func TestLog(t *testing.T) {
+	var worst, worstAbs float64
+	for _, scale := range []float64{1e-300, 1e-20, 1e-3, 0.5, 1, 2, 1e10, 1e300} {
+		for u := 1.0; u < 2; u += 0.0000913 {
+			x := u * scale
+			got, want := log(x), math.Log(x)
+			worstAbs = math.Max(worstAbs, math.Abs(got-want))
+			if want != 0 {
+				worst = math.Max(worst, math.Abs(got-want)/math.Abs(want))
+			}
+		}
+	}
+	// near 1, where log x is small, the error relative to log x
+	for x := 0.999; x < 1.001; x += 1.3e-7 {
+		if got, want := log(x), math.Log(x); want != 0 && math.Abs(got-want) > 4e-16*math.Abs(want) {
+			t.Fatalf("log(%v) = %v, math.Log %v", x, got, want)
+		}
+	}
+	for _, x := range []float64{1, 2, 0.5, math.SmallestNonzeroFloat64, 0, -1, math.Inf(1), math.NaN(), math.MaxFloat64} {
+		got, want := log(x), math.Log(x)
+		if !(got == want || math.IsNaN(got) && math.IsNaN(want) || math.Abs(got-want) <= 4e-16*math.Abs(want)) {
+			t.Errorf("log(%v) = %v, math.Log %v", x, got, want)
+		}
+	}
+	if worst > 4e-16 {
+		t.Errorf("largest relative error %.3g", worst)
+	}
+	t.Logf("largest error from math.Log: %.3g relative, %.3g absolute", worst, worstAbs)
+}

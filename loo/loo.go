@@ -125,7 +125,7 @@ func (w *Workspace) Row(ll []float64, chains int) Point {
 	var m1 float64
 	for _, q := range zn {
 		if a := e + sd*q; a > 0 {
-			l := math.Log(a)
+			l := log(a)
 			lz = append(lz, l)
 			m1 += l
 		}
