@@ -103,8 +103,9 @@ func (w *Workspace) Row(ll []float64, chains int) Point {
 		z += v
 	}
 	var num, w2 float64
+	iz := 1 / z
 	for s, v := range wt {
-		v /= z
+		v *= iz
 		wt[s] = v
 		num += v * lik[s]
 		w2 += v * v
