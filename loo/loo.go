@@ -69,7 +69,7 @@ func (w *Workspace) Row(ll []float64, chains int) Point {
 	}
 	var sumLik float64
 	for s, v := range ll {
-		e := exp(v - c)
+		e := expNeg(v - c)
 		lik[s] = e
 		sumLik += e
 		lw[s] = -v
@@ -92,11 +92,11 @@ func (w *Workspace) Row(ll []float64, chains int) Point {
 			wt[s] = f / l
 		}
 		for _, p := range w.tail {
-			wt[p.i] = exp(lw[p.i] - mx)
+			wt[p.i] = expNeg(lw[p.i] - mx)
 		}
 	} else {
 		for s, v := range lw {
-			wt[s] = exp(v - mx)
+			wt[s] = expNeg(v - mx)
 		}
 	}
 	for _, v := range wt {
@@ -126,7 +126,7 @@ func (w *Workspace) Row(ll []float64, chains int) Point {
 	var m1 float64
 	for _, q := range zn {
 		if a := e + sd*q; a > 0 {
-			l := log(a)
+			l := logPos(a)
 			lz = append(lz, l)
 			m1 += l
 		}

@@ -85,7 +85,7 @@ func (w *Workspace) smooth(lw []float64, tail []pair, cut, lmax float64) float64
 	}
 	for j, p := range tail {
 		q := GPDQuantile((float64(j)+0.5)/float64(m), k, sigma) + ec
-		v := log(q)
+		v := logPos(q)
 		if v > 0 {
 			v = 0
 		}
