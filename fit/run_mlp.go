@@ -162,6 +162,8 @@ func printFunctionSpace(w io.Writer, m *model.MLP, reg predict.Regressor, tr *la
 	fmt.Fprintln(w)
 }
 
+// PrintRegression prints a regression's test scores against the responses y:
+// RMSE and the coverage of the predictive interval and of f's interval.
 func PrintRegression(w io.Writer, reg *predict.Regression, y []float64) {
 	var se float64
 	inF, inY := 0, 0

@@ -102,7 +102,7 @@ func CreateRunDir(dir string, overwrite bool) (*RunDir, error) {
 	return &RunDir{W: w}, nil
 }
 
-// openChains opens the files of chains first, …, first+chains−1 (1-based),
+// OpenChains opens the files of chains first, …, first+chains−1 (1-based),
 // for the run's draws to stream into. The run's identifier is derived from
 // cfg, so that the chains of one analysis run in separate processes
 // (--chain-id) share it and their files are those of the run of all chains.
@@ -132,10 +132,10 @@ func openRunDir(dir string, cfg stancsv.Config, first, chains int, statNames, na
 	return rd, nil
 }
 
-// sink is langevin.Options.Sink.
+// Sink is langevin.Options.Sink.
 func (rd *RunDir) Sink(c int) langevin.DrawSink { return rd.chains[c] }
 
-// keep makes the chain files hold the draws of tr when the run thinned
+// Keep makes the chain files hold the draws of tr when the run thinned
 // them further after writing them (auto's bound on the kept draws), so that
 // the files and the printed summary are of the same draws.
 func (rd *RunDir) Keep(tr *langevin.Trace) {
@@ -149,7 +149,7 @@ func (rd *RunDir) Keep(tr *langevin.Trace) {
 	}
 }
 
-// finish writes the summary, the model's spec and the scaler, closes the
+// Finish writes the summary, the model's spec and the scaler, closes the
 // files with the run's status and returns the list of files for the output.
 func (rd *RunDir) Finish(runErr error, table diag.Table, mf *ModelFile, sc *data.Scaler) (string, error) {
 	dir := rd.W.Dir()
@@ -200,7 +200,7 @@ func (j *Problem) ModelFile() *ModelFile {
 	if j.FormulaRecord != nil {
 		return &ModelFile{Data: j.C.Data, Formula: j.FormulaRecord}
 	}
-	if j.Train == nil || j.C.Formula.Text != "" || !j.Spec.NeedsData() {
+	if j.Train == nil || j.C.Formula.Text != "" || j.C.Stan != "" || !j.Spec.NeedsData() {
 		return nil
 	}
 	return &ModelFile{Spec: j.Spec, Data: j.C.Data, Target: j.Train.Target, Features: j.Train.Names, Split: j.split, Columns: j.Train.Coding, Labels: j.C.Labels}
@@ -329,6 +329,7 @@ func runID(cfg stancsv.Config, statNames, names []string) string {
 	return hex.EncodeToString(h.Sum(nil)[:8])
 }
 
+// FmtF formats v in the shortest form that reads back exactly.
 func FmtF(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 
 // rowBytes is the memory of one kept draw of m in a trace: the model's

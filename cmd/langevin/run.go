@@ -13,6 +13,7 @@ import (
 	"github.com/langevin-go/langevin/data"
 	"github.com/langevin-go/langevin/diag"
 	"github.com/langevin-go/langevin/fit"
+	"github.com/langevin-go/langevin/formula"
 	"github.com/langevin-go/langevin/internal/runctl"
 	"github.com/langevin-go/langevin/model"
 )
@@ -75,8 +76,8 @@ func cmdRun(args []string, stdout, stderr io.Writer) (runErr error) {
 	ph := runctl.NewPhases(stderr, true) // the time line; st reports the phases as they come
 	if c.Toy() {
 		j.Train = &data.Dataset{Source: "no data (toy target " + c.Model + ")"}
-	} else if c.Formula.Text != "" {
-		// read with the model, by package formula
+	} else if c.Formula.Text != "" || c.Stan != "" {
+		// read with the model, by package formula or stan
 	} else if err := j.LoadData(); err != nil {
 		j.Rows.Close()
 		return err
@@ -92,6 +93,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) (runErr error) {
 	build := j.BuildModel
 	if c.Formula.Text != "" {
 		build = func() error { return buildFormulaModel(j) }
+	}
+	if c.Stan != "" {
+		build = func() error { return buildStanModel(j) }
 	}
 	if err := build(); err != nil {
 		return err
@@ -250,6 +254,8 @@ func cmdRun(args []string, stdout, stderr io.Writer) (runErr error) {
 	table := diag.Summarize(tr.Names, params)
 	if c.Formula.Text != "" {
 		printFormulaHeader(stdout, j, pc)
+	} else if c.Stan != "" {
+		fmt.Fprintf(stdout, "Stan program %s on %s (d = %d), %s, %s\n\n", c.Stan, j.Train.Source, m.Dim(), pc.Describe(), c.ChainsText())
 	} else if c.Toy() {
 		fmt.Fprintf(stdout, "toy target %s (d = %d, no data, gradient noise sd %g), %s, %s\n\n",
 			c.Model, m.Dim(), c.GradNoise, pc.Describe(), c.ChainsText())
@@ -264,7 +270,11 @@ func cmdRun(args []string, stdout, stderr io.Writer) (runErr error) {
 	if j.NoiseNote != "" {
 		fmt.Fprintln(stdout, j.NoiseNote)
 	}
-	if err := table.Format(stdout); err != nil {
+	printed := table
+	if fm, ok := m.(*formula.Model); ok {
+		printed = formulaTable(table, fm)
+	}
+	if err := printed.Format(stdout); err != nil {
 		return err
 	}
 	if note != "" {
@@ -328,6 +338,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) (runErr error) {
 	}
 	if intr == nil {
 		fit.PrintKSD(ctx, &notes, pc, m, lap, tr)
+		fit.PrintMisfit(ctx, &notes, pc, m, lap, tr, j.Env.MisfitHint)
 		ph.Done("KSD", "")
 	}
 	stdout.Write(notes.Bytes())
