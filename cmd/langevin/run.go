@@ -298,7 +298,11 @@ func cmdRun(args []string, stdout, stderr io.Writer) (runErr error) {
 			sc = j.Scaler
 		}
 		rd.Keep(tr)
-		if files, err = rd.Finish(runErr, table, j.ModelFile(), sc); err != nil {
+		sum := table
+		if runErr != nil && intr == nil {
+			sum = nil // a failed run (exit 1) leaves no summary.csv
+		}
+		if files, err = rd.Finish(runErr, sum, j.ModelFile(), sc); err != nil {
 			return err
 		}
 	}
