@@ -33,8 +33,9 @@ func (ev *evaluator) density(p Pos, dist string, args []val, drop bool) ad.Vec {
 	if len(args) != na+1 {
 		ev.fail(p, "%s takes %d arguments after the variate, found %d", dist, na, len(args)-1)
 	}
-	vs := make([]ad.Vec, len(args))
-	cs := make([]bool, len(args))
+	var vsa [5]ad.Vec
+	var csa [5]bool
+	vs, cs := vsa[:len(args)], csa[:len(args)]
 	allConst := true
 	n := 1
 	for k, a := range args {
@@ -63,7 +64,8 @@ func (ev *evaluator) density(p Pos, dist string, args []val, drop bool) ad.Vec {
 	// sumOver returns Σ f over the n broadcast elements of the arguments ks.
 	sumOver := func(f func(x []float64) float64, ks ...int) float64 {
 		var s float64
-		x := make([]float64, len(ks))
+		var xa [4]float64
+		x := xa[:len(ks)]
 		for i := 0; i < n; i++ {
 			for j, k := range ks {
 				v := val(k)

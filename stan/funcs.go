@@ -215,7 +215,7 @@ func init() {
 
 func (ev *evaluator) call(e *Call) val {
 	if dist, drop, ok := isDensity(e.Name); ok {
-		args := make([]val, len(e.Args))
+		args := ev.vals(len(e.Args))
 		for k, a := range e.Args {
 			args[k] = ev.eval(a)
 		}
@@ -228,7 +228,7 @@ func (ev *evaluator) call(e *Call) val {
 	if c, ok := constFns[e.Name]; ok && len(e.Args) == 0 {
 		return val{b: bReal, v: ev.cnst(c)}
 	}
-	args := make([]val, len(e.Args))
+	args := ev.vals(len(e.Args))
 	for k, a := range e.Args {
 		args[k] = ev.eval(a)
 	}

@@ -22,8 +22,14 @@ func (ev *evaluator) resolve(p Pos, x val, idx []Index) selection {
 	full := ev.ints(nd)
 	copy(full, x.dims)
 	copy(full[len(x.dims):], md)
-	lists := make([][]int, nd)
-	single := make([]bool, nd)
+	var listsA [8][]int
+	var singleA [8]bool
+	lists, single := listsA[:0], singleA[:0]
+	if nd <= 8 {
+		lists, single = listsA[:nd], singleA[:nd]
+	} else {
+		lists, single = make([][]int, nd), make([]bool, nd)
+	}
 	for d := 0; d < nd; d++ {
 		n := full[d]
 		if d >= len(idx) {
@@ -66,7 +72,9 @@ func (ev *evaluator) resolve(p Pos, x val, idx []Index) selection {
 				if k < 1 || k > n {
 					ev.fail(ix.Pos, "index %d out of range 1:%d", k, n)
 				}
-				lists[d] = []int{k - 1}
+				l := ev.ints(1)
+				l[0] = k - 1
+				lists[d] = l
 				single[d] = true
 				continue
 			}
@@ -85,9 +93,18 @@ func (ev *evaluator) resolve(p Pos, x val, idx []Index) selection {
 	}
 	// the result's shape
 	res := val{b: x.b}
+	kept := 0
 	for d := range x.dims {
 		if !single[d] {
-			res.dims = append(res.dims, len(lists[d]))
+			kept++
+		}
+	}
+	if kept > 0 {
+		res.dims = ev.ints(kept)[:0]
+		for d := range x.dims {
+			if !single[d] {
+				res.dims = append(res.dims, len(lists[d]))
+			}
 		}
 	}
 	a := len(x.dims)
@@ -120,13 +137,13 @@ func (ev *evaluator) resolve(p Pos, x val, idx []Index) selection {
 		total *= len(l)
 	}
 	pos := ev.ints(total)
-	stride := make([]int, nd)
+	stride := ev.ints(nd)
 	s := 1
 	for d := nd - 1; d >= 0; d-- {
 		stride[d] = s
 		s *= full[d]
 	}
-	ctr := make([]int, nd)
+	ctr := ev.ints(nd)
 	cont := true
 	for k := 0; k < total; k++ {
 		o := 0

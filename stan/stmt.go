@@ -12,12 +12,15 @@ import (
 // ints zero, with the sizes evaluated now.
 func (ev *evaluator) newVar(d *Decl) val {
 	x := val{}
-	for _, e := range d.Dims {
+	if len(d.Dims) > 0 {
+		x.dims = ev.ints(len(d.Dims))
+	}
+	for k, e := range d.Dims {
 		n := ev.evalInt(e, "an array size")
 		if n < 0 {
 			ev.fail(e.pos(), "array size %d of %s is negative", n, d.Name)
 		}
-		x.dims = append(x.dims, n)
+		x.dims[k] = n
 	}
 	size := func(k int) int {
 		n := ev.evalInt(d.Sizes[k], "a size")
@@ -92,10 +95,10 @@ func (ev *evaluator) exec(s Stmt) {
 		}
 		ev.env[s.slot] = ev.store(s.Pos, s.Name, x, s.Index, y)
 	case *Tilde:
-		args := make([]val, 0, len(s.Args)+1)
-		args = append(args, ev.eval(s.X))
-		for _, a := range s.Args {
-			args = append(args, ev.eval(a))
+		args := ev.vals(len(s.Args) + 1)
+		args[0] = ev.eval(s.X)
+		for k, a := range s.Args {
+			args[k+1] = ev.eval(a)
 		}
 		ev.addTerm(ev.density(s.Pos, s.Dist, args, true))
 	case *TargetPlus:
