@@ -15,3 +15,13 @@ func BenchmarkLogPrior(b *testing.B) {
 		})
 	}
 }
+
+func BenchmarkLogPriorArK(b *testing.B) {
+	m := load(b, "arK", "arK")
+	theta := make([]float64, m.Dim())
+	g := make([]float64, m.Dim())
+	b.ReportAllocs()
+	for b.Loop() {
+		m.LogPrior(theta, g)
+	}
+}

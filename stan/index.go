@@ -170,6 +170,15 @@ func (ev *evaluator) index(p Pos, x val, idx []Index) val {
 	if x.scalar() {
 		ev.fail(p, "indexing a scalar (%s)", x.typeString())
 	}
+	if k, ok := ev.single(x, idx); ok { // x[k] of a one-dimensional container: the common case in loops
+		if x.b == bInt {
+			return val{b: bInt, i: x.ints[k]}
+		}
+		if x.es != nil {
+			return val{b: bReal, v: x.es[k]}
+		}
+		return val{b: bReal, v: x.v.At(k)}
+	}
 	sel := ev.resolve(p, x, idx)
 	r := sel.res
 	n := len(sel.pos)
@@ -215,6 +224,21 @@ func (ev *evaluator) store(p Pos, name string, x val, idx []Index, y val) val {
 			ev.fail(p, "assigning %s to %s of type %s", y.typeString(), name, x.typeString())
 		}
 		return ev.copyInto(x, y)
+	}
+	if k, ok := ev.single(x, idx); ok && y.scalar() && !(x.b == bInt && y.b != bInt) {
+		if x.b == bInt {
+			x.ints[k] = ev.intv(y)
+			return x
+		}
+		if x.es == nil {
+			es := ev.vecs(x.n())
+			for j := range es {
+				es[j] = x.v.At(j)
+			}
+			x.es, x.v = es, ad.Vec{}
+		}
+		x.es[k] = ev.at(y, 0)
+		return x
 	}
 	sel := ev.resolve(p, x, idx)
 	if !sameShape(sel.res, y) || x.b == bInt && y.b != bInt {
@@ -270,4 +294,34 @@ func (ev *evaluator) copyInto(x, y val) val {
 		x.v = y.v
 	}
 	return x
+}
+
+// single returns the 0-based position k when idx is one int index into a
+// one-dimensional container of scalars (an array of reals or ints, a
+// vector or row vector), and whether it is.
+func (ev *evaluator) single(x val, idx []Index) (int, bool) {
+	if len(idx) != 1 || idx[0].Range {
+		return 0, false
+	}
+	var n int
+	switch {
+	case len(x.dims) == 1 && (x.b == bReal || x.b == bInt):
+		n = x.dims[0]
+	case len(x.dims) == 0 && (x.b == bVec || x.b == bRow):
+		n = x.r * x.c
+	default:
+		return 0, false
+	}
+	iv := ev.eval(idx[0].E)
+	if iv.b != bInt || !iv.scalar() {
+		if iv.b == bInt && len(iv.dims) == 1 {
+			return 0, false // a multi-index
+		}
+		ev.fail(idx[0].Pos, "an index must be an int or an int array, found %s", iv.typeString())
+	}
+	k := ev.intv(iv)
+	if k < 1 || k > n {
+		ev.fail(idx[0].Pos, "index %d out of range 1:%d", k, n)
+	}
+	return k - 1, true
 }
