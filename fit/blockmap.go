@@ -27,12 +27,18 @@ var blockMAPWarmup = blockMAPLBFGS
 // from which L-BFGS goes on.
 var blockMAPHandOver func(why string, theta []float64)
 
-// BlockMAPApplies reports whether BlockMAP finds m's mode: the block plan
-// applies (BlockPlanned with the default options) and m has a
-// second-order expansion of its likelihood (langevin.TaylorModel).
+// BlockMAPApplies reports whether BlockMAP finds m's mode: m has
+// group-level blocks, more than 100 parameters and 14,000·N·d above 2e9
+// (the scale at which the block plan was first taken) and a second-order
+// expansion of its likelihood (langevin.TaylorModel).
 func BlockMAPApplies(m langevin.Model) bool {
 	tm, ok := m.(langevin.TaylorModel)
-	return ok && tm.HasTaylor() && BlockPlanned(m, nil)
+	if !ok || !tm.HasTaylor() {
+		return false
+	}
+	bs, ok := m.(langevin.BlockStructured)
+	d, n := m.Dim(), m.Len()
+	return ok && len(bs.HessianBlocks()) > 0 && d > 100 && float64(nutsGradsPerChain)*float64(n)*float64(d) > 2e9
 }
 
 // BlockMAP finds the mode of a hierarchical model on the block plan

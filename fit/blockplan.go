@@ -43,6 +43,9 @@ func BlockPlanned(m langevin.Model, opt *PlanOptions) bool {
 	case "sgld":
 		return true
 	case "":
+		if CostPlanned(m) {
+			return true // newCostPlan: the block-arrow H for either sampler
+		}
 		return float64(nutsGradsPerChain)*float64(n)*float64(d) > o.NUTSBudget
 	}
 	return false
@@ -383,7 +386,7 @@ func (in InitBlockArrow) Init(_ context.Context, m langevin.Model, _ int, rng *r
 // errors, and divergences on other plans, are returned unchanged.
 func (p *Plan) ExplainDivergence(m langevin.Model, err error) error {
 	var de *langevin.DivergenceError
-	if p == nil || p.Arrow == nil || !errors.As(err, &de) {
+	if p == nil || p.Arrow == nil || p.Kind != "sgld" || !errors.As(err, &de) {
 		return err
 	}
 	scales := ""

@@ -41,6 +41,8 @@ func init() {
 	}})
 }
 
+// ExactFlags are the settings of the exact samplers (NUTS, MALA, RWM): warm-up,
+// tree depth, target acceptance, tuning and metric.
 type ExactFlags struct {
 	warmup, maxDepth        int
 	targetAccept            float64

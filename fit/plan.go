@@ -40,6 +40,10 @@ type PlanOptions struct {
 	// DenseMax is the largest dimension given a dense preconditioner or
 	// metric; 0 means 100.
 	DenseMax int
+	// ChainESS is the bulk-ESS each chain is to bring, for the predicted
+	// cost of the SG-MCMC plan (CostPlanned models); 0 means 100 (a target
+	// of 400 over 4 chains).
+	ChainESS float64
 	// Seed seeds the noise measurements.
 	Seed uint64
 	// MAP and NegHess, when set, are the mode and −∇²log p(θ|D) there,
@@ -79,12 +83,22 @@ type Plan struct {
 	BurnIn   int // burn-in rule: StepChoice.BurnIn, at least 100
 
 	Sampler langevin.Sampler
+
+	// Fallback, when not empty, says why the SG-MCMC plan was not trusted
+	// and what runs instead (CostPlanned models).
+	Fallback string
+	// Start, when not nil, gives the chains' initial points (NUTS off a
+	// degenerate mode: rescaledStart).
+	Start langevin.Initializer
 }
 
 // String prints the plan, one rule per line.
 func (p *Plan) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "sampler: %s (%s)\n", p.Kind, p.Why)
+	if p.Fallback != "" {
+		fmt.Fprintf(&b, "fallback: %s\n", p.Fallback)
+	}
 	fmt.Fprintf(&b, "preconditioner: %s\n", p.PrecondWhy)
 	if p.Kind == "sgld" {
 		if p.BatchWhy != "" {
@@ -137,6 +151,9 @@ func NewPlan(ctx context.Context, m langevin.Model, opt PlanOptions) (*Plan, err
 		if mp, err = find(ctx, m, nil); err != nil {
 			return nil, err
 		}
+	}
+	if (opt.Kind == "" || opt.Kind == "nuts") && CostPlanned(m) {
+		return newCostPlan(ctx, m, mp, opt, userBatch)
 	}
 	work := float64(nutsGradsPerChain) * float64(n) * float64(d)
 	if BlockPlanned(m, &opt) {

@@ -90,7 +90,7 @@ type Result struct {
 	// why the scores could not be computed.
 	Test    *TestTable
 	TestErr error
-	Notes   []Note // the plan's rules, the length rule, the KSD check
+	Notes   []Note // the plan's rules, the length rule, the KSD check, SGLD's misfit check (MisfitNotes)
 }
 
 // autoMaxKeep is the kept draws per chain above which the thinning doubles,
@@ -148,6 +148,9 @@ func (p *Plan) Configure(iters, burnin int, step float64, noiseEvery int) (s lan
 // Init returns the plan's initial points, draws from the Laplace
 // approximation N(MAP, H⁻¹), or nil when H is not positive definite.
 func (p *Plan) Init() langevin.Initializer {
+	if p.Start != nil {
+		return p.Start
+	}
 	if p.Arrow != nil {
 		return InitBlockArrow{Mean: p.MAP, H: p.Arrow}
 	}
@@ -254,8 +257,8 @@ func Run(ctx context.Context, job Job, s Settings, method *Method) (*Result, err
 	if method != nil {
 		opts.Kind = method.Kind
 	}
-	var laplace []float64 // the block-arrow path has its own initial points
-	if !BlockPlanned(m, &opts) {
+	var laplace []float64 // the block-arrow and cost plans have their own initial points
+	if !BlockPlanned(m, &opts) && !CostPlanned(m) {
 		if laplace, err = lap.Diag(ctx); err != nil {
 			return nil, err
 		}
@@ -311,6 +314,9 @@ func Run(ctx context.Context, job Job, s Settings, method *Method) (*Result, err
 	res.Notes = append(res.Notes, LengthNote(why, target, s.MaxTime))
 	if runErr == nil {
 		res.Notes = append(res.Notes, KSDNotes(ctx, lap, m, tr, s.Seed)...)
+		if plan.Kind == "sgld" {
+			res.Notes = append(res.Notes, MisfitNotes(ctx, "sgld", "", lap, m, tr)...)
+		}
 	}
 	return res, runErr
 }

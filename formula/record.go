@@ -23,11 +23,15 @@ import (
 // factor's levels (checked against the rebuilt model), and the rule for
 // levels of new data that training did not have.
 type Record struct {
-	Formula    string              `json:"formula"`
-	Family     string              `json:"family"`
-	Priors     string              `json:"priors,omitempty"`
-	Trials     string              `json:"trials,omitempty"`
-	Centring   string              `json:"centring,omitempty"`
+	Formula  string `json:"formula"`
+	Family   string `json:"family"`
+	Priors   string `json:"priors,omitempty"`
+	Trials   string `json:"trials,omitempty"`
+	Centring string `json:"centring,omitempty"`
+	// Scaled says that θ's b block is the coefficient of the scaled
+	// design (Model's doc); a record without it is of a model whose θ
+	// holds b in the data's units, and is rebuilt so.
+	Scaled     bool                `json:"scaled_design,omitempty"`
 	Data       string              `json:"data"`
 	DataSHA256 string              `json:"data_sha256"`
 	Rows       int                 `json:"rows"`
@@ -61,7 +65,7 @@ func NewRecord(m *Model, data, priors string, opt Options, rule NewLevels) (*Rec
 		data = abs // predict may run from another directory
 	}
 	r := &Record{Formula: m.Formula.Text, Family: m.Family, Priors: priors, Trials: opt.Trials,
-		Centring: opt.Centring, Data: data, DataSHA256: sum, Rows: m.Len(), Levels: m.Levels(), NewLevels: rule.String()}
+		Centring: opt.Centring, Scaled: !opt.Unscaled, Data: data, DataSHA256: sum, Rows: m.Len(), Levels: m.Levels(), NewLevels: rule.String()}
 	return r, nil
 }
 
@@ -108,7 +112,7 @@ func (r *Record) Rebuild() (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := New(f, tab, Options{Family: r.Family, Priors: pri, Trials: r.Trials, Centring: r.Centring})
+	m, err := New(f, tab, Options{Family: r.Family, Priors: pri, Trials: r.Trials, Centring: r.Centring, Unscaled: !r.Scaled})
 	if err != nil {
 		return nil, err
 	}

@@ -558,10 +558,12 @@ func (c *ChainWriter) Draw(warmup bool, iter int, row, stats []float64) error {
 }
 
 // Keep makes Close leave in the chain file only the kept draws whose
-// iterations are in iters (increasing), and record thin as its thinning: a
-// run that thinned its draws further after writing them
-// (langevin.Options.MaxKeep) passes its Trace's Iters and Thin, so that
-// the file holds the draws the run summarised, no more. Close rewrites the
+// iterations are in iters (increasing), and record thin as its thinning and
+// as num_samples the iterations they span: a run that thinned its draws
+// further after writing them (langevin.Options.MaxKeep), or stopped before
+// the length its header planned (an ESS rule, a signal), passes its Trace's
+// Iters and Thin, so that the file holds the draws the run summarised, no
+// more, and its header counts them. Close rewrites the
 // file beside it and renames it over the old one: until then, and if the
 // rewrite fails, the file holds every draw written.
 func (c *ChainWriter) Keep(iters []int, thin int) {
@@ -651,7 +653,29 @@ func (c *ChainWriter) closeFiles(stopped error) error {
 func (c *ChainWriter) mustRewrite() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.closed && c.err == nil && c.keep != nil && !c.rewritten && !slices.Equal(c.keep, c.iters)
+	if !c.closed || c.err != nil || c.keep == nil || c.rewritten {
+		return false
+	}
+	thin := max(c.keepThin, 1)
+	counted := c.cfg.Thin == c.keepThin && (c.cfg.NumSamples+thin-1)/thin == len(c.keep)
+	return !slices.Equal(c.keep, c.iters) || !counted
+}
+
+// keptSamples is the num_samples of the header of a file that holds the
+// draws of Keep: the post-warm-up iterations up to the last kept draw, so
+// that ⌈num_samples/thin⌉ is the number of rows, as readers of CmdStan's
+// files (rstan::read_stan_csv, cmdstanr) count them; a run of unknown
+// length (--sampler auto) planned a cap instead. When the kept iterations
+// are not evenly spaced from the warm-up's end, rows × thin.
+func (c *ChainWriter) keptSamples() int {
+	k, thin := len(c.keep), max(c.keepThin, 1)
+	if k == 0 {
+		return 0
+	}
+	if n := c.keep[k-1] - c.cfg.NumWarmup; n >= 1 && (n+thin-1)/thin == k {
+		return n
+	}
+	return k * thin
 }
 
 // keptPath is the path of the copy of the chain file with the kept draws,
@@ -677,6 +701,9 @@ func (c *ChainWriter) writeKept() error {
 	os.Remove(tmp) // a leftover of a crash during an earlier rewrite
 	cfg := c.cfg
 	cfg.Thin = c.keepThin
+	if thin := max(c.keepThin, 1); (cfg.NumSamples+thin-1)/thin != len(c.keep) {
+		cfg.NumSamples = c.keptSamples()
+	}
 	out, err := newChainFile(tmp, cfg, c.cols)
 	if err != nil {
 		return err

@@ -10,6 +10,7 @@ import (
 	"github.com/langevin-go/langevin/rundir"
 
 	"github.com/langevin-go/langevin/data"
+	"github.com/langevin-go/langevin/diag"
 	"github.com/langevin-go/langevin/formula"
 )
 
@@ -145,4 +146,20 @@ func printFormulaHeader(w io.Writer, j *fit.Problem, pc *fit.Config) {
 		fmt.Fprintf(w, "auto: prior %s\n", p)
 	}
 	fmt.Fprintln(w)
+}
+
+// formulaTable is the summary table a --formula run prints: the
+// parameters as brms reports them, r_g[level,coef] spelt as brms does,
+// without θ's internal columns (the chain files and summary.csv keep
+// every column under CmdStan's names).
+func formulaTable(t diag.Table, m *formula.Model) diag.Table {
+	names := m.PrintedNames()
+	out := make(diag.Table, 0, len(names))
+	for _, s := range t {
+		if n, ok := names[s.Name]; ok {
+			s.Name = n
+			out = append(out, s)
+		}
+	}
+	return out
 }

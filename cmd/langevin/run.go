@@ -13,6 +13,7 @@ import (
 	"github.com/langevin-go/langevin/data"
 	"github.com/langevin-go/langevin/diag"
 	"github.com/langevin-go/langevin/fit"
+	"github.com/langevin-go/langevin/formula"
 	"github.com/langevin-go/langevin/internal/runctl"
 	"github.com/langevin-go/langevin/model"
 )
@@ -258,7 +259,11 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if j.NoiseNote != "" {
 		fmt.Fprintln(stdout, j.NoiseNote)
 	}
-	if err := table.Format(stdout); err != nil {
+	printed := table
+	if fm, ok := m.(*formula.Model); ok {
+		printed = formulaTable(table, fm)
+	}
+	if err := printed.Format(stdout); err != nil {
 		return err
 	}
 	if note != "" {
@@ -322,6 +327,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	}
 	if intr == nil {
 		fit.PrintKSD(ctx, &notes, pc, m, lap, tr)
+		fit.PrintMisfit(ctx, &notes, pc, m, lap, tr, j.Env.MisfitHint)
 		ph.Done("KSD", "")
 	}
 	stdout.Write(notes.Bytes())
