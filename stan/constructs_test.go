@@ -87,6 +87,12 @@ model {
   target += -0.01 * sum(diag_matrix(beta) * beta) - 0.01 * sum(beta' * to_matrix(append_row(beta, beta), 2, 2));
   target += -0.01 * fabs(beta[1]) + 0.01 * Phi(beta[1]) + 0.01 * log1m(p) + 0.01 * logit(p) + 0.01 * sqrt(sigma);
   target += -0.01 * max(beta) + 0.01 * min(eta) + 0.01 * mean(eta) + 0.01 * sd(eta) - 0.01 * squared_distance(beta, eta[1:2]);
+  k ~ bernoulli_logit_glm(X, beta[1], beta);
+  k ~ poisson_log_glm(X, 0.5, beta);
+  y ~ normal_id_glm(X, beta[2], beta, sigma);
+  n ~ neg_binomial_2_log_glm(X, 0, beta, sigma);
+  target += -0.01 * sum(append_col(X, eta)) - 0.01 * sum(append_col(beta, beta)) - 0.01 * sum(sub_col(append_col(X, eta), 2, 3, 2));
+  target += -0.01 * sum(block(append_col(X, eta), 2, 2, 2, 2)) - 0.01 * sum(sub_row(append_col(X, eta), 2, 2, 2));
 }`, `{"N": 4, "X": [[1, 0.5], [1, -0.3], [1, 2], [1, 0]], "y": [0.3, -1, 2, 0.1], "k": [1, 0, 1, 1], "n": [2, 1, 3, 1]}`},
 	{"control", `
 data { int N; array[N] real y; }
