@@ -13,6 +13,7 @@ import (
 	"flag"
 
 	"github.com/langevin-go/langevin"
+	"github.com/langevin-go/langevin/diag"
 	"github.com/langevin-go/langevin/sampler"
 )
 
@@ -212,6 +213,9 @@ func PrintExact(w io.Writer, c *Config, tr *langevin.Trace) {
 	}
 	if l := TreeDepthWarning(saturated, kept, o.maxDepth, leapSum/float64(max(kept, 1))); l != "" {
 		fmt.Fprintln(w, l)
+	}
+	for _, s := range diag.StuckWarnings(tr.Draws, acc, tr.Dim) {
+		fmt.Fprintf(w, "warning:  %s\n", s)
 	}
 }
 
