@@ -134,7 +134,8 @@ func (m *Model) RescaleMode(dst, mode []float64) {
 		sd := make([]float64, g.K)
 		for k := range sd {
 			sd[k] = math.Max(rmsCoef(r, g.J, g.K, k), floor)
-			lsd[k] = math.Log(sd[k])
+			lsd[k] = math.Log(sd[k] * g.scales[k]) // θ's sd is of the scaled column
+
 		}
 		if g.corr && g.K > 1 {
 			clear(g.L.Free(dst))
