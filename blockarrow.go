@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math"
+
+	"github.com/langevin-go/langevin/internal/linalg"
 )
 
 // BlockTerm is one block-diagonal part of a model's Hessian: Levels blocks
@@ -184,23 +186,10 @@ func HessianBlockArrowFD(ctx context.Context, m Model, theta []float64, terms []
 // cholInPlace overwrites the n×n row-major symmetric a (lower triangle
 // read) with its lower Cholesky factor; false if not positive definite.
 func cholInPlace(a []float64, n int) bool {
+	if !linalg.CholLower(a, a, n) {
+		return false
+	}
 	for j := 0; j < n; j++ {
-		s := a[j*n+j]
-		for k := 0; k < j; k++ {
-			s -= a[j*n+k] * a[j*n+k]
-		}
-		if !(s > 0) {
-			return false
-		}
-		s = math.Sqrt(s)
-		a[j*n+j] = s
-		for i := j + 1; i < n; i++ {
-			v := a[i*n+j]
-			for k := 0; k < j; k++ {
-				v -= a[i*n+k] * a[j*n+k]
-			}
-			a[i*n+j] = v / s
-		}
 		for k := j + 1; k < n; k++ {
 			a[j*n+k] = 0
 		}

@@ -58,6 +58,22 @@ type PairLogLik interface {
 	LogLikPair(a, b []float64, batch []int, ga, gb []float64) (la, lb float64)
 }
 
+// RowLogLiker is implemented by models whose log-likelihood is a sum of
+// normalised terms, one per row: RowLogLik writes log p(y_rows[j] | θ),
+// constants included, into dst[j], so that Σⱼ dst[j] = LogLik(θ, rows, nil).
+// Leave-one-out cross-validation (package loo) needs it.
+type RowLogLiker interface {
+	RowLogLik(dst, theta []float64, rows []int)
+}
+
+// RowCDFer is implemented by models that give each row's predictive
+// distribution function at its observed response, P(Yᵢ ≤ yᵢ | θ), written
+// into dst[j] for row rows[j]: the LOO probability integral transform is its
+// weighted mean over the draws (loo.PIT's expectation over replicated data).
+type RowCDFer interface {
+	RowCDF(dst, theta []float64, rows []int)
+}
+
 // ParamNamer is implemented by models that name their parameters. Names are
 // stable and are the CmdStan CSV column names (for example "beta.1", "sigma2").
 type ParamNamer interface {

@@ -31,6 +31,8 @@ const (
 	opCholEff
 	opGroupMatVec
 	opGram
+	opMap
+	opGather
 )
 
 // unary functions
@@ -394,6 +396,10 @@ func (nd *node) backward(t *Tape) {
 		nd.groupMatVecBack(t, g)
 	case opGram:
 		nd.gramBack(t, g)
+	case opMap:
+		nd.mapBack(t, g)
+	case opGather:
+		nd.gatherBack(t, g)
 	case opConstrain:
 		nd.tr.Backward(t.adjs(nd.a), t.vals(nd.a), t.vals(nd.out), g, t.jacAdj)
 	}

@@ -58,6 +58,7 @@ type Tape struct {
 	gathered []*Gathered // Gather's arrays, one per Packed
 	regather bool        // in LogLikPair's second evaluation
 	pair     uint64      // LogLikPair's count, stamping what its first evaluation gathered
+	scratch  any         // a front end's state, kept with the tape (Scratch)
 }
 
 // reset empties the tape and puts θ on it.

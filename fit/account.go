@@ -15,7 +15,6 @@ import (
 	"github.com/langevin-go/langevin/data"
 	"github.com/langevin-go/langevin/diag"
 	"github.com/langevin-go/langevin/model"
-	"github.com/langevin-go/langevin/plot"
 	"github.com/langevin-go/langevin/predict"
 	"github.com/langevin-go/langevin/schedule"
 )
@@ -200,7 +199,7 @@ func PrintWhere(w io.Writer, c *Config, tr *langevin.Trace, table diag.Table, el
 
 // printCrossover reports the iteration from which the injected noise
 // dominates the stochastic-gradient noise (Welling & Teh §4: where sampling
-// takes over from optimisation), as the median over chains of plot.Crossover
+// takes over from optimisation), as the median over chains of diag.Crossover
 // (windows of 1/50 of a chain's saved draws), and both noises over the last
 // window.
 func printCrossover(w io.Writer, c *Config, tr *langevin.Trace) {
@@ -222,7 +221,7 @@ func printCrossover(w io.Writer, c *Config, tr *langevin.Trace) {
 			continue // not measured in this chain's draws: no verdict
 		}
 		measured++
-		if at, ok := plot.Crossover(iters, inj, grad); ok {
+		if at, ok := diag.Crossover(iters, inj, grad); ok {
 			cross = append(cross, int(at))
 		}
 		// The last window (of 1/50 of the draws) with a gradient-noise estimate.
@@ -291,6 +290,7 @@ func chainCounts(tr *langevin.Trace, iters, burnin, thin int) (kept, last []int,
 	return kept, last, early
 }
 
+// JoinInts joins v with ", ", as the draw accounting prints iteration lists.
 func JoinInts(v []int) string {
 	s := make([]string, len(v))
 	for i, x := range v {
@@ -416,7 +416,7 @@ func netWeightWarnings(w io.Writer, table diag.Table, chains int) diag.Table {
 	return rest
 }
 
-// printClassScores prints a classifier's metrics, mean entropies and
+// PrintClassScores prints a classifier's metrics, mean entropies and
 // confusion matrix.
 func PrintClassScores(w io.Writer, met *predict.Metrics, h, e, mi float64) {
 	fmt.Fprintf(w, "accuracy %.4f   NLL %.4f   Brier %.4f   ECE %.4f (%d bins)\n", met.Accuracy, met.NLL, met.Brier, met.ECE, met.Bins)

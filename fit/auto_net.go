@@ -46,7 +46,7 @@ func buildNetAuto(ctx context.Context, b *BuildEnv, net Network) (langevin.Sampl
 	return plan.Sampler, nil
 }
 
-// netTarget is the function-space ESS target of a network run.
+// NetTarget is the function-space ESS target of a network run.
 func NetTarget(c *Config) float64 {
 	if c.Set["target-ess"] {
 		return c.TargetESS
@@ -185,7 +185,7 @@ func (a *autoRun) lastIter(tr *langevin.Trace) int {
 	return last
 }
 
-// netPoints are the held-out points at which a network's convergence is
+// NetPoints are the held-out points at which a network's convergence is
 // judged: the first 100 test rows (nil without a test set: the plan draws
 // training rows).
 func NetPoints(test *data.Dataset) *mat.Dense {
@@ -196,7 +196,7 @@ func NetPoints(test *data.Dataset) *mat.Dense {
 	return mat.DenseCopyOf(test.X.Slice(0, min(n, 100), 0, p))
 }
 
-// bestMode is the mode of the plan with the largest log posterior: the MAP
+// BestMode is the mode of the plan with the largest log posterior: the MAP
 // network of the output.
 func BestMode(p *NetPlan) []float64 {
 	b := 0

@@ -65,7 +65,7 @@ func responseHint(kind string, y []float64) string {
 	return ""
 }
 
-// printCoding prints the rules by which the columns of d were read, one
+// PrintCoding prints the rules by which the columns of d were read, one
 // "columns:" line each (nothing for a table of numbers read whole).
 func PrintCoding(w io.Writer, d *data.Dataset) {
 	if d == nil || !d.Coding.HasText() {
@@ -100,7 +100,7 @@ func coefName(feature string) string { return "beta." + feature }
 // wider model (an image's pixels) has no use for one.
 const maxDataScaleRows = 200
 
-// dataScaleTable summarises the draws of a GLM's intercept and coefficients
+// DataScaleTable summarises the draws of a GLM's intercept and coefficients
 // on the data's own scale (sc.Unscale of every draw; sc nil: as sampled),
 // named after the features: intercept, beta.<feature>. ok is false when the
 // model's parameters are not of that layout (softmax, networks, no
@@ -141,7 +141,7 @@ func DataScaleTable(tr *langevin.Trace, features []string, sc *data.Scaler) (tab
 	return diag.Summarize(names, out), true
 }
 
-// namedTable reports whether the data source is a table of the user's
+// NamedTable reports whether the data source is a table of the user's
 // (a file or standard input, not an embedded or generated set, whose
 // output stays as it was) or a coding with text columns: the tables named
 // after its columns are printed for it.
@@ -153,7 +153,7 @@ func NamedTable(source string, coding *data.Coding) bool {
 	return err == nil && !st.IsDir()
 }
 
-// printDataScale prints the coefficients on the data's own scale, named
+// PrintDataScale prints the coefficients on the data's own scale, named
 // after the columns (unless they are the V1, V2, … of a file without a
 // header).
 func PrintDataScale(w io.Writer, tr *langevin.Trace, features []string, sc *data.Scaler) error {
@@ -182,7 +182,7 @@ func headerlessNames(features []string) bool {
 	return slices.IndexFunc(features, func(f string) bool { return !strings.HasPrefix(f, "V") }) < 0
 }
 
-// sameData reports whether the --data of predict is the run's own data: the
+// SameData reports whether the --data of predict is the run's own data: the
 // same name (an embedded or generated set) or the same file.
 func SameData(a, b string) bool {
 	if a == b {
@@ -193,10 +193,10 @@ func SameData(a, b string) bool {
 	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
 }
 
-// predictUnlabelled writes one prediction per row of d, which has no target
+// PredictUnlabelled writes one prediction per row of d, which has no target
 // column: the ID (or the row number) and the predictive probabilities, or
 // the mean and intervals; no metrics. The rows go to out, or to stdout.
-func PredictUnlabelled(stdout io.Writer, mf *ModelFile, d *data.Dataset, r *rundir.Run, offVals []float64, level float64, out, samples string) error {
+func PredictUnlabelled(stdout io.Writer, mf *ModelFile, sc *data.Scaler, d *data.Dataset, r *rundir.Run, offVals []float64, level float64, out, samples string) error {
 	n := d.Len()
 	m, err := mf.Spec.BuildOffset(d.X, make([]float64, n), offVals)
 	if err != nil {
@@ -231,7 +231,7 @@ func PredictUnlabelled(stdout io.Writer, mf *ModelFile, d *data.Dataset, r *rund
 		if !ok {
 			return InputErrorf("model %s: no predictions", mf.Kind)
 		}
-		res, err := predict.Regress(reg, draws, d.X, level)
+		res, err := Regress(reg, draws, d.X, level, sc)
 		if err != nil {
 			return err
 		}
@@ -298,7 +298,7 @@ func csvField(s string) string {
 	return s
 }
 
-// withIDs wraps the writer of a per-row predictions file so that, when d
+// WithIDs wraps the writer of a per-row predictions file so that, when d
 // has an ID column, each line starts with the row's ID (the header with the
 // column's name).
 func WithIDs(d *data.Dataset, write func(io.Writer) error) func(io.Writer) error {
@@ -323,7 +323,7 @@ func WithIDs(d *data.Dataset, write func(io.Writer) error) func(io.Writer) error
 	}
 }
 
-// dataScaleText is the coding and the coefficients on the data's own scale
+// DataScaleText is the coding and the coefficients on the data's own scale
 // as text (the report's and summary's), "" when there is no such table.
 func DataScaleText(tr *langevin.Trace, d *data.Dataset, sc *data.Scaler) string {
 	var b bytes.Buffer
@@ -340,7 +340,7 @@ func DataScaleText(tr *langevin.Trace, d *data.Dataset, sc *data.Scaler) string 
 	return b.String()
 }
 
-// runDataScaleText is dataScaleText of a run directory, from its model.json
+// RunDataScaleText is dataScaleText of a run directory, from its model.json
 // and scaler.json; "" when the directory has none.
 func RunDataScaleText(r *rundir.Run) string {
 	if r.Spec == nil {
@@ -357,7 +357,7 @@ func RunDataScaleText(r *rundir.Run) string {
 	return DataScaleText(r.Trace, &data.Dataset{Names: mf.Features, Coding: coding}, sc)
 }
 
-// positionalName maps the name of a coefficient after its column,
+// PositionalName maps the name of a coefficient after its column,
 // "beta.age" (the tables on the data's own scale), to the chain files'
 // positional name "beta.1" by the run's features; other names are returned
 // as given.

@@ -20,7 +20,7 @@ import (
 // maxChains bounds --chains: each chain holds its own buffers and file.
 const MaxChains = 1024
 
-// runConfig is the configuration of langevin run: parsed once from the
+// Config is the configuration of langevin run: parsed once from the
 // command line by parseRun, with every default resolved, and only read
 // afterwards. Scripts call the flags: extend them, do not rename.
 type Config struct {
@@ -38,6 +38,7 @@ type Config struct {
 	Labels []float64
 	// model
 	Formula    formulaConfig // --formula, --family, --priors
+	Stan       string        // --stan: a Stan program; --data is its data in CmdStan's JSON format
 	Model      string
 	Intercept  bool
 	PriorScale float64
@@ -95,7 +96,7 @@ type mlpConfig struct {
 	MapLR                          float64
 }
 
-// checkApplies refuses a common flag that the chosen sampler, model or data
+// CheckApplies refuses a common flag that the chosen sampler, model or data
 // would ignore: a flag given is a flag used, or an error naming it.
 func (c *Config) CheckApplies() error {
 	k := c.Def.Kind
@@ -106,9 +107,11 @@ func (c *Config) CheckApplies() error {
 		applies bool
 		why     string
 	}{
-		{"model target test test-frac id drop categorical missing format split standardize intercept prior-scale offset exposure", c.Formula.Text == "",
+		{"model target test test-frac id drop categorical format split standardize intercept prior-scale offset exposure", c.Formula.Text == "",
 			"--formula names the model, its response, intercept, offsets and columns, and --data is read as it is, a CSV file (no test split, no standardisation): write it in the formula"},
 		{"family priors", c.Formula.Text != "", "only with --formula"},
+		{"formula model target test test-frac id drop categorical missing format split standardize intercept prior-scale offset exposure", c.Stan == "",
+			"--stan names the model and --data is its data (CmdStan's JSON format)"},
 		{"batch replace cv clip clip-value noise-every", !k.Exact, "--sampler " + c.Sampler + " uses all the data at every step (exact MCMC)"},
 		{"schedule step-b decay cycles explore temperature temperature-start", !k.Exact, "--sampler " + c.Sampler + " tunes its own step and samples the posterior itself (τ = 1)"},
 		{"batch replace", k.Minibatch || k.Exact || toy, "--sampler " + c.Sampler + " uses all the data at every step"},
@@ -137,6 +140,7 @@ func (c *Config) CheckApplies() error {
 	return nil
 }
 
+// Reads reports whether the sampler reads the flag group group.
 func (d *SamplerDef) Reads(group string) bool {
 	for _, g := range d.flags {
 		if g == group {
@@ -146,7 +150,7 @@ func (d *SamplerDef) Reads(group string) bool {
 	return false
 }
 
-// toy reports whether the model is a toy target that needs no data.
+// Toy reports whether the model is a toy target that needs no data.
 func (c *Config) Toy() bool { return !(model.Spec{Kind: c.Model}).NeedsData() }
 
 // plannedTuning are the flags that tune SGLD by hand: any of them keeps
@@ -175,7 +179,7 @@ func (c *Config) plannedSGLD() bool {
 	return true
 }
 
-// resolve sets the defaults that depend on the model and the sampler.
+// Resolve sets the defaults that depend on the model and the sampler.
 func (c *Config) Resolve() error {
 	if c.Toy() && !c.Set["batch"] {
 		c.Batch = 0 // one observation: full batch
@@ -282,6 +286,7 @@ func (c *Config) Resolve() error {
 	return nil
 }
 
+// OneOf returns an input error naming --flagName unless v is one of allowed.
 func OneOf(flagName, v string, allowed ...string) error {
 	for _, a := range allowed {
 		if v == a {
@@ -291,6 +296,8 @@ func OneOf(flagName, v string, allowed ...string) error {
 	return InputErrorf("--%s %q: expected one of %s", flagName, v, strings.Join(allowed, ", "))
 }
 
+// Validate checks the settings that need no data and returns an input error
+// naming the first flag out of range.
 func (c *Config) Validate() error {
 	if c.Checkpoint < 0 {
 		return InputErrorf("--checkpoint %v: expected a duration ≥ 0 (0: no checkpoints)", c.Checkpoint)
@@ -442,7 +449,7 @@ func parseHidden(s string) ([]int, error) {
 	return parseInts("hidden", s)
 }
 
-// spec returns the model of the configuration (before the data resolve it).
+// Spec returns the model of the configuration (before the data resolve it).
 func (c *Config) Spec() model.Spec {
 	s := model.Spec{Kind: c.Model, NoIntercept: !c.Intercept}
 	if c.Set["prior-scale"] {
@@ -470,7 +477,7 @@ func (c *Config) Spec() model.Spec {
 	return s
 }
 
-// usesLaplacePrecond reports whether the sampler gets the Laplace diagonal.
+// UsesLaplacePrecond reports whether the sampler gets the Laplace diagonal.
 func (c *Config) UsesLaplacePrecond() bool { return c.Precond == "laplace" && c.Def.Kind.laplace }
 
 // UsesLaplacePrecondOn is UsesLaplacePrecond for the model m: not under
@@ -496,7 +503,7 @@ func (c *Config) UsesLaplaceInitOn(m langevin.Model) bool {
 	return !(c.Sampler == "auto" && !c.Set["init"] && (BlockPlanned(m, nil) || CostPlanned(m)))
 }
 
-// describe is the sampler's name and batch for the output's first line.
+// Describe is the sampler's name and batch for the output's first line.
 func (c *Config) Describe() string {
 	var sb strings.Builder
 	sb.WriteString(strings.ToUpper(c.Sampler))
@@ -585,13 +592,14 @@ type formulaConfig struct {
 	Text, Family, Priors string
 }
 
+// RegisterFormulaFlags defines --formula, --family and --priors on fs.
 func RegisterFormulaFlags(fs *flag.FlagSet, f *formulaConfig) {
 	fs.StringVar(&f.Text, "formula", "", "model `FORMULA` as lme4/brms write it, e.g. 'y ~ x + (1 + x | g)' (see docs/formulas.md); --data is a CSV file with a header, text columns are categorical; replaces --model")
-	fs.StringVar(&f.Family, "family", "gaussian", "--formula: response family gaussian|bernoulli (logistic)|probit|poisson|negbinomial|student")
+	fs.StringVar(&f.Family, "family", "gaussian", "--formula: response family gaussian|bernoulli (logistic)|probit|poisson|negbinomial|student|binomial (the response y | trials(n))")
 	fs.StringVar(&f.Priors, "priors", "", "--formula: priors replacing brms's defaults, 'class ~ dist(args); …' with class Intercept|b|sd|cor|sigma|nu|shape, e.g. 'b ~ normal(0, 1); sd ~ exponential(1)'")
 }
 
-// inputError is a usage or input error: exit code 2.
+// InputError is a usage or input error: exit code 2.
 type InputError struct{ Err error }
 
 func (e InputError) Error() string { return e.Err.Error() }
@@ -604,7 +612,7 @@ func InputErrorf(format string, a ...any) error { return InputError{fmt.Errorf(f
 // given.
 const DefaultReportDir = "langevin-out"
 
-// isUCI reports whether --data is a folder of the UCI regression benchmark
+// IsUCI reports whether --data is a folder of the UCI regression benchmark
 // (data.UCI): --split K picks its split.
 func (c *Config) IsUCI() bool {
 	return c.Format == "uci" || (c.Format == "auto" && data.IsUCIDir(c.Data))

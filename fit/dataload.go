@@ -17,7 +17,7 @@ import (
 	"github.com/langevin-go/langevin/model"
 )
 
-// loadData reads the training data (a file, an embedded or a generated set)
+// LoadData reads the training data (a file, an embedded or a generated set)
 // and the test data (a file, the generated set's own, or a seeded split),
 // checks the labels and standardises.
 func (j *Problem) LoadData() error {
@@ -109,7 +109,7 @@ func (j *Problem) LoadData() error {
 	return nil
 }
 
-// separationWarning warns when a classifier's MAP has a coefficient so
+// SeparationWarning warns when a classifier's MAP has a coefficient so
 // large (|β| > 10 on standardised features: odds multiplied by e¹⁰ per
 // standard deviation) that the classes are (nearly) separable by the
 // features: the likelihood then grows without bound along that direction,
@@ -185,7 +185,8 @@ func dataBound() int64 {
 	return runctl.MemoryBudget() / 4
 }
 
-// The responses are recoded to binary labels by c.Labels when set
+// ReadData reads a data file as the run reads its --data. The responses are
+// recoded to binary labels by c.Labels when set
 // (data.RecodeLabels: the run's --test, predict and compare read as the
 // training data were).
 func ReadData(c *Config, path, flagName string, builtins bool) (*data.Dataset, error) {
@@ -296,7 +297,7 @@ func headerless(d *data.Dataset) bool {
 	return d.Target == "label" || strings.HasPrefix(d.Target, "V")
 }
 
-// alignColumns puts the feature columns of test in the order of train's,
+// AlignColumns puts the feature columns of test in the order of train's,
 // matching them by name, so that a test file whose columns are in another
 // order is read as the training data were; a column of train missing from
 // test is an error naming it.
@@ -393,7 +394,7 @@ func (j *Problem) standardizeTarget(s *model.Spec) {
 	}
 }
 
-// takeColumn removes the feature column col (a name, or a 1-based number
+// TakeColumn removes the feature column col (a name, or a 1-based number
 // among the features) from d and returns its values.
 func TakeColumn(d *data.Dataset, col, flagName string) ([]float64, error) {
 	n, p := d.Len(), d.Dim()

@@ -42,23 +42,17 @@ func Gap1DBands(r predict.Regressor, draws [][]float64, sc *data.Scaler, level f
 		xs = append(xs, float64(i)/100)
 	}
 	X := mat.NewDense(len(xs), 1, append([]float64(nil), xs...))
-	ys := 1.0
-	if sc != nil {
-		if len(sc.Mean) == 1 {
-			sc.Transform(X)
-		}
-		if sc.TargetScale != 0 {
-			ys = sc.TargetScale
-		}
+	if sc != nil && len(sc.Mean) == 1 {
+		sc.Transform(X)
 	}
-	reg, err := predict.Regress(r, draws, X, level)
+	reg, err := Regress(r, draws, X, level, sc)
 	if err != nil {
 		return nil, err
 	}
 	b := &GapBands{Level: level}
 	var ng, nd float64
 	for i, x := range xs {
-		w, fw := ys*(reg.ObsUpper[i]-reg.ObsLower[i]), ys*(reg.Upper[i]-reg.Lower[i])
+		w, fw := reg.ObsUpper[i]-reg.ObsLower[i], reg.Upper[i]-reg.Lower[i]
 		switch ax := max(x, -x); {
 		case ax < 0.25:
 			b.Gap += w

@@ -12,7 +12,7 @@ import (
 	"github.com/langevin-go/langevin/sampler"
 )
 
-// job is one langevin run: its configuration and what the run made of it.
+// Problem is one langevin run: its configuration and what the run made of it.
 type Problem struct {
 	C             *Config
 	Stderr        io.Writer // warnings about the data
@@ -35,6 +35,9 @@ type Problem struct {
 	// NoiseNote is the noise rule's auto: line of a regression network
 	// ("" when no rule ran).
 	NoiseNote string
+	// DataNotes are lines about how --data was read, printed with the
+	// model (a --formula run's rows dropped for missing values).
+	DataNotes []string
 }
 
 // chooseNoise sets s.Hetero for a regression network: --noise-model hetero
@@ -146,7 +149,7 @@ func (j *Problem) BuildModel() error {
 // after the run, to count its MAPs and Hessians.
 var LaplaceHook func(*approx.RunLaplace)
 
-// newRunLaplace returns the run's one MAP and Laplace approximation
+// NewRunLaplace returns the run's one MAP and Laplace approximation
 // (NewLaplace); an MLP's MAP is Adam's from a
 // Glorot start, and only with --init map: by the network plan's rule
 // (NetMAP: 300 epochs, learning rate 10⁻² decaying to 10⁻³) unless
@@ -170,7 +173,7 @@ func NewRunLaplace(c *Config, m langevin.Model) *approx.RunLaplace {
 	return lap
 }
 
-// derivedNames are the names of the model's derived quantities (σ² of the
+// DerivedNames are the names of the model's derived quantities (σ² of the
 // linear model), which follow the parameters in the draws.
 func DerivedNames(m langevin.Model) []string {
 	if d, ok := m.(langevin.Deriver); ok {
@@ -179,7 +182,7 @@ func DerivedNames(m langevin.Model) []string {
 	return nil
 }
 
-// modelTitle names the model of a run in its first line: "logistic
+// ModelTitle names the model of a run in its first line: "logistic
 // regression", and for a network its likelihood ("mlp, bernoulli
 // likelihood"), since a classifier is no regression.
 func ModelTitle(name string, m langevin.Model) string {

@@ -16,7 +16,7 @@ import (
 	"github.com/langevin-go/langevin/stancsv"
 )
 
-// resumeState is what a resumed run carries from its start to its chains.
+// ResumeState is what a resumed run carries from its start to its chains.
 type ResumeState struct {
 	dir  string
 	info *rundir.ResumeInfo
@@ -47,7 +47,7 @@ func inputDigests(c *Config) ([]rundir.InputFile, error) {
 	return out, nil
 }
 
-// reopenRunDir locks the directory of a run to resume, and reads its
+// ReopenRunDir locks the directory of a run to resume, and reads its
 // checkpoint.
 func ReopenRunDir(rs *ResumeState) (*RunDir, error) {
 	w, _, cp, err := rundir.Reopen(rs.dir, rundir.Options{FlushEvery: flushEvery})
@@ -61,7 +61,7 @@ func ReopenRunDir(rs *ResumeState) (*RunDir, error) {
 	return &RunDir{W: w, resume: rs, info: rs.info}, nil
 }
 
-// resumeChains opens the chain files of a resumed run at its checkpoint and
+// ResumeChains opens the chain files of a resumed run at its checkpoint and
 // returns where the chains continue from; nil, with the files made anew,
 // when there is no checkpoint (the run starts again).
 func (rd *RunDir) ResumeChains(cfg stancsv.Config, first, chains int, statNames, names []string) (*langevin.Resume, error) {
@@ -90,7 +90,7 @@ func (rd *RunDir) ResumeChains(cfg stancsv.Config, first, chains int, statNames,
 	return res, nil
 }
 
-// checkpoint is langevin.Options.Checkpoint: the chain files flushed and
+// Checkpoint is langevin.Options.Checkpoint: the chain files flushed and
 // synced, then DIR/checkpoint.bin.
 func (rd *RunDir) Checkpoint(cp *langevin.Checkpoint) error {
 	b, err := cp.MarshalBinary()
@@ -101,7 +101,7 @@ func (rd *RunDir) Checkpoint(cp *langevin.Checkpoint) error {
 	return rd.W.Checkpoint(b)
 }
 
-// saveResumeInfo writes DIR/resume.json: the arguments, their working
+// SaveResumeInfo writes DIR/resume.json: the arguments, their working
 // directory and the input files' digests.
 func (rd *RunDir) SaveResumeInfo(c *Config, args []string) error {
 	ins, err := inputDigests(c)
@@ -119,7 +119,7 @@ func (rd *RunDir) SaveResumeInfo(c *Config, args []string) error {
 	return nil
 }
 
-// sampled records the end of the sampling: finished (not stopped by a
+// Sampled records the end of the sampling: finished (not stopped by a
 // signal) leaves nothing to resume; a run stopped early keeps its
 // checkpoint and its chain files as written.
 func (rd *RunDir) Sampled(tr *langevin.Trace, finished bool, stderr io.Writer) {
@@ -141,7 +141,7 @@ func (rd *RunDir) Sampled(tr *langevin.Trace, finished bool, stderr io.Writer) {
 	rd.resumable = rd.checkpointed || (rd.resume != nil && rd.resume.cp != nil)
 }
 
-// describe says where a resumed run continues from.
+// Describe says where a resumed run continues from.
 func (rs *ResumeState) Describe() string {
 	if rs.cp == nil {
 		why := "the run stopped before its first checkpoint"

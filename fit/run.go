@@ -90,7 +90,7 @@ type Result struct {
 	// why the scores could not be computed.
 	Test    *TestTable
 	TestErr error
-	Notes   []Note // the plan's rules, the length rule, the KSD check
+	Notes   []Note // the plan's rules, the length rule, the KSD check, SGLD's misfit check (MisfitNotes)
 }
 
 // autoMaxKeep is the kept draws per chain above which the thinning doubles,
@@ -314,6 +314,9 @@ func Run(ctx context.Context, job Job, s Settings, method *Method) (*Result, err
 	res.Notes = append(res.Notes, LengthNote(why, target, s.MaxTime))
 	if runErr == nil {
 		res.Notes = append(res.Notes, KSDNotes(ctx, lap, m, tr, s.Seed)...)
+		if plan.Kind == "sgld" {
+			res.Notes = append(res.Notes, MisfitNotes(ctx, "sgld", "", lap, m, tr)...)
+		}
 	}
 	return res, runErr
 }

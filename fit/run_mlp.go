@@ -97,9 +97,9 @@ func printMLPRegression(w io.Writer, m predict.Regressor, draws [][]float64, map
 		score, err := predict.ScoreRegression(m, th, test.X, test.Y)
 		if err == nil {
 			var reg *predict.Regression
-			if reg, err = predict.Regress(m, th, test.X, 0.95); err == nil {
+			if reg, err = Regress(m, th, test.X, 0.95, sc); err == nil {
 				in := 0
-				for i, v := range test.Y {
+				for i, v := range targetValues(sc, test.Y) {
 					if v >= reg.ObsLower[i] && v <= reg.ObsUpper[i] {
 						in++
 					}
@@ -162,6 +162,8 @@ func printFunctionSpace(w io.Writer, m *model.MLP, reg predict.Regressor, tr *la
 	fmt.Fprintln(w)
 }
 
+// PrintRegression prints a regression's test scores against the responses y:
+// RMSE and the coverage of the predictive interval and of f's interval.
 func PrintRegression(w io.Writer, reg *predict.Regression, y []float64) {
 	var se float64
 	inF, inY := 0, 0

@@ -102,7 +102,7 @@ func CreateRunDir(dir string, overwrite bool) (*RunDir, error) {
 	return &RunDir{W: w}, nil
 }
 
-// openChains opens the files of chains first, …, first+chains−1 (1-based),
+// OpenChains opens the files of chains first, …, first+chains−1 (1-based),
 // for the run's draws to stream into. The run's identifier is derived from
 // cfg, so that the chains of one analysis run in separate processes
 // (--chain-id) share it and their files are those of the run of all chains.
@@ -132,10 +132,10 @@ func openRunDir(dir string, cfg stancsv.Config, first, chains int, statNames, na
 	return rd, nil
 }
 
-// sink is langevin.Options.Sink.
+// Sink is langevin.Options.Sink.
 func (rd *RunDir) Sink(c int) langevin.DrawSink { return rd.chains[c] }
 
-// keep makes the chain files hold the draws of tr when the run thinned
+// Keep makes the chain files hold the draws of tr when the run thinned
 // them further after writing them (auto's bound on the kept draws), so that
 // the files and the printed summary are of the same draws.
 func (rd *RunDir) Keep(tr *langevin.Trace) {
@@ -149,7 +149,7 @@ func (rd *RunDir) Keep(tr *langevin.Trace) {
 	}
 }
 
-// finish writes the summary (not when table is nil: a failed run leaves
+// Finish writes the summary (not when table is nil: a failed run leaves
 // no summary.csv that could be read as its answer), the model's spec and
 // the scaler, closes the files with the run's status and returns the list
 // of files for the output.
@@ -207,7 +207,7 @@ func (j *Problem) ModelFile() *ModelFile {
 	if j.FormulaRecord != nil {
 		return &ModelFile{Data: j.C.Data, Formula: j.FormulaRecord}
 	}
-	if j.Train == nil || j.C.Formula.Text != "" || !j.Spec.NeedsData() {
+	if j.Train == nil || j.C.Formula.Text != "" || j.C.Stan != "" || !j.Spec.NeedsData() {
 		return nil
 	}
 	return &ModelFile{Spec: j.Spec, Data: j.C.Data, Target: j.Train.Target, Features: j.Train.Names, Split: j.split, Columns: j.Train.Coding, Labels: j.C.Labels}
@@ -299,6 +299,11 @@ func checkModelFile(r *rundir.Run, mf *ModelFile, sc *data.Scaler, path, scPath 
 	if sc == nil && standardised && mf.Spec.NeedsData() {
 		return InputErrorf("%s: missing, but the chain files record standardize = true: the draws are on the standardised scale; restore the run's %s (or run again)", scPath, rundir.ScalerFile)
 	}
+	if mf.Spec.YStandardized && (sc == nil || sc.TargetScale == 0) {
+		// The model predicts the standardised response: without its mean
+		// and sd the predictions could not be put back in y's units.
+		return InputErrorf("%s: no target_mean and target_scale, but %s says the run standardised the response (y_standardized): restore the run's %s (or run again)", scPath, path, rundir.ScalerFile)
+	}
 	if sc != nil && len(sc.Mean) != len(mf.Features) {
 		return InputErrorf("%s: %d means and scales, but %s names %d features: expected one per feature", scPath, len(sc.Mean), path, len(mf.Features))
 	}
@@ -331,6 +336,7 @@ func runID(cfg stancsv.Config, statNames, names []string) string {
 	return hex.EncodeToString(h.Sum(nil)[:8])
 }
 
+// FmtF formats v in the shortest form that reads back exactly.
 func FmtF(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 
 // rowBytes is the memory of one kept draw of m in a trace: the model's

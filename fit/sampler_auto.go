@@ -191,7 +191,7 @@ func (a *autoRun) Print(w io.Writer, c *Config, tr *langevin.Trace) {
 	}
 }
 
-// printKSD prints KSDNotes: the kernel Stein discrepancy of the draws
+// PrintKSD prints KSDNotes: the kernel Stein discrepancy of the draws
 // next to that of as many draws from the Laplace approximation, and a
 // warning when the run is clearly worse. Not for optimisers.
 func PrintKSD(ctx context.Context, w io.Writer, c *Config, m langevin.Model, lap *approx.RunLaplace, tr *langevin.Trace) {

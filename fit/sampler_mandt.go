@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -116,6 +117,7 @@ func buildMandt(ctx context.Context, b *BuildEnv) (langevin.Sampler, error) {
 		return nil, err
 	}
 	mb := sampler.Minibatch{Size: s, Replace: c.Replace}
+	b.MisfitHint = batchHint(s, n)
 	var cs sampler.ConstSGD
 	switch c.Sampler {
 	case "csgd":
@@ -147,6 +149,11 @@ func buildMandt(ctx context.Context, b *BuildEnv) (langevin.Sampler, error) {
 		if c.StepSet {
 			ia.Eta = c.Step
 		}
+		window := o.window
+		if window == 0 {
+			window = max(1, n/s)
+		}
+		b.MisfitHint = strings.TrimSpace(iasgHint(l.Prec, ia.Eta, window) + " " + b.MisfitHint)
 		b.recordStep(ia.Eta)
 		return ia, nil
 	}

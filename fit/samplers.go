@@ -13,7 +13,7 @@ import (
 	"github.com/langevin-go/langevin/schedule"
 )
 
-// A samplerDef is one entry of langevin run's sampler table: --sampler's
+// SamplerDef is one entry of langevin run's sampler table: --sampler's
 // help, validation and description come from the table, and a new sampler
 // is one file that registers its entry from an init function (see
 // docs/contributing.md).
@@ -38,7 +38,7 @@ type SamplerDef struct {
 	resolve func(c *Config) error
 }
 
-// samplerKind describes how the run treats a sampler.
+// SamplerKind describes how the run treats a sampler.
 type SamplerKind struct {
 	Optimiser   bool // GD/SGD: the draws are a trajectory
 	Exact       bool // full-data MCMC with warm-up (own iteration defaults)
@@ -56,6 +56,7 @@ var (
 	samplerOrder []string // registration order
 )
 
+// RegisterSampler adds d to SamplerTable; a name registered twice panics.
 func RegisterSampler(d *SamplerDef) {
 	if _, dup := SamplerTable[d.name]; dup {
 		panic("langevin: sampler " + d.name + " registered twice")
@@ -71,7 +72,7 @@ func RegisterSampler(d *SamplerDef) {
 	samplerOrder = append(samplerOrder, d.name)
 }
 
-// samplerNames returns the registered names, family by family.
+// SamplerNames returns the registered names, family by family.
 func SamplerNames() []string {
 	var names []string
 	for _, f := range Families {
@@ -80,6 +81,7 @@ func SamplerNames() []string {
 	return names
 }
 
+// SamplersOf returns the registered samplers of family, in registration order.
 func SamplersOf(family string) []string {
 	var names []string
 	for _, n := range samplerOrder {
@@ -90,7 +92,7 @@ func SamplersOf(family string) []string {
 	return names
 }
 
-// samplerHelp lists the samplers by family, for run -h.
+// SamplerHelp lists the samplers by family, for run -h.
 func SamplerHelp() string {
 	var sb strings.Builder
 	for _, f := range Families {
@@ -102,7 +104,7 @@ func SamplerHelp() string {
 	return sb.String()
 }
 
-// readers returns the samplers that read the flag group g.
+// Readers returns the samplers that read the flag group g.
 func Readers(g string) []string {
 	var names []string
 	for _, n := range SamplerNames() {
@@ -115,7 +117,7 @@ func Readers(g string) []string {
 	return names
 }
 
-// buildEnv is what a sampler's build function gets: the configuration, the
+// BuildEnv is what a sampler's build function gets: the configuration, the
 // model, the run's one Laplace approximation and the preconditioner chosen
 // from it.
 type BuildEnv struct {
@@ -144,6 +146,11 @@ type BuildEnv struct {
 	// (schedule.Polynomial.Warning); printed before the run and with the
 	// summary.
 	SchedNote string
+	// MisfitHint, set by a build that can measure why its sampler would
+	// miss the posterior on these data (IASG's window against its
+	// correlation time, a batch close to N), is added to the misfit
+	// warning (PrintMisfit).
+	MisfitHint string
 }
 
 // recordStep records a sampler's own constant step (one not from --schedule).
@@ -179,7 +186,7 @@ func (b *BuildEnv) schedule(a float64) (schedule.Schedule, error) {
 	return s, nil
 }
 
-// flagGroup is a set of flags shown together by run -h; the groups of the
+// FlagGroup is a set of flags shown together by run -h; the groups of the
 // samplers' own flags are stored in runConfig.opts under their name.
 type FlagGroup struct {
 	Name, Title string
@@ -190,9 +197,10 @@ type FlagGroup struct {
 
 var FlagGroups []FlagGroup
 
+// RegisterFlags adds the flag group g to FlagGroups.
 func RegisterFlags(g FlagGroup) { FlagGroups = append(FlagGroups, g) }
 
-// opt returns the parsed flags of group name, as the type its define
+// Opt returns the parsed flags of group name, as the type its define
 // function returned.
 func Opt[T any](c *Config, name string) T { return c.Opts[name].(T) }
 

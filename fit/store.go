@@ -23,7 +23,7 @@ import (
 // and the test-set predictions are scored in blocks (predict.ClassifyBlocks).
 // Another model reads a store into memory only when it fits (see loadData).
 
-// streamed is the data of a run on a store.
+// Streamed is the data of a run on a store.
 type Streamed struct {
 	store       *data.Store
 	extra       io.Closer       // a --test store
@@ -145,7 +145,7 @@ func (j *Problem) buildRowsModel() error {
 	return nil
 }
 
-// close closes the store files.
+// Close closes the store files.
 func (s *Streamed) Close() {
 	if s == nil {
 		return
@@ -156,7 +156,7 @@ func (s *Streamed) Close() {
 	}
 }
 
-// trainLen and testLen are the numbers of training and test rows.
+// TrainLen is the number of training rows.
 func (j *Problem) TrainLen() int {
 	if j.Rows != nil {
 		return j.Rows.train.Len()
@@ -164,6 +164,7 @@ func (j *Problem) TrainLen() int {
 	return j.Train.Len()
 }
 
+// TestLen is the number of test rows.
 func (j *Problem) TestLen() int {
 	if j.Rows != nil {
 		if j.Rows.Test == nil {
@@ -174,7 +175,7 @@ func (j *Problem) TestLen() int {
 	return testLen(j.Test)
 }
 
-// describeRows is the run's note on how a store is read, for stderr.
+// DescribeRows is the run's note on how a store is read, for stderr.
 func (j *Problem) DescribeRows() string {
 	s := j.Rows
 	how := fmt.Sprintf("%s streamed from disk (%d rows × %d features", j.C.Data, s.store.Len(), s.store.Dim())
@@ -189,7 +190,7 @@ func (j *Problem) DescribeRows() string {
 	return how + ")"
 }
 
-// predictStore is langevin predict on a store, streamed in blocks: the
+// PredictStore is langevin predict on a store, streamed in blocks: the
 // model.json's model on the store's rows (standardised on the fly with the
 // run's scaler.json), the metrics of predict.ClassifyBlocks and --out's rows
 // written block by block — the numbers of the in-memory path.

@@ -478,3 +478,23 @@ func (e *env) grouping(g Group) ([]int, []string, error) {
 	}
 	return out, tr, nil
 }
+
+// designScale returns the root mean square of a design column (weighted by
+// the trials when w is not nil): its sd when the column is centred, the
+// spread the sampler sees. A column that is 0 everywhere keeps scale 1.
+func designScale(c []float64, w []int) float64 {
+	var s, sw float64
+	for i, v := range c {
+		wi := 1.0
+		if w != nil {
+			wi = float64(w[i])
+		}
+		s += wi * v * v
+		sw += wi
+	}
+	r := math.Sqrt(s / sw)
+	if !(r > 0) || math.IsInf(r, 0) {
+		return 1
+	}
+	return r
+}

@@ -35,6 +35,10 @@ type Options struct {
 	// Centring chooses the parameterisation of the group effects:
 	// "centred", "noncentred", or "" for the rule (CentredMinRows).
 	Centring string
+	// Unscaled keeps the population-level design in the data's units
+	// inside the model (θ's b block is then b itself). The zero value
+	// scales it: see Model's doc.
+	Unscaled bool
 }
 
 // CentredMinRows is the rule of the group effects' parameterisation: a
@@ -71,7 +75,9 @@ type groupTerm struct {
 	zeroK               []float64   // K zeros: the centred prior's mean
 	genSD, genCor, genR ad.GenBlock // among the derived quantities
 	src                 Group
-	hz, hcodes          int // handles of z and codes in Model.packed
+	scales, invScales   []float64 // the design's columns were divided by scales
+	invScalesJK         []float64 // invScales repeated for each level (J×K)
+	hz, hcodes          int       // handles of z and codes in Model.packed
 }
 
 // Model is a Bayesian regression model built from a formula and a table:
@@ -88,6 +94,22 @@ type groupTerm struct {
 // parameters as brms reports them: b_Intercept, b_x, sd_g__Intercept,
 // cor_g__Intercept__x, sigma, nu, shape, and the group effects, written
 // r_g.j.k in CmdStan CSV (BrmsNames gives brms's r_g[level,coef]).
+//
+// Scaled design: inside the model each column of X_c is divided by its
+// root mean square s (its sd when centred; weighted by the trials for
+// the binomial family), and θ's b block holds b·s, the coefficient of the
+// scaled column; b_… = θ_b/s are reported in the data's units, the prior
+// on b is evaluated at b in the data's units (a prior set in those units
+// means what it says; the constant −Σ log s of the change of variables is
+// dropped), and b_Intercept is unchanged. The posterior of b is the same;
+// the sampler's coordinates are as well conditioned in natural units (age
+// in years, a loan in currency units) as after scale(): the condition
+// number of −H on such data falls from 4·10⁸ to 5 (TestScaledDesign).
+// Group-level design columns are not centred (as brms) but divided by
+// their root mean square s_k the same way: θ's sd_k and effects are those
+// of the scaled column (sd_k·s_k, r_jk·s_k), and sd_g__x, r_g[…,x] and the
+// prior on sd are in the data's units; correlations are unchanged.
+// Options.Unscaled keeps the designs as given.
 type Model struct {
 	*ad.Model
 	Formula *Formula
@@ -99,6 +121,8 @@ type Model struct {
 	intercept bool
 	xnames    []string // R column names of X
 	means     []float64
+	scales    []float64 // X's columns were divided by these (1: not scaled)
+	invScales []float64
 	x         *ad.Matrix
 	y         []float64
 	yi        []int
@@ -146,8 +170,17 @@ func New(f *Formula, tab Table, opt Options) (*Model, error) {
 	}
 	m := &Model{Formula: f, Family: fam, n: n, intercept: f.Intercept, book: codebook{}, prior: opt.Priors}
 	e := &env{tab: tab, book: m.book, train: true}
+	if f.Trials != "" {
+		if opt.Trials != "" && opt.Trials != f.Trials {
+			return nil, &SyntaxError{f.TrialsPos, fmt.Sprintf("trials(%s) in the formula and trials column %q in the options: expected one", f.Trials, opt.Trials)}
+		}
+		if fam != "binomial" {
+			return nil, &SyntaxError{f.TrialsPos, fmt.Sprintf("y | trials(%s) is the binomial family's response, the family is %s: use the binomial family (--family binomial)", f.Trials, fam)}
+		}
+		opt.Trials = f.Trials
+	}
 	if (fam == "binomial") != (opt.Trials != "") {
-		return nil, fmt.Errorf("family %s with trials column %q: the binomial family needs the column of the trials, and only it", fam, opt.Trials)
+		return nil, fmt.Errorf("family %s with trials column %q: the binomial family needs the column of the trials (y | trials(n) ~ …), and only it", fam, opt.Trials)
 	}
 	if opt.Trials != "" {
 		v, err := e.num(&Expr{Op: "col", Name: opt.Trials, Text: opt.Trials})
@@ -178,6 +211,21 @@ func New(f *Formula, tab Table, opt Options) (*Model, error) {
 			cj := make([]float64, n) // c may be a column of the table
 			for i, v := range c {
 				cj[i] = v - m.means[j]
+			}
+			cols[j] = cj
+		}
+	}
+	m.scales, m.invScales = make([]float64, P), make([]float64, P)
+	for j, c := range cols {
+		m.scales[j] = 1
+		if !opt.Unscaled {
+			m.scales[j] = designScale(c, m.trials)
+		}
+		m.invScales[j] = 1 / m.scales[j]
+		if m.scales[j] != 1 {
+			cj := make([]float64, n)
+			for i, v := range c {
+				cj[i] = v * m.invScales[j]
 			}
 			cols[j] = cj
 		}
@@ -221,6 +269,24 @@ func New(f *Formula, tab Table, opt Options) (*Model, error) {
 			gt.coefs, gt.rcols = append(gt.coefs, brmsName(c)), append(gt.rcols, c)
 		}
 		gt.K = len(gc)
+		// Each column of the term's design is divided by its root mean
+		// square (not centred, as brms); the intercept's column of ones
+		// keeps 1. θ's sd and effects are then of the scaled columns.
+		gt.scales, gt.invScales = make([]float64, gt.K), make([]float64, gt.K)
+		for k, c := range gc {
+			gt.scales[k] = 1
+			if !opt.Unscaled {
+				gt.scales[k] = designScale(c, m.trials)
+			}
+			gt.invScales[k] = 1 / gt.scales[k]
+			if gt.scales[k] != 1 {
+				ck := make([]float64, n)
+				for i, v := range c {
+					ck[i] = v * gt.invScales[k]
+				}
+				gc[k] = ck
+			}
+		}
 		gt.z = ad.NewMatrixCols(n, gc)
 		if gt.codes, gt.levels, err = e.grouping(g); err != nil {
 			return nil, err
@@ -228,6 +294,10 @@ func New(f *Formula, tab Table, opt Options) (*Model, error) {
 		gt.J = len(gt.levels)
 		if gt.J < 2 {
 			return nil, &SyntaxError{g.Pos, fmt.Sprintf("grouping factor %s has %d level: expected at least 2", g.Name(), gt.J)}
+		}
+		gt.invScalesJK = make([]float64, gt.J*gt.K)
+		for j := 0; j < gt.J; j++ {
+			copy(gt.invScalesJK[j*gt.K:], gt.invScales)
 		}
 		gt.ident = make([]float64, gt.K*gt.K)
 		gt.perm = make([]int, gt.K*gt.K)
@@ -482,7 +552,9 @@ func (m *Model) build(P int) {
 		add := func(v ad.Vec) { lp = t.Add(lp, v) }
 		var b ad.Vec
 		if P > 0 {
-			b = t.Param(m.bB)
+			// θ's b block is the coefficient of the scaled columns, b·s;
+			// the prior and the report are of b in the data's units.
+			b = t.Mul(t.Param(m.bB), t.Data(m.invScales))
 			add(pr["b"].logDensity(t, b, 0, false))
 			t.Generate(gB, b)
 		}
@@ -506,9 +578,12 @@ func (m *Model) build(P int) {
 			t.Generate(gNu, v)
 		}
 		for i, g := range m.groups {
+			// θ's sd is of the scaled columns; the prior and the report
+			// are of the data's units (Model's doc).
 			sd := t.Param(g.sd)
-			add(pr["sd"].logDensity(t, sd, 0, true))
-			t.Generate(gSD[i], sd)
+			sdData := t.Mul(sd, t.Data(g.invScales))
+			add(pr["sd"].logDensity(t, sdData, 0, true))
+			t.Generate(gSD[i], sdData)
 			if g.corr && g.K > 1 {
 				L := t.Param(g.L)
 				add(t.LKJCorrCholesky(L, pr["cor"].Args[0]))
@@ -579,7 +654,7 @@ func (m *Model) build(P int) {
 			} else {
 				r = t.CholeskyEffects(t.Param(g.sd), L, t.Param(g.zb))
 			}
-			t.Generate(gR[i], r)
+			t.Generate(gR[i], t.Mul(r, t.Data(g.invScalesJK)))
 			z, codes := g.z, g.codes
 			if gb != nil {
 				z, codes = gb.Matrix(g.hz), gb.Ints(g.hcodes)
@@ -738,4 +813,20 @@ func (m *Model) HessianBlocks() []langevin.BlockTerm {
 		return nil
 	}
 	return []langevin.BlockTerm{{Offset: best.zb.Off, Levels: best.J, K: best.K}}
+}
+
+// PrintedNames maps the names of a draw's columns (θ's, then
+// DerivedNames) to the names a summary prints: brms's spelling of the
+// derived quantities (b_x, sd_g__Intercept, r_g[level,Intercept]), and
+// nothing for θ's columns (b.1, Intercept, sd_1.1, L_1…, z_1.j.k: the
+// unconstrained parameters of the scaled design, internal to the model);
+// a name absent from the map is not printed. The chain files keep
+// CmdStan's names (r_g.j.k): a comma cannot stand in their header.
+func (m *Model) PrintedNames() map[string]string {
+	names, brms := m.DerivedNames(), m.BrmsNames()
+	out := make(map[string]string, len(names))
+	for i, n := range names {
+		out[n] = brms[i]
+	}
+	return out
 }

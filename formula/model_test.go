@@ -104,8 +104,16 @@ func TestModelDensity(t *testing.T) {
 	for j := range th {
 		th[j] = 0.6 * rng.NormFloat64()
 	}
-	b, alpha := th[0], th[1]
-	sd := []float64{math.Exp(th[2]), math.Exp(th[3])}
+	alpha := th[1]
+	x, _ := fr.Column("x")
+	// θ's sd_1[2] is the sd of the slope on x divided by its root mean
+	// square sx (not centred): in the data's units sd = exp(θ)/sx.
+	var sx float64
+	for _, v := range x.Num {
+		sx += v * v
+	}
+	sx = math.Sqrt(sx / float64(len(x.Num)))
+	sd := []float64{math.Exp(th[2]), math.Exp(th[3]) / sx}
 	rho := math.Tanh(th[4])
 	z := th[5:]
 	tlog := func(x, nu, s float64) float64 { // log student_t(x | nu, 0, s)
@@ -121,7 +129,6 @@ func TestModelDensity(t *testing.T) {
 	for _, v := range z {
 		want += -0.5*v*v - 0.5*math.Log(2*math.Pi)
 	}
-	x, _ := fr.Column("x")
 	y, _ := fr.Column("y")
 	g, _ := fr.Column("g")
 	var xbar float64
@@ -129,6 +136,13 @@ func TestModelDensity(t *testing.T) {
 		xbar += v
 	}
 	xbar /= float64(len(x.Num))
+	// θ's b is the coefficient of the centred column scaled by its root
+	// mean square s (the sd with divisor n): b in the data's units is θ_b/s.
+	var ss float64
+	for _, v := range x.Num {
+		ss += (v - xbar) * (v - xbar)
+	}
+	b := th[0] / math.Sqrt(ss/float64(len(x.Num)))
 	r := make([][2]float64, 4)
 	for j := range r {
 		r[j][0] = sd[0] * z[2*j]
@@ -263,10 +277,13 @@ func TestCentredSamePosterior(t *testing.T) {
 			var logJac float64
 			for _, g := range nc.groups {
 				r := der[g.genR.Off : g.genR.Off+g.genR.Len]
-				copy(thc[g.zb.Off:g.zb.Off+g.J*g.K], r)
+				// θ holds the effects and scales of the scaled columns.
+				for j := 0; j < g.J*g.K; j++ {
+					thc[g.zb.Off+j] = r[j] * g.scales[j%g.K]
+				}
 				sds := der[g.genSD.Off : g.genSD.Off+g.K]
 				for k := 0; k < g.K; k++ {
-					logJac += float64(g.J) * math.Log(sds[k])
+					logJac += float64(g.J) * math.Log(sds[k]*g.scales[k])
 				}
 				if g.corr && g.K == 2 {
 					rho := der[g.genCor.Off]

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/langevin-go/langevin/internal/linalg"
 	"gonum.org/v1/gonum/blas"
 )
 
@@ -197,27 +198,7 @@ func (c *OutputConditional) accumulate(theta []float64) {
 // cholLower overwrites the lower triangle of the symmetric k×k matrix a
 // (row-major; the lower triangle is read) with its Cholesky factor L, a =
 // LLᵀ, and reports whether a is positive definite.
-func cholLower(a []float64, k int) bool {
-	for j := 0; j < k; j++ {
-		d := a[j*k+j]
-		for q := 0; q < j; q++ {
-			d -= a[j*k+q] * a[j*k+q]
-		}
-		if !(d > 0) || math.IsInf(d, 0) {
-			return false
-		}
-		d = math.Sqrt(d)
-		a[j*k+j] = d
-		for i := j + 1; i < k; i++ {
-			v := a[i*k+j]
-			for q := 0; q < j; q++ {
-				v -= a[i*k+q] * a[j*k+q]
-			}
-			a[i*k+j] = v / d
-		}
-	}
-	return true
-}
+func cholLower(a []float64, k int) bool { return linalg.CholLower(a, a, k) }
 
 func finiteAll(x []float64) bool {
 	for _, v := range x {

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/langevin-go/langevin/diag"
 	gplot "gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 )
@@ -79,34 +80,6 @@ func TestEnvelope(t *testing.T) {
 	short := Envelope([]float64{1, 2, 3}, []float64{1, math.NaN(), 3}, 10, nil)
 	if len(short) != 2 || short[1].Y != 3 {
 		t.Errorf("short series: %v", short)
-	}
-}
-
-func TestCrossover(t *testing.T) {
-	n := 1000
-	iters, inj, grad := make([]float64, n), make([]float64, n), make([]float64, n)
-	for i := range iters {
-		iters[i] = float64(10 * (i + 1))
-		inj[i] = 1
-		grad[i] = 4 * math.Exp(-float64(i)/100) // = 1 at i = 100 ln 4 ≈ 138.6
-	}
-	grad[0] = math.NaN()
-	at, ok := Crossover(iters, inj, grad)
-	// windows of 20: the window [120, 140) still has mean > 1, [140, 160) not.
-	if !ok || at != iters[140] {
-		t.Errorf("crossover at %v (ok %v), want %v", at, ok, iters[140])
-	}
-	for i := range grad {
-		grad[i] = 2
-	}
-	if _, ok := Crossover(iters, inj, grad); ok {
-		t.Error("gradient noise dominating throughout: ok")
-	}
-	for i := range grad {
-		grad[i] = 0.5
-	}
-	if at, ok := Crossover(iters, inj, grad); !ok || at != iters[0] {
-		t.Errorf("injected noise dominating throughout: %v, %v", at, ok)
 	}
 }
 
@@ -188,7 +161,7 @@ func TestRender(t *testing.T) {
 		inj[i] = 1e-3
 		grad[i] = 1e-2 * math.Exp(-x[i]/500)
 	}
-	cross, _ := Crossover(x, inj, grad)
+	cross, _ := diag.Crossover(x, inj, grad)
 	probs := make([][]float64, 50)
 	rng := rand.New(rand.NewPCG(4, 4))
 	for s := range probs {

@@ -274,7 +274,7 @@ func samplerSection(tr *langevin.Trace) (Section, bool) {
 	if ki >= 0 && kg >= 0 {
 		_, inj := statSeries(tr, 0, ki)
 		_, grad := statSeries(tr, 0, kg)
-		cross, ok := plot.Crossover(iters, inj, grad)
+		cross, ok := diag.Crossover(iters, inj, grad)
 		if !ok {
 			cross = 0
 		}

@@ -33,8 +33,14 @@ func Combine(runs ...*Run) (*Run, error) {
 		if i == 0 {
 			continue
 		}
-		if err := langevin.CheckSameRun(base, settingsMap(r.Settings)); err != nil {
+		// num_samples counts the chain's kept draws (ChainWriter.Keep,
+		// fewer for a chain stopped by a divergence), an outcome; the
+		// planned length is in run_id, a hash of the settings as planned.
+		if err := langevin.CheckSameRun(base, settingsMap(r.Settings), "num_samples"); err != nil {
 			return nil, fmt.Errorf("%s and %s are not chains of one analysis: %v", first.Dir, r.Dir, err)
+		}
+		if a, b := first.Config["run_id"], r.Config["run_id"]; a != b {
+			return nil, fmt.Errorf("%s and %s are not chains of one analysis: run_id %s and %s (the settings as planned differ)", first.Dir, r.Dir, a, b)
 		}
 		if !jsonEqual(first.Spec, r.Spec) {
 			return nil, fmt.Errorf("%s and %s are not chains of one analysis: %s differs", first.Dir, r.Dir, SpecFile)

@@ -103,8 +103,21 @@ func ReadResumeInfo(dir string) (*ResumeInfo, error) {
 	return &ri, nil
 }
 
-// readSmall reads a file of at most max bytes.
+// readSmall reads a regular file of at most max bytes. A symlink, FIFO,
+// device or directory in its place is refused before it is opened (a FIFO
+// would block and a device read without end), and so is a file larger than
+// max, by its size, before a byte is read.
 func readSmall(path string, max int64) ([]byte, error) {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file (%s): not a file of a run", path, fi.Mode().Type())
+	}
+	if fi.Size() > max {
+		return nil, fmt.Errorf("%s: %d bytes, larger than %d: not a file of a run", path, fi.Size(), max)
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -196,11 +209,16 @@ func (cp *Checkpoint) marshal() ([]byte, error) {
 	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, crcTable)), nil
 }
 
+// maxCheckpoint bounds the size of checkpoint.bin: the chains' state (a few
+// vectors of the model's dimension a chain) and a mark per chain file; 256 MiB
+// holds 4 chains of a network with 2·10⁶ weights and 4 vectors each.
+const maxCheckpoint = 256 << 20
+
 // ReadCheckpoint reads DIR/checkpoint.bin; it returns nil and no error if
 // there is none.
 func ReadCheckpoint(dir string) (*Checkpoint, error) {
 	path := filepath.Join(dir, CheckpointFile)
-	b, err := readSmall(path, 1<<34)
+	b, err := readSmall(path, maxCheckpoint)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -202,4 +203,39 @@ func same(a, b []float64) bool {
 		}
 	}
 	return true
+}
+
+// TestReadCheckpointHostile puts a symlink, a FIFO, a directory and a sparse
+// file larger than the bound in checkpoint.bin's place: each is refused at
+// once, without blocking on the FIFO or reading the file.
+func TestReadCheckpointHostile(t *testing.T) {
+	cases := map[string]func(path string) error{
+		"symlink": func(p string) error { return os.Symlink("/dev/zero", p) },
+		"fifo":    func(p string) error { return syscall.Mkfifo(p, 0o600) },
+		"dir":     func(p string) error { return os.Mkdir(p, 0o700) },
+		"huge": func(p string) error {
+			f, err := os.Create(p)
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			return f.Truncate(maxCheckpoint + 1)
+		},
+	}
+	for name, create := range cases {
+		dir := t.TempDir()
+		if err := create(filepath.Join(dir, CheckpointFile)); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { _, err := ReadCheckpoint(dir); done <- err }()
+		select {
+		case err := <-done:
+			if err == nil || !strings.Contains(err.Error(), "not a file of a run") {
+				t.Errorf("%s: error %v, want a refusal", name, err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s: ReadCheckpoint blocked", name)
+		}
+	}
 }

@@ -94,11 +94,33 @@ type Writer struct {
 	lock  *os.File
 	runID string
 
+	// What Create made, for Discard: the directories that did not exist
+	// (deepest first) and the lock file; every run file in dir is the
+	// run's own (Create refuses, or with Overwrite removes, another's).
+	created  bool
+	madeDirs []string
+	madeLock bool
+
 	mu     sync.Mutex
 	chains []*ChainWriter
 	closed bool
 	stop   chan struct{}
 	done   chan struct{}
+}
+
+// missingDirs lists dir and those of its parents that do not exist, deepest
+// first: what os.MkdirAll(dir) will make.
+func missingDirs(dir string) []string {
+	var out []string
+	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(d); !errors.Is(err, fs.ErrNotExist) {
+			return out
+		}
+		out = append(out, d)
+		if filepath.Dir(d) == d {
+			return out
+		}
+	}
 }
 
 // Create prepares dir for a new run and locks it; see the package
@@ -125,9 +147,12 @@ func Create(dir string, opt Options) (*Writer, error) {
 			return nil, fmt.Errorf("%s: %w (%s)", dir, ErrNotRun, listFiles(foreign))
 		}
 	}
+	made := missingDirs(dir)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, pathErr(dir, err)
 	}
+	_, err := os.Lstat(filepath.Join(dir, LockFile))
+	madeLock := errors.Is(err, fs.ErrNotExist)
 	lf, err := os.OpenFile(filepath.Join(dir, LockFile), os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, pathErr(dir, err)
@@ -173,7 +198,8 @@ func Create(dir string, opt Options) (*Writer, error) {
 	if opt.RunID != "" {
 		runID = opt.RunID
 	}
-	w := &Writer{dir: dir, lock: lf, runID: runID, stop: make(chan struct{}), done: make(chan struct{})}
+	w := &Writer{dir: dir, lock: lf, runID: runID, stop: make(chan struct{}), done: make(chan struct{}),
+		created: true, madeDirs: made, madeLock: madeLock}
 	every := opt.FlushEvery
 	if every <= 0 {
 		every = time.Second
@@ -429,6 +455,59 @@ func (w *Writer) Close(stopped error) error {
 	return errors.Join(errs...)
 }
 
+// Discard ends a run that failed before its first draw and removes what
+// Create made for it: the run's files in dir (the resume information, chain
+// files with no draw), the lock file if it was not there before, and dir and
+// its parents if Create made them and they are left empty; files it did not
+// make are left alone. The corrected command can then use dir again without
+// Options.Overwrite. A Writer that Reopen made (a resumed run) is closed as
+// by Close(stopped) instead: its files are an earlier run's. Later calls, and
+// calls after Close, do nothing.
+func (w *Writer) Discard(stopped error) error {
+	if !w.created {
+		return w.Close(stopped)
+	}
+	w.mu.Lock()
+	if w.closed {
+		w.mu.Unlock()
+		return nil
+	}
+	w.closed = true
+	chains := w.chains
+	w.mu.Unlock()
+	close(w.stop)
+	<-w.done
+	var errs []error
+	for _, c := range chains {
+		c.mu.Lock()
+		c.closed = true
+		for _, f := range []*chainFile{c.post, c.warm} {
+			if f != nil && !f.closed {
+				f.closed = true
+				f.f.Close()
+			}
+		}
+		c.mu.Unlock()
+	}
+	names, err := runFiles(w.dir)
+	errs = append(errs, err)
+	for _, name := range names {
+		if err := os.Remove(filepath.Join(w.dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, err)
+		}
+	}
+	if w.madeLock {
+		os.Remove(w.lock.Name())
+	}
+	errs = append(errs, unlockFile(w.lock), w.lock.Close())
+	for _, d := range w.madeDirs {
+		if os.Remove(d) != nil { // not empty: something else is in it
+			break
+		}
+	}
+	return errors.Join(errs...)
+}
+
 // switchFiles renames the kept-draws copies of the chains over their files
 // in one step as far as a reader sees: first the marker SwitchFile, listing
 // the chain files, is written (atomically), then each copy is renamed,
@@ -558,10 +637,12 @@ func (c *ChainWriter) Draw(warmup bool, iter int, row, stats []float64) error {
 }
 
 // Keep makes Close leave in the chain file only the kept draws whose
-// iterations are in iters (increasing), and record thin as its thinning: a
-// run that thinned its draws further after writing them
-// (langevin.Options.MaxKeep) passes its Trace's Iters and Thin, so that
-// the file holds the draws the run summarised, no more. Close rewrites the
+// iterations are in iters (increasing), and record thin as its thinning and
+// as num_samples the iterations they span: a run that thinned its draws
+// further after writing them (langevin.Options.MaxKeep), or stopped before
+// the length its header planned (an ESS rule, a signal), passes its Trace's
+// Iters and Thin, so that the file holds the draws the run summarised, no
+// more, and its header counts them. Close rewrites the
 // file beside it and renames it over the old one: until then, and if the
 // rewrite fails, the file holds every draw written.
 func (c *ChainWriter) Keep(iters []int, thin int) {
@@ -651,7 +732,29 @@ func (c *ChainWriter) closeFiles(stopped error) error {
 func (c *ChainWriter) mustRewrite() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.closed && c.err == nil && c.keep != nil && !c.rewritten && !slices.Equal(c.keep, c.iters)
+	if !c.closed || c.err != nil || c.keep == nil || c.rewritten {
+		return false
+	}
+	thin := max(c.keepThin, 1)
+	counted := c.cfg.Thin == c.keepThin && (c.cfg.NumSamples+thin-1)/thin == len(c.keep)
+	return !slices.Equal(c.keep, c.iters) || !counted
+}
+
+// keptSamples is the num_samples of the header of a file that holds the
+// draws of Keep: the post-warm-up iterations up to the last kept draw, so
+// that ⌈num_samples/thin⌉ is the number of rows, as readers of CmdStan's
+// files (rstan::read_stan_csv, cmdstanr) count them; a run of unknown
+// length (--sampler auto) planned a cap instead. When the kept iterations
+// are not evenly spaced from the warm-up's end, rows × thin.
+func (c *ChainWriter) keptSamples() int {
+	k, thin := len(c.keep), max(c.keepThin, 1)
+	if k == 0 {
+		return 0
+	}
+	if n := c.keep[k-1] - c.cfg.NumWarmup; n >= 1 && (n+thin-1)/thin == k {
+		return n
+	}
+	return k * thin
 }
 
 // keptPath is the path of the copy of the chain file with the kept draws,
@@ -677,6 +780,9 @@ func (c *ChainWriter) writeKept() error {
 	os.Remove(tmp) // a leftover of a crash during an earlier rewrite
 	cfg := c.cfg
 	cfg.Thin = c.keepThin
+	if thin := max(c.keepThin, 1); (cfg.NumSamples+thin-1)/thin != len(c.keep) {
+		cfg.NumSamples = c.keptSamples()
+	}
 	out, err := newChainFile(tmp, cfg, c.cols)
 	if err != nil {
 		return err

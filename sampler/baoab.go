@@ -67,16 +67,13 @@ func (s BAOAB) NewChain(m langevin.Model, theta0 []float64, rng *rand.Rand) (lan
 		return nil, fmt.Errorf("sampler: BAOAB friction α = %v: expected 0 < α ≤ 1", s.Friction)
 	}
 	d := m.Dim()
+	if err := checkDiag(s.Precond, d, "BAOAB preconditioner"); err != nil {
+		return nil, err
+	}
 	pre := make([]float64, d)
 	for j := range pre {
 		pre[j] = 1
 		if s.Precond != nil {
-			if len(s.Precond) != d {
-				return nil, fmt.Errorf("sampler: BAOAB preconditioner has %d entries, model has %d parameters", len(s.Precond), d)
-			}
-			if !(s.Precond[j] > 0) || math.IsInf(s.Precond[j], 0) {
-				return nil, fmt.Errorf("sampler: BAOAB preconditioner entry %d is %v: expected a positive number", j+1, s.Precond[j])
-			}
 			pre[j] = s.Precond[j]
 		}
 	}

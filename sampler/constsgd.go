@@ -94,13 +94,8 @@ func checkPrecond(d int, diag []float64, full *mat.SymDense) ([]float64, []float
 	if diag == nil {
 		return nil, nil, nil
 	}
-	if len(diag) != d {
-		return nil, nil, fmt.Errorf("sampler: preconditioner has %d entries, model has %d parameters", len(diag), d)
-	}
-	for j, v := range diag {
-		if !(v > 0) || math.IsInf(v, 0) {
-			return nil, nil, fmt.Errorf("sampler: preconditioner entry %d is %v: expected a positive number", j+1, v)
-		}
+	if err := checkDiag(diag, d, "preconditioner"); err != nil {
+		return nil, nil, err
 	}
 	return append([]float64(nil), diag...), nil, nil
 }

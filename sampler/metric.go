@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/langevin-go/langevin/internal/linalg"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -19,6 +20,24 @@ type metric struct {
 	sqrt  []float64 // √diag
 	m     []float64 // M, d×d row-major (dense metric)
 	l     []float64 // L, lower triangular, d×d row-major (dense metric)
+}
+
+// checkDiag returns an error unless v, a diagonal M named what in errors, has
+// d entries, each positive and finite. A nil v is the identity and passes.
+// It is the one check of a diagonal preconditioner or mass matrix.
+func checkDiag(v []float64, d int, what string) error {
+	if v == nil {
+		return nil
+	}
+	if len(v) != d {
+		return fmt.Errorf("sampler: %s has %d entries, model has %d parameters", what, len(v), d)
+	}
+	for j, x := range v {
+		if !(x > 0) || math.IsInf(x, 0) {
+			return fmt.Errorf("sampler: %s entry %d is %v: expected a positive number", what, j+1, x)
+		}
+	}
+	return nil
 }
 
 // newMetric returns the identity, or M = diag(v), or the dense M = cov (cov
@@ -52,16 +71,11 @@ func newMetric(d int, v []float64, cov *mat.SymDense, what string) (*metric, err
 		}
 		return mt, nil
 	}
+	if err := checkDiag(v, d, what); err != nil {
+		return nil, err
+	}
 	if v != nil {
-		if len(v) != d {
-			return nil, fmt.Errorf("sampler: %s has %d entries, model has %d parameters", what, len(v), d)
-		}
-		for j, x := range v {
-			if !(x > 0) || math.IsInf(x, 0) {
-				return nil, fmt.Errorf("sampler: %s entry %d is %v: expected a positive number", what, j+1, x)
-			}
-			mt.diag[j] = x
-		}
+		copy(mt.diag, v)
 	}
 	mt.sync()
 	return mt, nil
@@ -92,27 +106,8 @@ func (mt *metric) sync() bool {
 		}
 		return true
 	}
-	d, a, l := mt.d, mt.m, mt.l
-	clear(l)
-	for j := 0; j < d; j++ {
-		s := a[j*d+j]
-		for k := 0; k < j; k++ {
-			s -= l[j*d+k] * l[j*d+k]
-		}
-		if !(s > 0) {
-			return false
-		}
-		ljj := math.Sqrt(s)
-		l[j*d+j] = ljj
-		for i := j + 1; i < d; i++ {
-			s := a[i*d+j]
-			for k := 0; k < j; k++ {
-				s -= l[i*d+k] * l[j*d+k]
-			}
-			l[i*d+j] = s / ljj
-		}
-	}
-	return true
+	clear(mt.l)
+	return linalg.CholLower(mt.l, mt.m, mt.d)
 }
 
 // mul writes M v into dst (dst and v must not overlap).

@@ -139,24 +139,18 @@ func (s SGHMC) NewChain(m langevin.Model, theta0 []float64, rng *rand.Rand) (lan
 	if s.Precond != nil && s.Mass != nil {
 		return nil, fmt.Errorf("sampler: SGHMC: both Precond and its deprecated inverse Mass are set: give Precond (= 1/Mass)")
 	}
+	if err := checkDiag(s.Precond, d, "SGHMC preconditioner"); err != nil {
+		return nil, err
+	}
+	if err := checkDiag(s.Mass, d, "SGHMC mass"); err != nil {
+		return nil, err
+	}
 	for j := range minv {
 		minv[j] = 1
 		switch {
 		case s.Precond != nil:
-			if len(s.Precond) != d {
-				return nil, fmt.Errorf("sampler: SGHMC preconditioner has %d entries, model has %d parameters", len(s.Precond), d)
-			}
-			if !(s.Precond[j] > 0) || math.IsInf(s.Precond[j], 0) {
-				return nil, fmt.Errorf("sampler: SGHMC preconditioner entry %d is %v: expected a positive number", j+1, s.Precond[j])
-			}
 			minv[j] = s.Precond[j]
 		case s.Mass != nil:
-			if len(s.Mass) != d {
-				return nil, fmt.Errorf("sampler: SGHMC mass has %d entries, model has %d parameters", len(s.Mass), d)
-			}
-			if !(s.Mass[j] > 0) || math.IsInf(s.Mass[j], 0) {
-				return nil, fmt.Errorf("sampler: SGHMC mass entry %d is %v: expected a positive number", j+1, s.Mass[j])
-			}
 			minv[j] = 1 / s.Mass[j]
 		}
 		if s.GradNoise != nil {

@@ -82,19 +82,16 @@ func (s SGLD) NewChain(m langevin.Model, theta0 []float64, rng *rand.Rand) (lang
 		return nil, fmt.Errorf("sampler: NoiseEvery = %d: expected ≥ 0", s.NoiseEvery)
 	}
 	d := m.Dim()
+	if err := checkDiag(s.Precond, d, "preconditioner"); err != nil {
+		return nil, err
+	}
 	pre := make([]float64, d)
 	sqrtPre := make([]float64, d)
 	var preMean float64
 	for j := range pre {
 		pre[j] = 1
 		if s.Precond != nil {
-			if len(s.Precond) != d {
-				return nil, fmt.Errorf("sampler: preconditioner has %d entries, model has %d parameters", len(s.Precond), d)
-			}
 			pre[j] = s.Precond[j]
-			if !(pre[j] > 0) || math.IsInf(pre[j], 0) {
-				return nil, fmt.Errorf("sampler: preconditioner entry %d is %v: expected a positive number", j+1, pre[j])
-			}
 		}
 		sqrtPre[j] = math.Sqrt(pre[j])
 		preMean += pre[j] / float64(d)
@@ -128,11 +125,11 @@ func (s SGLD) NewChain(m langevin.Model, theta0 []float64, rng *rand.Rand) (lang
 		}
 		op, full, chol = s.PrecondOp, nil, nil
 		s.PrecondOp.PrecondDiag(pre)
+		if err := checkDiag(pre, d, "preconditioner operator: diagonal"); err != nil {
+			return nil, err
+		}
 		preMean = 0
 		for j, v := range pre {
-			if !(v > 0) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("sampler: preconditioner operator: diagonal entry %d is %v: expected a positive number", j+1, v)
-			}
 			sqrtPre[j] = math.Sqrt(v)
 			preMean += v / float64(d)
 		}

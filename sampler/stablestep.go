@@ -99,16 +99,13 @@ func (s StableStep) Warning(eta float64) string {
 // costs one d×d matrix-vector product.
 func LambdaMaxMH(negHess mat.Symmetric, precond []float64) (float64, error) {
 	d := negHess.SymmetricDim()
-	if precond != nil && len(precond) != d {
-		return 0, fmt.Errorf("sampler: λmax(MH): preconditioner has %d entries, the Hessian is %d×%d", len(precond), d, d)
+	if err := checkDiag(precond, d, "λmax(MH): preconditioner"); err != nil {
+		return 0, err
 	}
 	sq := make([]float64, d)
 	for j := range sq {
 		sq[j] = 1
 		if precond != nil {
-			if !(precond[j] > 0) || math.IsInf(precond[j], 0) {
-				return 0, fmt.Errorf("sampler: λmax(MH): preconditioner entry %d is %v: expected a positive number", j+1, precond[j])
-			}
 			sq[j] = math.Sqrt(precond[j])
 		}
 	}

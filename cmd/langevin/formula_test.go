@@ -34,9 +34,16 @@ func TestRunFormula(t *testing.T) {
 	}
 	for _, want := range []string{"gaussian regression (formula)", "groups:   g: 6 levels, Intercept (uncorrelated)",
 		"auto: prior Intercept ~ student_t(3, ", "auto: prior sigma     ~ student_t(3, 0, 2.5)", "auto: prior b         ~ flat",
-		"\nb_Intercept ", "\nb_x ", "\nsd_g__Intercept ", "\nsigma ", "\nr_g.6.1 ", "sampler: nuts"} {
+		"\nb_Intercept ", "\nb_x ", "\nsd_g__Intercept ", "\nsigma ", "\nr_g[s1,Intercept] ", "\nr_g[s6,Intercept] ", "sampler: nuts"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("output lacks %q:\n%s", want, stdout)
+		}
+	}
+	// The summary prints brms's names only: not θ's internal columns of
+	// the scaled design, nor the group effects' CmdStan names.
+	for _, not := range []string{"\nb.1 ", "\nIntercept ", "\nsd_1.1 ", "\nz_1.", "\nr_1.", "\nr_g.1.1 "} {
+		if strings.Contains(stdout, not) {
+			t.Errorf("output prints the internal row %q:\n%s", strings.TrimSpace(not), stdout)
 		}
 	}
 	if strings.Contains(stdout, "not validated") {

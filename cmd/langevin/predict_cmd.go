@@ -144,7 +144,7 @@ func cmdPredict(args []string, stdout, _ io.Writer) error {
 	}
 	fit.PrintCoding(stdout, d)
 	if d.Y == nil {
-		return fit.PredictUnlabelled(stdout, mf, d, r, offVals, level, out, samples)
+		return fit.PredictUnlabelled(stdout, mf, sc, d, r, offVals, level, out, samples)
 	}
 	m, err := mf.Spec.BuildOffset(d.X, d.Y, offVals)
 	if err != nil {
@@ -167,19 +167,9 @@ func cmdPredict(args []string, stdout, _ io.Writer) error {
 		return predictGLM(stdout, g, draws, d, fit.LogOffsets(mf.Spec, offVals), out)
 	}
 	if r, ok := m.(predict.Regressor); ok && !mf.Classifies() {
-		reg, err := predict.Regress(r, draws, d.X, level)
+		reg, err := fit.Regress(r, draws, d.X, level, sc)
 		if err != nil {
 			return err
-		}
-		if sc != nil && sc.TargetScale != 0 {
-			// The run standardised the response: its predictions back in
-			// the response's units (an increasing affine map keeps the
-			// intervals' quantiles).
-			for _, v := range [][]float64{reg.Mean, reg.Lower, reg.Upper, reg.ObsLower, reg.ObsUpper} {
-				for i := range v {
-					v[i] = sc.TargetValue(v[i])
-				}
-			}
 		}
 		fit.PrintRegression(stdout, reg, d.Y)
 		if out != "" {

@@ -41,6 +41,14 @@ func cmdReport(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	dir = r.Dir
+	if r.Spec != nil {
+		// model.json and scaler.json are read as predict reads them, so that
+		// a scaler that does not fit the model is refused here too, not
+		// silently left out of the page's tables on the data's scale.
+		if _, _, err := fit.ReadModelFile(r); err != nil {
+			return err
+		}
+	}
 	tr, settings := r.Trace, r.Settings
 	path := *out
 	if path == "" {

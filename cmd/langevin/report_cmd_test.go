@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"image/png"
 	"os"
 	"os/exec"
@@ -101,6 +102,30 @@ func TestReportBadInput(t *testing.T) {
 	writeFile(t, bad, "chain-1.csv", "lp__,a\n1,2\n3,x\n")
 	if code, _, errOut := runMain("report", bad); code != 2 || !strings.Contains(errOut, "chain-1.csv") {
 		t.Errorf("malformed CSV: exit %d, %q", code, errOut)
+	}
+	// A scaler.json with one feature fewer than model.json: refused as
+	// predict refuses it, not drawn without its table on the data's scale.
+	run := filepath.Join(dir, "run")
+	if code, _, errOut := runMain("run", "--sampler", "laplace", "--out", run); code != 0 {
+		t.Fatalf("run: exit %d: %s", code, errOut)
+	}
+	scPath := filepath.Join(run, "scaler.json")
+	b, err := os.ReadFile(scPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sc map[string]any
+	if err := json.Unmarshal(b, &sc); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"mean", "scale"} {
+		v := sc[k].([]any)
+		sc[k] = v[:len(v)-1]
+	}
+	b, _ = json.Marshal(sc)
+	writeFile(t, run, "scaler.json", string(b))
+	if code, _, errOut := runMain("report", "--force", run); code != 2 || !strings.Contains(errOut, "13 means and scales, but") {
+		t.Errorf("short scaler.json: exit %d, %q: want exit 2 naming the mismatch", code, errOut)
 	}
 }
 

@@ -13,11 +13,12 @@ import (
 	"github.com/langevin-go/langevin/data"
 	"github.com/langevin-go/langevin/diag"
 	"github.com/langevin-go/langevin/fit"
+	"github.com/langevin-go/langevin/formula"
 	"github.com/langevin-go/langevin/internal/runctl"
 	"github.com/langevin-go/langevin/model"
 )
 
-func cmdRun(args []string, stdout, stderr io.Writer) error {
+func cmdRun(args []string, stdout, stderr io.Writer) (runErr error) {
 	args, resume, err := resumeArgs(args) // --resume DIR: the run's own arguments
 	if err != nil {
 		return err
@@ -53,20 +54,30 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		if err := rd.SaveResumeInfo(c, args); err != nil {
-			rd.W.Close(err)
+			rd.W.Discard(err)
 			return err
 		}
 	}
+	sampling := false // langevin.Run has begun: from here the directory holds the run
 	if rd != nil {
 		st.SetCloser(func(err error) { rd.W.Close(err) })
-		defer rd.W.Close(errors.New("the run failed before sampling"))
+		defer func() {
+			// A run that failed on its input or its set-up, before its
+			// first draw, leaves no directory to refuse the corrected
+			// command; one stopped by a signal keeps its own for --resume.
+			var intr *runctl.Interrupted
+			if !sampling && !errors.As(runErr, &intr) {
+				rd.W.Discard(runErr)
+			}
+			rd.W.Close(errors.New("the run failed before sampling"))
+		}()
 	}
 	j := &fit.Problem{C: c, Stderr: stderr}
 	ph := runctl.NewPhases(stderr, true) // the time line; st reports the phases as they come
 	if c.Toy() {
 		j.Train = &data.Dataset{Source: "no data (toy target " + c.Model + ")"}
-	} else if c.Formula.Text != "" {
-		// read with the model, by package formula
+	} else if c.Formula.Text != "" || c.Stan != "" {
+		// read with the model, by package formula or stan
 	} else if err := j.LoadData(); err != nil {
 		j.Rows.Close()
 		return err
@@ -82,6 +93,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	build := j.BuildModel
 	if c.Formula.Text != "" {
 		build = func() error { return buildFormulaModel(j) }
+	}
+	if c.Stan != "" {
+		build = func() error { return buildStanModel(j) }
 	}
 	if err := build(); err != nil {
 		return err
@@ -205,6 +219,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	st.Enter("sampling", false)
+	sampling = true
 	start := time.Now()
 	prog.Start()
 	tr, runErr := langevin.Run(ctx, m, s, opts)
@@ -239,6 +254,8 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	table := diag.Summarize(tr.Names, params)
 	if c.Formula.Text != "" {
 		printFormulaHeader(stdout, j, pc)
+	} else if c.Stan != "" {
+		fmt.Fprintf(stdout, "Stan program %s on %s (d = %d), %s, %s\n\n", c.Stan, j.Train.Source, m.Dim(), pc.Describe(), c.ChainsText())
 	} else if c.Toy() {
 		fmt.Fprintf(stdout, "toy target %s (d = %d, no data, gradient noise sd %g), %s, %s\n\n",
 			c.Model, m.Dim(), c.GradNoise, pc.Describe(), c.ChainsText())
@@ -253,7 +270,11 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if j.NoiseNote != "" {
 		fmt.Fprintln(stdout, j.NoiseNote)
 	}
-	if err := table.Format(stdout); err != nil {
+	printed := table
+	if fm, ok := m.(*formula.Model); ok {
+		printed = formulaTable(table, fm)
+	}
+	if err := printed.Format(stdout); err != nil {
 		return err
 	}
 	if note != "" {
@@ -321,6 +342,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	}
 	if intr == nil {
 		fit.PrintKSD(ctx, &notes, pc, m, lap, tr)
+		fit.PrintMisfit(ctx, &notes, pc, m, lap, tr, j.Env.MisfitHint)
 		ph.Done("KSD", "")
 	}
 	stdout.Write(notes.Bytes())

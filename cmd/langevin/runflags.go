@@ -15,7 +15,7 @@ import (
 // The groups of the common flags, in the order of run -h.
 var commonGroups = []struct{ title, flags string }{
 	{"data", "data split test test-frac target id drop categorical missing format standardize n noise k"},
-	{"model", "formula family priors model intercept prior-scale offset exposure nu hidden activation likelihood classes noise-var learn-noise noise-model map-iters map-batch map-lr grad-noise rho"},
+	{"model", "stan formula family priors model intercept prior-scale offset exposure nu hidden activation likelihood classes noise-var learn-noise noise-model map-iters map-batch map-lr grad-noise rho"},
 	{"run", "sampler target-ess max-time chains chain-id iters burnin thin seed init precond out overwrite resume checkpoint report quiet"},
 	{"step size", "step schedule step-b decay step-floor cycles explore temperature temperature-start"},
 	{"stochastic gradients", "batch replace cv clip clip-value noise-every"},
@@ -36,6 +36,7 @@ func newRunFlagSet(c *fit.Config) *flag.FlagSet {
 	fs.IntVar(&c.K, "k", 3, "--data spirals: number of arms (classes)")
 
 	fit.RegisterFormulaFlags(fs, &c.Formula)
+	fs.StringVar(&c.Stan, "stan", "", "a Stan program `FILE` as the model (see docs/stan.md); --data is its data in CmdStan's JSON format; the sampler is nuts unless --sampler says otherwise")
 	fs.StringVar(&c.Model, "model", "logistic", "model: linear|logistic|mlp|softmax (integer class labels 0…K−1; --prior-scale σ₀ is precision λ = 1/σ₀²)|poisson|negbin (counts, log link; --offset/--exposure)|probit (0/1 labels)|robust (Student-t regression), or a toy target that needs no --data: gauss2|mixture25")
 	fs.BoolVar(&c.Intercept, "intercept", true, "add an intercept")
 	fs.Float64Var(&c.PriorScale, "prior-scale", 0, "prior scale `S`: σ₀ of the N(0, σ₀²I) prior (logistic, default 1), or √v of the N(μ, σ²vI) prior (linear, default 10)")
@@ -145,6 +146,9 @@ func parseRun(args []string, stdout io.Writer) (*fit.Config, error) {
 	c.Set = map[string]bool{}
 	fs.Visit(func(fl *flag.Flag) { c.Set[fl.Name] = true })
 	c.StepSet = c.Set["step"]
+	if c.Stan != "" && !c.Set["sampler"] {
+		c.Sampler = "nuts" // a Stan program: exact NUTS, as CmdStan
+	}
 	if err := fit.OneOf("model", c.Model, model.Kinds...); err != nil {
 		return nil, err
 	}

@@ -63,7 +63,7 @@ func SatAdd(a, b int64) int64 {
 	return a + b
 }
 
-// SatMul: see SatAdd.
+// SatMul returns a·b for a, b ≥ 0, saturating at math.MaxInt64 (see SatAdd).
 func SatMul(a, b int64) int64 {
 	if a != 0 && b > math.MaxInt64/a {
 		return math.MaxInt64

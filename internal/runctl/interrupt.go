@@ -47,6 +47,7 @@ func (e *Interrupted) ExitCode() int {
 	return 130
 }
 
+// SignalName is the conventional name of s: SIGINT, SIGTERM, ….
 func SignalName(s os.Signal) string {
 	switch s {
 	case os.Interrupt:
@@ -78,6 +79,8 @@ type Stopper struct {
 	abandoned bool // do returned before its phase ended
 }
 
+// NewStopper returns a Stopper whose context is cancelled by SIGINT or SIGTERM;
+// it reports the signal to stderr.
 func NewStopper(stderr io.Writer) *Stopper {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	s := &Stopper{Ctx: ctx, cancel: cancel, sigs: make(chan os.Signal, 2), stderr: stderr, done: make(chan struct{})}

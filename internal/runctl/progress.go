@@ -31,6 +31,8 @@ type Progress struct {
 	wg    sync.WaitGroup
 }
 
+// NewProgress returns a progress line on w for chains chains of iters
+// iterations each; quiet prints nothing.
 func NewProgress(w io.Writer, quiet bool, chains, iters int) *Progress {
 	p := &Progress{w: w, quiet: quiet, total: SatMul(int64(chains), int64(max(iters, 1))), done: make([]atomic.Int64, chains)}
 	if f, ok := w.(*os.File); ok {
@@ -52,6 +54,7 @@ func (p *Progress) sum() int64 {
 	return n
 }
 
+// Start starts the clock and, on a terminal, the progress line.
 func (p *Progress) Start() {
 	p.begin = time.Now()
 	if p.quiet {
@@ -107,6 +110,7 @@ func (p *Progress) draw(final bool) {
 	}
 }
 
+// Stop ends the progress line.
 func (p *Progress) Stop() {
 	if p.quiet {
 		return

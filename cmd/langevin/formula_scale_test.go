@@ -1,0 +1,141 @@
+package main
+
+import (
+	"math"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/stat"
+)
+
+// loansPath is the natural-units loans data (formula/testdata/loans.csv,
+// written by the formula package's TestLoansData generator): 2,800 rows,
+// age in years, income in thousands, the loan amount in currency units.
+const loansPath = "../../formula/testdata/loans.csv"
+
+// summaryMeanSD returns the mean and sd of the summary table's row name.
+func summaryMeanSD(t *testing.T, out, name string) (mean, sd float64) {
+	t.Helper()
+	for _, line := range strings.Split(out, "\n") {
+		f := strings.Fields(line)
+		if len(f) >= 3 && f[0] == name {
+			mean, _ = strconv.ParseFloat(f[1], 64)
+			sd, _ = strconv.ParseFloat(f[2], 64)
+			return mean, sd
+		}
+	}
+	t.Fatalf("no row %q in\n%s", name, out)
+	return 0, 0
+}
+
+// columnSD returns the sd (divisor n − 1, as R's scale) of a column of a
+// CSV file of numbers.
+func columnSD(t *testing.T, path, col string) float64 {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	k := -1
+	for j, h := range strings.Split(lines[0], ",") {
+		if h == col {
+			k = j
+		}
+	}
+	var v []float64
+	for _, l := range lines[1:] {
+		x, err := strconv.ParseFloat(strings.Split(l, ",")[k], 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v = append(v, x)
+	}
+	return stat.StdDev(v, nil)
+}
+
+// TestFormulaNaturalUnits: a bernoulli GLM with its predictors in natural
+// units (age in years, income in thousands, a loan in currency units:
+// spreads 12, 23 and 5,400) samples as cheaply as its scale() version and
+// gives the same answer, because the model scales its design inside
+// (formula.Model's doc). Unscaled, NUTS ran at the maximum tree depth
+// (1,023 gradients an iteration, ε 0.0016; stopped after 580 s of CPU);
+// scaled inside: mean n_leapfrog ≈ 6 in every chain (measured 5.9–6.2),
+// 4.1 s of CPU against 4.4 s for scale(). The coefficients agree: b_x·sd(x)
+// against b_scalex within 0.1 posterior sd, the sds within 10%.
+func TestFormulaNaturalUnits(t *testing.T) {
+	run := func(formula string) string {
+		t.Helper()
+		code, stdout, stderr := runMain("run", "--data", loansPath, "--formula", formula, "--family", "bernoulli", "--quiet")
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", formula, code, stderr)
+		}
+		return stdout
+	}
+	nat := run("default ~ age + income + loan + region")
+	for _, line := range strings.Split(nat, "\n") {
+		if !strings.HasPrefix(line, "chain ") || !strings.Contains(line, "n_leapfrog") {
+			continue
+		}
+		f := strings.Fields(line)
+		leap, _ := strconv.ParseFloat(f[len(f)-1], 64)
+		if leap > 15 {
+			t.Errorf("natural units: %s: more than 15 gradients an iteration: the design is not scaled inside the model", line)
+		}
+	}
+	if strings.Contains(nat, "saturated the maximum tree depth") {
+		t.Errorf("natural units: tree depth saturated:\n%s", nat)
+	}
+	sc := run("default ~ scale(age) + scale(income) + scale(loan) + region")
+	for _, c := range []struct{ nat, sc, col string }{
+		{"b_age", "b_scaleage", "age"}, {"b_income", "b_scaleincome", "income"}, {"b_loan", "b_scaleloan", "loan"},
+		{"b_regionsouth", "b_regionsouth", ""}, {"b_Intercept", "", ""},
+	} {
+		if c.sc == "" {
+			continue // the intercepts differ: scale() centres the columns
+		}
+		s := 1.0
+		if c.col != "" {
+			s = columnSD(t, loansPath, c.col)
+		}
+		mn, sn := summaryMeanSD(t, nat, c.nat)
+		ms, ss := summaryMeanSD(t, sc, c.sc)
+		mn, sn = mn*s, sn*s
+		t.Logf("%s·sd %.4f (sd %.4f), %s %.4f (sd %.4f): |Δ|/sd %.3f, sd ratio %.3f", c.nat, mn, sn, c.sc, ms, ss, math.Abs(mn-ms)/ss, sn/ss)
+		if math.Abs(mn-ms) > 0.1*ss || math.Abs(sn/ss-1) > 0.1 {
+			t.Errorf("%s·sd(%s) = %.4f ± %.4f, %s = %.4f ± %.4f: not the same posterior", c.nat, c.col, mn, sn, c.sc, ms, ss)
+		}
+	}
+}
+
+// TestNUTSTreeDepthWarning: a NUTS run whose trajectories hit the maximum
+// tree depth says so after its per-chain lines, as Stan does ("N of M
+// iterations saturated the maximum tree depth of D"), with the count and
+// what it means for the metric; a run that never hits it does not.
+func TestNUTSTreeDepthWarning(t *testing.T) {
+	code, stdout, stderr := runMain("run", "--sampler", "nuts", "--max-depth", "2", "--iters", "400", "--burnin", "200", "--chains", "2", "--quiet")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	re := regexp.MustCompile(`warning:  (\d+) of 400 iterations saturated the maximum tree depth of 2 \(\d+%; mean n_leapfrog \d+\)`)
+	m := re.FindStringSubmatch(stdout)
+	if m == nil {
+		t.Fatalf("no tree-depth warning:\n%s", stdout)
+	}
+	if n, _ := strconv.Atoi(m[1]); n == 0 || n > 400 {
+		t.Errorf("saturated count %s of 400", m[1])
+	}
+	if !strings.Contains(stdout, "MH ≈ I does not hold") {
+		t.Errorf("the warning does not say the metric does not fit:\n%s", stdout)
+	}
+	code, stdout, stderr = runMain("run", "--sampler", "nuts", "--iters", "400", "--burnin", "200", "--chains", "2", "--quiet")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if strings.Contains(stdout, "saturated the maximum tree depth") {
+		t.Errorf("a run at tree depth ~3 warns of saturation:\n%s", stdout)
+	}
+}

@@ -1,0 +1,162 @@
+package loo
+
+import "math"
+
+// RelEff returns the relative efficiency r_eff = ESS/S of the S = len(x)
+// draws x, ordered chain after chain in chains chains of equal length, as
+// loo's relative_eff computes it (the ESS of Stan 2.18 without splitting or
+// rank normalisation): with n draws per chain, chain means x̄_c and
+// autocovariances γ̂_c(t) (loo's FFT estimate, the biased sum scaled by
+// m/n² where m ≥ n is the next product of 2, 3 and 5),
+//
+//	W = mean_c γ̂_c(0)·n/(n−1),   var⁺ = W(n−1)/n + var_c(x̄_c),
+//	ρ̂(t) = 1 − (W − mean_c γ̂_c(t))/var⁺,
+//
+// summed to Geyer's initial positive and monotone sequence, τ̂ = −1 + 2Σρ̂ + ρ̂
+// (the last even lag), τ̂ ≥ 1/log₁₀ S, and r_eff = 1/τ̂. For PSIS-LOO, x is
+// the likelihood p(yᵢ|θₛ) of one row; any positive multiple gives the same
+// r_eff.
+//
+// RelEff panics if len(x) is not a multiple of chains.
+func RelEff(x []float64, chains int) float64 {
+	var w Workspace
+	return w.relEff(x, chains)
+}
+
+func nextGoodSize(n int) int {
+	if n <= 2 {
+		return 2
+	}
+	for {
+		m := n
+		for m%2 == 0 {
+			m /= 2
+		}
+		for m%3 == 0 {
+			m /= 3
+		}
+		for m%5 == 0 {
+			m /= 5
+		}
+		if m <= 1 {
+			return n
+		}
+		n++
+	}
+}
+
+// relEff is RelEff with the workspace's scratch: chain means and ρ̂.
+func (w *Workspace) relEff(x []float64, chains int) float64 {
+	S := len(x)
+	if chains < 1 || S%chains != 0 {
+		panic("loo: number of draws not a multiple of the number of chains")
+	}
+	n := S / chains
+	w.means = grow(w.means, chains)
+	w.rho = grow(w.rho, n+2)
+	means, rho := w.means, w.rho
+	for c := range chains {
+		var s float64
+		for _, v := range x[c*n : (c+1)*n] {
+			s += v
+		}
+		means[c] = s / float64(n)
+	}
+	scale := float64(nextGoodSize(n)) / (float64(n) * float64(n))
+	w.yc = grow(w.yc, S)
+	yc := w.yc
+	for c := range chains {
+		m := means[c]
+		for i, v := range x[c*n : (c+1)*n] {
+			yc[c*n+i] = v - m
+		}
+	}
+	// acov2 returns mean_c γ̂_c(t) and mean_c γ̂_c(t+1), in one pass.
+	acov2 := func(t int) (g0, g1 float64) {
+		for c := range chains {
+			y := yc[c*n : (c+1)*n]
+			var s0, s1, s2, s3 float64
+			m := n - t - 1 // terms of lag t+1; lag t has one more
+			if m < 0 {
+				continue
+			}
+			a, b := y[:m], y[t:]
+			i := 0
+			for ; i+1 < m; i += 2 {
+				a0, a1 := a[i], a[i+1]
+				b0, b1, b2 := b[i], b[i+1], b[i+2]
+				s0 += a0 * b0
+				s1 += a1 * b1
+				s2 += a0 * b1
+				s3 += a1 * b2
+			}
+			if i < m {
+				s0 += a[i] * b[i]
+				s2 += a[i] * b[i+1]
+			}
+			s0 += y[m] * y[n-1] // lag t's last term
+			g0 += (s0 + s1) * scale
+			g1 += (s2 + s3) * scale
+		}
+		return g0 / float64(chains), g1 / float64(chains)
+	}
+	fn := float64(n)
+	a0, a1 := acov2(0)
+	meanVar := a0 * fn / (fn - 1)
+	varPlus := meanVar * (fn - 1) / fn
+	if chains > 1 {
+		var mm float64
+		for _, m := range means {
+			mm += m
+		}
+		mm /= float64(chains)
+		var v float64
+		for _, m := range means {
+			v += (m - mm) * (m - mm)
+		}
+		varPlus += v / float64(chains-1)
+	}
+	clear(rho)
+	even := 1.0
+	rho[0] = even
+	odd := 1 - (meanVar-a1)/varPlus
+	rho[1] = odd
+	t := 0
+	for t < n-5 && !math.IsNaN(even+odd) && even+odd > 0 {
+		t += 2
+		at, at1 := acov2(t)
+		even = 1 - (meanVar-at)/varPlus
+		odd = 1 - (meanVar-at1)/varPlus
+		if even+odd >= 0 {
+			rho[t], rho[t+1] = even, odd
+		}
+	}
+	maxT := t
+	if even > 0 {
+		rho[maxT] = even
+	}
+	for t = 0; t <= maxT-4; {
+		t += 2
+		if rho[t]+rho[t+1] > rho[t-2]+rho[t-1] {
+			rho[t] = (rho[t-2] + rho[t-1]) / 2
+			rho[t+1] = rho[t]
+		}
+	}
+	var sum float64
+	if maxT == 0 {
+		sum = rho[0] // R's rho[1:0] is rho[1]
+	}
+	for _, r := range rho[:maxT] {
+		sum += r
+	}
+	tau := -1 + 2*sum + rho[maxT]
+	tau = math.Max(tau, 1/math.Log10(float64(S)))
+	return 1 / tau
+}
+
+func grow(buf []float64, n int) []float64 {
+	if cap(buf) < n {
+		return make([]float64, n)
+	}
+	return buf[:n]
+}

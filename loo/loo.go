@@ -1,0 +1,289 @@
+package loo
+
+import (
+	"errors"
+	"fmt"
+	"iter"
+	"math"
+	"sync"
+
+	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// Blocks yields the pointwise log-likelihoods log p(yᵢ|θₛ) a block of rows
+// at a time: each matrix is rows × S, row i the S draws of one observation,
+// ordered chain after chain. A non-nil error stops the iteration and is
+// returned.
+type Blocks = iter.Seq2[*mat.Dense, error]
+
+// Point is the PSIS-LOO estimate of one row.
+type Point struct {
+	ELPD  float64 // elpdᵢ = log Σₛ wₛ p(yᵢ|θₛ), w the normalised PSIS weights
+	MCSE  float64 // Monte Carlo standard error of elpdᵢ
+	PLoo  float64 // p_looᵢ = lpdᵢ − elpdᵢ
+	LooIC float64 // −2·elpdᵢ
+	K     float64 // Pareto shape k̂ᵢ
+	NEff  float64 // PSIS effective sample size r_eff/Σₛ wₛ²
+	REff  float64 // relative efficiency of p(yᵢ|θₛ), RelEff
+}
+
+// blom holds loo's 1000 normal quantiles Φ⁻¹((r − 3/8)/(1000 + 1/4)).
+var blom = sync.OnceValue(func() []float64 {
+	const n, c = 1000, 3.0 / 8
+	z := make([]float64, n)
+	for r := range z {
+		z[r] = distuv.UnitNormal.Quantile((float64(r+1) - c) / (n - 2*c + 1))
+	}
+	return z
+})
+
+// Row returns the PSIS-LOO estimate of one row of log-likelihoods ll, the S
+// draws in chains chains of equal length, as loo's loo.matrix with
+// r_eff = relative_eff(exp(ll), chain_id): r_eff by RelEff of p(yᵢ|θₛ), the
+// log ratios −ll smoothed by PSIS, normalised weights wₛ, and
+//
+//	elpdᵢ = log Σₛ wₛ p(yᵢ|θₛ),   lpdᵢ = log (1/S) Σₛ p(yᵢ|θₛ),
+//	n_eff = r_eff/Σₛ wₛ²,
+//
+// and loo's MCSE of elpdᵢ: with E = exp(elpdᵢ) and
+// v = Σₛ wₛ²(p(yᵢ|θₛ) − E)², the sample variance of log(E + √v·zᵣ) over
+// 1000 normal quantiles zᵣ (the positive arguments), divided by r_eff, under
+// a square root. The normalised weights stay in the workspace (Weights) until
+// the next call. Row allocates nothing once the workspace has grown.
+//
+// Row panics if len(ll) is not a multiple of chains; the values must be
+// finite.
+func (w *Workspace) Row(ll []float64, chains int) Point {
+	S := len(ll)
+	w.lik, w.lw, w.w = grow(w.lik, S), grow(w.lw, S), grow(w.w, S)
+	lik, lw, wt := w.lik, w.lw, w.w
+	c, lo := ll[0], ll[0]
+	for _, v := range ll {
+		if v > c {
+			c = v
+		}
+		if v < lo {
+			lo = v
+		}
+	}
+	var sumLik float64
+	for s, v := range ll {
+		e := expNeg(v - c)
+		lik[s] = e
+		sumLik += e
+		lw[s] = -v
+	}
+	reff := w.relEff(lik, chains)
+	k := w.PSIS(lw, reff)
+	mx := lw[0]
+	for _, v := range lw {
+		if v > mx {
+			mx = v
+		}
+	}
+	// Unsmoothed weights are exp(−llₛ − mx) = exp(−c − mx)/likₛ: one
+	// division a draw instead of an exponential, while the range of ll
+	// keeps likₛ normal.
+	var z float64
+	if c-lo < 700 {
+		f := math.Exp(-c - mx)
+		for s, l := range lik {
+			wt[s] = f / l
+		}
+		for _, p := range w.tail {
+			wt[p.i] = expNeg(lw[p.i] - mx)
+		}
+	} else {
+		for s, v := range lw {
+			wt[s] = expNeg(v - mx)
+		}
+	}
+	for _, v := range wt {
+		z += v
+	}
+	var num, w2 float64
+	iz := 1 / z
+	for s, v := range wt {
+		v *= iz
+		wt[s] = v
+		num += v * lik[s]
+		w2 += v * v
+	}
+	elpd := c + math.Log(num)
+	lpd := c + math.Log(sumLik) - math.Log(float64(S))
+	// MCSE, on the scale of lik (the variance of the logs does not depend on it).
+	e := num
+	var v float64
+	for s, x := range wt {
+		d := lik[s] - e
+		v += x * x * d * d
+	}
+	sd := math.Sqrt(v)
+	zn := blom()
+	w.z = grow(w.z, len(zn))
+	lz := w.z[:0]
+	var m1 float64
+	for _, q := range zn {
+		if a := e + sd*q; a > 0 {
+			l := logPos(a)
+			lz = append(lz, l)
+			m1 += l
+		}
+	}
+	n1 := float64(len(lz))
+	m1 /= n1
+	var ss float64
+	for _, l := range lz {
+		d := l - m1
+		ss += d * d
+	}
+	return Point{
+		ELPD:  elpd,
+		MCSE:  math.Sqrt(ss / (n1 - 1) / reff),
+		PLoo:  lpd - elpd,
+		LooIC: -2 * elpd,
+		K:     k,
+		NEff:  reff / w2,
+		REff:  reff,
+	}
+}
+
+// Weights returns the normalised PSIS weights of the last Row, one per
+// draw; they are overwritten by the next call.
+func (w *Workspace) Weights() []float64 { return w.w }
+
+// Estimate is a sum over rows and its standard error √N·sd.
+type Estimate struct{ Estimate, SE float64 }
+
+// Band is one of loo's k̂ bands: the number of rows in it and the smallest
+// n_eff among them (NaN for none).
+type Band struct {
+	Count   int
+	MinNEff float64
+}
+
+// BandNames are loo 2.5.1's names of the k̂ bands (−∞, 0.5], (0.5, 0.7],
+// (0.7, 1] and (1, ∞).
+var BandNames = [4]string{"good", "ok", "bad", "very bad"}
+
+// Result is PSIS-LOO over all rows.
+type Result struct {
+	ELPD, PLoo, LooIC Estimate
+	// MCSE is the Monte Carlo standard error of elpd_loo, √Σ MCSEᵢ², NaN
+	// when some k̂ exceeds 0.7 (as loo prints NA).
+	MCSE        float64
+	Rows, Draws int
+	Bands       [4]Band
+	Pointwise   []Point
+}
+
+// BandOf returns the index in BandNames of the band of k̂.
+func BandOf(k float64) int {
+	switch {
+	case k <= 0.5:
+		return 0
+	case k <= 0.7:
+		return 1
+	case k <= 1:
+		return 2
+	}
+	return 3
+}
+
+// Summarize returns the Result of the pointwise estimates pts of rows of S
+// draws: sums, standard errors √N·sd (sd with denominator N − 1) and bands,
+// as loo's table_of_estimates and pareto_k_table. pts is kept, not copied.
+func Summarize(pts []Point, S int) *Result {
+	r := &Result{Rows: len(pts), Draws: S, Pointwise: pts}
+	for i := range r.Bands {
+		r.Bands[i].MinNEff = math.NaN()
+	}
+	var mc float64
+	for _, p := range pts {
+		mc += p.MCSE * p.MCSE
+		b := &r.Bands[BandOf(p.K)]
+		if b.Count == 0 || p.NEff < b.MinNEff {
+			b.MinNEff = p.NEff
+		}
+		b.Count++
+	}
+	r.MCSE = math.Sqrt(mc)
+	if r.Bands[2].Count+r.Bands[3].Count > 0 {
+		r.MCSE = math.NaN()
+	}
+	r.ELPD = sumSE(pts, func(p Point) float64 { return p.ELPD })
+	r.PLoo = sumSE(pts, func(p Point) float64 { return p.PLoo })
+	r.LooIC = sumSE(pts, func(p Point) float64 { return p.LooIC })
+	return r
+}
+
+func sumSE(pts []Point, f func(Point) float64) Estimate {
+	n := float64(len(pts))
+	var s float64
+	for _, p := range pts {
+		s += f(p)
+	}
+	m := s / n
+	var v float64
+	for _, p := range pts {
+		d := f(p) - m
+		v += d * d
+	}
+	return Estimate{s, math.Sqrt(n * v / (n - 1))}
+}
+
+// LOO returns PSIS-LOO of the rows that blocks yields, their draws in
+// chains chains of equal length: each row by Workspace.Row, then
+// Summarize. Every block must have the same number of columns S, a multiple
+// of chains, and finite values; otherwise LOO returns an error naming the
+// row.
+func LOO(blocks Blocks, chains int) (*Result, error) {
+	if chains < 1 {
+		return nil, errors.New("loo: number of chains must be at least 1")
+	}
+	var (
+		w   Workspace
+		pts []Point
+		S   = -1
+	)
+	for b, err := range blocks {
+		if err != nil {
+			return nil, err
+		}
+		r, c := b.Dims()
+		if S < 0 {
+			S = c
+			if S%chains != 0 {
+				return nil, fmt.Errorf("loo: %d draws do not split into %d chains of equal length", S, chains)
+			}
+		} else if c != S {
+			return nil, fmt.Errorf("loo: row %d has %d draws, the rows before %d", len(pts)+1, c, S)
+		}
+		for i := range r {
+			ll := b.RawRowView(i)
+			if err := finite(ll, len(pts)+1); err != nil {
+				return nil, err
+			}
+			pts = append(pts, w.Row(ll, chains))
+		}
+	}
+	if len(pts) == 0 {
+		return nil, errors.New("loo: no rows")
+	}
+	return Summarize(pts, S), nil
+}
+
+// PIT returns the LOO probability integral transform of the observation y
+// given draws yrep of its posterior predictive and the row's normalised PSIS
+// weights w (Workspace.Weights): Σₛ wₛ·1(yrepₛ ≤ y), as rstantools'
+// loo_pit.
+func PIT(w, yrep []float64, y float64) float64 {
+	var p float64
+	for s, v := range yrep {
+		if v <= y {
+			p += w[s]
+		}
+	}
+	return p
+}

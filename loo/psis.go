@@ -1,0 +1,224 @@
+package loo
+
+import (
+	"math"
+	"math/bits"
+	"slices"
+)
+
+// TailLen returns the number of largest importance ratios that PSIS
+// replaces by generalised Pareto quantiles: M = ⌈min(S/5, 3√(S/r_eff))⌉.
+func TailLen(S int, reff float64) int {
+	return int(math.Ceil(math.Min(0.2*float64(S), 3*math.Sqrt(float64(S)/reff))))
+}
+
+// KThreshold returns the largest Pareto k̂ for which PSIS with S draws is
+// reliable, min(1 − 1/log₁₀ S, 0.7) (Vehtari et al. 2024, section 3.2.4).
+func KThreshold(S int) float64 {
+	return math.Min(1-1/math.Log10(float64(S)), 0.7)
+}
+
+// pair is a log ratio and its draw.
+type pair struct {
+	v float64
+	i int32
+}
+
+// Workspace holds the scratch of PSIS for rows of one number of draws. The
+// zero value is ready to use; a Workspace must not be used by two
+// goroutines at once.
+type Workspace struct {
+	lik, w, lw, tx, z, sel, yc, means, rho, theta, ell []float64
+	heap                                               []pair
+	tail                                               []pair // the smoothed draws of the last PSIS, nil if none
+}
+
+// PSIS replaces the log importance ratios lw, one per draw, by Pareto
+// smoothed log weights and returns the Pareto shape k̂, as loo's psis with
+// r_eff: with M = TailLen(S, reff), the M largest ratios are replaced by the
+// quantiles F⁻¹((j − ½)/M), j = 1…M, of the generalised Pareto distribution
+// fitted (GPDFit) to their excesses over the (M+1)-th largest ratio, in the
+// same order, and every weight is truncated at the largest raw ratio. With
+// M < 5, or a tail of equal values, nothing is smoothed and k̂ = +Inf. The
+// weights are not normalised.
+func (w *Workspace) PSIS(lw []float64, reff float64) (k float64) {
+	S := len(lw)
+	m := TailLen(S, reff)
+	lmax := math.Inf(-1)
+	for _, v := range lw {
+		if v > lmax {
+			lmax = v
+		}
+	}
+	k = math.Inf(1)
+	w.tail = nil
+	if m >= 5 && m < S {
+		tail := w.largest(lw, m+1) // ascending, tail[0] the cutoff
+		cut := tail[0].v - lmax
+		tail = tail[1:]
+		if math.Abs((tail[m-1].v-lmax)-(tail[0].v-lmax)) >= 2.220446049250313e-16/100 {
+			k = w.smooth(lw, tail, cut, lmax)
+		}
+	}
+	for s, v := range lw {
+		if v-lmax > 0 {
+			lw[s] = lmax
+		}
+	}
+	return k
+}
+
+// smooth fits the tail and writes the smoothed values into lw, returning k̂.
+func (w *Workspace) smooth(lw []float64, tail []pair, cut, lmax float64) float64 {
+	m := len(tail)
+	ec := math.Exp(cut)
+	w.tx = grow(w.tx, m)
+	x := w.tx
+	for j, p := range tail {
+		x[j] = math.Exp(p.v-lmax) - ec
+	}
+	g := 30 + int(math.Sqrt(float64(m)))
+	w.theta, w.ell = grow(w.theta, g), grow(w.ell, g)
+	k, sigma := GPDFit(x, w.theta, w.ell)
+	if math.IsInf(k, 0) || math.IsNaN(k) {
+		return k
+	}
+	for j, p := range tail {
+		q := GPDQuantile((float64(j)+0.5)/float64(m), k, sigma) + ec
+		v := logPos(q)
+		if v > 0 {
+			v = 0
+		}
+		lw[p.i] = v + lmax
+	}
+	w.tail = tail
+	return k
+}
+
+// largest returns the n largest values of x with their indices, ascending,
+// ordered as R's stable sort.int orders them (equal values by draw, so that
+// of equal values at the cutoff the later draws are in the tail). A sorted
+// sample of every (S/256)-th value gives a bound below which the n largest
+// almost surely do not fall; the values above it are gathered in one pass
+// and sorted. When the bound misses (fewer than n values above it), the
+// bound is the n-th largest value itself, by quickselect on a copy.
+func (w *Workspace) largest(x []float64, n int) []pair {
+	S := len(x)
+	bound := math.Inf(-1)
+	if q := 256; S >= 4*q && n < S/4 {
+		w.sel = grow(w.sel, q)
+		for j := range q {
+			w.sel[j] = x[j*S/q]
+		}
+		slices.Sort(w.sel)
+		// expected n·q/S sample values above the n-th largest; go 4 sd and
+		// 4 values further down
+		e := float64(n) * float64(q) / float64(S)
+		r := int(e + 4*math.Sqrt(e) + 4)
+		if r < q {
+			bound = w.sel[q-1-r]
+		}
+	}
+	h := w.gather(x, bound)
+	if len(h) < n {
+		w.sel = grow(w.sel, S)
+		copy(w.sel, x)
+		h = w.gather(x, nthSmallest(w.sel, S-n))
+	}
+	if len(h) > n {
+		// the n-th largest among the candidates; drop those below it and,
+		// of those equal to it, the earliest draws
+		w.sel = grow(w.sel, len(h))
+		for j, p := range h {
+			w.sel[j] = p.v
+		}
+		t := nthSmallest(w.sel[:len(h)], len(h)-n)
+		var gt, eq int
+		for _, p := range h {
+			if p.v > t {
+				gt++
+			} else if p.v == t {
+				eq++
+			}
+		}
+		skip := eq - (n - gt)
+		k := h[:0]
+		for _, p := range h {
+			if p.v > t || p.v == t && skip == 0 {
+				k = append(k, p)
+			} else if p.v == t {
+				skip--
+			}
+		}
+		h = k
+	}
+	slices.SortFunc(h, func(a, b pair) int {
+		switch {
+		case a.v < b.v:
+			return -1
+		case a.v > b.v:
+			return 1
+		}
+		return int(a.i - b.i)
+	})
+	return h
+}
+
+// gather returns the values of x not below t with their indices.
+func (w *Workspace) gather(x []float64, t float64) []pair {
+	h := w.heap[:0]
+	for s, v := range x {
+		if v >= t {
+			h = append(h, pair{v, int32(s)})
+		}
+	}
+	w.heap = h
+	return h
+}
+
+// nthSmallest returns the value that would be at index k of x sorted
+// ascending, reordering x (Hoare's quickselect with a median-of-three
+// pivot; a range that does not shrink fast enough is sorted instead).
+func nthSmallest(x []float64, k int) float64 {
+	lo, hi := 0, len(x)-1
+	for budget := 2 * bits.Len(uint(len(x))); lo < hi; budget-- {
+		if budget == 0 {
+			slices.Sort(x[lo : hi+1])
+			return x[k]
+		}
+		m := lo + (hi-lo)/2
+		if x[m] < x[lo] {
+			x[m], x[lo] = x[lo], x[m]
+		}
+		if x[hi] < x[lo] {
+			x[hi], x[lo] = x[lo], x[hi]
+		}
+		if x[hi] < x[m] {
+			x[hi], x[m] = x[m], x[hi]
+		}
+		p := x[m]
+		i, j := lo, hi
+		for i <= j {
+			for x[i] < p {
+				i++
+			}
+			for x[j] > p {
+				j--
+			}
+			if i <= j {
+				x[i], x[j] = x[j], x[i]
+				i++
+				j--
+			}
+		}
+		switch {
+		case k <= j:
+			hi = j
+		case k >= i:
+			lo = i
+		default:
+			return x[k]
+		}
+	}
+	return x[k]
+}

@@ -1,0 +1,489 @@
+package stan
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"sync"
+
+	"github.com/langevin-go/langevin/ad"
+	"github.com/langevin-go/langevin/transform"
+)
+
+// Model is a Stan program with its data as a langevin.Model over package
+// ad: θ is the unconstrained vector of the parameters block, in order of
+// declaration, and LogPrior is Stan's target — the transformed parameters
+// and model blocks with the log Jacobians of the constraint transforms (Stan
+// Reference Manual, "Constraint transforms"). Statements y ~ dist(…) leave
+// out the terms of constants only, target += dist_lpdf(y | …) keeps them: the
+// posterior is the same. The whole target is in LogPrior and Len is 0 (no
+// rows to subsample yet).
+//
+// The draws' derived quantities (langevin.Deriver) are the constrained
+// parameters, the transformed parameters and the generated quantities, named
+// as CmdStan names them (theta.1, Omega.2.1), containers in column-major
+// order as CmdStan writes them.
+//
+// A Model is safe for concurrent use: each evaluation runs on a tape of
+// its own, with the interpreter's buffers kept on the tape.
+type Model struct {
+	prog     *Program
+	slots    []slotInfo
+	consts   []val
+	params   []param
+	outs     []output
+	free     []string
+	outNames []string
+	gq       bool
+	ad       *ad.Model
+	tapes    sync.Pool
+	dry      bool
+	// Notes says what was left out (generated quantities that draw random
+	// numbers).
+	Notes []string
+}
+
+type param struct {
+	d         *Decl
+	slot      int
+	off, size int
+	shape     val
+}
+
+type output struct {
+	slot int
+	perm []int // the row-major position of each column-major value
+}
+
+// New checks prog against its data and returns the model. Errors name the
+// file, line and column of the construct (or the data's variable) and what
+// was expected.
+func New(prog *Program, data *Data) (m *Model, err error) {
+	c, err := check(prog)
+	if err != nil {
+		return nil, err
+	}
+	m = &Model{prog: prog, slots: c.slots, consts: make([]val, len(c.slots))}
+	m.gq = prog.Generated != nil && !c.hasRng
+	if c.hasRng {
+		m.Notes = append(m.Notes, fmt.Sprintf("%s:%d:%d: the generated quantities block draws random numbers (_rng), which is not supported yet: it is left out of the draws", prog.File, c.rng.Line, c.rng.Col))
+	}
+	ev := &evaluator{m: m}
+	t := &ad.Tape{}
+	t.Reset(nil)
+	ev.t = t
+	ev.env = m.consts
+	defer func() {
+		if r := recover(); r != nil {
+			m, err = nil, evalError(r)
+		}
+	}()
+	// data
+	if prog.Data != nil {
+		for _, s := range prog.Data.Stmts {
+			d := s.(*Decl)
+			x := ev.newVar(d)
+			dims := append(append([]int(nil), x.dims...), x.matDims()...)
+			ints, reals, err := data.read(d.Name, dims, d.Type == tyInt)
+			if err != nil {
+				return nil, err
+			}
+			if x.b == bInt {
+				if len(x.dims) == 0 {
+					x.i = ints[0]
+				} else {
+					x.ints = ints
+				}
+			} else {
+				x.es = nil
+				if len(reals) > 0 {
+					x.v = constVec(reals)
+				}
+			}
+			if err := m.dataCheck(ev, d, x, data); err != nil {
+				return nil, err
+			}
+			m.consts[d.slot] = x
+		}
+	}
+	// transformed data
+	if prog.TData != nil {
+		for _, s := range prog.TData.Stmts {
+			ev.exec(s)
+		}
+		for _, s := range prog.TData.Stmts {
+			if d, ok := s.(*Decl); ok {
+				x := materialize(ev, m.consts[d.slot])
+				ev.checkConstraint(d, x)
+				m.consts[d.slot] = x
+			}
+		}
+	}
+	// parameters
+	dim := 0
+	if prog.Params != nil {
+		for _, s := range prog.Params.Stmts {
+			d := s.(*Decl)
+			x := ev.newVar(d)
+			x.es = nil
+			p := param{d: d, slot: d.slot, off: dim, shape: x}
+			count := 1
+			for _, k := range x.dims {
+				count *= k
+			}
+			switch d.Type {
+			case tySimplex:
+				p.size = count * max(x.r-1, 0)
+			case tyCholCorr:
+				p.size = count * x.r * (x.r - 1) / 2
+			default:
+				p.size = x.n()
+			}
+			dim += p.size
+			m.params = append(m.params, p)
+			m.free = append(m.free, freeNames(d.Name, p.size)...)
+			m.addOutput(d, x)
+		}
+	}
+	// transformed parameters and generated quantities: their shapes
+	for _, b := range []*Block{prog.TParams, prog.Generated} {
+		if b == nil || b == prog.Generated && !m.gq {
+			continue
+		}
+		for _, s := range b.Stmts {
+			if d, ok := s.(*Decl); ok {
+				m.addOutput(d, ev.newVar(d))
+			}
+		}
+	}
+	m.ad = ad.NewPlain(dim, 0, m.prior, func(t *ad.Tape, _ []int) ad.Vec { return t.Const(0) })
+	m.tapes.New = func() any { return &ad.Tape{} }
+	// a first evaluation finds the errors the checker cannot see
+	m.dry = true
+	theta := make([]float64, dim)
+	m.ad.LogPrior(theta, make([]float64, dim))
+	if len(m.outNames) > 0 {
+		m.Derive(theta, make([]float64, len(m.outNames)))
+	}
+	m.dry = false
+	return m, nil
+}
+
+// evalError converts a panic of the evaluator to an error.
+func evalError(r any) error {
+	switch e := r.(type) {
+	case runtimeErr:
+		return e.Error
+	case rejectErr:
+		return e.Error
+	}
+	panic(r)
+}
+
+func (m *Model) dataCheck(ev *evaluator, d *Decl, x val, data *Data) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			e := evalError(r).(*Error)
+			err = &Error{File: data.File, Msg: "data " + e.Msg}
+		}
+	}()
+	ev.checkConstraint(d, x)
+	return nil
+}
+
+// materialize copies x's values out of the arenas into storage of its own.
+func materialize(ev *evaluator, x val) val {
+	if x.b == bInt {
+		if x.ints != nil {
+			x.ints = append([]int{}, x.ints...)
+		}
+		return x
+	}
+	vs := ev.values(x)
+	x.es = nil
+	x.v = ad.Vec{}
+	if len(vs) > 0 {
+		x.v = constVec(append([]float64(nil), vs...))
+	}
+	return x
+}
+
+func freeNames(name string, n int) []string {
+	if n == 1 {
+		return []string{name + "__free"}
+	}
+	out := make([]string, n)
+	for k := range out {
+		out[k] = name + "__free." + strconv.Itoa(k+1)
+	}
+	return out
+}
+
+// addOutput names x's values as CmdStan does: indices 1-based, joined by
+// dots, in column-major order.
+func (m *Model) addOutput(d *Decl, x val) {
+	full := append(append([]int(nil), x.dims...), x.matDims()...)
+	n := 1
+	for _, k := range full {
+		n *= k
+	}
+	o := output{slot: d.slot, perm: make([]int, n)}
+	idx := make([]int, len(full))
+	for k := 0; k < n; k++ { // idx counts column-major: the first index fastest
+		pos, name := 0, d.Name
+		for j := range full {
+			pos = pos*full[j] + idx[j]
+			name += "." + strconv.Itoa(idx[j]+1)
+		}
+		o.perm[k] = pos
+		m.outNames = append(m.outNames, name)
+		for j := 0; j < len(full); j++ {
+			idx[j]++
+			if idx[j] < full[j] {
+				break
+			}
+			idx[j] = 0
+		}
+	}
+	m.outs = append(m.outs, o)
+}
+
+// Dim returns the number of unconstrained parameters.
+func (m *Model) Dim() int { return m.ad.Dim() }
+
+// Len returns 0: the target is not split into rows.
+func (m *Model) Len() int { return 0 }
+
+// LogPrior returns Stan's target at θ and adds its gradient into grad.
+// Where the program rejects θ (reject, a constraint of a transformed
+// parameter, an argument outside a density's support) it is −∞.
+func (m *Model) LogPrior(theta, grad []float64) float64 { return m.ad.LogPrior(theta, grad) }
+
+// LogLik returns 0: the whole target is in LogPrior.
+func (m *Model) LogLik(theta []float64, batch []int, grad []float64) float64 { return 0 }
+
+// ParamNames returns the names of θ: a parameter's name with __free, and
+// the 1-based position in its unconstrained vector.
+func (m *Model) ParamNames() []string { return m.free }
+
+// DerivedNames returns CmdStan's names of the parameters, transformed
+// parameters and generated quantities.
+func (m *Model) DerivedNames() []string { return m.outNames }
+
+// Derive writes the parameters, transformed parameters and generated
+// quantities at θ into dst, NaN where the program rejects θ.
+func (m *Model) Derive(theta, dst []float64) {
+	t := m.tapes.Get().(*ad.Tape)
+	defer m.tapes.Put(t)
+	t.Reset(theta[:m.Dim()])
+	ev := m.evaluatorOf(t)
+	for k := range dst[:len(m.outNames)] {
+		dst[k] = math.NaN()
+	}
+	func() {
+		defer func() {
+			if r := recover(); r != nil {
+				if _, ok := r.(runtimeErr); ok && m.dry {
+					panic(r)
+				}
+				evalError(r) // re-panics what is not the program's
+			}
+		}()
+		m.setParams(ev, t.Theta(), false)
+		ev.execBlock(m.prog.TParams)
+		if m.gq {
+			ev.execBlock(m.prog.Generated)
+		}
+	}()
+	off := 0
+	for _, o := range m.outs {
+		x := ev.env[o.slot]
+		if len(o.perm) == 0 {
+			continue
+		}
+		if x.b != bInt && x.v.Len() == 0 && x.es == nil {
+			off += len(o.perm)
+			continue
+		}
+		vs := ev.values(x)
+		for k, p := range o.perm {
+			dst[off+k] = vs[p]
+		}
+		off += len(o.perm)
+	}
+}
+
+func (m *Model) evaluatorOf(t *ad.Tape) *evaluator {
+	ev, _ := t.Scratch().(*evaluator)
+	if ev == nil {
+		ev = &evaluator{m: m}
+		t.SetScratch(ev)
+	}
+	ev.reset(t)
+	return ev
+}
+
+// prior evaluates the target on t.
+func (m *Model) prior(t *ad.Tape) (out ad.Vec) {
+	ev := m.evaluatorOf(t)
+	defer func() {
+		if r := recover(); r != nil {
+			if _, ok := r.(runtimeErr); ok && m.dry {
+				panic(r)
+			}
+			evalError(r) // re-panics what is not the program's
+			out = t.Const(math.Inf(-1))
+		}
+	}()
+	m.setParams(ev, t.Theta(), true)
+	if b := m.prog.TParams; b != nil {
+		ev.execBlock(b)
+		for _, s := range b.Stmts {
+			if d, ok := s.(*Decl); ok {
+				ev.checkConstraint(d, ev.env[d.slot])
+			}
+		}
+	}
+	ev.execBlock(m.prog.Model)
+	return ev.total()
+}
+
+// setParams constrains θ into the parameters' variables, adding the log
+// Jacobians to the target when jac is set.
+func (m *Model) setParams(ev *evaluator, theta ad.Vec, jac bool) {
+	t := ev.t
+	for _, p := range m.params {
+		x := p.shape
+		if p.size == 0 {
+			ev.env[p.slot] = x
+			continue
+		}
+		u := theta.Slice(p.off, p.off+p.size)
+		d := p.d
+		n := p.size
+		count := 1
+		for _, k := range x.dims {
+			count *= k
+		}
+		switch d.Type {
+		case tySimplex, tyOrdered, tyCholCorr:
+			var tr transform.Transform
+			switch d.Type {
+			case tySimplex:
+				tr = transform.Simplex(x.r)
+			case tyOrdered:
+				tr = transform.Ordered(x.r)
+			default:
+				tr = transform.CholeskyCorr(x.r)
+			}
+			if count == 1 {
+				x.v = t.Constrain(tr, u)
+				break
+			}
+			es := ev.vecs(x.n())
+			for k := 0; k < count; k++ {
+				y := t.Constrain(tr, u.Slice(k*tr.Size(), (k+1)*tr.Size()))
+				for j := 0; j < tr.Len(); j++ {
+					es[k*tr.Len()+j] = y.At(j)
+				}
+			}
+			x.es = es
+		case tyPositiveOrdered:
+			e := t.Exp(u)
+			if count == 1 {
+				x.v = t.CumSum(e)
+			} else {
+				es := ev.vecs(n)
+				for k := 0; k < count; k++ {
+					y := t.CumSum(e.Slice(k*x.r, (k+1)*x.r))
+					for j := 0; j < x.r; j++ {
+						es[k*x.r+j] = y.At(j)
+					}
+				}
+				x.es = es
+			}
+			if jac {
+				ev.addTerm(t.Sum(u))
+			}
+		default:
+			x.v = ev.bounded(p, u, jac)
+		}
+		ev.env[p.slot] = x
+	}
+}
+
+// bound evaluates a bound or an affine setting: nil when absent or
+// infinite.
+func (ev *evaluator) bound(e Expr, n int, name string) (ad.Vec, bool) {
+	if e == nil {
+		return ad.Vec{}, false
+	}
+	b := ev.eval(e)
+	v := ev.flat(b)
+	if v.Len() != 1 && v.Len() != n {
+		ev.fail(e.pos(), "the bound of %s has %d values, want 1 or %d", name, v.Len(), n)
+	}
+	if v.Len() == 1 && math.IsInf(ev.t.Values(v)[0], 0) {
+		return ad.Vec{}, false
+	}
+	return v, true
+}
+
+// bounded applies the lower, upper, lower-and-upper or affine transform.
+func (ev *evaluator) bounded(p param, u ad.Vec, jac bool) ad.Vec {
+	t := ev.t
+	d := p.d
+	n := u.Len()
+	lo, hasLo := ev.bound(d.Lower, n, d.Name)
+	hi, hasHi := ev.bound(d.Upper, n, d.Name)
+	times := func(v ad.Vec) ad.Vec { // Σ over n elements of a broadcast v
+		if v.Len() == 1 && n > 1 {
+			return t.Mul(ev.cnst(float64(n)), v)
+		}
+		return t.Sum(v)
+	}
+	switch {
+	case hasLo && hasHi:
+		w := t.Sub(hi, lo)
+		for i, v := range t.Values(w) {
+			if !(v > 0) {
+				ev.reject(d.Pos, "%s: upper bound not above the lower bound (element %d: width %v)", d.Name, i+1, v)
+			}
+		}
+		s := t.Sigmoid(u)
+		y := t.Add(lo, t.Mul(w, s))
+		if jac {
+			ev.addTerm(times(t.Log(w)))
+			ev.addTerm(t.Neg(t.Sum(t.Add(t.Softplus(u), t.Softplus(t.Neg(u))))))
+		}
+		return y
+	case hasLo:
+		if jac {
+			ev.addTerm(t.Sum(u))
+		}
+		return t.Add(lo, t.Exp(u))
+	case hasHi:
+		if jac {
+			ev.addTerm(t.Sum(u))
+		}
+		return t.Sub(hi, t.Exp(u))
+	}
+	off, hasOff := ev.bound(d.Offset, n, d.Name)
+	mul, hasMul := ev.bound(d.Multiplier, n, d.Name)
+	y := u
+	if hasMul {
+		for i, v := range t.Values(mul) {
+			if !(v > 0) {
+				ev.reject(d.Pos, "%s: multiplier (element %d) is %v, must be positive", d.Name, i+1, v)
+			}
+		}
+		y = t.Mul(mul, y)
+		if jac {
+			ev.addTerm(times(t.Log(mul)))
+		}
+	}
+	if hasOff {
+		y = t.Add(off, y)
+	}
+	return y
+}
