@@ -144,7 +144,7 @@ func looOfRun(dir string, block int, chainWeights bool) (*looRun, error) {
 		return nil, err
 	}
 	if formulaOf(r) != nil {
-		return nil, fit.InputErrorf("%s: a --formula run: its models give no pointwise log-likelihood yet (langevin loo: --model linear or logistic)", dir)
+		return nil, fit.InputErrorf("%s: a --formula run: its models give no pointwise log-likelihood yet (langevin loo: --model linear, logistic, poisson, negbin, probit or robust)", dir)
 	}
 	mf, sc, err := fit.ReadModelFile(r)
 	if err != nil {
@@ -196,7 +196,7 @@ func looOfRun(dir string, block int, chainWeights bool) (*looRun, error) {
 	}
 	rl, ok := m.(langevin.RowLogLiker)
 	if !ok {
-		return nil, fit.InputErrorf("%s: model %s gives no pointwise log-likelihood (langevin loo: linear and logistic so far)", dir, mf.Kind)
+		return nil, fit.InputErrorf("%s: model %s gives no pointwise log-likelihood (langevin loo: linear, logistic, poisson, negbin, probit and robust)", dir, mf.Kind)
 	}
 	if sc != nil && sc.TargetScale != 0 {
 		return nil, fit.InputErrorf("%s: the run standardised its response: not supported by langevin loo yet", dir)

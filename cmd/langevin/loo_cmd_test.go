@@ -158,6 +158,27 @@ func TestLooCommand(t *testing.T) {
 			t.Errorf("pit %q not in [0, 1]", r[6])
 		}
 	}
+	// a count model: PSIS-LOO, no PIT
+	counts := filepath.Join(tmp, "counts.csv")
+	var cb strings.Builder
+	cb.WriteString("x,y\n")
+	for i := range 80 {
+		fmt.Fprintf(&cb, "%d,%d\n", i%5, (i*7)%4+i%5)
+	}
+	if err := os.WriteFile(counts, []byte(cb.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pois := filepath.Join(tmp, "pois")
+	if code, _, errOut := runMain(append([]string{"run", "--model", "poisson", "--data", counts, "--target", "y", "--out", pois}, quick...)...); code != 0 {
+		t.Fatalf("poisson run: exit %d: %s", code, errOut)
+	}
+	ppw := filepath.Join(tmp, "pois.csv")
+	if code, out, errOut := runMain("loo", pois, "--out", ppw); code != 0 || !strings.Contains(out, "by 64 log-likelihood matrix") {
+		t.Fatalf("loo poisson: exit %d: %s%s", code, out, errOut)
+	}
+	if recs := readCSVFile(t, ppw); len(recs) != 65 || recs[1][6] != "NaN" {
+		t.Errorf("%s: %d lines, pit %q: want 65 and NaN", ppw, len(recs), recs[1][6])
+	}
 	// refusals
 	mlp := filepath.Join(tmp, "mlp")
 	if code, _, errOut := runMain(append([]string{"run", "--model", "mlp", "--data", data, "--target", "y", "--hidden", "4", "--out", mlp}, quick...)...); code != 0 {
