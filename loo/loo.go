@@ -76,10 +76,13 @@ func (w *Workspace) Row(ll []float64, chains int) Point {
 	}
 	reff := w.relEff(lik, chains)
 	k := w.PSIS(lw, reff)
-	mx := lw[0]
-	for _, v := range lw {
-		if v > mx {
-			mx = v
+	// mx = max lw: the largest ratio when nothing was smoothed, else the
+	// largest of the smoothed values and the largest value left alone.
+	mx := w.lmax
+	if w.tail != nil {
+		mx = w.cutoff
+		for _, p := range w.tail {
+			mx = math.Max(mx, lw[p.i])
 		}
 	}
 	// Unsmoothed weights are exp(−llₛ − mx) = exp(−c − mx)/likₛ: one
@@ -99,6 +102,8 @@ func (w *Workspace) Row(ll []float64, chains int) Point {
 			wt[s] = expNeg(v - mx)
 		}
 	}
+	// summed after smoothing: the raw tail weights, which can exceed the
+	// others by many orders of magnitude, must not enter the sum
 	for _, v := range wt {
 		z += v
 	}

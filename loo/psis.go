@@ -30,7 +30,8 @@ type pair struct {
 type Workspace struct {
 	lik, w, lw, tx, z, sel, yc, means, rho, theta, ell []float64
 	heap                                               []pair
-	tail                                               []pair // the smoothed draws of the last PSIS, nil if none
+	tail                                               []pair  // the smoothed draws of the last PSIS, nil if none
+	lmax, cutoff                                       float64 // its largest raw ratio and the largest one not smoothed
 }
 
 // PSIS replaces the log importance ratios lw, one per draw, by Pareto
@@ -55,16 +56,15 @@ func (w *Workspace) PSIS(lw []float64, reff float64) (k float64) {
 	if m >= 5 && m < S {
 		tail := w.largest(lw, m+1) // ascending, tail[0] the cutoff
 		cut := tail[0].v - lmax
+		w.cutoff = tail[0].v
 		tail = tail[1:]
 		if math.Abs((tail[m-1].v-lmax)-(tail[0].v-lmax)) >= 2.220446049250313e-16/100 {
 			k = w.smooth(lw, tail, cut, lmax)
 		}
 	}
-	for s, v := range lw {
-		if v-lmax > 0 {
-			lw[s] = lmax
-		}
-	}
+	// Only smoothed values can exceed the largest raw ratio, and smooth
+	// truncates those.
+	w.lmax = lmax
 	return k
 }
 
