@@ -116,6 +116,19 @@ func (w *Workspace) Row(ll []float64, chains int) Point {
 		w2 += v * v
 	}
 	elpd := c + math.Log(num)
+	if c-lo >= 700 {
+		// likₛ may underflow where the weights are largest: elpd in logs,
+		// log Σ exp(llₛ + lwₛ) − log Σ exp(lwₛ), as loo's colLogSumExps
+		m := math.Inf(-1)
+		for s, v := range ll {
+			m = math.Max(m, v+lw[s])
+		}
+		var t float64
+		for s, v := range ll {
+			t += math.Exp(v + lw[s] - m)
+		}
+		elpd = m + math.Log(t) - (mx + math.Log(z))
+	}
 	lpd := c + math.Log(sumLik) - math.Log(float64(S))
 	// MCSE, on the scale of lik (the variance of the logs does not depend on it).
 	e := num
