@@ -197,7 +197,7 @@ func init() {
 		"to_matrix", "append_row", "head", "tail", "segment", "col", "row", "diag_matrix", "diagonal",
 		"diag_pre_multiply", "diag_post_multiply", "multiply_lower_tri_self_transpose", "crossprod", "tcrossprod",
 		"log_mix", "fma", "int_step", "step", "is_inf", "is_nan", "squared_distance", "prod", "transpose",
-		"inv_logit", "to_int", "quad_form_diag", "sum_square"} {
+		"inv_logit", "to_int", "quad_form_diag", "sum_square", "append_col", "sub_col", "sub_row", "block"} {
 		builtins[n] = true
 	}
 	for n := range unaryFns {
@@ -215,7 +215,7 @@ func init() {
 
 func (ev *evaluator) call(e *Call) val {
 	if dist, drop, ok := isDensity(e.Name); ok {
-		args := make([]val, len(e.Args))
+		args := ev.vals(len(e.Args))
 		for k, a := range e.Args {
 			args[k] = ev.eval(a)
 		}
@@ -228,7 +228,7 @@ func (ev *evaluator) call(e *Call) val {
 	if c, ok := constFns[e.Name]; ok && len(e.Args) == 0 {
 		return val{b: bReal, v: ev.cnst(c)}
 	}
-	args := make([]val, len(e.Args))
+	args := ev.vals(len(e.Args))
 	for k, a := range e.Args {
 		args[k] = ev.eval(a)
 	}
@@ -574,6 +574,52 @@ func (ev *evaluator) call(e *Call) val {
 		}
 		ra, rb := max(a.r, 1), max(b.r, 1)
 		return val{b: bVec, r: ra + rb, c: 1, v: t.Concat(ev.flat(a), ev.flat(b))}
+	case "append_col":
+		want(2)
+		a, b := args[0], args[1]
+		if len(a.dims) > 0 || len(b.dims) > 0 {
+			break
+		}
+		if a.b == bInt {
+			a = like(a, ev.flat(a))
+		}
+		if b.b == bInt {
+			b = like(b, ev.flat(b))
+		}
+		// append_col(A, B) = (append_row(Aᵀ, Bᵀ))ᵀ
+		at, bt := ev.transpose(e.Pos, asCol(a)), ev.transpose(e.Pos, asCol(b))
+		if at.c != bt.c {
+			ev.fail(e.Pos, "append_col of %s and %s: row counts differ", a.typeString(), b.typeString())
+		}
+		st := val{b: bMat, r: at.r + bt.r, c: at.c, v: t.Concat(ev.flat(at), ev.flat(bt))}
+		r := ev.transpose(e.Pos, st)
+		if r.r == 1 {
+			r.b = bRow
+		}
+		return r
+	case "sub_col", "sub_row", "block":
+		n := 4
+		if e.Name == "block" {
+			n = 5
+		}
+		want(n)
+		i, j := ev.intOf(e, args[1]), ev.intOf(e, args[2])
+		var ri, ci Index
+		switch e.Name {
+		case "sub_col":
+			k := ev.intOf(e, args[3])
+			ri = Index{Pos: e.Pos, Range: true, Lo: &IntLit{V: i}, Hi: &IntLit{V: i + k - 1}}
+			ci = Index{Pos: e.Pos, E: &IntLit{V: j}}
+		case "sub_row":
+			k := ev.intOf(e, args[3])
+			ri = Index{Pos: e.Pos, E: &IntLit{V: i}}
+			ci = Index{Pos: e.Pos, Range: true, Lo: &IntLit{V: j}, Hi: &IntLit{V: j + k - 1}}
+		default:
+			nr, nc := ev.intOf(e, args[3]), ev.intOf(e, args[4])
+			ri = Index{Pos: e.Pos, Range: true, Lo: &IntLit{V: i}, Hi: &IntLit{V: i + nr - 1}}
+			ci = Index{Pos: e.Pos, Range: true, Lo: &IntLit{V: j}, Hi: &IntLit{V: j + nc - 1}}
+		}
+		return ev.index(e.Pos, args[0], []Index{ri, ci})
 	case "head", "tail":
 		want(2)
 		x, n := args[0], ev.intOf(e, args[1])
@@ -773,4 +819,16 @@ func (ev *evaluator) logSumExp(v ad.Vec) ad.Vec {
 	}
 	c := ev.cnst(m)
 	return ev.t.Add(ev.t.Log(ev.t.Sum(ev.t.Exp(ev.t.Sub(v, c)))), c)
+}
+
+// asCol returns a scalar or vector as a matrix column (a row vector as a
+// 1-row matrix), a matrix as it is.
+func asCol(x val) val {
+	switch x.b {
+	case bInt, bReal:
+		return val{b: bMat, r: 1, c: 1, v: x.v, es: x.es, i: x.i}
+	case bVec, bRow:
+		x.b = bMat
+	}
+	return x
 }

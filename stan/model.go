@@ -188,9 +188,6 @@ func (m *Model) dataCheck(ev *evaluator, d *Decl, x val, data *Data) (err error)
 		}
 	}()
 	ev.checkConstraint(d, x)
-	if d.Type >= tySimplex {
-		return &Error{File: m.prog.File, Pos: d.Pos, Msg: fmt.Sprintf("data of type %s (%s) is not supported yet", d.TypeName, d.Name)}
-	}
 	return nil
 }
 
