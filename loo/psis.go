@@ -13,7 +13,7 @@ func TailLen(S int, reff float64) int {
 }
 
 // KThreshold returns the largest Pareto k̂ for which PSIS with S draws is
-// reliable, min(1 − 1/log₁₀ S, 0.7) (Vehtari et al. 2024, section 3.2.4).
+// reliable, min(1 − 1/log₁₀ S, 0.7) (Vehtari et al. 2024).
 func KThreshold(S int) float64 {
 	return math.Min(1-1/math.Log10(float64(S)), 0.7)
 }
