@@ -158,6 +158,23 @@ func TestLooCommand(t *testing.T) {
 			t.Errorf("pit %q not in [0, 1]", r[6])
 		}
 	}
+	// --subsample 40: within 4 subsampling SE of the full estimate; 40 lines
+	code, out, errOut = runMain("loo", full)
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	fullELPD := tableValue(t, out, "elpd_loo", 1)
+	spw := filepath.Join(tmp, "sub.csv")
+	code, out, errOut = runMain("loo", full, "--subsample", "40", "--out", spw)
+	if code != 0 || !strings.Contains(out, "by 40 subsampled log-likelihood\nvalues from 120 total observations.") {
+		t.Fatalf("loo --subsample: exit %d: %s%s", code, out, errOut)
+	}
+	if e, sse := tableValue(t, out, "elpd_loo", 1), tableValue(t, out, "elpd_loo", 3); math.Abs(e-fullELPD) > 4*sse+0.1 {
+		t.Errorf("subsampled elpd_loo %v (subsampling SE %v), full %v", e, sse, fullELPD)
+	}
+	if recs := readCSVFile(t, spw); len(recs) != 41 {
+		t.Errorf("%s: %d lines, want 41", spw, len(recs))
+	}
 	// a count model: PSIS-LOO, no PIT
 	counts := filepath.Join(tmp, "counts.csv")
 	var cb strings.Builder
@@ -193,6 +210,8 @@ func TestLooCommand(t *testing.T) {
 		{[]string{filepath.Join(tmp, "nothere")}, "nothere"},
 		{nil, "no run directory"},
 		{[]string{full, "--block", "0"}, "--block"},
+		{[]string{full, "--subsample", "1"}, "--subsample"},
+		{[]string{full, nox2, "--subsample", "30"}, "one run at a time"},
 	} {
 		bad := filepath.Join(tmp, "bad.csv")
 		code, _, errOut := runMain(append(append([]string{"loo"}, c.args...), "--out", bad)...)
@@ -217,4 +236,21 @@ func readCSVFile(t *testing.T, path string) [][]string {
 		t.Fatal(err)
 	}
 	return recs
+}
+
+// tableValue returns the col-th number (1-based) after the row name in the
+// first line of out that starts with name.
+func tableValue(t *testing.T, out, name string, col int) float64 {
+	t.Helper()
+	for _, l := range strings.Split(out, "\n") {
+		if f := strings.Fields(l); len(f) > col && f[0] == name {
+			v, err := strconv.ParseFloat(f[col], 64)
+			if err != nil {
+				t.Fatalf("%q: %v", l, err)
+			}
+			return v
+		}
+	}
+	t.Fatalf("no line %q in:\n%s", name, out)
+	return 0
 }
