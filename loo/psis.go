@@ -97,7 +97,7 @@ func (w *Workspace) smooth(lw []float64, tail []pair, cut, lmax float64) float64
 
 // largest returns the n largest values of x with their indices, ascending,
 // ordered as R's stable sort.int orders them (equal values by draw, so that
-// of equal values at the cutoff the later draws are in the tail). A sorted
+// of equal values at the cutoff the later draws are in the tail). A
 // sample of every (S/256)-th value gives a bound below which the n largest
 // almost surely do not fall; the values above it are gathered in one pass
 // and sorted. When the bound misses (fewer than n values above it), the
@@ -110,13 +110,12 @@ func (w *Workspace) largest(x []float64, n int) []pair {
 		for j := range q {
 			w.sel[j] = x[j*S/q]
 		}
-		slices.Sort(w.sel)
 		// expected n·q/S sample values above the n-th largest; go 4 sd and
 		// 4 values further down
 		e := float64(n) * float64(q) / float64(S)
 		r := int(e + 4*math.Sqrt(e) + 4)
 		if r < q {
-			bound = w.sel[q-1-r]
+			bound = nthSmallest(w.sel[:q], q-1-r)
 		}
 	}
 	h := w.gather(x, bound)
