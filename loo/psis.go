@@ -99,8 +99,8 @@ func (w *Workspace) smooth(lw []float64, tail []pair, cut, lmax float64) float64
 // ordered as R's stable sort.int orders them (equal values by draw, so that
 // of equal values at the cutoff the later draws are in the tail). A
 // sample of every (S/256)-th value gives a bound below which the n largest
-// almost surely do not fall; the values above it are gathered in one pass
-// and sorted. When the bound misses (fewer than n values above it), the
+// almost surely do not fall; the values above it are gathered in one pass,
+// cut to the n largest and sorted. When the bound misses (fewer than n values above it), the
 // bound is the n-th largest value itself, by quickselect on a copy.
 func (w *Workspace) largest(x []float64, n int) []pair {
 	S := len(x)
