@@ -25,26 +25,7 @@ func TestLooPrintAsR(t *testing.T) {
 	for _, name := range []string{"linear", "linear_nox2", "logistic", "varying", "multimodal"} {
 		t.Run(name, func(t *testing.T) {
 			dir := filepath.Join("..", "..", "loo", "testdata")
-			f, err := os.Open(filepath.Join(dir, name+".csv.gz"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
-			z, err := gzip.NewReader(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			recs, err := csv.NewReader(z).ReadAll()
-			if err != nil {
-				t.Fatal(err)
-			}
-			m := mat.NewDense(len(recs), len(recs[0]), nil)
-			for i, r := range recs {
-				for j, s := range r {
-					v, _ := strconv.ParseFloat(s, 64)
-					m.Set(i, j, v)
-				}
-			}
+			m := readGz(t, filepath.Join(dir, name+".csv.gz"))
 			res, err := loo.LOO(func(yield func(*mat.Dense, error) bool) { yield(m, nil) }, 4)
 			if err != nil {
 				t.Fatal(err)
@@ -67,6 +48,75 @@ func TestLooPrintAsR(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestLooSubsamplePrintAsR checks formatSubsampled against loo's print of
+// loo_subsample on 15 of the 40 rows of the linear fixture (but for the
+// last line).
+func TestLooSubsamplePrintAsR(t *testing.T) {
+	dir := filepath.Join("..", "..", "loo", "testdata")
+	ll := readGz(t, filepath.Join(dir, "linear.csv.gz"))
+	var approx []float64
+	for _, r := range readCSVFile(t, filepath.Join(dir, "subsample_approx.csv"))[1:] {
+		v, _ := strconv.ParseFloat(r[0], 64)
+		approx = append(approx, v)
+	}
+	var idx []int
+	for _, r := range readCSVFile(t, filepath.Join(dir, "subsample_idx.csv"))[1:] {
+		i, _ := strconv.Atoi(r[0])
+		idx = append(idx, i-1)
+	}
+	var w loo.Workspace
+	pts := make([]loo.Point, len(idx))
+	for j, i := range idx {
+		pts[j] = w.Row(ll.RawRowView(i), 4)
+	}
+	s, err := loo.Subsample(approx, idx, pts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got bytes.Buffer
+	formatSubsampled(&got, s, loo.Summarize(pts, 400))
+	want, err := os.ReadFile(filepath.Join(dir, "subsample_print.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := strings.Split(strings.TrimRight(got.String(), "\n"), "\n")
+	wl := strings.Split(strings.TrimRight(string(want), "\n"), "\n")
+	if len(g) != len(wl) {
+		t.Fatalf("%d lines, R %d:\n%s\nR:\n%s", len(g), len(wl), got.String(), want)
+	}
+	for i := range len(g) - 1 {
+		if g[i] != wl[i] {
+			t.Errorf("line %d:\n%q\nR:\n%q", i+1, g[i], wl[i])
+		}
+	}
+}
+
+// readGz reads a gzipped CSV of numbers.
+func readGz(t *testing.T, path string) *mat.Dense {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	z, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(z).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := mat.NewDense(len(recs), len(recs[0]), nil)
+	for i, r := range recs {
+		for j, s := range r {
+			v, _ := strconv.ParseFloat(s, 64)
+			m.Set(i, j, v)
+		}
+	}
+	return m
 }
 
 // looData writes a CSV of y = 1 + 2x₁ − 1.5x₂ + N(0, 1) with an irrelevant

@@ -192,5 +192,6 @@ sm <- c(elpd_loo = e["elpd_loo", "Estimate"], se_elpd_loo = e["elpd_loo", "SE"],
         looic = e["looic", "Estimate"], se_looic = e["looic", "SE"])
 write.csv(data.frame(name = names(sm), value = f17(sm)), "subsample_estimates.csv",
           row.names = FALSE, quote = FALSE)
+capture.output(print(ss), file = "subsample_print.txt")
 
 cat("loo", as.character(packageVersion("loo")), "rstantools", as.character(packageVersion("rstantools")), "\n")
