@@ -24,8 +24,9 @@ type pair struct {
 	i int32
 }
 
-// Workspace holds the scratch of PSIS for rows of one number of draws. The
-// zero value is ready to use; a Workspace must not be used by two
+// Workspace holds the scratch space of PSIS and Row, grown to the largest
+// number of draws it has seen, so that a row allocates nothing after the
+// first. The zero value is ready to use; a Workspace must not be used by two
 // goroutines at once.
 type Workspace struct {
 	lik, w, lw, tx, z, sel, yc, means, rho, theta, ell []float64
