@@ -152,16 +152,56 @@ func (w *Workspace) largest(x []float64, n int) []pair {
 		}
 		h = k
 	}
-	slices.SortFunc(h, func(a, b pair) int {
-		switch {
-		case a.v < b.v:
-			return -1
-		case a.v > b.v:
-			return 1
-		}
-		return int(a.i - b.i)
-	})
+	sortPairs(h)
 	return h
+}
+
+// before orders pairs by value, then by draw.
+func before(a, b pair) bool { return a.v < b.v || a.v == b.v && a.i < b.i }
+
+// sortPairs sorts h by before: quicksort with a median-of-three pivot down
+// to runs of 12, then insertion sort.
+func sortPairs(h []pair) {
+	for len(h) > 12 {
+		m, hi := len(h)/2, len(h)-1
+		if before(h[m], h[0]) {
+			h[m], h[0] = h[0], h[m]
+		}
+		if before(h[hi], h[0]) {
+			h[hi], h[0] = h[0], h[hi]
+		}
+		if before(h[hi], h[m]) {
+			h[hi], h[m] = h[m], h[hi]
+		}
+		p := h[m]
+		i, j := 0, hi
+		for i <= j {
+			for before(h[i], p) {
+				i++
+			}
+			for before(p, h[j]) {
+				j--
+			}
+			if i <= j {
+				h[i], h[j] = h[j], h[i]
+				i++
+				j--
+			}
+		}
+		// recurse into the shorter side, loop on the longer
+		if j+1 < len(h)-i {
+			sortPairs(h[:j+1])
+			h = h[i:]
+		} else {
+			sortPairs(h[i:])
+			h = h[:j+1]
+		}
+	}
+	for i := 1; i < len(h); i++ {
+		for j := i; j > 0 && before(h[j], h[j-1]); j-- {
+			h[j], h[j-1] = h[j-1], h[j]
+		}
+	}
 }
 
 // gather returns the values of x not below t with their indices.
