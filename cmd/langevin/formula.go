@@ -127,13 +127,17 @@ func predictFormula(w io.Writer, raw json.RawMessage, r *rundir.Run, path, newLe
 	if err != nil {
 		return fit.InputErrorf("--data %s: %v", path, err)
 	}
+	y, ok, err := m.Observed(tab)
+	if err != nil {
+		return fit.InputErrorf("--data %s: the response: %v", path, err)
+	}
 	fmt.Fprintf(w, "%s regression (formula %s, %s) on %s: %d rows, %d draws from %s\n", m.Family, rec.Formula, rec.Data, path, tab.Len(), len(draws), r.Dir)
 	fmt.Fprintf(w, "new levels: %s (%s)\n", rule, formula.NewLevelsWhy(rule))
 	for _, l := range pred.NewLevels {
 		fmt.Fprintf(w, "new level: %s\n", l)
 	}
 	s := pred.Summarize(level)
-	if y, ok := m.Observed(tab); ok {
+	if ok {
 		fmt.Fprintf(w, "%s\n", s.Score(y, m.Family))
 	}
 	fmt.Fprintln(w)
