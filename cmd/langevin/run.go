@@ -14,6 +14,7 @@ import (
 	"github.com/langevin-go/langevin/diag"
 	"github.com/langevin-go/langevin/fit"
 	"github.com/langevin-go/langevin/formula"
+	"github.com/langevin-go/langevin/stan"
 	"github.com/langevin-go/langevin/internal/runctl"
 	"github.com/langevin-go/langevin/model"
 )
@@ -262,6 +263,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	printed := table
 	if fm, ok := m.(*formula.Model); ok {
 		printed = formulaTable(table, fm)
+	}
+	if sm, ok := m.(*stan.Model); ok {
+		printed = stanTable(table, sm)
 	}
 	if err := printed.Format(stdout); err != nil {
 		return err
