@@ -14,9 +14,9 @@ import (
 	"github.com/langevin-go/langevin/diag"
 	"github.com/langevin-go/langevin/fit"
 	"github.com/langevin-go/langevin/formula"
-	"github.com/langevin-go/langevin/stan"
 	"github.com/langevin-go/langevin/internal/runctl"
 	"github.com/langevin-go/langevin/model"
+	"github.com/langevin-go/langevin/stan"
 )
 
 func cmdRun(args []string, stdout, stderr io.Writer) error {
