@@ -23,6 +23,8 @@ var posteriors = []struct{ name, model, data string }{
 	{"low_dim_gauss_mix-low_dim_gauss_mix", "low_dim_gauss_mix", "low_dim_gauss_mix"},
 	{"arma-arma11", "arma11", "arma"},
 	{"kilpisjarvi_mod-kilpisjarvi", "kilpisjarvi", "kilpisjarvi_mod"},
+	{"gp_pois_regr-gp_regr", "gp_regr", "gp_pois_regr"},
+	{"gp_pois_regr-gp_pois_regr", "gp_pois_regr", "gp_pois_regr"},
 }
 
 func mustRead(t testing.TB, path string) []byte {
