@@ -170,8 +170,17 @@ func New(f *Formula, tab Table, opt Options) (*Model, error) {
 	}
 	m := &Model{Formula: f, Family: fam, n: n, intercept: f.Intercept, book: codebook{}, prior: opt.Priors}
 	e := &env{tab: tab, book: m.book, train: true}
+	if f.Trials != "" {
+		if opt.Trials != "" && opt.Trials != f.Trials {
+			return nil, &SyntaxError{f.TrialsPos, fmt.Sprintf("trials(%s) in the formula and trials column %q in the options: expected one", f.Trials, opt.Trials)}
+		}
+		if fam != "binomial" {
+			return nil, &SyntaxError{f.TrialsPos, fmt.Sprintf("y | trials(%s) is the binomial family's response, the family is %s: use the binomial family (--family binomial)", f.Trials, fam)}
+		}
+		opt.Trials = f.Trials
+	}
 	if (fam == "binomial") != (opt.Trials != "") {
-		return nil, fmt.Errorf("family %s with trials column %q: the binomial family needs the column of the trials, and only it", fam, opt.Trials)
+		return nil, fmt.Errorf("family %s with trials column %q: the binomial family needs the column of the trials (y | trials(n) ~ …), and only it", fam, opt.Trials)
 	}
 	if opt.Trials != "" {
 		v, err := e.num(&Expr{Op: "col", Name: opt.Trials, Text: opt.Trials})

@@ -93,7 +93,7 @@ func meanLog1p(a float64, x []float64) float64 {
 			continue
 		}
 		f, ex := math.Frexp(p)
-		s += math.Log(f)
+		s += logPos(f)
 		e += ex
 	}
 	return (s + float64(e)*ln2) / float64(n)

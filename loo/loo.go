@@ -69,7 +69,7 @@ func (w *Workspace) Row(ll []float64, chains int) Point {
 	}
 	var sumLik float64
 	for s, v := range ll {
-		e := math.Exp(v - c)
+		e := expNeg(v - c)
 		lik[s] = e
 		sumLik += e
 		lw[s] = -v
@@ -92,19 +92,20 @@ func (w *Workspace) Row(ll []float64, chains int) Point {
 			wt[s] = f / l
 		}
 		for _, p := range w.tail {
-			wt[p.i] = math.Exp(lw[p.i] - mx)
+			wt[p.i] = expNeg(lw[p.i] - mx)
 		}
 	} else {
 		for s, v := range lw {
-			wt[s] = math.Exp(v - mx)
+			wt[s] = expNeg(v - mx)
 		}
 	}
 	for _, v := range wt {
 		z += v
 	}
 	var num, w2 float64
+	iz := 1 / z
 	for s, v := range wt {
-		v /= z
+		v *= iz
 		wt[s] = v
 		num += v * lik[s]
 		w2 += v * v
@@ -125,7 +126,7 @@ func (w *Workspace) Row(ll []float64, chains int) Point {
 	var m1 float64
 	for _, q := range zn {
 		if a := e + sd*q; a > 0 {
-			l := math.Log(a)
+			l := logPos(a)
 			lz = append(lz, l)
 			m1 += l
 		}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -30,9 +31,21 @@ func buildFormulaModel(j *fit.Problem) error {
 	if err != nil {
 		return fit.InputErrorf("--priors: %v", err)
 	}
-	tab, err := formula.ReadCSVFile(c.Data)
+	// Missing values matter in the formula's columns only (as brms's
+	// model.frame); --missing drop drops their rows, counted per column.
+	tab, dropped, err := formula.ReadCSVFileWith(c.Data, formula.ReadOptions{Columns: f.Columns(), Missing: c.Columns.Missing})
+	if errors.Is(err, formula.ErrMissing) {
+		return fit.InputErrorf("--data: %v (--missing drop drops them)", err)
+	}
 	if err != nil {
 		return fit.InputErrorf("--data: %v", err)
+	}
+	if dropped != nil {
+		note := "data:     no missing values in the formula's columns (--missing drop: rows with one would have been dropped)"
+		if dropped.Rows > 0 {
+			note = "warning:  rows containing missing values were excluded from the model (--missing drop): " + dropped.String()
+		}
+		j.DataNotes = append(j.DataNotes, note)
 	}
 	m, err := formula.New(f, tab, formula.Options{Family: c.Formula.Family, Priors: priors})
 	if err != nil {
@@ -42,7 +55,7 @@ func buildFormulaModel(j *fit.Problem) error {
 	j.ModelSettings = formulaSettings(m, c.Formula.Priors)
 	j.Train = &data.Dataset{Source: c.Data, Y: make([]float64, tab.Len())}
 	if c.Out != "" || c.Report {
-		rec, err := formula.NewRecord(m, c.Data, c.Formula.Priors, formula.Options{Family: c.Formula.Family}, formula.NewLevelsPopulation)
+		rec, err := formula.NewRecord(m, c.Data, c.Formula.Priors, c.Columns.Missing, formula.Options{Family: c.Formula.Family}, formula.NewLevelsPopulation)
 		if err != nil {
 			return fit.InputErrorf("--data: %v", err)
 		}
@@ -139,6 +152,9 @@ func printFormulaHeader(w io.Writer, j *fit.Problem, pc *fit.Config) {
 		fmt.Fprintf(w, "warning:  %s\n", formula.StochasticGradientCaveat)
 	}
 	fmt.Fprintf(w, "formula:  %s\n", m.Formula.Text)
+	for _, l := range j.DataNotes {
+		fmt.Fprintln(w, l)
+	}
 	for _, g := range m.Groups() {
 		fmt.Fprintf(w, "groups:   %s\n", g)
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"math"
 	"os"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -107,5 +108,34 @@ func TestFormulaNaturalUnits(t *testing.T) {
 		if math.Abs(mn-ms) > 0.1*ss || math.Abs(sn/ss-1) > 0.1 {
 			t.Errorf("%s·sd(%s) = %.4f ± %.4f, %s = %.4f ± %.4f: not the same posterior", c.nat, c.col, mn, sn, c.sc, ms, ss)
 		}
+	}
+}
+
+// TestNUTSTreeDepthWarning: a NUTS run whose trajectories hit the maximum
+// tree depth says so after its per-chain lines, as Stan does ("N of M
+// iterations saturated the maximum tree depth of D"), with the count and
+// what it means for the metric; a run that never hits it does not.
+func TestNUTSTreeDepthWarning(t *testing.T) {
+	code, stdout, stderr := runMain("run", "--sampler", "nuts", "--max-depth", "2", "--iters", "400", "--burnin", "200", "--chains", "2", "--quiet")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	re := regexp.MustCompile(`warning:  (\d+) of 400 iterations saturated the maximum tree depth of 2 \(\d+%; mean n_leapfrog \d+\)`)
+	m := re.FindStringSubmatch(stdout)
+	if m == nil {
+		t.Fatalf("no tree-depth warning:\n%s", stdout)
+	}
+	if n, _ := strconv.Atoi(m[1]); n == 0 || n > 400 {
+		t.Errorf("saturated count %s of 400", m[1])
+	}
+	if !strings.Contains(stdout, "MH ≈ I does not hold") {
+		t.Errorf("the warning does not say the metric does not fit:\n%s", stdout)
+	}
+	code, stdout, stderr = runMain("run", "--sampler", "nuts", "--iters", "400", "--burnin", "200", "--chains", "2", "--quiet")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if strings.Contains(stdout, "saturated the maximum tree depth") {
+		t.Errorf("a run at tree depth ~3 warns of saturation:\n%s", stdout)
 	}
 }
