@@ -16,6 +16,7 @@ import (
 	"github.com/langevin-go/langevin/formula"
 	"github.com/langevin-go/langevin/internal/runctl"
 	"github.com/langevin-go/langevin/model"
+	"github.com/langevin-go/langevin/stan"
 )
 
 func cmdRun(args []string, stdout, stderr io.Writer) (runErr error) {
@@ -273,6 +274,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) (runErr error) {
 	printed := table
 	if fm, ok := m.(*formula.Model); ok {
 		printed = formulaTable(table, fm)
+	}
+	if sm, ok := m.(*stan.Model); ok {
+		printed = stanTable(table, sm)
 	}
 	if err := printed.Format(stdout); err != nil {
 		return err
