@@ -69,7 +69,7 @@ type groupTerm struct {
 	sd, L               transform.Block
 	zb                  transform.Block // z (non-centred) or r (centred)
 	centred             bool
-	forced              bool // Options.Centring chose the form, not the rule
+	forced              bool        // Options.Centring chose the form, not the rule
 	minRows             int         // rows of the level with the fewest
 	perm                []int       // K×K transpose, for the centred prior's factor
 	ident               []float64   // K×K identity: the factor of an uncorrelated term
