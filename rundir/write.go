@@ -94,11 +94,33 @@ type Writer struct {
 	lock  *os.File
 	runID string
 
+	// What Create made, for Discard: the directories that did not exist
+	// (deepest first) and the lock file; every run file in dir is the
+	// run's own (Create refuses, or with Overwrite removes, another's).
+	created  bool
+	madeDirs []string
+	madeLock bool
+
 	mu     sync.Mutex
 	chains []*ChainWriter
 	closed bool
 	stop   chan struct{}
 	done   chan struct{}
+}
+
+// missingDirs lists dir and those of its parents that do not exist, deepest
+// first: what os.MkdirAll(dir) will make.
+func missingDirs(dir string) []string {
+	var out []string
+	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(d); !errors.Is(err, fs.ErrNotExist) {
+			return out
+		}
+		out = append(out, d)
+		if filepath.Dir(d) == d {
+			return out
+		}
+	}
 }
 
 // Create prepares dir for a new run and locks it; see the package
@@ -125,9 +147,12 @@ func Create(dir string, opt Options) (*Writer, error) {
 			return nil, fmt.Errorf("%s: %w (%s)", dir, ErrNotRun, listFiles(foreign))
 		}
 	}
+	made := missingDirs(dir)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, pathErr(dir, err)
 	}
+	_, err := os.Lstat(filepath.Join(dir, LockFile))
+	madeLock := errors.Is(err, fs.ErrNotExist)
 	lf, err := os.OpenFile(filepath.Join(dir, LockFile), os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, pathErr(dir, err)
@@ -173,7 +198,8 @@ func Create(dir string, opt Options) (*Writer, error) {
 	if opt.RunID != "" {
 		runID = opt.RunID
 	}
-	w := &Writer{dir: dir, lock: lf, runID: runID, stop: make(chan struct{}), done: make(chan struct{})}
+	w := &Writer{dir: dir, lock: lf, runID: runID, stop: make(chan struct{}), done: make(chan struct{}),
+		created: true, madeDirs: made, madeLock: madeLock}
 	every := opt.FlushEvery
 	if every <= 0 {
 		every = time.Second
@@ -426,6 +452,59 @@ func (w *Writer) Close(stopped error) error {
 		errs = append(errs, w.switchFiles(kept))
 	}
 	errs = append(errs, unlockFile(w.lock), w.lock.Close())
+	return errors.Join(errs...)
+}
+
+// Discard ends a run that failed before its first draw and removes what
+// Create made for it: the run's files in dir (the resume information, chain
+// files with no draw), the lock file if it was not there before, and dir and
+// its parents if Create made them and they are left empty; files it did not
+// make are left alone. The corrected command can then use dir again without
+// Options.Overwrite. A Writer that Reopen made (a resumed run) is closed as
+// by Close(stopped) instead: its files are an earlier run's. Later calls, and
+// calls after Close, do nothing.
+func (w *Writer) Discard(stopped error) error {
+	if !w.created {
+		return w.Close(stopped)
+	}
+	w.mu.Lock()
+	if w.closed {
+		w.mu.Unlock()
+		return nil
+	}
+	w.closed = true
+	chains := w.chains
+	w.mu.Unlock()
+	close(w.stop)
+	<-w.done
+	var errs []error
+	for _, c := range chains {
+		c.mu.Lock()
+		c.closed = true
+		for _, f := range []*chainFile{c.post, c.warm} {
+			if f != nil && !f.closed {
+				f.closed = true
+				f.f.Close()
+			}
+		}
+		c.mu.Unlock()
+	}
+	names, err := runFiles(w.dir)
+	errs = append(errs, err)
+	for _, name := range names {
+		if err := os.Remove(filepath.Join(w.dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, err)
+		}
+	}
+	if w.madeLock {
+		os.Remove(w.lock.Name())
+	}
+	errs = append(errs, unlockFile(w.lock), w.lock.Close())
+	for _, d := range w.madeDirs {
+		if os.Remove(d) != nil { // not empty: something else is in it
+			break
+		}
+	}
 	return errors.Join(errs...)
 }
 

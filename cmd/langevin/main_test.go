@@ -218,6 +218,13 @@ func TestRunDivergenceWritesDraws(t *testing.T) {
 	if n := bytes.Count(b, []byte("\n")) - bytes.Count(b, []byte("#")); n < 2 {
 		t.Errorf("chain-1.csv holds %d lines of draws", n)
 	}
+	// A failed run leaves no summary.csv to be read as its answer.
+	if _, err := os.Stat(filepath.Join(out, "summary.csv")); !os.IsNotExist(err) {
+		t.Errorf("a run that exits 1 left summary.csv (stat: %v)", err)
+	}
+	if strings.Contains(stdout, "summary.csv") {
+		t.Errorf("stdout names summary.csv:\n%s", stdout)
+	}
 }
 
 func TestUsage(t *testing.T) {

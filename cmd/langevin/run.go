@@ -16,9 +16,10 @@ import (
 	"github.com/langevin-go/langevin/formula"
 	"github.com/langevin-go/langevin/internal/runctl"
 	"github.com/langevin-go/langevin/model"
+	"github.com/langevin-go/langevin/stan"
 )
 
-func cmdRun(args []string, stdout, stderr io.Writer) error {
+func cmdRun(args []string, stdout, stderr io.Writer) (runErr error) {
 	args, resume, err := resumeArgs(args) // --resume DIR: the run's own arguments
 	if err != nil {
 		return err
@@ -54,13 +55,23 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		if err := rd.SaveResumeInfo(c, args); err != nil {
-			rd.W.Close(err)
+			rd.W.Discard(err)
 			return err
 		}
 	}
+	sampling := false // langevin.Run has begun: from here the directory holds the run
 	if rd != nil {
 		st.SetCloser(func(err error) { rd.W.Close(err) })
-		defer rd.W.Close(errors.New("the run failed before sampling"))
+		defer func() {
+			// A run that failed on its input or its set-up, before its
+			// first draw, leaves no directory to refuse the corrected
+			// command; one stopped by a signal keeps its own for --resume.
+			var intr *runctl.Interrupted
+			if !sampling && !errors.As(runErr, &intr) {
+				rd.W.Discard(runErr)
+			}
+			rd.W.Close(errors.New("the run failed before sampling"))
+		}()
 	}
 	j := &fit.Problem{C: c, Stderr: stderr}
 	ph := runctl.NewPhases(stderr, true) // the time line; st reports the phases as they come
@@ -209,6 +220,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	st.Enter("sampling", false)
+	sampling = true
 	start := time.Now()
 	prog.Start()
 	tr, runErr := langevin.Run(ctx, m, s, opts)
@@ -263,6 +275,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if fm, ok := m.(*formula.Model); ok {
 		printed = formulaTable(table, fm)
 	}
+	if sm, ok := m.(*stan.Model); ok {
+		printed = stanTable(table, sm)
+	}
 	if err := printed.Format(stdout); err != nil {
 		return err
 	}
@@ -287,7 +302,11 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 			sc = j.Scaler
 		}
 		rd.Keep(tr)
-		if files, err = rd.Finish(runErr, table, j.ModelFile(), sc); err != nil {
+		sum := table
+		if runErr != nil && intr == nil {
+			sum = nil // a failed run (exit 1) leaves no summary.csv
+		}
+		if files, err = rd.Finish(runErr, sum, j.ModelFile(), sc); err != nil {
 			return err
 		}
 	}
