@@ -15,8 +15,10 @@ import (
 
 // BlockPlanned reports whether NewPlan takes its block-arrow path on m
 // (nil opt: the defaults): m has group-level blocks
-// (langevin.BlockStructured), more than DenseMax parameters, and the cost
-// rule chooses stochastic gradients (or opt.Kind asks for them). A caller
+// (langevin.BlockStructured) and either chooses its sampler by predicted
+// cost (CostPlanned, opt.Kind ""), or has more than DenseMax parameters
+// and the cost rule chooses stochastic gradients (or opt.Kind asks for
+// them). A caller
 // that computes the dense Laplace approximation for the plan must then
 // not: it costs 2d full-data gradients and d² memory that the plan does
 // not use.
@@ -36,6 +38,9 @@ func BlockPlanned(m langevin.Model, opt *PlanOptions) bool {
 		o.DenseMax = 100
 	}
 	d, n := m.Dim(), m.Len()
+	if o.Kind == "" && CostPlanned(m) {
+		return true // newCostPlan: the block-arrow plan, or NUTS with its own metric and start
+	}
 	if d <= o.DenseMax {
 		return false
 	}
@@ -43,9 +48,6 @@ func BlockPlanned(m langevin.Model, opt *PlanOptions) bool {
 	case "sgld":
 		return true
 	case "":
-		if CostPlanned(m) {
-			return true // newCostPlan: the block-arrow H for either sampler
-		}
 		return float64(nutsGradsPerChain)*float64(n)*float64(d) > o.NUTSBudget
 	}
 	return false

@@ -107,7 +107,7 @@ func (c *Config) CheckApplies() error {
 		applies bool
 		why     string
 	}{
-		{"model target test test-frac id drop categorical missing format split standardize intercept prior-scale offset exposure", c.Formula.Text == "",
+		{"model target test test-frac id drop categorical format split standardize intercept prior-scale offset exposure", c.Formula.Text == "",
 			"--formula names the model, its response, intercept, offsets and columns, and --data is read as it is, a CSV file (no test split, no standardisation): write it in the formula"},
 		{"family priors", c.Formula.Text != "", "only with --formula"},
 		{"formula model target test test-frac id drop categorical missing format split standardize intercept prior-scale offset exposure", c.Stan == "",
@@ -595,7 +595,7 @@ type formulaConfig struct {
 // RegisterFormulaFlags defines --formula, --family and --priors on fs.
 func RegisterFormulaFlags(fs *flag.FlagSet, f *formulaConfig) {
 	fs.StringVar(&f.Text, "formula", "", "model `FORMULA` as lme4/brms write it, e.g. 'y ~ x + (1 + x | g)' (see docs/formulas.md); --data is a CSV file with a header, text columns are categorical; replaces --model")
-	fs.StringVar(&f.Family, "family", "gaussian", "--formula: response family gaussian|bernoulli (logistic)|probit|poisson|negbinomial|student")
+	fs.StringVar(&f.Family, "family", "gaussian", "--formula: response family gaussian|bernoulli (logistic)|probit|poisson|negbinomial|student|binomial (the response y | trials(n))")
 	fs.StringVar(&f.Priors, "priors", "", "--formula: priors replacing brms's defaults, 'class ~ dist(args); …' with class Intercept|b|sd|cor|sigma|nu|shape, e.g. 'b ~ normal(0, 1); sd ~ exponential(1)'")
 }
 

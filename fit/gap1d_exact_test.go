@@ -62,7 +62,7 @@ func gap1dCommandNet(t *testing.T) (*model.MLP, *data.Scaler) {
 // sees 72% of the exact ratio. LANGEVIN_GAP1D_NUTS=1 runs it.
 func TestGap1DCommandExact(t *testing.T) {
 	if os.Getenv("LANGEVIN_GAP1D_NUTS") == "" {
-		t.Skip("≈ 8 min of CPU: LANGEVIN_GAP1D_NUTS=1 runs it (numbers in docs/networks.md)")
+		t.Skip("≈ 8 min of CPU: LANGEVIN_GAP1D_NUTS=1 runs it (numbers in docs/validation.md)")
 	}
 	m, sc := gap1dCommandNet(t)
 	ctx := context.Background()

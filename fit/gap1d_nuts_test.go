@@ -31,7 +31,7 @@ import (
 // question). LANGEVIN_GAP1D_NUTS=1 runs it.
 func TestGap1DBandsAgainstNUTS(t *testing.T) {
 	if os.Getenv("LANGEVIN_GAP1D_NUTS") == "" {
-		t.Skip("≈ 6 min of CPU: LANGEVIN_GAP1D_NUTS=1 runs it (numbers in docs/networks.md)")
+		t.Skip("≈ 6 min of CPU: LANGEVIN_GAP1D_NUTS=1 runs it (numbers in docs/validation.md)")
 	}
 	m := gap1dNet(t, []float64{2}) // the prior of its measured numbers (before the output layer's default 4)
 	ctx := context.Background()
@@ -96,7 +96,7 @@ func TestGap1DBandsAgainstNUTS(t *testing.T) {
 // command's model is 2.87 (TestGap1DCommandExact), not 3.35.
 func TestGap1DPriorExact(t *testing.T) {
 	if os.Getenv("LANGEVIN_GAP1D_NUTS") == "" {
-		t.Skip("≈ 6 min of CPU: LANGEVIN_GAP1D_NUTS=1 runs it (numbers in docs/networks.md)")
+		t.Skip("≈ 6 min of CPU: LANGEVIN_GAP1D_NUTS=1 runs it (numbers in docs/validation.md)")
 	}
 	m := gap1dNet(t, []float64{2, 4})
 	ctx := context.Background()
@@ -131,10 +131,10 @@ func TestGap1DPriorExact(t *testing.T) {
 // the gap, 0.328 over the data, ratio 1.75; f's band 0.469 and 0.042; E σ²
 // 0.0097; max R̂ 1.125, min ESS 23 — it fails (not converged). SGHMC with
 // the same block: f's band 0.477 in the gap but 0.147 over the data, E σ²
-// 0.0119 (docs/networks.md). LANGEVIN_GAP1D_NUTS=1 runs it.
+// 0.0119 (docs/validation.md). LANGEVIN_GAP1D_NUTS=1 runs it.
 func TestGap1DBlockNUTS(t *testing.T) {
 	if os.Getenv("LANGEVIN_GAP1D_NUTS") == "" {
-		t.Skip("≈ 6 min of CPU: LANGEVIN_GAP1D_NUTS=1 runs it (numbers in docs/networks.md)")
+		t.Skip("≈ 6 min of CPU: LANGEVIN_GAP1D_NUTS=1 runs it (numbers in docs/validation.md)")
 	}
 	m := gap1dNet(t, []float64{2}) // the prior of its measured numbers
 	ctx := context.Background()

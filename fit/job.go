@@ -35,6 +35,9 @@ type Problem struct {
 	// NoiseNote is the noise rule's auto: line of a regression network
 	// ("" when no rule ran).
 	NoiseNote string
+	// DataNotes are lines about how --data was read, printed with the
+	// model (a --formula run's rows dropped for missing values).
+	DataNotes []string
 }
 
 // chooseNoise sets s.Hetero for a regression network: --noise-model hetero

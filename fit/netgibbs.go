@@ -15,7 +15,7 @@ import (
 // netGibbsShare is the largest share of the sampling's multiply-adds that
 // the output layer's exact draws may take: one draw every GibbsEvery steps
 // with Flops(draw) ≤ netGibbsShare · GibbsEvery · (cost of a step). A
-// quarter: on the validation rows (docs/networks.md) a share of 1 gained
+// quarter: on the validation rows (docs/validation.md) a share of 1 gained
 // more log-likelihood on yacht and boston but took wine's run to 11.6 s of
 // CPU, over the 10 s a small UCI split may take, and lost more there.
 const netGibbsShare = 0.25

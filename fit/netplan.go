@@ -64,7 +64,7 @@ type NetPlanOptions struct {
 	// netBlockMax parameters): the inverse of the layer's block of the
 	// Hessian at the mode (outputBlockCov). Off by default: on gap1d it
 	// widens the band in the gap (ratio 1.18 → 1.55 at the default prior)
-	// but the validation rows of yacht lose log-likelihood (docs/networks.md).
+	// but the validation rows of yacht lose log-likelihood (docs/validation.md).
 	OutputBlock bool
 	// GibbsEvery: the output layer of a homoscedastic Gaussian network is
 	// drawn exactly from its conditional every GibbsEvery SGHMC steps
@@ -78,7 +78,7 @@ type NetPlanOptions struct {
 	// Off (0) by default: on gap1d one sweep per draw widens the band in the
 	// gap from 2.08× to about 2.8× the band over the data, but on yacht the
 	// SGHMC steps between the sweeps heat up (σ² grows run-long, validation
-	// log-likelihood −0.75 → −1.48; docs/networks.md "Unit moves").
+	// log-likelihood −0.75 → −1.48; docs/validation.md "Unit moves").
 	UnitMoves int
 }
 

@@ -149,11 +149,16 @@ func (rd *RunDir) Keep(tr *langevin.Trace) {
 	}
 }
 
-// Finish writes the summary, the model's spec and the scaler, closes the
-// files with the run's status and returns the list of files for the output.
+// Finish writes the summary (not when table is nil: a failed run leaves
+// no summary.csv that could be read as its answer), the model's spec and
+// the scaler, closes the files with the run's status and returns the list
+// of files for the output.
 func (rd *RunDir) Finish(runErr error, table diag.Table, mf *ModelFile, sc *data.Scaler) (string, error) {
 	dir := rd.W.Dir()
-	err := rd.W.WriteSummary(table)
+	var err error
+	if table != nil {
+		err = rd.W.WriteSummary(table)
+	}
 	if err == nil && mf != nil {
 		err = rd.W.WriteSpec(mf)
 	}
@@ -170,7 +175,9 @@ func (rd *RunDir) Finish(runErr error, table diag.Table, mf *ModelFile, sc *data
 	if len(rd.chains) > 1 {
 		files += " … " + rundir.ChainFile(rd.chains[len(rd.chains)-1].Chain())
 	}
-	files += ", " + filepath.Join(dir, rundir.SummaryFile)
+	if table != nil {
+		files += ", " + filepath.Join(dir, rundir.SummaryFile)
+	}
 	if mf != nil {
 		files += ", " + filepath.Join(dir, rundir.SpecFile)
 	}

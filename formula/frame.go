@@ -83,17 +83,80 @@ func (f *Frame) add(name string, c Column, n int) {
 // strings (10⁷ rows of y,x,g: 1.3 GB of strings otherwise). Same frame and
 // same errors as ReadCSV.
 func ReadCSVFile(path string) (*Frame, error) {
+	f, _, err := ReadCSVFileWith(path, ReadOptions{})
+	return f, err
+}
+
+// Missing-value rules of ReadOptions.Missing.
+const (
+	MissingError = "error" // a missing value is an error (the default)
+	MissingDrop  = "drop"  // a row with a missing value is dropped, counted
+)
+
+// ErrMissing is wrapped by the error of a missing value under
+// MissingError, so that a caller can name its own way of dropping them.
+var ErrMissing = errors.New("missing value")
+
+// ReadOptions say which columns' missing values matter and what they do.
+// The zero value is ReadCSVFile's: every column checked, an error.
+type ReadOptions struct {
+	// Columns are the columns whose missing values count (a formula's
+	// Columns); nil means all. A missing value in another column is kept
+	// as a text value: the formula does not read it.
+	Columns []string
+	// Missing is MissingError ("" too) or MissingDrop.
+	Missing string
+}
+
+// Dropped counts the rows dropped for missing values (MissingDrop).
+type Dropped struct {
+	Rows, Of int           // rows dropped, of all rows in the file
+	ByColumn []ColumnCount // rows with a missing value in each column, in the file's order
+}
+
+// ColumnCount is a column's number of rows with a missing value.
+type ColumnCount struct {
+	Column string
+	Rows   int
+}
+
+func (d *Dropped) String() string {
+	parts := make([]string, len(d.ByColumn))
+	for i, c := range d.ByColumn {
+		parts[i] = fmt.Sprintf("%q %d", c.Column, c.Rows)
+	}
+	return fmt.Sprintf("%d of %d rows dropped for a missing value in a column the formula uses (by column: %s)", d.Rows, d.Of, strings.Join(parts, ", "))
+}
+
+// isMissing reports whether a trimmed cell is a missing value: empty, NA,
+// N/A, NaN, nan, NAN, null, NULL or Null (R's and pandas' defaults, as
+// the data package reads them).
+func isMissing(s string) bool {
+	switch s {
+	case "", "NA", "N/A", "NaN", "nan", "NAN", "null", "NULL", "Null":
+		return true
+	}
+	return false
+}
+
+// ReadCSVFileWith reads a CSV file as ReadCSVFile does, with the
+// missing-value rule of opt; under MissingDrop it returns the rows dropped
+// (nil otherwise).
+func ReadCSVFileWith(path string, opt ReadOptions) (*Frame, *Dropped, error) {
+	if opt.Missing != "" && opt.Missing != MissingError && opt.Missing != MissingDrop {
+		return nil, nil, fmt.Errorf("missing-value rule %q: expected %s or %s", opt.Missing, MissingError, MissingDrop)
+	}
 	fh, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer fh.Close()
-	header, numeric, rows, err := scanCSV(fh, path, nil)
+	header, numeric, rows, dropped, err := scanCSV(fh, path, opt, nil)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if _, err := fh.Seek(0, io.SeekStart); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
 	nums := make([][]float64, len(header))
 	codes := make([][]int, len(header))
@@ -105,7 +168,7 @@ func ReadCSVFile(path string) (*Frame, error) {
 			codes[j], seen[j] = make([]int, 0, rows), map[string]int{}
 		}
 	}
-	if _, _, _, err := scanCSV(fh, path, func(rec []string) {
+	if _, _, _, _, err := scanCSV(fh, path, opt, func(rec []string) {
 		for j, v := range rec {
 			if numeric[j] {
 				x, _ := strconv.ParseFloat(v, 64)
@@ -120,7 +183,7 @@ func ReadCSVFile(path string) (*Frame, error) {
 			codes[j] = append(codes[j], c)
 		}
 	}); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	f := &Frame{}
 	for j, name := range header {
@@ -143,35 +206,42 @@ func ReadCSVFile(path string) (*Frame, error) {
 		}
 		f.AddFactor(name, codes[j], levels)
 	}
-	return f, nil
+	return f, dropped, nil
 }
 
 // scanCSV reads CSV with a header line, checks it as ReadCSV does, and
 // calls row (when not nil) with each row's trimmed values. It returns the
 // header, which columns are numeric (every value a finite number) and the
-// number of rows.
-func scanCSV(r io.Reader, source string, row func(rec []string)) (header []string, numeric []bool, rows int, err error) {
+// number of rows kept; a row with a missing value in a column of
+// opt.Columns is an error naming the first one's line and column and the
+// count in each column (MissingError), or is skipped and counted
+// (MissingDrop).
+func scanCSV(r io.Reader, source string, opt ReadOptions, row func(rec []string)) (header []string, numeric []bool, rows int, dropped *Dropped, err error) {
 	cr := csv.NewReader(r)
 	cr.ReuseRecord = true
 	header, err = cr.Read()
 	if err != nil {
 		if errors.Is(err, io.EOF) {
-			return nil, nil, 0, fmt.Errorf("%s: empty file: expected a header line of column names", source)
+			return nil, nil, 0, nil, fmt.Errorf("%s: empty file: expected a header line of column names", source)
 		}
-		return nil, nil, 0, fmt.Errorf("%s: %w", source, err)
+		return nil, nil, 0, nil, fmt.Errorf("%s: %w", source, err)
 	}
 	header = slices.Clone(header)
 	seen := map[string]bool{}
 	for i, h := range header {
 		header[i] = strings.TrimSpace(h)
 		if header[i] == "" {
-			return nil, nil, 0, fmt.Errorf("%s: line 1, column %d: empty column name", source, i+1)
+			return nil, nil, 0, nil, fmt.Errorf("%s: line 1, column %d: empty column name", source, i+1)
 		}
 	}
 	numeric = make([]bool, len(header))
+	checked := make([]bool, len(header)) // missing values count here
 	for j := range numeric {
 		numeric[j] = true
+		checked[j] = opt.Columns == nil || slices.Contains(opt.Columns, header[j])
 	}
+	missing := make([]int, len(header)) // rows with a missing value, by column
+	firstLine, firstCol, nDropped := 0, 0, 0
 	line := 1
 	for {
 		rec, err := cr.Read()
@@ -179,15 +249,26 @@ func scanCSV(r io.Reader, source string, row func(rec []string)) (header []strin
 			break
 		}
 		if err != nil {
-			return nil, nil, 0, fmt.Errorf("%s: %w", source, err)
+			return nil, nil, 0, nil, fmt.Errorf("%s: %w", source, err)
 		}
 		line++
+		skip := false
 		for j, v := range rec {
 			v = strings.TrimSpace(v)
-			if v == "" || v == "NA" {
-				return nil, nil, 0, fmt.Errorf("%s: line %d, column %d (%s): missing value %q: expected a value (rows with missing values are not dropped silently)", source, line, j+1, header[j], v)
-			}
 			rec[j] = v
+			if checked[j] && isMissing(v) {
+				missing[j]++
+				if firstLine == 0 {
+					firstLine, firstCol = line, j
+				}
+				skip = true
+			}
+		}
+		if skip {
+			nDropped++
+			continue
+		}
+		for j, v := range rec {
 			if numeric[j] {
 				x, err := strconv.ParseFloat(v, 64)
 				numeric[j] = err == nil && !math.IsNaN(x) && !math.IsInf(x, 0)
@@ -198,15 +279,38 @@ func scanCSV(r io.Reader, source string, row func(rec []string)) (header []strin
 		}
 	}
 	if line == 1 {
-		return nil, nil, 0, fmt.Errorf("%s: no rows after the header", source)
+		return nil, nil, 0, nil, fmt.Errorf("%s: no rows after the header", source)
 	}
 	for j, name := range header {
 		if seen[name] {
-			return nil, nil, 0, fmt.Errorf("%s: line 1, column %d: column name %q repeated", source, j+1, name)
+			return nil, nil, 0, nil, fmt.Errorf("%s: line 1, column %d: column name %q repeated", source, j+1, name)
 		}
 		seen[name] = true
 	}
-	return header, numeric, line - 1, nil
+	if firstLine > 0 {
+		var counts []string
+		d := &Dropped{Rows: nDropped, Of: line - 1}
+		for j, n := range missing {
+			if n > 0 {
+				have := "rows have"
+				if n == 1 {
+					have = "row has"
+				}
+				counts = append(counts, fmt.Sprintf("column %q: %d %s one", header[j], n, have))
+				d.ByColumn = append(d.ByColumn, ColumnCount{header[j], n})
+			}
+		}
+		if opt.Missing != MissingDrop {
+			return nil, nil, 0, nil, fmt.Errorf("%s: line %d, column %d (%s): %w: %s; rows with missing values are not dropped silently", source, firstLine, firstCol+1, header[firstCol], ErrMissing, strings.Join(counts, "; "))
+		}
+		if nDropped == line-1 {
+			return nil, nil, 0, nil, fmt.Errorf("%s: every row has a missing value (%s): no rows left", source, strings.Join(counts, "; "))
+		}
+		dropped = d
+	} else if opt.Missing == MissingDrop {
+		dropped = &Dropped{Of: line - 1}
+	}
+	return header, numeric, line - 1 - nDropped, dropped, nil
 }
 
 // ReadCSV reads CSV with a header line; errors name the source, line and
@@ -214,7 +318,7 @@ func scanCSV(r io.Reader, source string, row func(rec []string)) (header []strin
 // (ReadCSVFile reads a file twice instead).
 func ReadCSV(r io.Reader, source string) (*Frame, error) {
 	var raw [][]string
-	header, numeric, _, err := scanCSV(r, source, func(rec []string) {
+	header, numeric, _, _, err := scanCSV(r, source, ReadOptions{}, func(rec []string) {
 		if raw == nil {
 			raw = make([][]string, len(rec))
 		}

@@ -45,6 +45,10 @@ const sdFloorFrac = 1e-3
 //     puts sd where its own prior stops it (ΣⱼR²/sd² ≈ 3 for a half
 //     student_t(3), sd ≈ √(J/3)·the true sd), not where the posterior
 //     mass is (docs/formulas.md: 16.7 for a true 0.8 with 1,000 levels);
+//   - a centred term whose sd is more than twice the spread of its effects
+//     (given the effects, the mode of a centred term's sd has sd² about
+//     their mean square, ΣⱼR²/(J − 1)): an optimiser stopped on a plateau,
+//     not a mode;
 //   - a centred term whose sd is below 10⁻³ of its prior's scale: the
 //     mode has fallen into the funnel's neck (sd → 0 with the effects);
 //   - a value that is not finite.
@@ -68,8 +72,10 @@ func (m *Model) DegenerateMode(theta []float64) string {
 			name := "sd_" + g.name + "__" + g.coefs[k]
 			rms := rmsCoef(r, g.J, g.K, k)
 			switch {
-			case !g.centred && sd[k] > 0 && rms/sd[k] < rmsFloor:
+			case !g.centred && sd[k] > 0 && rms < rmsFloor*sd[k]:
 				why = append(why, fmt.Sprintf("%s = %.3g is %.3g× the spread %.3g of its effects (non-centred: the mode trades the scale against the effects)", name, sd[k], sd[k]/rms, rms))
+			case g.centred && sd[k] > 0 && rms < rmsFloor*sd[k]:
+				why = append(why, fmt.Sprintf("%s = %.3g is %.3g× the spread %.3g of its effects (centred: not the mode of the scale given the effects, whose sd² is about their mean square)", name, sd[k], sd[k]/rms, rms))
 			case g.centred && sd[k] < sdFloorFrac*scale:
 				why = append(why, fmt.Sprintf("%s = %.3g is at its boundary 0 (below 10⁻³ of its prior's scale %.3g)", name, sd[k], scale))
 			}
@@ -109,7 +115,7 @@ func (m *Model) sdScale() float64 {
 // RescaleMode writes to dst a point with the effects of the mode but not
 // its degenerate scales: each group sd set to the spread (root mean
 // square over the levels) of its effects r_·k at the mode, at least 1/10 of
-// the sd prior's scale; the correlation at the identity (L = I); and, for
+// the sd prior's scale (both in the data's units); the correlation at the identity (L = I); and, for
 // a non-centred term, z_jk = r_jk/sd_k, so that every r_j is unchanged.
 // The population-level and family parameters stay at the mode. From there
 // an exact sampler starts on the posterior's scale of the group sds
@@ -127,8 +133,10 @@ func (m *Model) RescaleMode(dst, mode []float64) {
 		lsd := g.sd.Free(dst)
 		sd := make([]float64, g.K)
 		for k := range sd {
+			// sd and r in the data's units; θ's sd is that of the
+			// scaled column, sd·s_k (Model's doc: scaled design).
 			sd[k] = math.Max(rmsCoef(r, g.J, g.K, k), floor)
-			lsd[k] = math.Log(sd[k])
+			lsd[k] = math.Log(sd[k] * g.scales[k])
 		}
 		if g.corr && g.K > 1 {
 			clear(g.L.Free(dst))

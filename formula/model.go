@@ -69,6 +69,7 @@ type groupTerm struct {
 	sd, L               transform.Block
 	zb                  transform.Block // z (non-centred) or r (centred)
 	centred             bool
+	forced              bool        // Options.Centring chose the form, not the rule
 	minRows             int         // rows of the level with the fewest
 	perm                []int       // K×K transpose, for the centred prior's factor
 	ident               []float64   // K×K identity: the factor of an uncorrelated term
@@ -170,8 +171,17 @@ func New(f *Formula, tab Table, opt Options) (*Model, error) {
 	}
 	m := &Model{Formula: f, Family: fam, n: n, intercept: f.Intercept, book: codebook{}, prior: opt.Priors}
 	e := &env{tab: tab, book: m.book, train: true}
+	if f.Trials != "" {
+		if opt.Trials != "" && opt.Trials != f.Trials {
+			return nil, &SyntaxError{f.TrialsPos, fmt.Sprintf("trials(%s) in the formula and trials column %q in the options: expected one", f.Trials, opt.Trials)}
+		}
+		if fam != "binomial" {
+			return nil, &SyntaxError{f.TrialsPos, fmt.Sprintf("y | trials(%s) is the binomial family's response, the family is %s: use the binomial family (--family binomial)", f.Trials, fam)}
+		}
+		opt.Trials = f.Trials
+	}
 	if (fam == "binomial") != (opt.Trials != "") {
-		return nil, fmt.Errorf("family %s with trials column %q: the binomial family needs the column of the trials, and only it", fam, opt.Trials)
+		return nil, fmt.Errorf("family %s with trials column %q: the binomial family needs the column of the trials (y | trials(n) ~ …), and only it", fam, opt.Trials)
 	}
 	if opt.Trials != "" {
 		v, err := e.num(&Expr{Op: "col", Name: opt.Trials, Text: opt.Trials})
@@ -312,8 +322,9 @@ func New(f *Formula, tab Table, opt Options) (*Model, error) {
 		case "":
 			gt.centred = gt.minRows >= CentredMinRows
 		case "centred":
-			gt.centred = true
+			gt.centred, gt.forced = true, true
 		case "noncentred":
+			gt.forced = true
 		default:
 			return nil, fmt.Errorf("centring %q: expected centred, noncentred or empty (the rule)", opt.Centring)
 		}
@@ -778,6 +789,12 @@ func (m *Model) Groups() []string {
 		param := fmt.Sprintf("effects non-centred, r = diag(sd)·L·z (a level has %d rows < %d)", g.minRows, CentredMinRows)
 		if g.centred {
 			param = fmt.Sprintf("effects centred, r ~ N(0, diag(sd)·Ω·diag(sd)) (every level has ≥ %d rows, the fewest %d)", CentredMinRows, g.minRows)
+		}
+		if g.forced {
+			param = "effects non-centred, r = diag(sd)·L·z (as asked)"
+			if g.centred {
+				param = "effects centred, r ~ N(0, diag(sd)·Ω·diag(sd)) (as asked)"
+			}
 		}
 		out[i] = fmt.Sprintf("%s: %d levels, %s (%s); %s", g.name, g.J, strings.Join(g.coefs, ", "), kind, param)
 	}

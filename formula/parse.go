@@ -2,6 +2,7 @@ package formula
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -56,6 +57,10 @@ type Formula struct {
 	Offsets   []*Expr
 	Groups    []Group
 	Text      string
+	// Trials is the column of y | trials(n) (brms's binomial response:
+	// y successes of n), "" without one; TrialsPos is the column of '|'.
+	Trials    string
+	TrialsPos int
 }
 
 // SyntaxError is a parse error at a column of the formula.
@@ -157,8 +162,9 @@ func (p *parser) expect(op string) error {
 	return nil
 }
 
-// Parse parses an lme4/brms model formula: response ~ terms, where terms
-// are separated by '+' and each is
+// Parse parses an lme4/brms model formula: response ~ terms, or
+// y | trials(n) ~ terms for the binomial family (y successes of the n of
+// column n), where terms are separated by '+' and each is
 //
 //	x              a column (numeric: a slope; text or factor(x): treatment-coded levels)
 //	x:z, x*z       an interaction; x*z is x + z + x:z
@@ -186,10 +192,28 @@ func Parse(s string) (*Formula, error) {
 	if err != nil {
 		return nil, err
 	}
+	f := &Formula{Response: resp, Intercept: true, Text: s}
+	if p.is("|") { // brms's addition terms: y | trials(n)
+		bar := p.next()
+		t := p.peek()
+		if t.kind != "id" || t.text != "trials" || p.toks[p.k+1].text != "(" {
+			return nil, p.errf(t, "after '|' in the response: expected trials(n), the column of the binomial family's numbers of trials")
+		}
+		p.next()
+		p.next()
+		c := p.peek()
+		if c.kind != "id" {
+			return nil, p.errf(c, "trials(): expected the column of the numbers of trials")
+		}
+		p.next()
+		if err := p.expect(")"); err != nil {
+			return nil, err
+		}
+		f.Trials, f.TrialsPos = c.text, bar.pos
+	}
 	if err := p.expect("~"); err != nil {
 		return nil, err
 	}
-	f := &Formula{Response: resp, Intercept: true, Text: s}
 	if err := p.rhs(s, f, false); err != nil {
 		return nil, err
 	}
@@ -499,4 +523,47 @@ func (p *parser) unary(src string) (*Expr, error) {
 		}
 	}
 	return e, nil
+}
+
+// Columns returns the names of the data columns the formula reads — the
+// response, trials, the population- and group-level terms' columns,
+// offsets and grouping factors — each once, in the order they appear.
+func (f *Formula) Columns() []string {
+	var out []string
+	add := func(name string) {
+		if !slices.Contains(out, name) {
+			out = append(out, name)
+		}
+	}
+	var walk func(e *Expr)
+	walk = func(e *Expr) {
+		if e.Op == "col" {
+			add(e.Name)
+		}
+		for _, a := range e.Args {
+			walk(a)
+		}
+	}
+	walk(f.Response)
+	if f.Trials != "" {
+		add(f.Trials)
+	}
+	terms := func(ts []Term) {
+		for _, t := range ts {
+			for _, e := range t.Factors {
+				walk(e)
+			}
+		}
+	}
+	terms(f.Terms)
+	for _, o := range f.Offsets {
+		walk(o)
+	}
+	for _, g := range f.Groups {
+		terms(g.Terms)
+		for _, c := range g.Factor {
+			add(c)
+		}
+	}
+	return out
 }

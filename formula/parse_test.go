@@ -74,6 +74,14 @@ func TestParse(t *testing.T) {
 			t.Errorf("Parse(%q) = %q, want %q", c.in, got, c.want)
 		}
 	}
+	f, err := Parse("succ | trials(n) ~ x + (1 | g)")
+	if err != nil || f.Trials != "n" || f.Response.Text != "succ" || describe(f) != "succ ~ 1 + x + (1|g)" {
+		t.Errorf("Parse(succ | trials(n) ~ x + (1 | g)): %v, trials %q", err, f.Trials)
+	}
+	f, _ = Parse("log(y) | trials(n) ~ x*z + I(w^2) + poly(v, 2) + offset(log(u)) + (1 + x | a/b)")
+	if got := strings.Join(f.Columns(), " "); got != "y n x z w v u a b" {
+		t.Errorf("Columns() = %q, want the columns in order: y n x z w v u a b", got)
+	}
 }
 
 func TestParseErrors(t *testing.T) {
@@ -96,6 +104,9 @@ func TestParseErrors(t *testing.T) {
 		{"y ~ log(x, z)", 5, "takes 1 argument"},
 		{"y ~ (0 | g)", 5, "neither an intercept nor slopes"},
 		{"y ~ x + (1 | g) )", 17, "expected '+' or the end"},
+		{"y | weights(w) ~ x", 5, "expected trials(n)"},
+		{"y | trials(2) ~ x", 12, "expected the column"},
+		{"y | trials(n ~ x", 14, "expected ')'"},
 	}
 	for _, c := range cases {
 		_, err := Parse(c.in)

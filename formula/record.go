@@ -31,7 +31,10 @@ type Record struct {
 	// Scaled says that θ's b block is the coefficient of the scaled
 	// design (Model's doc); a record without it is of a model whose θ
 	// holds b in the data's units, and is rebuilt so.
-	Scaled     bool                `json:"scaled_design,omitempty"`
+	Scaled bool `json:"scaled_design,omitempty"`
+	// Missing is the missing-value rule the training data were read
+	// with (ReadOptions.Missing; "" is MissingError).
+	Missing    string              `json:"missing,omitempty"`
 	Data       string              `json:"data"`
 	DataSHA256 string              `json:"data_sha256"`
 	Rows       int                 `json:"rows"`
@@ -53,10 +56,10 @@ func FileSHA256(path string) (string, error) {
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
-// NewRecord describes m, built from the CSV file data with the options'
-// priors text priors, for a run directory; rule is predict's default for
-// new levels.
-func NewRecord(m *Model, data, priors string, opt Options, rule NewLevels) (*Record, error) {
+// NewRecord describes m, built from the CSV file data (read with the
+// missing-value rule missing) with the options' priors text priors, for a
+// run directory; rule is predict's default for new levels.
+func NewRecord(m *Model, data, priors, missing string, opt Options, rule NewLevels) (*Record, error) {
 	sum, err := FileSHA256(data)
 	if err != nil {
 		return nil, err
@@ -65,7 +68,7 @@ func NewRecord(m *Model, data, priors string, opt Options, rule NewLevels) (*Rec
 		data = abs // predict may run from another directory
 	}
 	r := &Record{Formula: m.Formula.Text, Family: m.Family, Priors: priors, Trials: opt.Trials,
-		Centring: opt.Centring, Scaled: !opt.Unscaled, Data: data, DataSHA256: sum, Rows: m.Len(), Levels: m.Levels(), NewLevels: rule.String()}
+		Centring: opt.Centring, Scaled: !opt.Unscaled, Missing: missing, Data: data, DataSHA256: sum, Rows: m.Len(), Levels: m.Levels(), NewLevels: rule.String()}
 	return r, nil
 }
 
@@ -108,7 +111,7 @@ func (r *Record) Rebuild() (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	tab, err := ReadCSVFile(r.Data)
+	tab, _, err := ReadCSVFileWith(r.Data, ReadOptions{Columns: f.Columns(), Missing: r.Missing})
 	if err != nil {
 		return nil, err
 	}

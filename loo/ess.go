@@ -63,26 +63,46 @@ func (w *Workspace) relEff(x []float64, chains int) float64 {
 		means[c] = s / float64(n)
 	}
 	scale := float64(nextGoodSize(n)) / (float64(n) * float64(n))
-	// acov is mean_c γ̂_c(t).
-	acov := func(t int) float64 {
-		if t >= n {
-			return 0
+	w.yc = grow(w.yc, S)
+	yc := w.yc
+	for c := range chains {
+		m := means[c]
+		for i, v := range x[c*n : (c+1)*n] {
+			yc[c*n+i] = v - m
 		}
-		var tot float64
+	}
+	// acov2 returns mean_c γ̂_c(t) and mean_c γ̂_c(t+1), in one pass.
+	acov2 := func(t int) (g0, g1 float64) {
 		for c := range chains {
-			y := x[c*n : (c+1)*n]
-			m := means[c]
-			var s float64
-			a, b := y[:n-t], y[t:]
-			for i := range a {
-				s += (a[i] - m) * (b[i] - m)
+			y := yc[c*n : (c+1)*n]
+			var s0, s1, s2, s3 float64
+			m := n - t - 1 // terms of lag t+1; lag t has one more
+			if m < 0 {
+				continue
 			}
-			tot += s * scale
+			a, b := y[:m], y[t:]
+			i := 0
+			for ; i+1 < m; i += 2 {
+				a0, a1 := a[i], a[i+1]
+				b0, b1, b2 := b[i], b[i+1], b[i+2]
+				s0 += a0 * b0
+				s1 += a1 * b1
+				s2 += a0 * b1
+				s3 += a1 * b2
+			}
+			if i < m {
+				s0 += a[i] * b[i]
+				s2 += a[i] * b[i+1]
+			}
+			s0 += y[m] * y[n-1] // lag t's last term
+			g0 += (s0 + s1) * scale
+			g1 += (s2 + s3) * scale
 		}
-		return tot / float64(chains)
+		return g0 / float64(chains), g1 / float64(chains)
 	}
 	fn := float64(n)
-	meanVar := acov(0) * fn / (fn - 1)
+	a0, a1 := acov2(0)
+	meanVar := a0 * fn / (fn - 1)
 	varPlus := meanVar * (fn - 1) / fn
 	if chains > 1 {
 		var mm float64
@@ -99,13 +119,14 @@ func (w *Workspace) relEff(x []float64, chains int) float64 {
 	clear(rho)
 	even := 1.0
 	rho[0] = even
-	odd := 1 - (meanVar-acov(1))/varPlus
+	odd := 1 - (meanVar-a1)/varPlus
 	rho[1] = odd
 	t := 0
 	for t < n-5 && !math.IsNaN(even+odd) && even+odd > 0 {
 		t += 2
-		even = 1 - (meanVar-acov(t))/varPlus
-		odd = 1 - (meanVar-acov(t+1))/varPlus
+		at, at1 := acov2(t)
+		even = 1 - (meanVar-at)/varPlus
+		odd = 1 - (meanVar-at1)/varPlus
 		if even+odd >= 0 {
 			rho[t], rho[t+1] = even, odd
 		}

@@ -52,3 +52,46 @@ func Example() {
 	// bad      0
 	// very bad 0
 }
+
+// Two models of the same 50 observations compared by PSIS-LOO: the normal
+// model with the posterior of its mean, and one whose mean is off by 1.
+func ExampleCompare() {
+	rng := rand.New(rand.NewPCG(3, 4))
+	y := make([]float64, 50)
+	var ybar float64
+	for i := range y {
+		y[i] = rng.NormFloat64()
+		ybar += y[i] / 50
+	}
+	const S = 1000
+	good, off := mat.NewDense(len(y), S, nil), mat.NewDense(len(y), S, nil)
+	for s := range S {
+		mu := ybar + rng.NormFloat64()/math.Sqrt(50)
+		for i, v := range y {
+			good.Set(i, s, -0.5*(v-mu)*(v-mu)-0.5*math.Log(2*math.Pi))
+			off.Set(i, s, -0.5*(v-mu-1)*(v-mu-1)-0.5*math.Log(2*math.Pi))
+		}
+	}
+	var res []*loo.Result
+	for _, m := range []*mat.Dense{good, off} {
+		r, err := loo.LOO(func(yield func(*mat.Dense, error) bool) { yield(m, nil) }, 4)
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		res = append(res, r)
+	}
+	cmp, _ := loo.Compare(res...)
+	names := []string{"good", "off"}
+	for _, c := range cmp {
+		fmt.Printf("%-5s elpd_diff %6.1f  se_diff %4.1f\n", names[c.Model], c.ELPDDiff, c.SEDiff)
+	}
+	lpd, _ := loo.ELPDMatrix(res...)
+	w := make([]float64, 2)
+	loo.Stacking(w, lpd)
+	fmt.Printf("stacking weights %.2f %.2f\n", w[0], w[1])
+	// Output:
+	// good  elpd_diff    0.0  se_diff  0.0
+	// off   elpd_diff  -25.6  se_diff  7.2
+	// stacking weights 1.00 0.00
+}

@@ -2,6 +2,8 @@ package loo
 
 import (
 	"math"
+	"math/bits"
+	"slices"
 )
 
 // TailLen returns the number of largest importance ratios that PSIS
@@ -11,7 +13,7 @@ func TailLen(S int, reff float64) int {
 }
 
 // KThreshold returns the largest Pareto k̂ for which PSIS with S draws is
-// reliable, min(1 − 1/log₁₀ S, 0.7) (Vehtari et al. 2024, section 3.2.4).
+// reliable, min(1 − 1/log₁₀ S, 0.7) (Vehtari et al. 2024).
 func KThreshold(S int) float64 {
 	return math.Min(1-1/math.Log10(float64(S)), 0.7)
 }
@@ -22,13 +24,15 @@ type pair struct {
 	i int32
 }
 
-// Workspace holds the scratch of PSIS for rows of one number of draws. The
-// zero value is ready to use; a Workspace must not be used by two
+// Workspace holds the scratch space of PSIS and Row, grown to the largest
+// number of draws it has seen, so that a row allocates nothing after the
+// first. The zero value is ready to use; a Workspace must not be used by two
 // goroutines at once.
 type Workspace struct {
-	lik, w, lw, tx, z, means, rho, theta, ell []float64
-	heap                                      []pair
-	tail                                      []pair // the smoothed draws of the last PSIS, nil if none
+	lik, w, lw, tx, z, sel, yc, means, rho, theta, ell []float64
+	heap                                               []pair
+	tail                                               []pair  // the smoothed draws of the last PSIS, nil if none
+	lmax, cutoff                                       float64 // its largest raw ratio and the largest one not smoothed
 }
 
 // PSIS replaces the log importance ratios lw, one per draw, by Pareto
@@ -53,16 +57,15 @@ func (w *Workspace) PSIS(lw []float64, reff float64) (k float64) {
 	if m >= 5 && m < S {
 		tail := w.largest(lw, m+1) // ascending, tail[0] the cutoff
 		cut := tail[0].v - lmax
+		w.cutoff = tail[0].v
 		tail = tail[1:]
 		if math.Abs((tail[m-1].v-lmax)-(tail[0].v-lmax)) >= 2.220446049250313e-16/100 {
 			k = w.smooth(lw, tail, cut, lmax)
 		}
 	}
-	for s, v := range lw {
-		if v-lmax > 0 {
-			lw[s] = lmax
-		}
-	}
+	// Only smoothed values can exceed the largest raw ratio, and smooth
+	// truncates those.
+	w.lmax = lmax
 	return k
 }
 
@@ -83,7 +86,7 @@ func (w *Workspace) smooth(lw []float64, tail []pair, cut, lmax float64) float64
 	}
 	for j, p := range tail {
 		q := GPDQuantile((float64(j)+0.5)/float64(m), k, sigma) + ec
-		v := math.Log(q)
+		v := logPos(q)
 		if v > 0 {
 			v = 0
 		}
@@ -93,50 +96,169 @@ func (w *Workspace) smooth(lw []float64, tail []pair, cut, lmax float64) float64
 	return k
 }
 
-// largest returns the n largest values of x with their indices, ascending
-// ordered as R's stable sort.int orders them (equal values by draw), by a
-// min-heap of size n then heap sort.
+// largest returns the n largest values of x with their indices, ascending,
+// ordered as R's stable sort.int orders them (equal values by draw, so that
+// of equal values at the cutoff the later draws are in the tail). A
+// sample of every (S/256)-th value gives a bound below which the n largest
+// almost surely do not fall; the values above it are gathered in one pass,
+// cut to the n largest and sorted. When the bound misses (fewer than n values above it), the
+// bound is the n-th largest value itself, by quickselect on a copy.
 func (w *Workspace) largest(x []float64, n int) []pair {
-	if cap(w.heap) < n {
-		w.heap = make([]pair, n)
-	}
-	h := w.heap[:n]
-	less := func(a, b pair) bool { return a.v < b.v || a.v == b.v && a.i < b.i }
-	down := func(h []pair, i int) {
-		for {
-			l := 2*i + 1
-			if l >= len(h) {
-				return
-			}
-			if r := l + 1; r < len(h) && less(h[r], h[l]) {
-				l = r
-			}
-			if !less(h[l], h[i]) {
-				return
-			}
-			h[i], h[l] = h[l], h[i]
-			i = l
+	S := len(x)
+	bound := math.Inf(-1)
+	if q := 256; S >= 4*q && n < S/4 {
+		w.sel = grow(w.sel, q)
+		for j := range q {
+			w.sel[j] = x[j*S/q]
+		}
+		// expected n·q/S sample values above the n-th largest; go 4 sd and
+		// 4 values further down
+		e := float64(n) * float64(q) / float64(S)
+		r := int(e + 4*math.Sqrt(e) + 4)
+		if r < q {
+			bound = nthSmallest(w.sel[:q], q-1-r)
 		}
 	}
-	for s := range n {
-		h[s] = pair{x[s], int32(s)}
+	h := w.gather(x, bound)
+	if len(h) < n {
+		w.sel = grow(w.sel, S)
+		copy(w.sel, x)
+		h = w.gather(x, nthSmallest(w.sel, S-n))
 	}
-	for i := n/2 - 1; i >= 0; i-- {
-		down(h, i)
-	}
-	for s := n; s < len(x); s++ {
-		if v := x[s]; v >= h[0].v { // a tie goes to the later draw, as in R's stable sort
-			h[0] = pair{v, int32(s)}
-			down(h, 0)
+	if len(h) > n {
+		// the n-th largest among the candidates; drop those below it and,
+		// of those equal to it, the earliest draws
+		w.sel = grow(w.sel, len(h))
+		for j, p := range h {
+			w.sel[j] = p.v
 		}
+		t := nthSmallest(w.sel[:len(h)], len(h)-n)
+		var gt, eq int
+		for _, p := range h {
+			if p.v > t {
+				gt++
+			} else if p.v == t {
+				eq++
+			}
+		}
+		skip := eq - (n - gt)
+		k := h[:0]
+		for _, p := range h {
+			if p.v > t || p.v == t && skip == 0 {
+				k = append(k, p)
+			} else if p.v == t {
+				skip--
+			}
+		}
+		h = k
 	}
-	// heap sort: repeatedly move the minimum to the end, giving descending
-	for end := n - 1; end > 0; end-- {
-		h[0], h[end] = h[end], h[0]
-		down(h[:end], 0)
-	}
-	for i, j := 0, n-1; i < j; i, j = i+1, j-1 {
-		h[i], h[j] = h[j], h[i]
-	}
+	sortPairs(h)
 	return h
+}
+
+// before orders pairs by value, then by draw.
+func before(a, b pair) bool { return a.v < b.v || a.v == b.v && a.i < b.i }
+
+// sortPairs sorts h by before: quicksort with a median-of-three pivot down
+// to runs of 12, then insertion sort.
+func sortPairs(h []pair) {
+	for len(h) > 12 {
+		m, hi := len(h)/2, len(h)-1
+		if before(h[m], h[0]) {
+			h[m], h[0] = h[0], h[m]
+		}
+		if before(h[hi], h[0]) {
+			h[hi], h[0] = h[0], h[hi]
+		}
+		if before(h[hi], h[m]) {
+			h[hi], h[m] = h[m], h[hi]
+		}
+		p := h[m]
+		i, j := 0, hi
+		for i <= j {
+			for before(h[i], p) {
+				i++
+			}
+			for before(p, h[j]) {
+				j--
+			}
+			if i <= j {
+				h[i], h[j] = h[j], h[i]
+				i++
+				j--
+			}
+		}
+		// recurse into the shorter side, loop on the longer
+		if j+1 < len(h)-i {
+			sortPairs(h[:j+1])
+			h = h[i:]
+		} else {
+			sortPairs(h[i:])
+			h = h[:j+1]
+		}
+	}
+	for i := 1; i < len(h); i++ {
+		for j := i; j > 0 && before(h[j], h[j-1]); j-- {
+			h[j], h[j-1] = h[j-1], h[j]
+		}
+	}
+}
+
+// gather returns the values of x not below t with their indices.
+func (w *Workspace) gather(x []float64, t float64) []pair {
+	h := w.heap[:0]
+	for s, v := range x {
+		if v >= t {
+			h = append(h, pair{v, int32(s)})
+		}
+	}
+	w.heap = h
+	return h
+}
+
+// nthSmallest returns the value that would be at index k of x sorted
+// ascending, reordering x (Hoare's quickselect with a median-of-three
+// pivot; a range that does not shrink fast enough is sorted instead).
+func nthSmallest(x []float64, k int) float64 {
+	lo, hi := 0, len(x)-1
+	for budget := 2 * bits.Len(uint(len(x))); lo < hi; budget-- {
+		if budget == 0 {
+			slices.Sort(x[lo : hi+1])
+			return x[k]
+		}
+		m := lo + (hi-lo)/2
+		if x[m] < x[lo] {
+			x[m], x[lo] = x[lo], x[m]
+		}
+		if x[hi] < x[lo] {
+			x[hi], x[lo] = x[lo], x[hi]
+		}
+		if x[hi] < x[m] {
+			x[hi], x[m] = x[m], x[hi]
+		}
+		p := x[m]
+		i, j := lo, hi
+		for i <= j {
+			for x[i] < p {
+				i++
+			}
+			for x[j] > p {
+				j--
+			}
+			if i <= j {
+				x[i], x[j] = x[j], x[i]
+				i++
+				j--
+			}
+		}
+		switch {
+		case k <= j:
+			hi = j
+		case k >= i:
+			lo = i
+		default:
+			return x[k]
+		}
+	}
+	return x[k]
 }

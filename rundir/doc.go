@@ -78,7 +78,9 @@
 // identifier, columns), reads its draws back — exactly: the numbers are
 // written in the shortest form that reads back to the same bits — and
 // appends from there. Writer.Finished marks a run whose sampling ended by
-// itself (resume.json) and removes the checkpoint before the end-of-run
+// itself (resume.json) — after flushing and syncing every chain file, so
+// that a kill from then on finds every draw on disk — and removes the
+// checkpoint before the end-of-run
 // rewrite, so that a directory is never resumed from a checkpoint older than
 // its files.
 //

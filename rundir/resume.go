@@ -133,11 +133,28 @@ func readSmall(path string, max int64) ([]byte, error) {
 	return b, nil
 }
 
-// Finished records that the run's sampling ended by itself: resume.json
-// says so (ri, updated) and the checkpoint is removed, so that the end of
-// the run (a rewrite of the chain files, the summary) is never taken for a
-// point to resume from.
+// Finished records that the run's sampling ended by itself: every chain's
+// files are first flushed and synced, so that all the draws are on disk in
+// whole lines; then resume.json says so (ri, updated) and the checkpoint is
+// removed, so that the end of the run (a rewrite of the chain files, the
+// summary) is never taken for a point to resume from. When a flush fails (a
+// full disk) nothing is marked: the run stays resumable from its last
+// checkpoint, and the error is returned.
 func (w *Writer) Finished(ri *ResumeInfo) error {
+	w.mu.Lock()
+	chains := append([]*ChainWriter(nil), w.chains...)
+	w.mu.Unlock()
+	for _, c := range chains {
+		c.mu.Lock()
+		closed := c.closed
+		c.mu.Unlock()
+		if closed {
+			continue
+		}
+		if _, err := c.mark(); err != nil {
+			return err
+		}
+	}
 	ri.Finished = true
 	if err := w.WriteResumeInfo(ri); err != nil {
 		return err

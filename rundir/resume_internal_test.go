@@ -239,3 +239,42 @@ func TestReadCheckpointHostile(t *testing.T) {
 		}
 	}
 }
+
+// TestFinishedFlushesFirst kills a run right after Finished (its files
+// never closed, FlushEvery an hour): every draw must be on disk, since the
+// checkpoint that could have restored them is gone.
+func TestFinishedFlushesFirst(t *testing.T) {
+	cfg := stancsv.Config{Model: "m", Algorithm: "sgld", NumSamples: 40, NumWarmup: 0, Seed: 1}
+	dir := filepath.Join(t.TempDir(), "run")
+	w, err := Create(dir, Options{FlushEvery: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.SetRunID("r1")
+	ri := &ResumeInfo{Args: []string{"--seed", "1"}}
+	if err := w.WriteResumeInfo(ri); err != nil {
+		t.Fatal(err)
+	}
+	cw, err := w.Chain(1, cfg, []string{"lp__"}, []string{"a", "b", "c"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for it := 1; it <= 40; it++ {
+		row, st := resumeDraw(1, it)
+		if err := cw.Draw(false, it, row, st[:1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Finished(ri); err != nil {
+		t.Fatal(err)
+	}
+	unlockFile(w.lock) // the process dies here
+	w.lock.Close()
+	r, err := Read(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(r.Trace.Draws[0]); n != 40 {
+		t.Errorf("%d of 40 draws on disk after Finished", n)
+	}
+}

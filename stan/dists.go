@@ -16,6 +16,14 @@ var dists = map[string]int{
 	"bernoulli": 1, "bernoulli_logit": 1, "binomial": 2, "binomial_logit": 2, "poisson": 1, "poisson_log": 1,
 	"neg_binomial_2": 2, "neg_binomial_2_log": 2,
 	"multi_normal": 2, "multi_normal_cholesky": 2, "lkj_corr_cholesky": 1, "dirichlet": 1,
+	"bernoulli_logit_glm": 3, "poisson_log_glm": 3, "normal_id_glm": 4, "neg_binomial_2_log_glm": 4,
+}
+
+// glms are the GLM densities: the base density of the linear predictor
+// α + xβ.
+var glms = map[string]string{
+	"bernoulli_logit_glm": "bernoulli_logit", "poisson_log_glm": "poisson_log",
+	"normal_id_glm": "normal", "neg_binomial_2_log_glm": "neg_binomial_2_log",
 }
 
 const halfLog2Pi = 0.91893853320467274178
@@ -33,8 +41,23 @@ func (ev *evaluator) density(p Pos, dist string, args []val, drop bool) ad.Vec {
 	if len(args) != na+1 {
 		ev.fail(p, "%s takes %d arguments after the variate, found %d", dist, na, len(args)-1)
 	}
-	vs := make([]ad.Vec, len(args))
-	cs := make([]bool, len(args))
+	if base, ok := glms[dist]; ok { // y | x, α, β, … = base(y | α + xβ, …)
+		x, beta := args[1], args[3]
+		if x.b == bRow && len(x.dims) == 0 {
+			x = val{b: bMat, r: 1, c: x.c, v: x.v, es: x.es}
+		}
+		if x.b != bMat || len(x.dims) > 0 || beta.b != bVec {
+			ev.fail(p, "%s: want a matrix x and a vector β, found %s and %s", dist, x.typeString(), beta.typeString())
+		}
+		eta := ev.binary(p, "+", ev.matmul(p, x, beta), args[2])
+		rest := ev.vals(len(args) - 2)
+		rest[0], rest[1] = args[0], eta
+		copy(rest[2:], args[4:])
+		return ev.density(p, base, rest, drop)
+	}
+	var vsa [5]ad.Vec
+	var csa [5]bool
+	vs, cs := vsa[:len(args)], csa[:len(args)]
 	allConst := true
 	n := 1
 	for k, a := range args {
@@ -63,7 +86,8 @@ func (ev *evaluator) density(p Pos, dist string, args []val, drop bool) ad.Vec {
 	// sumOver returns Σ f over the n broadcast elements of the arguments ks.
 	sumOver := func(f func(x []float64) float64, ks ...int) float64 {
 		var s float64
-		x := make([]float64, len(ks))
+		var xa [4]float64
+		x := xa[:len(ks)]
 		for i := 0; i < n; i++ {
 			for j, k := range ks {
 				v := val(k)
@@ -280,22 +304,23 @@ func (ev *evaluator) density(p Pos, dist string, args []val, drop bool) ad.Vec {
 		}
 		Lv := vs[2]
 		if dist == "multi_normal" {
-			if !cs[2] {
-				ev.fail(p, "multi_normal with a covariance matrix of parameters is not supported yet: write multi_normal_cholesky with its Cholesky factor")
-			}
-			var ch mat.Cholesky
-			if !ch.Factorize(mat.NewSymDense(K, append([]float64(nil), t.Values(Lv)...))) {
-				ev.reject(p, "multi_normal: the covariance matrix is not positive definite")
-			}
-			var l mat.TriDense
-			ch.LTo(&l)
-			f := ev.floats(K * K)
-			for i := 0; i < K; i++ {
-				for j := 0; j <= i; j++ {
-					f[i*K+j] = l.At(i, j)
+			if !cs[2] { // a covariance of parameters: its factor on the tape
+				Lv = ev.flat(ev.cholesky(p, L))
+			} else {
+				var ch mat.Cholesky
+				if !ch.Factorize(mat.NewSymDense(K, append([]float64(nil), t.Values(Lv)...))) {
+					ev.reject(p, "multi_normal: the covariance matrix is not positive definite")
 				}
+				var l mat.TriDense
+				ch.LTo(&l)
+				f := ev.floats(K * K)
+				for i := 0; i < K; i++ {
+					for j := 0; j <= i; j++ {
+						f[i*K+j] = l.At(i, j)
+					}
+				}
+				Lv = constVec(f)
 			}
-			Lv = constVec(f)
 		}
 		lp = t.MultiNormalCholesky(x, mu, Lv)
 		rows := x.Len() / K

@@ -17,6 +17,7 @@ type evaluator struct {
 	fbuf  []float64
 	vbuf  []ad.Vec
 	ibuf  []int
+	xbuf  []val
 	loop  int // 1 break, 2 continue
 	block string
 }
@@ -46,6 +47,7 @@ func (ev *evaluator) reset(t *ad.Tape) {
 	ev.fbuf = ev.fbuf[:0]
 	ev.vbuf = ev.vbuf[:0]
 	ev.ibuf = ev.ibuf[:0]
+	ev.xbuf = ev.xbuf[:0]
 	ev.loop = 0
 	if len(ev.env) != len(ev.m.consts) {
 		ev.env = make([]val, len(ev.m.consts))
@@ -70,6 +72,16 @@ func (ev *evaluator) vecs(n int) []ad.Vec {
 	}
 	s := ev.vbuf[len(ev.vbuf) : len(ev.vbuf)+n : len(ev.vbuf)+n]
 	ev.vbuf = ev.vbuf[:len(ev.vbuf)+n]
+	return s
+}
+
+// vals returns n values from the arena.
+func (ev *evaluator) vals(n int) []val {
+	if len(ev.xbuf)+n > cap(ev.xbuf) {
+		ev.xbuf = make([]val, 0, max(2*cap(ev.xbuf), n, 64))
+	}
+	s := ev.xbuf[len(ev.xbuf) : len(ev.xbuf)+n : len(ev.xbuf)+n]
+	ev.xbuf = ev.xbuf[:len(ev.xbuf)+n]
 	return s
 }
 

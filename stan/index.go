@@ -22,8 +22,14 @@ func (ev *evaluator) resolve(p Pos, x val, idx []Index) selection {
 	full := ev.ints(nd)
 	copy(full, x.dims)
 	copy(full[len(x.dims):], md)
-	lists := make([][]int, nd)
-	single := make([]bool, nd)
+	var listsA [8][]int
+	var singleA [8]bool
+	lists, single := listsA[:0], singleA[:0]
+	if nd <= 8 {
+		lists, single = listsA[:nd], singleA[:nd]
+	} else {
+		lists, single = make([][]int, nd), make([]bool, nd)
+	}
 	for d := 0; d < nd; d++ {
 		n := full[d]
 		if d >= len(idx) {
@@ -66,7 +72,9 @@ func (ev *evaluator) resolve(p Pos, x val, idx []Index) selection {
 				if k < 1 || k > n {
 					ev.fail(ix.Pos, "index %d out of range 1:%d", k, n)
 				}
-				lists[d] = []int{k - 1}
+				l := ev.ints(1)
+				l[0] = k - 1
+				lists[d] = l
 				single[d] = true
 				continue
 			}
@@ -85,9 +93,18 @@ func (ev *evaluator) resolve(p Pos, x val, idx []Index) selection {
 	}
 	// the result's shape
 	res := val{b: x.b}
+	kept := 0
 	for d := range x.dims {
 		if !single[d] {
-			res.dims = append(res.dims, len(lists[d]))
+			kept++
+		}
+	}
+	if kept > 0 {
+		res.dims = ev.ints(kept)[:0]
+		for d := range x.dims {
+			if !single[d] {
+				res.dims = append(res.dims, len(lists[d]))
+			}
 		}
 	}
 	a := len(x.dims)
@@ -120,13 +137,13 @@ func (ev *evaluator) resolve(p Pos, x val, idx []Index) selection {
 		total *= len(l)
 	}
 	pos := ev.ints(total)
-	stride := make([]int, nd)
+	stride := ev.ints(nd)
 	s := 1
 	for d := nd - 1; d >= 0; d-- {
 		stride[d] = s
 		s *= full[d]
 	}
-	ctr := make([]int, nd)
+	ctr := ev.ints(nd)
 	cont := true
 	for k := 0; k < total; k++ {
 		o := 0
@@ -152,6 +169,15 @@ func (ev *evaluator) resolve(p Pos, x val, idx []Index) selection {
 func (ev *evaluator) index(p Pos, x val, idx []Index) val {
 	if x.scalar() {
 		ev.fail(p, "indexing a scalar (%s)", x.typeString())
+	}
+	if k, ok := ev.single(x, idx); ok { // x[k] of a one-dimensional container: the common case in loops
+		if x.b == bInt {
+			return val{b: bInt, i: x.ints[k]}
+		}
+		if x.es != nil {
+			return val{b: bReal, v: x.es[k]}
+		}
+		return val{b: bReal, v: x.v.At(k)}
 	}
 	sel := ev.resolve(p, x, idx)
 	r := sel.res
@@ -198,6 +224,21 @@ func (ev *evaluator) store(p Pos, name string, x val, idx []Index, y val) val {
 			ev.fail(p, "assigning %s to %s of type %s", y.typeString(), name, x.typeString())
 		}
 		return ev.copyInto(x, y)
+	}
+	if k, ok := ev.single(x, idx); ok && y.scalar() && !(x.b == bInt && y.b != bInt) {
+		if x.b == bInt {
+			x.ints[k] = ev.intv(y)
+			return x
+		}
+		if x.es == nil {
+			es := ev.vecs(x.n())
+			for j := range es {
+				es[j] = x.v.At(j)
+			}
+			x.es, x.v = es, ad.Vec{}
+		}
+		x.es[k] = ev.at(y, 0)
+		return x
 	}
 	sel := ev.resolve(p, x, idx)
 	if !sameShape(sel.res, y) || x.b == bInt && y.b != bInt {
@@ -253,4 +294,34 @@ func (ev *evaluator) copyInto(x, y val) val {
 		x.v = y.v
 	}
 	return x
+}
+
+// single returns the 0-based position k when idx is one int index into a
+// one-dimensional container of scalars (an array of reals or ints, a
+// vector or row vector), and whether it is.
+func (ev *evaluator) single(x val, idx []Index) (int, bool) {
+	if len(idx) != 1 || idx[0].Range {
+		return 0, false
+	}
+	var n int
+	switch {
+	case len(x.dims) == 1 && (x.b == bReal || x.b == bInt):
+		n = x.dims[0]
+	case len(x.dims) == 0 && (x.b == bVec || x.b == bRow):
+		n = x.r * x.c
+	default:
+		return 0, false
+	}
+	iv := ev.eval(idx[0].E)
+	if iv.b != bInt || !iv.scalar() {
+		if iv.b == bInt && len(iv.dims) == 1 {
+			return 0, false // a multi-index
+		}
+		ev.fail(idx[0].Pos, "an index must be an int or an int array, found %s", iv.typeString())
+	}
+	k := ev.intv(iv)
+	if k < 1 || k > n {
+		ev.fail(idx[0].Pos, "index %d out of range 1:%d", k, n)
+	}
+	return k - 1, true
 }

@@ -12,12 +12,15 @@ import (
 // ints zero, with the sizes evaluated now.
 func (ev *evaluator) newVar(d *Decl) val {
 	x := val{}
-	for _, e := range d.Dims {
+	if len(d.Dims) > 0 {
+		x.dims = ev.ints(len(d.Dims))
+	}
+	for k, e := range d.Dims {
 		n := ev.evalInt(e, "an array size")
 		if n < 0 {
 			ev.fail(e.pos(), "array size %d of %s is negative", n, d.Name)
 		}
-		x.dims = append(x.dims, n)
+		x.dims[k] = n
 	}
 	size := func(k int) int {
 		n := ev.evalInt(d.Sizes[k], "a size")
@@ -92,10 +95,10 @@ func (ev *evaluator) exec(s Stmt) {
 		}
 		ev.env[s.slot] = ev.store(s.Pos, s.Name, x, s.Index, y)
 	case *Tilde:
-		args := make([]val, 0, len(s.Args)+1)
-		args = append(args, ev.eval(s.X))
-		for _, a := range s.Args {
-			args = append(args, ev.eval(a))
+		args := ev.vals(len(s.Args) + 1)
+		args[0] = ev.eval(s.X)
+		for k, a := range s.Args {
+			args[k+1] = ev.eval(a)
 		}
 		ev.addTerm(ev.density(s.Pos, s.Dist, args, true))
 	case *TargetPlus:
@@ -214,7 +217,7 @@ func (ev *evaluator) total() ad.Vec {
 // checkConstraint rejects when x violates d's bounds (transformed
 // parameters and generated quantities, at the end of their block).
 func (ev *evaluator) checkConstraint(d *Decl, x val) {
-	if d.Lower == nil && d.Upper == nil && d.Type < tySimplex {
+	if d.Lower == nil && d.Upper == nil && d.Type < tySimplex || x.n() == 0 {
 		return
 	}
 	xs := ev.values(x)
@@ -243,16 +246,109 @@ func (ev *evaluator) checkConstraint(d *Decl, x val) {
 	}
 	check(d.Lower, false)
 	check(d.Upper, true)
-	if d.Type == tySimplex {
-		s := 0.0
-		for _, v := range xs {
-			s += v
-			if v < 0 {
-				ev.reject(d.Pos, "%s is not a simplex (an element is %v)", d.Name, v)
+	ev.checkStructure(d, x, xs)
+}
+
+// checkStructure rejects x unless it is of d's structured type (a simplex,
+// an ordered vector, a covariance or correlation matrix or its Cholesky
+// factor), to Stan's tolerance 1e-8.
+func (ev *evaluator) checkStructure(d *Decl, x val, xs []float64) {
+	const tol = 1e-8
+	per := x.elemLen()
+	for e := 0; e*per < len(xs); e++ {
+		v := xs[e*per : (e+1)*per]
+		bad := ""
+		switch d.Type {
+		case tySimplex:
+			s := 0.0
+			for _, a := range v {
+				s += a
+				if a < 0 {
+					bad = "is not a simplex: an element is negative"
+				}
+			}
+			if math.Abs(s-1) > tol {
+				bad = fmt.Sprintf("is not a simplex: its sum is %v", s)
+			}
+		case tyOrdered, tyPositiveOrdered:
+			for k := range v {
+				if k > 0 && !(v[k] > v[k-1]) {
+					bad = "is not in increasing order"
+				}
+			}
+			if d.Type == tyPositiveOrdered && len(v) > 0 && !(v[0] > 0) {
+				bad = "is not positive"
+			}
+		case tyUnitVector:
+			s := 0.0
+			for _, a := range v {
+				s += a * a
+			}
+			if math.Abs(s-1) > tol {
+				bad = "is not a unit vector"
+			}
+		case tyCov, tyCorr:
+			k := x.r
+			for i := 0; i < k && bad == ""; i++ {
+				for j := 0; j < i; j++ {
+					if math.Abs(v[i*k+j]-v[j*k+i]) > tol {
+						bad = "is not symmetric"
+					}
+				}
+				if d.Type == tyCorr && math.Abs(v[i*k+i]-1) > tol {
+					bad = "has a diagonal element other than 1"
+				}
+			}
+			if bad == "" && !posDef(v, k) {
+				bad = "is not positive definite"
+			}
+		case tyCholCorr, tyCholCov:
+			r, c := x.r, x.c
+			for i := 0; i < r; i++ {
+				s := 0.0
+				for j := 0; j < c; j++ {
+					a := v[i*c+j]
+					s += a * a
+					if j > i && a != 0 {
+						bad = "is not lower triangular"
+					}
+				}
+				if i < c && !(v[i*c+i] > 0) {
+					bad = "has a diagonal element that is not positive"
+				}
+				if d.Type == tyCholCorr && math.Abs(s-1) > tol {
+					bad = "has a row that is not of unit length"
+				}
 			}
 		}
-		if math.Abs(s-1) > 1e-8 {
-			ev.reject(d.Pos, "%s is not a simplex (its sum is %v)", d.Name, s)
+		if bad != "" {
+			if len(x.dims) > 0 {
+				ev.reject(d.Pos, "%s: element %d %s", d.Name, e+1, bad)
+			}
+			ev.reject(d.Pos, "%s %s", d.Name, bad)
 		}
 	}
+}
+
+// posDef reports whether the k×k row-major matrix a is positive definite
+// (its Cholesky factorisation succeeds).
+func posDef(a []float64, k int) bool {
+	l := make([]float64, k*k)
+	for i := 0; i < k; i++ {
+		for j := 0; j <= i; j++ {
+			s := a[i*k+j]
+			for p := 0; p < j; p++ {
+				s -= l[i*k+p] * l[j*k+p]
+			}
+			if i == j {
+				if !(s > 0) {
+					return false
+				}
+				l[i*k+i] = math.Sqrt(s)
+			} else {
+				l[i*k+j] = s / l[j*k+j]
+			}
+		}
+	}
+	return true
 }

@@ -2,10 +2,12 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
 
+	"github.com/langevin-go/langevin"
 	"github.com/langevin-go/langevin/fit"
 	"github.com/langevin-go/langevin/rundir"
 
@@ -30,9 +32,21 @@ func buildFormulaModel(j *fit.Problem) error {
 	if err != nil {
 		return fit.InputErrorf("--priors: %v", err)
 	}
-	tab, err := formula.ReadCSVFile(c.Data)
+	// Missing values matter in the formula's columns only (as brms's
+	// model.frame); --missing drop drops their rows, counted per column.
+	tab, dropped, err := formula.ReadCSVFileWith(c.Data, formula.ReadOptions{Columns: f.Columns(), Missing: c.Columns.Missing})
+	if errors.Is(err, formula.ErrMissing) {
+		return fit.InputErrorf("--data: %v (--missing drop drops them)", err)
+	}
 	if err != nil {
 		return fit.InputErrorf("--data: %v", err)
+	}
+	if dropped != nil {
+		note := "data:     no missing values in the formula's columns (--missing drop: rows with one would have been dropped)"
+		if dropped.Rows > 0 {
+			note = "warning:  rows containing missing values were excluded from the model (--missing drop): " + dropped.String()
+		}
+		j.DataNotes = append(j.DataNotes, note)
 	}
 	m, err := formula.New(f, tab, formula.Options{Family: c.Formula.Family, Priors: priors})
 	if err != nil {
@@ -42,7 +56,7 @@ func buildFormulaModel(j *fit.Problem) error {
 	j.ModelSettings = formulaSettings(m, c.Formula.Priors)
 	j.Train = &data.Dataset{Source: c.Data, Y: make([]float64, tab.Len())}
 	if c.Out != "" || c.Report {
-		rec, err := formula.NewRecord(m, c.Data, c.Formula.Priors, formula.Options{Family: c.Formula.Family}, formula.NewLevelsPopulation)
+		rec, err := formula.NewRecord(m, c.Data, c.Formula.Priors, c.Columns.Missing, formula.Options{Family: c.Formula.Family}, formula.NewLevelsPopulation)
 		if err != nil {
 			return fit.InputErrorf("--data: %v", err)
 		}
@@ -143,6 +157,9 @@ func printFormulaHeader(w io.Writer, j *fit.Problem, pc *fit.Config) {
 		fmt.Fprintf(w, "warning:  %s\n", formula.StochasticGradientCaveat)
 	}
 	fmt.Fprintf(w, "formula:  %s\n", m.Formula.Text)
+	for _, l := range j.DataNotes {
+		fmt.Fprintln(w, l)
+	}
 	for _, g := range m.Groups() {
 		fmt.Fprintf(w, "groups:   %s\n", g)
 	}
@@ -166,4 +183,40 @@ func formulaTable(t diag.Table, m *formula.Model) diag.Table {
 		}
 	}
 	return out
+}
+
+// formulaReportTrace is the trace a --formula run's report draws: the
+// columns of formulaTable (brms's names, θ's internal columns left out),
+// so that its first plots are b_Intercept, b_x, … rather than the scaled
+// design's θ.
+func formulaReportTrace(tr *langevin.Trace, m *formula.Model) *langevin.Trace {
+	names := m.PrintedNames()
+	var cols []int
+	var out []string
+	for j, n := range tr.Names {
+		if p, ok := names[n]; ok {
+			cols, out = append(cols, j), append(out, p)
+		}
+	}
+	pick := func(rows [][]float64) [][]float64 {
+		sel := make([][]float64, len(rows))
+		for i, r := range rows {
+			sel[i] = make([]float64, len(cols))
+			for k, j := range cols {
+				sel[i][k] = r[j]
+			}
+		}
+		return sel
+	}
+	v := *tr
+	v.Names, v.Dim = out, len(out)
+	v.Draws = make([][][]float64, len(tr.Draws))
+	for c, d := range tr.Draws {
+		v.Draws[c] = pick(d)
+	}
+	v.Warmup = make([]langevin.Draws, len(tr.Warmup))
+	for c, w := range tr.Warmup {
+		v.Warmup[c] = langevin.Draws{Theta: pick(w.Theta), Stats: w.Stats, Iters: w.Iters}
+	}
+	return &v
 }

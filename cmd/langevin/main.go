@@ -10,6 +10,7 @@
 //	langevin report DIR           one self-contained HTML report of a run's output
 //	langevin predict --samples DIR --data FILE   score a run on new data
 //	langevin compare DIR…         runs side by side (marginals, ESS, test accuracy)
+//	langevin loo DIR…             PSIS leave-one-out predictive accuracy; several runs compared
 //	langevin convert --data F --out F.lvs   write a data store, streamed by run and predict
 //	langevin help [COMMAND]       the usage, or a command's flags
 //	langevin version              the version and source revision of the binary
@@ -61,6 +62,7 @@ var commands = []*command{
 	{"report DIR", "DIR/report.html: settings, summary, warnings and plots\nof the CSV files of langevin run --out DIR", cmdReport},
 	{"predict --samples DIR --data FILE", "\nposterior predictive metrics of a run --out DIR on new data", cmdPredict},
 	{"compare DIR... [--data FILE] [--out DIR]", "\nruns side by side: marginals overlaid, ESS, ESS/s, test\naccuracy with the optimisation (MAP) baseline", cmdCompare},
+	{"loo DIR... [--out FILE]", "\nPSIS leave-one-out predictive accuracy of runs\n(linear, logistic, GLMs): elpd_loo, p_loo, Pareto k;\nseveral runs compared and weighted (stacking)", cmdLoo},
 	{"convert --data FILE --out FILE.lvs [--target COL] [--float32]", "\nwrite a CSV or Parquet file once as a data store,\nwhich run and predict --data FILE.lvs stream from\ndisk (logistic: data larger than memory)", cmdConvert},
 	{"help [COMMAND]", "this text, or a command's flags", nil},
 	{"version", "the version and the source revision of this binary", nil},

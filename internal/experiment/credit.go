@@ -271,6 +271,18 @@ func (r *creditResult) print(w io.Writer) {
 			m.Accuracy, fmtReport(m.ReportAccuracy, "%.4f"), m.MedianESS, fmtReport(m.ReportMedianESS, "%.1f"), m.MinESS, fmtReport(m.ReportMinESS, "%.1f"))
 	}
 	fmt.Fprintf(w, "%-5s %-58s %7s %7s %9.4f %9s %9s %9s %8s %10s\n", "MAP", "optimisation: the MAP by L-BFGS as a point estimate", "–", "–", r.MAPAccuracy, "—", "–", "—", "–", "—")
+	for _, m := range r.Methods {
+		if m.Trace == nil {
+			continue
+		}
+		acc, ok := m.Trace.Stat("accept_stat__")
+		if !ok {
+			continue
+		}
+		for _, s := range diag.StuckWarnings(m.Trace.Draws, acc, m.Trace.Dim) {
+			fmt.Fprintf(w, "warning: %s: %s\n", m.Name, s)
+		}
+	}
 	fmt.Fprintf(w, "\n%-5s %12s %12s %10s %14s %12s\n", "", "sampling s", "total s", "wall s", "min ESS/s", "µs/draw")
 	for _, m := range r.Methods {
 		fmt.Fprintf(w, "%-5s %12.3f %12.3f %10.3f %14.0f %12.1f\n", m.Name, m.Sampling, m.Total, m.Wall, m.MinESSPerSec(), 1e6*m.Sampling/float64(r.Opts.Draws*r.Opts.Chains))

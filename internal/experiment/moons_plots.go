@@ -20,11 +20,11 @@ import (
 // as [x0, x1]×[y0, y1]; it is the grid on which the entropies are scored.
 var moonsFigureRange = [4]float64{-3.5, 4.5, -3, 3.5}
 
-// writeMoonsFigures draws the report's Figures 8–9 for a binary 2-D
+// writeMoonsFigures draws the report's Figure 8 for a binary 2-D
 // classifier: maps of the posterior mean probability P(y = 1 | x) and of the
 // predictive entropy, for the BNN's draws and for the MAP network, with the
-// training points on top (DIR/maps.png and .svg); the report's Figure 5 for
-// the test points, sorted by their mean probability with a 90% credible
+// training points on top (DIR/maps.png and .svg); the display of the
+// report's Figure 5 (drawn there for credit) for the test points, sorted by their mean probability with a 90% credible
 // band (DIR/predictive.png); and DIR/index.html with both and the printed
 // results.
 func writeMoonsFigures(dir string, m *model.MLP, mapTheta []float64, draws [][]float64, train, test *data.Dataset, text string, stdout io.Writer) error {
@@ -86,7 +86,7 @@ func writeMoonsFigures(dir string, m *model.MLP, mapTheta []float64, draws [][]f
 		return err
 	}
 
-	// Figure 5: per-draw probabilities at the test points.
+	// The display of the report's Figure 5: per-draw probabilities at the test points.
 	nt := test.Len()
 	probs := make([][]float64, len(draws))
 	p := mat.NewDense(nt, 2, nil)
@@ -113,8 +113,8 @@ func writeMoonsFigures(dir string, m *model.MLP, mapTheta []float64, draws [][]f
 		Intro: "2-100-10-1 ReLU network, prior N(0, I), MAP start by Adam, cyclical SGLD with one draw per cycle. Maps over the grid on which the entropies are scored; circles and crosses are the training points of classes 0 and 1.",
 		Pre:   text,
 		Sections: []report.Section{{Title: "Figures", Figures: []report.Figure{
-			{Title: "predictive mean probability and entropy (Figures 8–9)", Caption: "top: the BNN's model average; bottom: the MAP network. The BNN's entropy grows away from the data; the MAP network stays confident.", PNG: mapsPNG},
-			{Title: "sorted predictive probabilities (Figure 5)", Caption: "test points sorted by the BNN's mean P(y = 1 | x), with the 90% credible band of the per-draw probabilities and the observed labels.", PNG: predPNG},
+			{Title: "predictive mean probability and entropy (report Figure 8)", Caption: "top: the BNN's model average; bottom: the MAP network. The BNN's entropy grows away from the data; the MAP network stays confident.", PNG: mapsPNG},
+			{Title: "sorted predictive probabilities (the display of the report's Figure 5, drawn there for credit)", Caption: "test points sorted by the BNN's mean P(y = 1 | x), with the 90% credible band of the per-draw probabilities and the observed labels.", PNG: predPNG},
 		}}},
 		NoWarnings: true,
 	}

@@ -23,10 +23,10 @@ var layers = map[string]int{
 	// the vocabulary and the leaves
 	"internal/linalg": -1, // below the root: the one Cholesky
 	"":                0, "density": 0, "transform": 0, "schedule": 0, "diag": 0, "data": 0, "stancsv": 0,
-	"internal/lyap": 0, "internal/runctl": 0, "internal/layering": 0,
+	"internal/lyap": 0, "internal/runctl": 0, "internal/layering": 0, "loo": 0,
 	"ad": 1,
 	// models, kernels, predictions, figures
-	"model": 2, "formula": 2, "sampler": 2, "predict": 2, "plot": 2,
+	"model": 2, "formula": 2, "stan": 2, "sampler": 2, "predict": 2, "plot": 2,
 	// approximations and the run directory
 	"approx": 3, "rundir": 3, "internal/testmodel": 3,
 	"report": 4,

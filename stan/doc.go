@@ -1,0 +1,54 @@
+// Package stan reads a Stan program and its data and makes them a
+// langevin.Model: parse (Parse), read the data in CmdStan's JSON format
+// (ParseData), check and build (New). The model's log density is Stan's
+// target, differentiated by package ad, so every sampler of package
+// sampler — NUTS, the exact reference, first — runs on it.
+//
+// Stan's semantics are the reference. The parameters are constrained as the
+// Stan Reference Manual's "Constraint transforms" say, with the log
+// Jacobians in the target: bounds (lower, upper or both, given by any
+// expression, parameters included), offset and multiplier, simplex,
+// ordered, positive_ordered and cholesky_factor_corr (package transform).
+// A statement y ~ dist(θ) adds the log density without the terms that depend
+// on constants only, target += dist_lpdf(y | θ) adds all of it: the same
+// posterior, and lp__ as CmdStan reports it. The draws carry the
+// parameters, transformed parameters and generated quantities under
+// CmdStan's names (theta.1, Omega.2.1) in CmdStan's column-major order,
+// after the unconstrained θ (named theta__free.1, …).
+//
+// # What is supported
+//
+// Blocks data, transformed data, parameters, transformed parameters, model
+// and generated quantities (without _rng: a generated quantities block that
+// draws random numbers is left out, with a note); declarations of int,
+// real, vector, row_vector, matrix and the constrained types above, arrays
+// in both syntaxes (real x[N], array[N] real x), local variables; the
+// statements ~, target +=, assignment (=, +=, -=, *=, /=, .*=, ./=) with
+// single, range and multiple indexing, for (over a range or a container),
+// while, if/else, break, continue, blocks, print (ignored) and reject;
+// expressions with Stan's operators and precedence, indexing, the
+// conditional operator, array {…} and row vector […] literals, and
+// the functions and distributions listed in funcs.go and dists.go
+// (normal, student_t, cauchy, exponential, gamma, inv_gamma, lognormal,
+// beta, uniform, double_exponential, logistic, bernoulli(_logit),
+// binomial(_logit), poisson(_log), neg_binomial_2(_log), multi_normal (with
+// a constant covariance), multi_normal_cholesky, lkj_corr_cholesky,
+// dirichlet), as _lpdf/_lpmf/_lupdf/_lupmf calls too.
+//
+// Refused with the file, line, column and the construct's name: the
+// functions block (user-defined functions), truncation T[,], cumulative
+// distribution functions, parameters of type unit_vector, cov_matrix,
+// corr_matrix or cholesky_factor_cov, #include, complex numbers, and any
+// function or distribution not in the lists.
+//
+// # How it runs
+//
+// The program is interpreted on package ad's tape: each evaluation walks
+// the syntax tree once, recording vector operations (a vectorised
+// statement is one node, a loop a node per scalar operation), and the
+// backward pass gives the gradient. The interpreter's buffers live with
+// the tape (ad.Tape.SetScratch), so concurrent chains share one Model and an
+// evaluation allocates nothing after the first. The whole target is in
+// LogPrior (Len is 0): the rows of a Stan program are not yet separated
+// for minibatching.
+package stan
