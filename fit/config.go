@@ -487,6 +487,9 @@ func (c *Config) UsesLaplacePrecondOn(m langevin.Model) bool {
 	if c.Sampler == "auto" && (BlockPlanned(m, nil) || CostPlanned(m)) {
 		return false
 	}
+	if c.Sampler == "nuts" && !c.Set["precond"] && CostPlanned(m) {
+		return false // buildExact: the Laplace diagonal only at a mode that is not degenerate
+	}
 	return c.UsesLaplacePrecond()
 }
 
@@ -499,6 +502,9 @@ func (c *Config) UsesLaplacePrecondOn(m langevin.Model) bool {
 func (c *Config) UsesLaplaceInitOn(m langevin.Model) bool {
 	if c.Init != "laplace" {
 		return false
+	}
+	if c.Sampler == "nuts" && !c.Set["init"] && CostPlanned(m) {
+		return false // buildExact chooses the initial points
 	}
 	return !(c.Sampler == "auto" && !c.Set["init"] && (BlockPlanned(m, nil) || CostPlanned(m)))
 }
