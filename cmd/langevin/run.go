@@ -176,6 +176,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) (runErr error) {
 		fmt.Fprintln(stderr, "langevin run: "+j.Env.SchedNote)
 	}
 	init := c.Initializer(mapTheta, laplace)
+	if j.Env.Init != nil {
+		init = j.Env.Init // the build's own start (--sampler nuts on a degenerate mode)
+	}
 	opts := langevin.Options{
 		Chains: c.Chains, Iters: c.Iters, BurnIn: c.Burnin, Thin: c.Thin, Seed: c.Seed,
 		Init: init, SaveWarmup: !c.Def.Kind.NoWarmup,
