@@ -140,6 +140,46 @@ model {
 }`, `{"x": [0, 0.5, 2], "y": [0.1, -0.3, 0.8]}`})
 }
 
+// TestFunctions checks user-defined functions: values, a user density
+// with ~ and _lpdf, recursion, and their gradients.
+func TestFunctions(t *testing.T) {
+	data := `{"N": 3, "y": [1, 2, 4]}`
+	a, err := loadSrc(t, `
+functions {
+  real twice(real x) { return 2 * x; }
+  real mylik_lpdf(vector y, real mu, real s) { return normal_lpdf(y | mu, s); }
+  vector scale(vector v, real a) {
+    vector[rows(v)] w;
+    for (i in 1:rows(v)) w[i] = a * v[i];
+    return w;
+  }
+  real fact(int n) { if (n <= 1) return 1; return n * fact(n - 1); }
+}
+data { int N; vector[N] y; }
+parameters { real mu; real<lower=0> s; }
+model {
+  y ~ mylik(twice(mu) / 2, s);
+  target += mylik_lpdf(scale(y, 1) | mu, s) - normal_lpdf(y | mu, s);
+  target += -0.5 * square(mu) * fact(3) / 6;
+}`, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := loadSrc(t, `
+data { int N; vector[N] y; }
+parameters { real mu; real<lower=0> s; }
+model { target += normal_lpdf(y | mu, s); target += -0.5 * square(mu); }`, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, th := range [][]float64{{0, 0}, {0.5, -0.3}} {
+		if x, y := a.LogPrior(th, nil), b.LogPrior(th, nil); math.Abs(x-y) > 1e-12 {
+			t.Errorf("θ = %v: %v with functions, %v without", th, x, y)
+		}
+	}
+	checkGrad(t, a, 0.5)
+}
+
 // TestCholesky checks cholesky_decompose and gp_exp_quad_cov: the factor's
 // multi_normal_cholesky density equals multi_normal's with the matrix.
 func TestCholesky(t *testing.T) {

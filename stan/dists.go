@@ -34,6 +34,13 @@ const halfLog2Pi = 0.91893853320467274178
 // Stan leaves them out; the result is then empty when every argument is a
 // constant.
 func (ev *evaluator) density(p Pos, dist string, args []val, drop bool) ad.Vec {
+	if f := ev.m.userDist(dist); f != nil {
+		r := ev.callUser(p, f, args)
+		if !r.scalar() {
+			ev.fail(p, "%s returned %s, want a real", f.Name, r.typeString())
+		}
+		return ev.flat(r)
+	}
 	na, ok := dists[dist]
 	if !ok {
 		ev.fail(p, "distribution %s is not supported", dist)

@@ -18,7 +18,9 @@ type evaluator struct {
 	vbuf  []ad.Vec
 	ibuf  []int
 	xbuf  []val
-	loop  int // 1 break, 2 continue
+	loop  int // 1 break, 2 continue, 3 return
+	ret   val // the value returned
+	depth int // of user-defined function calls
 	block string
 }
 
@@ -48,7 +50,7 @@ func (ev *evaluator) reset(t *ad.Tape) {
 	ev.vbuf = ev.vbuf[:0]
 	ev.ibuf = ev.ibuf[:0]
 	ev.xbuf = ev.xbuf[:0]
-	ev.loop = 0
+	ev.loop, ev.depth = 0, 0
 	if len(ev.env) != len(ev.m.consts) {
 		ev.env = make([]val, len(ev.m.consts))
 	}
