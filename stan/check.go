@@ -343,7 +343,9 @@ func (c *checker) call(e *Call) {
 	}
 	for _, s := range []string{"_lcdf", "_lccdf", "_cdf"} {
 		if strings.HasSuffix(name, s) {
-			c.errorf(e.Pos, "%s: cumulative distribution functions are not supported yet", name)
+			if cdfs[strings.TrimSuffix(name, s)] == nil || s == "_cdf" {
+				c.errorf(e.Pos, "%s: cumulative distribution functions are not supported yet (only normal, student_t, cauchy, exponential, gamma's _lcdf and _lccdf of data)", name)
+			}
 			return
 		}
 	}

@@ -180,6 +180,24 @@ model { target += normal_lpdf(y | mu, s); target += -0.5 * square(mu); }`, data)
 	checkGrad(t, a, 0.5)
 }
 
+// TestCDF checks the log CDFs of constants against known values.
+func TestCDF(t *testing.T) {
+	m, err := loadSrc(t, `
+parameters { real x; }
+model {
+  target += normal_lcdf(1.96 | 0, 1) - log(0.9750021048517795);
+  target += normal_lccdf(0 | 0, 2) - log(0.5) + cauchy_lccdf(1 | 0, 1) - log(0.25);
+  target += student_t_lccdf(0 | 3, 0, 2.5) - log(0.5) + student_t_lcdf(2.353363434801823 | 3, 0, 1) - log(0.95);
+  target += exponential_lcdf(1 | 2) - log1m(exp(-2)) + gamma_lccdf(1 | 1, 1) + 1;
+}`, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lp := m.LogPrior([]float64{0}, nil); math.Abs(lp) > 1e-9 {
+		t.Errorf("log CDFs off by %v", lp)
+	}
+}
+
 // TestCholesky checks cholesky_decompose and gp_exp_quad_cov: the factor's
 // multi_normal_cholesky density equals multi_normal's with the matrix.
 func TestCholesky(t *testing.T) {

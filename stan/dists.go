@@ -2,6 +2,9 @@ package stan
 
 import (
 	"math"
+	"strings"
+
+	"gonum.org/v1/gonum/mathext"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -393,4 +396,57 @@ func lchoose(n, k float64) float64 {
 	b, _ := math.Lgamma(k + 1)
 	c, _ := math.Lgamma(n - k + 1)
 	return a - b - c
+}
+
+// cdfs are the cumulative distribution functions of the distributions
+// whose _lcdf and _lccdf the evaluator knows, of constants only (the
+// normalising terms of a truncated prior, as brms writes them).
+var cdfs = map[string]func(x []float64) float64{
+	"normal": func(a []float64) float64 { return 0.5 * math.Erfc(-(a[0]-a[1])/(a[2]*math.Sqrt2)) },
+	"cauchy": func(a []float64) float64 { return 0.5 + math.Atan((a[0]-a[1])/a[2])/math.Pi },
+	"student_t": func(a []float64) float64 {
+		nu, z := a[1], (a[0]-a[2])/a[3]
+		p := 0.5 * mathext.RegIncBeta(nu/2, 0.5, nu/(nu+z*z))
+		if z > 0 {
+			return 1 - p
+		}
+		return p
+	},
+	"exponential": func(a []float64) float64 { return -math.Expm1(-a[1] * a[0]) },
+	"gamma":       func(a []float64) float64 { return mathext.GammaIncReg(a[1], a[2]*a[0]) },
+}
+
+var cdfArgs = map[string]int{"normal": 3, "cauchy": 3, "student_t": 4, "exponential": 2, "gamma": 3}
+
+// cdf evaluates name_lcdf or name_lccdf at constant arguments.
+func (ev *evaluator) cdf(p Pos, name string, args []val) (ad.Vec, bool) {
+	var dist string
+	var upper bool
+	switch {
+	case strings.HasSuffix(name, "_lccdf"):
+		dist, upper = strings.TrimSuffix(name, "_lccdf"), true
+	case strings.HasSuffix(name, "_lcdf"):
+		dist = strings.TrimSuffix(name, "_lcdf")
+	default:
+		return ad.Vec{}, false
+	}
+	f := cdfs[dist]
+	if f == nil {
+		return ad.Vec{}, false
+	}
+	if len(args) != cdfArgs[dist] {
+		ev.fail(p, "%s takes %d arguments, found %d", name, cdfArgs[dist], len(args))
+	}
+	var xa [4]float64
+	for k, a := range args {
+		if !a.scalar() || a.b != bInt && !isConst(ev.flat(a)) {
+			ev.fail(p, "%s of parameters or of containers is not supported yet (only of data scalars)", name)
+		}
+		xa[k] = ev.num(a)
+	}
+	c := f(xa[:len(args)])
+	if upper {
+		c = 1 - c
+	}
+	return ev.cnst(math.Log(c)), true
 }

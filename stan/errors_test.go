@@ -13,7 +13,7 @@ func TestErrors(t *testing.T) {
 		{"model { x ~ normal(0, 1); }", "", "test.stan:1:9: undeclared identifier x"},
 		{"parameters { real x; }\nmodel { x ~ normal(0, 1) T[0, ]; }", "", "test.stan:2:11: truncation T[,] is not supported yet"},
 		{"parameters { real x; }\nmodel { x ~ frechet(1, 1); }", "", "test.stan:2:11: distribution frechet is not supported"},
-		{"parameters { real x; }\nmodel { target += normal_lcdf(x | 0, 1); }", "", "test.stan:2:19: normal_lcdf: cumulative distribution functions are not supported yet"},
+		{"parameters { real x; }\nmodel { target += normal_lcdf(x | 0, 1); }", "", "test.stan:2:19: normal_lcdf of parameters or of containers is not supported yet"},
 		{"functions { real f_lp(real x) { return x; } }", "", "test.stan:1:18: f_lp: functions ending in _lp are not supported yet"},
 		{"functions { real f(real x) { return x; } }\nmodel { target += f(1, 2); }", "", "test.stan:2:19: f takes 1 arguments, found 2"},
 		{"functions { real f(real x) { if (x > 0) return x; } }\nmodel { target += f(-1); }", "", "test.stan:1:18: f ended without returning a value"},

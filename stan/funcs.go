@@ -221,6 +221,15 @@ func (ev *evaluator) call(e *Call) val {
 		}
 		return ev.callUser(e.Pos, e.fn, args)
 	}
+	if strings.HasSuffix(e.Name, "cdf") {
+		args := ev.vals(len(e.Args))
+		for k, a := range e.Args {
+			args[k] = ev.eval(a)
+		}
+		if v, ok := ev.cdf(e.Pos, e.Name, args); ok {
+			return val{b: bReal, v: v}
+		}
+	}
 	if dist, drop, ok := isDensity(e.Name); ok {
 		args := ev.vals(len(e.Args))
 		for k, a := range e.Args {
