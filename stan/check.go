@@ -330,8 +330,10 @@ func (c *checker) call(e *Call) {
 	if strings.HasSuffix(name, "_rng") {
 		if c.cur != oGQ && c.cur != oTData {
 			c.errorf(e.Pos, "%s: random numbers are allowed only in generated quantities and transformed data", name)
-		} else if !c.hasRng {
-			c.hasRng, c.rng = true, e.Pos
+		} else if rngs[strings.TrimSuffix(name, "_rng")] == 0 {
+			if !c.hasRng {
+				c.hasRng, c.rng = true, e.Pos
+			}
 		}
 		return
 	}

@@ -335,3 +335,59 @@ generated quantities { vector[2] w = v[1] + v[2]; }`, "")
 		}
 	}
 }
+
+// TestRNG checks the generated quantities' random numbers: a function of
+// the draw, with the right moments across draws.
+func TestRNG(t *testing.T) {
+	m, err := loadSrc(t, `
+parameters { real mu; }
+model { mu ~ normal(0, 1); }
+generated quantities {
+  real y = normal_rng(mu, 2);
+  int k = poisson_log_rng(1.0);
+  array[2] int b = bernoulli_logit_rng([0, 2]');
+  real g = gamma_rng(3, 2);
+}`, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := strings.Join(m.DerivedNames(), " ")
+	if names != "mu y k b.1 b.2 g" {
+		t.Fatalf("names %s", names)
+	}
+	dst := make([]float64, 6)
+	again := make([]float64, 6)
+	var sy, syy, sk, sb, sg float64
+	const n = 20000
+	for i := 0; i < n; i++ {
+		th := []float64{float64(i) * 1e-9}
+		m.Derive(th, dst)
+		if i < 3 {
+			m.Derive(th, again)
+			for k := range dst {
+				if dst[k] != again[k] {
+					t.Fatalf("θ = %v: %v then %v", th, dst, again)
+				}
+			}
+		}
+		sy += dst[1]
+		syy += dst[1] * dst[1]
+		sk += dst[2]
+		sb += dst[4]
+		sg += dst[5]
+	}
+	mean, sd := sy/n, math.Sqrt(syy/n-(sy/n)*(sy/n))
+	for _, c := range []struct {
+		what      string
+		got, want float64
+		tol       float64
+	}{
+		{"normal mean", mean, 0, 0.05}, {"normal sd", sd, 2, 0.05},
+		{"poisson mean", sk / n, math.E, 0.05}, {"bernoulli mean", sb / n, 1 / (1 + math.Exp(-2)), 0.02},
+		{"gamma mean", sg / n, 1.5, 0.03},
+	} {
+		if math.Abs(c.got-c.want) > c.tol {
+			t.Errorf("%s %v, want %v", c.what, c.got, c.want)
+		}
+	}
+}

@@ -21,7 +21,11 @@
 // Blocks functions (user-defined functions and densities, recursion
 // included; not _lp or _rng functions), data, transformed data,
 // parameters, transformed parameters, model and generated quantities
-// (without _rng: a generated quantities block that draws random numbers is
+// (with the _rng functions of normal, student_t, cauchy, exponential,
+// gamma, inv_gamma, lognormal, beta, uniform, bernoulli(_logit),
+// binomial(_logit) and poisson(_log), seeded from a hash of the draw's θ: a
+// draw's generated quantities are a function of the draw, reproducible
+// whatever chain or worker computes them; a block with another _rng is
 // left out, with a note); declarations of int,
 // real, vector, row_vector, matrix and the constrained types above, arrays
 // in both syntaxes (real x[N], array[N] real x), local variables; the
@@ -41,8 +45,8 @@
 // data of normal, student_t, cauchy, exponential and gamma.
 //
 // Refused with the file, line, column and the construct's name: truncation
-// T[,], cumulative distribution functions of parameters, _lp and _rng
-// functions, functions passed as arguments (ODE solvers), parameters of type
+// T[,], cumulative distribution functions of parameters, user-defined _lp
+// and _rng functions, functions passed as arguments (ODE solvers), parameters of type
 // unit_vector, cov_matrix, corr_matrix or cholesky_factor_cov, #include,
 // complex numbers and tuples, and any function or distribution not in the
 // lists.

@@ -3,6 +3,7 @@ package stan
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 
 	"github.com/langevin-go/langevin/ad"
 )
@@ -21,6 +22,8 @@ type evaluator struct {
 	loop  int // 1 break, 2 continue, 3 return
 	ret   val // the value returned
 	depth int // of user-defined function calls
+	pcg   *rand.PCG
+	rng   *rand.Rand // the generated quantities' random numbers (seedFrom)
 	block string
 }
 

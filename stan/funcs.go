@@ -221,6 +221,13 @@ func (ev *evaluator) call(e *Call) val {
 		}
 		return ev.callUser(e.Pos, e.fn, args)
 	}
+	if strings.HasSuffix(e.Name, "_rng") {
+		args := ev.vals(len(e.Args))
+		for k, a := range e.Args {
+			args[k] = ev.eval(a)
+		}
+		return ev.rngCall(e, args)
+	}
 	if strings.HasSuffix(e.Name, "cdf") {
 		args := ev.vals(len(e.Args))
 		for k, a := range e.Args {

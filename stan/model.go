@@ -67,7 +67,7 @@ func New(prog *Program, data *Data) (m *Model, err error) {
 	m = &Model{prog: prog, slots: c.slots, consts: make([]val, len(c.slots)), funcs: c.funcs}
 	m.gq = prog.Generated != nil && !c.hasRng
 	if c.hasRng {
-		m.Notes = append(m.Notes, fmt.Sprintf("%s:%d:%d: the generated quantities block draws random numbers (_rng), which is not supported yet: it is left out of the draws", prog.File, c.rng.Line, c.rng.Col))
+		m.Notes = append(m.Notes, fmt.Sprintf("%s:%d:%d: the generated quantities block draws random numbers from a distribution without an _rng function here: it is left out of the draws", prog.File, c.rng.Line, c.rng.Col))
 	}
 	ev := &evaluator{m: m}
 	t := &ad.Tape{}
@@ -285,6 +285,7 @@ func (m *Model) Derive(theta, dst []float64) {
 	defer m.tapes.Put(t)
 	t.Reset(theta[:m.Dim()])
 	ev := m.evaluatorOf(t)
+	ev.seedFrom(theta[:m.Dim()])
 	for k := range dst[:len(m.outNames)] {
 		dst[k] = math.NaN()
 	}
