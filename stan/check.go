@@ -266,6 +266,10 @@ func (c *checker) expr(e Expr) {
 	case *Ident:
 		slot, ok := c.lookup(e.Name)
 		if !ok {
+			if c.funcs[e.Name] != nil {
+				c.errorf(e.Pos, "the function %s passed as an argument (ODE solvers, higher-order functions) is not supported", e.Name)
+				return
+			}
 			c.errorf(e.Pos, "undeclared identifier %s", e.Name)
 			return
 		}
