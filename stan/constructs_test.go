@@ -92,6 +92,10 @@ model {
   k ~ bernoulli_logit_glm(X, beta[1], beta);
   k ~ poisson_log_glm(X, 0.5, beta);
   y ~ normal_id_glm(X, beta[2], beta, sigma);
+  sigma ~ weibull(1.5, 2);
+  p ~ weibull(p + 1, sigma);
+  k[1] + 1 ~ categorical(softmax(beta));
+  n ~ categorical_logit(append_row(beta, 0.5));
   n ~ neg_binomial_2_log_glm(X, 0, beta, sigma);
   target += -0.01 * sum(append_col(X, eta)) - 0.01 * sum(append_col(beta, beta)) - 0.01 * sum(sub_col(append_col(X, eta), 2, 3, 2));
   target += -0.01 * sum(block(append_col(X, eta), 2, 2, 2, 2)) - 0.01 * sum(sub_row(append_col(X, eta), 2, 2, 2));
@@ -189,6 +193,8 @@ model {
   target += normal_lccdf(0 | 0, 2) - log(0.5) + cauchy_lccdf(1 | 0, 1) - log(0.25);
   target += student_t_lccdf(0 | 3, 0, 2.5) - log(0.5) + student_t_lcdf(2.353363434801823 | 3, 0, 1) - log(0.95);
   target += exponential_lcdf(1 | 2) - log1m(exp(-2)) + gamma_lccdf(1 | 1, 1) + 1;
+  target += weibull_lpdf(2 | 1.5, 3) - (log(1.5 / 3) + 0.5 * log(2.0 / 3) - (2.0 / 3)^1.5);
+  target += categorical_lpmf(2 | [0.2, 0.3, 0.5]') - log(0.3) + categorical_logit_lpmf(3 | [0, 1, 2]') - (2 - log_sum_exp([0, 1, 2]'));
 }`, "")
 	if err != nil {
 		t.Fatal(err)

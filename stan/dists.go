@@ -19,6 +19,7 @@ var dists = map[string]int{
 	"bernoulli": 1, "bernoulli_logit": 1, "binomial": 2, "binomial_logit": 2, "poisson": 1, "poisson_log": 1,
 	"neg_binomial_2": 2, "neg_binomial_2_log": 2,
 	"multi_normal": 2, "multi_normal_cholesky": 2, "lkj_corr_cholesky": 1, "dirichlet": 1,
+	"weibull": 2, "categorical": 1, "categorical_logit": 1,
 	"bernoulli_logit_glm": 3, "poisson_log_glm": 3, "normal_id_glm": 4, "neg_binomial_2_log_glm": 4,
 }
 
@@ -74,7 +75,7 @@ func (ev *evaluator) density(p Pos, dist string, args []val, drop bool) ad.Vec {
 		if a.n() == 0 {
 			return ad.Vec{}
 		}
-		if dist != "multi_normal" && dist != "multi_normal_cholesky" && dist != "lkj_corr_cholesky" && dist != "dirichlet" {
+		if dist != "multi_normal" && dist != "multi_normal_cholesky" && dist != "lkj_corr_cholesky" && dist != "dirichlet" && dist != "categorical" && dist != "categorical_logit" {
 			vs[k] = ev.flat(a)
 			if m := vs[k].Len(); m > 1 {
 				if n > 1 && m != n {
@@ -247,6 +248,50 @@ func (ev *evaluator) density(p Pos, dist string, args []val, drop bool) ad.Vec {
 		lp = t.Neg(t.Mul(ev.cnst(float64(n)/float64(w.Len())), t.Sum(t.Log(w))))
 		if cs[1] && cs[2] {
 			c = -sumOver(func(x []float64) float64 { return math.Log(x[1] - x[0]) }, 1, 2)
+		}
+	case "weibull": // log α − log σ + (α − 1) log(y/σ) − (y/σ)^α
+		positive(1, "the shape")
+		positive(2, "the scale")
+		for i, v := range val(0) {
+			if v < 0 {
+				ev.reject(p, "weibull: the variate (element %d) is %v", i+1, v)
+			}
+		}
+		z := t.Div(vs[0], vs[2])
+		al := vs[1]
+		per := t.Sub(t.Add(t.Log(al), t.Mul(t.Sub(al, oneVec), t.Log(z))), t.Add(t.Log(vs[2]), t.Map(powD, z, al)))
+		if per.Len() == 1 && n > 1 {
+			per = t.Mul(ev.cnst(float64(n)), per)
+		}
+		lp = t.Sum(per)
+		if cs[1] {
+			c += sumOver(func(x []float64) float64 { return math.Log(x[0]) }, 1)
+		}
+		if cs[2] && cs[1] {
+			c -= sumOver(func(x []float64) float64 { return x[1] * math.Log(x[0]) }, 2, 1)
+		}
+		if cs[0] && cs[1] {
+			c += sumOver(func(x []float64) float64 { return (x[1] - 1) * math.Log(x[0]) }, 0, 1)
+		}
+	case "categorical", "categorical_logit":
+		y := ints(0)
+		K := vs[1].Len()
+		if a := args[1]; a.b != bVec || len(a.dims) > 0 {
+			ev.fail(p, "%s: the probabilities must be a vector, found %s", dist, a.typeString())
+		}
+		for i, v := range y {
+			if v < 1 || v > K {
+				ev.reject(p, "%s: the variate (element %d) is %d, outside 1:%d", dist, i+1, v, K)
+			}
+		}
+		idx := ev.ints(len(y))
+		for i, v := range y {
+			idx[i] = v - 1
+		}
+		if dist == "categorical" {
+			lp = t.Sum(t.Log(t.Index(vs[1], idx, nil)))
+		} else {
+			lp = t.Sub(t.Sum(t.Index(vs[1], idx, nil)), t.Mul(ev.cnst(float64(len(y))), ev.logSumExp(vs[1])))
 		}
 	case "bernoulli", "bernoulli_logit", "binomial", "binomial_logit", "poisson", "poisson_log":
 		k := ints(0)
