@@ -36,10 +36,10 @@
 // conditional operator, array {…} and row vector […] literals, and
 // the functions and distributions listed in funcs.go and dists.go
 // (normal, student_t, cauchy, exponential, gamma, inv_gamma, lognormal,
-// beta, uniform, double_exponential, logistic, bernoulli(_logit),
+// beta, uniform, double_exponential, logistic, weibull, bernoulli(_logit),
 // binomial(_logit), poisson(_log), neg_binomial_2(_log), multi_normal (with
 // a constant covariance), multi_normal_cholesky, lkj_corr_cholesky,
-// dirichlet, and the GLMs bernoulli_logit_glm, poisson_log_glm,
+// dirichlet, categorical(_logit), and the GLMs bernoulli_logit_glm, poisson_log_glm,
 // normal_id_glm, neg_binomial_2_log_glm), as _lpdf/_lpmf/_lupdf/_lupmf calls
 // too, gp_exp_quad_cov and cholesky_decompose, and the _lcdf and _lccdf of
 // data of normal, student_t, cauchy, exponential and gamma.
