@@ -345,8 +345,8 @@ func cmdRun(args []string, stdout, stderr io.Writer) (runErr error) {
 		fmt.Fprintln(&notes, j.Env.SchedNote)
 	}
 	if intr == nil {
-		fit.PrintKSD(ctx, &notes, pc, m, lap, tr)
-		fit.PrintMisfit(ctx, &notes, pc, m, lap, tr, j.Env.MisfitHint)
+		k := fit.PrintKSD(ctx, &notes, pc, m, lap, tr)
+		fit.PrintMisfit(ctx, &notes, pc, m, lap, tr, j.Env.MisfitHint, k)
 		ph.Done("KSD", "")
 	}
 	stdout.Write(notes.Bytes())
