@@ -252,7 +252,21 @@ func (ev *evaluator) eval(e Expr) val {
 		if e.Op == "||" {
 			return boolInt(ev.truth(e.L) || ev.truth(e.R))
 		}
-		return ev.binary(e.Pos, e.Op, ev.eval(e.L), ev.eval(e.R))
+		l, r := ev.eval(e.L), ev.eval(e.R)
+		if l.b == bReal && r.b == bReal && l.dims == nil && r.dims == nil && l.es == nil && r.es == nil {
+			// two real scalars: the common case in loops
+			switch e.Op {
+			case "+":
+				return val{b: bReal, v: ev.t.Add(l.v, r.v)}
+			case "-":
+				return val{b: bReal, v: ev.t.Sub(l.v, r.v)}
+			case "*":
+				return val{b: bReal, v: ev.t.Mul(l.v, r.v)}
+			case "/":
+				return val{b: bReal, v: ev.t.Div(l.v, r.v)}
+			}
+		}
+		return ev.binary(e.Pos, e.Op, l, r)
 	case *Cond:
 		if ev.truth(e.C) {
 			return ev.eval(e.A)

@@ -56,6 +56,10 @@ func (ev *evaluator) newVar(d *Decl) val {
 		}
 		return x
 	}
+	if x.b == bReal && len(x.dims) == 0 {
+		x.v = nanVec
+		return x
+	}
 	x.es = ev.vecs(n)
 	for k := range x.es {
 		x.es[k] = nanVec
