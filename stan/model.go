@@ -500,6 +500,9 @@ func (ev *evaluator) bounded(p param, u ad.Vec, jac bool) ad.Vec {
 // userDist returns the user-defined density dist_lpdf or dist_lpmf, nil
 // if there is none.
 func (m *Model) userDist(dist string) *FuncDef {
+	if len(m.funcs) == 0 {
+		return nil
+	}
 	if f := m.funcs[dist+"_lpdf"]; f != nil {
 		return f
 	}
