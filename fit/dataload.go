@@ -228,6 +228,13 @@ func readData(c *Config, path, flagName string, builtins, guessLabels bool) (*da
 		}
 	} else {
 		headerLine = 0
+		// The column flags choose how a file's columns are read; an
+		// embedded set is read whole, so they are refused, not ignored.
+		for _, fl := range []struct{ name, v string }{{"--drop", c.Columns.Drop}, {"--id", c.Columns.Id}, {"--categorical", c.Columns.categorical}} {
+			if fl.v != "" {
+				return nil, InputErrorf("%s %s: %s is an embedded data set, read whole (features %s); to choose its columns, give them as a CSV file", fl.name, fl.v, path, strings.Join(d.Names, ", "))
+			}
+		}
 		if c.Target != "" && c.Target != d.Target && c.Target != "-1" {
 			return nil, InputErrorf("--target %s: the embedded data set %s has target %q", c.Target, path, d.Target)
 		}

@@ -66,9 +66,9 @@ func GPDQuantile(p, k, sigma float64) float64 {
 }
 
 // meanLog1p returns the mean of log(1 + a·xᵢ) over the ascending x. Unless
-// every a·xᵢ is small, it takes one logarithm of a product of 16 factors
-// (the exponent kept apart by Frexp) instead of 16 logarithms: the error is
-// a few ulps of each factor, about 1e-15 absolute in the mean.
+// every a·xᵢ is small, it takes one logarithm of a product of at most 16
+// factors (the exponent kept apart by Frexp) instead of 16 logarithms: the
+// error is a few ulps of each factor, about 1e-15 absolute in the mean.
 func meanLog1p(a float64, x []float64) float64 {
 	n := len(x)
 	var s float64
@@ -80,21 +80,35 @@ func meanLog1p(a float64, x []float64) float64 {
 	}
 	const ln2 = 0.693147180559945309417232121458176568
 	var e int
-	for i := 0; i < n; i += 16 {
-		p := 1.0
-		for _, xi := range x[i:min(i+16, n)] {
-			p *= 1 + a*xi
+	ok := func(p float64) bool { return p >= 0x1p-1000 && p <= 0x1p1000 }
+	for i := 0; i < n; i += 64 {
+		// four products of at most 16 factors each, interleaved so that
+		// they run side by side
+		blk := x[i:min(i+64, n)]
+		p0, p1, p2, p3 := 1.0, 1.0, 1.0, 1.0
+		j := 0
+		for ; j+3 < len(blk); j += 4 {
+			p0 *= 1 + a*blk[j]
+			p1 *= 1 + a*blk[j+1]
+			p2 *= 1 + a*blk[j+2]
+			p3 *= 1 + a*blk[j+3]
 		}
-		if !(p > 0) || math.IsInf(p, 0) {
-			// a factor ≤ 0 or the product overflowed: one log each
-			for _, xi := range x[i:min(i+16, n)] {
+		for ; j < len(blk); j++ {
+			p1 *= 1 + a*blk[j]
+		}
+		if !ok(p0) || !ok(p1) || !ok(p2) || !ok(p3) {
+			// a factor ≤ 0, or a product near overflow or underflow: one
+			// log each
+			for _, xi := range blk {
 				s += log1p(a * xi)
 			}
 			continue
 		}
-		f, ex := math.Frexp(p)
-		s += logPos(f)
-		e += ex
+		for _, p := range [4]float64{p0, p1, p2, p3} {
+			f, ex := math.Frexp(p)
+			s += logPos(f)
+			e += ex
+		}
 	}
 	return (s + float64(e)*ln2) / float64(n)
 }

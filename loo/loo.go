@@ -76,10 +76,13 @@ func (w *Workspace) Row(ll []float64, chains int) Point {
 	}
 	reff := w.relEff(lik, chains)
 	k := w.PSIS(lw, reff)
-	mx := lw[0]
-	for _, v := range lw {
-		if v > mx {
-			mx = v
+	// mx = max lw: the largest ratio when nothing was smoothed, else the
+	// largest of the smoothed values and the largest value left alone.
+	mx := w.lmax
+	if w.tail != nil {
+		mx = w.cutoff
+		for _, p := range w.tail {
+			mx = math.Max(mx, lw[p.i])
 		}
 	}
 	// Unsmoothed weights are exp(−llₛ − mx) = exp(−c − mx)/likₛ: one
@@ -99,6 +102,8 @@ func (w *Workspace) Row(ll []float64, chains int) Point {
 			wt[s] = expNeg(v - mx)
 		}
 	}
+	// summed after smoothing: the raw tail weights, which can exceed the
+	// others by many orders of magnitude, must not enter the sum
 	for _, v := range wt {
 		z += v
 	}
@@ -111,6 +116,19 @@ func (w *Workspace) Row(ll []float64, chains int) Point {
 		w2 += v * v
 	}
 	elpd := c + math.Log(num)
+	if c-lo >= 700 {
+		// likₛ may underflow where the weights are largest: elpd in logs,
+		// log Σ exp(llₛ + lwₛ) − log Σ exp(lwₛ), as loo's colLogSumExps
+		m := math.Inf(-1)
+		for s, v := range ll {
+			m = math.Max(m, v+lw[s])
+		}
+		var t float64
+		for s, v := range ll {
+			t += math.Exp(v + lw[s] - m)
+		}
+		elpd = m + math.Log(t) - (mx + math.Log(z))
+	}
 	lpd := c + math.Log(sumLik) - math.Log(float64(S))
 	// MCSE, on the scale of lik (the variance of the logs does not depend on it).
 	e := num

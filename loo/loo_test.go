@@ -3,6 +3,7 @@ package loo_test
 import (
 	"errors"
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -103,6 +104,58 @@ func TestPSISEdgeCases(t *testing.T) {
 	}{{-0.2, 0}, {0.5, 0}, {0.50001, 1}, {0.7, 1}, {0.8, 2}, {1, 2}, {1.2, 3}, {math.Inf(1), 3}} {
 		if b := loo.BandOf(c.k); b != c.band {
 			t.Errorf("BandOf(%v) = %d, want %d", c.k, b, c.band)
+		}
+	}
+}
+
+// TestRowWideRange checks Row's elpdᵢ and p_looᵢ against the plain
+// log-sum-exp formulas over the PSIS weights, on rows whose log-likelihoods
+// span 0.1 to 1,000 nats (the weights then differ by up to e¹⁰⁰⁰: Row takes
+// them as one exponential over likelihoods below a 700-nat range, and one
+// exponential each above).
+func TestRowWideRange(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	var w, ref loo.Workspace
+	lse := func(x []float64) float64 {
+		m := math.Inf(-1)
+		for _, v := range x {
+			m = math.Max(m, v)
+		}
+		var s float64
+		for _, v := range x {
+			s += math.Exp(v - m)
+		}
+		return m + math.Log(s)
+	}
+	for _, span := range []float64{0.1, 5, 50, 500, 699, 701, 1000} {
+		ll := make([]float64, 2000)
+		for s := range ll {
+			ll[s] = -span * math.Pow(rng.Float64(), 3) // heavy lower tail of p(y|θ)
+		}
+		p := w.Row(ll, 4)
+		lw := make([]float64, len(ll))
+		for s, v := range ll {
+			lw[s] = -v
+		}
+		ref.PSIS(lw, p.REff)
+		sum := make([]float64, len(ll))
+		for s := range ll {
+			sum[s] = ll[s] + lw[s]
+		}
+		elpd := lse(sum) - lse(lw)
+		lpd := lse(ll) - math.Log(float64(len(ll)))
+		if e := math.Abs(p.ELPD-elpd) / math.Max(1, math.Abs(elpd)); e > 1e-12 {
+			t.Errorf("span %v: elpd %.15g, direct %.15g (rel %.2g)", span, p.ELPD, elpd, e)
+		}
+		if d := math.Abs(p.PLoo - (lpd - elpd)); d > 1e-10*math.Max(1, math.Abs(elpd)) {
+			t.Errorf("span %v: p_loo %.15g, direct %.15g", span, p.PLoo, lpd-elpd)
+		}
+		var sw float64
+		for _, v := range w.Weights() {
+			sw += v
+		}
+		if math.Abs(sw-1) > 1e-12 {
+			t.Errorf("span %v: weights sum to %v", span, sw)
 		}
 	}
 }

@@ -13,7 +13,7 @@ func TailLen(S int, reff float64) int {
 }
 
 // KThreshold returns the largest Pareto k̂ for which PSIS with S draws is
-// reliable, min(1 − 1/log₁₀ S, 0.7) (Vehtari et al. 2024, section 3.2.4).
+// reliable, min(1 − 1/log₁₀ S, 0.7) (Vehtari et al. 2024).
 func KThreshold(S int) float64 {
 	return math.Min(1-1/math.Log10(float64(S)), 0.7)
 }
@@ -24,13 +24,15 @@ type pair struct {
 	i int32
 }
 
-// Workspace holds the scratch of PSIS for rows of one number of draws. The
-// zero value is ready to use; a Workspace must not be used by two
+// Workspace holds the scratch space of PSIS and Row, grown to the largest
+// number of draws it has seen, so that a row allocates nothing after the
+// first. The zero value is ready to use; a Workspace must not be used by two
 // goroutines at once.
 type Workspace struct {
 	lik, w, lw, tx, z, sel, yc, means, rho, theta, ell []float64
 	heap                                               []pair
-	tail                                               []pair // the smoothed draws of the last PSIS, nil if none
+	tail                                               []pair  // the smoothed draws of the last PSIS, nil if none
+	lmax, cutoff                                       float64 // its largest raw ratio and the largest one not smoothed
 }
 
 // PSIS replaces the log importance ratios lw, one per draw, by Pareto
@@ -55,16 +57,15 @@ func (w *Workspace) PSIS(lw []float64, reff float64) (k float64) {
 	if m >= 5 && m < S {
 		tail := w.largest(lw, m+1) // ascending, tail[0] the cutoff
 		cut := tail[0].v - lmax
+		w.cutoff = tail[0].v
 		tail = tail[1:]
 		if math.Abs((tail[m-1].v-lmax)-(tail[0].v-lmax)) >= 2.220446049250313e-16/100 {
 			k = w.smooth(lw, tail, cut, lmax)
 		}
 	}
-	for s, v := range lw {
-		if v-lmax > 0 {
-			lw[s] = lmax
-		}
-	}
+	// Only smoothed values can exceed the largest raw ratio, and smooth
+	// truncates those.
+	w.lmax = lmax
 	return k
 }
 
@@ -97,10 +98,10 @@ func (w *Workspace) smooth(lw []float64, tail []pair, cut, lmax float64) float64
 
 // largest returns the n largest values of x with their indices, ascending,
 // ordered as R's stable sort.int orders them (equal values by draw, so that
-// of equal values at the cutoff the later draws are in the tail). A sorted
+// of equal values at the cutoff the later draws are in the tail). A
 // sample of every (S/256)-th value gives a bound below which the n largest
-// almost surely do not fall; the values above it are gathered in one pass
-// and sorted. When the bound misses (fewer than n values above it), the
+// almost surely do not fall; the values above it are gathered in one pass,
+// cut to the n largest and sorted. When the bound misses (fewer than n values above it), the
 // bound is the n-th largest value itself, by quickselect on a copy.
 func (w *Workspace) largest(x []float64, n int) []pair {
 	S := len(x)
@@ -110,13 +111,12 @@ func (w *Workspace) largest(x []float64, n int) []pair {
 		for j := range q {
 			w.sel[j] = x[j*S/q]
 		}
-		slices.Sort(w.sel)
 		// expected n·q/S sample values above the n-th largest; go 4 sd and
 		// 4 values further down
 		e := float64(n) * float64(q) / float64(S)
 		r := int(e + 4*math.Sqrt(e) + 4)
 		if r < q {
-			bound = w.sel[q-1-r]
+			bound = nthSmallest(w.sel[:q], q-1-r)
 		}
 	}
 	h := w.gather(x, bound)
@@ -152,16 +152,56 @@ func (w *Workspace) largest(x []float64, n int) []pair {
 		}
 		h = k
 	}
-	slices.SortFunc(h, func(a, b pair) int {
-		switch {
-		case a.v < b.v:
-			return -1
-		case a.v > b.v:
-			return 1
-		}
-		return int(a.i - b.i)
-	})
+	sortPairs(h)
 	return h
+}
+
+// before orders pairs by value, then by draw.
+func before(a, b pair) bool { return a.v < b.v || a.v == b.v && a.i < b.i }
+
+// sortPairs sorts h by before: quicksort with a median-of-three pivot down
+// to runs of 12, then insertion sort.
+func sortPairs(h []pair) {
+	for len(h) > 12 {
+		m, hi := len(h)/2, len(h)-1
+		if before(h[m], h[0]) {
+			h[m], h[0] = h[0], h[m]
+		}
+		if before(h[hi], h[0]) {
+			h[hi], h[0] = h[0], h[hi]
+		}
+		if before(h[hi], h[m]) {
+			h[hi], h[m] = h[m], h[hi]
+		}
+		p := h[m]
+		i, j := 0, hi
+		for i <= j {
+			for before(h[i], p) {
+				i++
+			}
+			for before(p, h[j]) {
+				j--
+			}
+			if i <= j {
+				h[i], h[j] = h[j], h[i]
+				i++
+				j--
+			}
+		}
+		// recurse into the shorter side, loop on the longer
+		if j+1 < len(h)-i {
+			sortPairs(h[:j+1])
+			h = h[i:]
+		} else {
+			sortPairs(h[i:])
+			h = h[:j+1]
+		}
+	}
+	for i := 1; i < len(h); i++ {
+		for j := i; j > 0 && before(h[j], h[j-1]); j-- {
+			h[j], h[j-1] = h[j-1], h[j]
+		}
+	}
 }
 
 // gather returns the values of x not below t with their indices.

@@ -353,25 +353,34 @@ func (m *GLM) LogDensity(theta []float64, X *mat.Dense, offset, y, dst []float64
 		if offset != nil {
 			eta += offset[i]
 		}
-		k := int(y[i])
-		if float64(k) != y[i] && m.kind != Robust {
-			k = -1
-		}
-		switch m.kind {
-		case Poisson:
-			dst[i], _ = density.PoissonLog(k, eta)
-		case NegBin:
-			dst[i], _, _ = density.NegBin2Log(k, eta, aux)
-		case Probit:
-			if y[i] == -1 {
-				k = 0
-			}
-			dst[i], _ = density.BernoulliProbit(k, eta)
-		case Robust:
-			dst[i], _, _, _, _ = density.StudentT(y[i], nu, eta, aux)
-		}
+		dst[i] = m.logDensity(y[i], eta, aux, nu)
 	}
 	return dst
+}
+
+// logDensity returns log p(y | η) of one row with linear predictor η
+// (offset included) and the auxiliary parameters of auxAt; −Inf outside the
+// support.
+func (m *GLM) logDensity(y, eta, aux, nu float64) float64 {
+	k := int(y)
+	if float64(k) != y && m.kind != Robust {
+		k = -1
+	}
+	var l float64
+	switch m.kind {
+	case Poisson:
+		l, _ = density.PoissonLog(k, eta)
+	case NegBin:
+		l, _, _ = density.NegBin2Log(k, eta, aux)
+	case Probit:
+		if y == -1 {
+			k = 0
+		}
+		l, _ = density.BernoulliProbit(k, eta)
+	case Robust:
+		l, _, _, _, _ = density.StudentT(y, nu, eta, aux)
+	}
+	return l
 }
 
 // ClassProbs writes (1 − Φ(ηᵢ), Φ(ηᵢ)) for the rows of X into dst (n×2);

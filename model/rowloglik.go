@@ -11,6 +11,7 @@ var (
 	_ langevin.RowCDFer    = (*Linear)(nil)
 	_ langevin.RowLogLiker = (*Logistic)(nil)
 	_ langevin.RowCDFer    = (*Logistic)(nil)
+	_ langevin.RowLogLiker = (*GLM)(nil)
 )
 
 // RowLogLik writes log N(yᵢ; xᵢᵀβ, e^γ) = −½(log 2π + γ) − ½e^(−γ)rᵢ² for
@@ -74,5 +75,25 @@ func (m *Logistic) RowCDF(dst, theta []float64, rows []int) {
 			h, e := m.term(theta, nil, i)
 			dst[j] = math.Exp(-(h + math.Log1p(e))) // σ(−xᵢᵀβ)
 		}
+	}
+}
+
+// RowLogLik writes log p(yᵢ | θ) of the GLM's kind (Poisson, negative
+// binomial, probit or Student-t, normalised, offsets included) for each row
+// i of rows into dst.
+func (m *GLM) RowLogLik(dst, theta []float64, rows []int) {
+	aux, nu := m.auxAt(theta)
+	for j, i := range rows {
+		eta := m.linpred(theta, m.x.Row(i))
+		if m.offset != nil {
+			eta += m.offset[i]
+		}
+		var y float64
+		if m.yf != nil {
+			y = m.yf[i]
+		} else {
+			y = float64(m.yi[i])
+		}
+		dst[j] = m.logDensity(y, eta, aux, nu)
 	}
 }

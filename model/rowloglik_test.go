@@ -35,7 +35,41 @@ func TestRowLogLik(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	counts := make([]float64, n)
+	for i := range counts {
+		counts[i] = float64(rng.IntN(6))
+	}
+	var glms []langevin.Model
+	for _, k := range []model.GLMKind{model.Poisson, model.NegBin, model.Probit, model.Robust} {
+		yk := counts
+		switch k {
+		case model.Probit:
+			yk = lab
+		case model.Robust:
+			yk = y
+		}
+		g, err := model.NewGLM(k, X, yk, model.GLMOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		glms = append(glms, g)
+	}
 	rows := []int{0, 3, 4, 11}
+	for _, m := range glms {
+		theta := make([]float64, m.Dim())
+		for j := range theta {
+			theta[j] = 0.3 * rng.NormFloat64()
+		}
+		dst := make([]float64, len(rows))
+		m.(langevin.RowLogLiker).RowLogLik(dst, theta, rows)
+		var s float64
+		for _, v := range dst {
+			s += v
+		}
+		if want := m.LogLik(theta, rows, nil); math.Abs(s-want) > 1e-10*math.Max(1, math.Abs(want)) {
+			t.Errorf("%v: Σ rows %v, LogLik %v", m, s, want)
+		}
+	}
 	for _, m := range []langevin.Model{lin, lg} {
 		theta := make([]float64, m.Dim())
 		for j := range theta {

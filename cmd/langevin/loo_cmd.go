@@ -11,6 +11,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"gonum.org/v1/gonum/mat"
@@ -26,8 +27,11 @@ type looRun struct {
 	dir, name string
 	res       *loo.Result
 	pit       []float64
-	rowsHash  string        // SHA-256 of the training rows' responses
-	chainW    []float64     // stacking weights of the chains (--chain-weights)
+	rowsHash  string    // SHA-256 of the training rows' responses
+	chainW    []float64 // stacking weights of the chains (--chain-weights)
+	sampled   []int     // the rows of --subsample, ascending (nil: all)
+	approx    []float64 // every row's log p(yᵢ | θ̄) (--subsample)
+	ss        *loo.Subsampled
 	chainRes  []*loo.Result // each chain's own PSIS-LOO (--chain-weights)
 	source    string        // the data and split, for messages
 }
@@ -41,6 +45,10 @@ func cmdLoo(args []string, stdout, _ io.Writer) error {
 	var out, names string
 	var block int
 	var chainWeights bool
+	var subsample int
+	var seed uint64
+	fs.IntVar(&subsample, "subsample", 0, "estimate from exact PSIS-LOO of `M` rows drawn at random and the point log predictive density at the posterior mean of all rows (loo_subsample's defaults; 0: every row)")
+	fs.Uint64Var(&seed, "seed", 1, "--subsample: random seed of the sample")
 	fs.BoolVar(&chainWeights, "chain-weights", false, "also weight each run's chains by stacking of their own PSIS-LOO (Yao, Vehtari & Gelman 2022): chains stuck in different modes get the weights that predict best")
 	fs.StringVar(&out, "out", "", "write the pointwise estimates to `FILE` (CSV: run, row, elpd_loo, p_loo, pareto_k, n_eff, pit)")
 	fs.StringVar(&names, "names", "", "`NAME,…`: labels of the runs in the tables (default: the directories' base names)")
@@ -61,6 +69,10 @@ func cmdLoo(args []string, stdout, _ io.Writer) error {
 		return fit.InputErrorf("no run directory: expected langevin loo [flags] DIR... (the --out DIRs of langevin run)")
 	case block < 1:
 		return fit.InputErrorf("--block %d: expected at least 1", block)
+	case subsample < 0 || subsample == 1:
+		return fit.InputErrorf("--subsample %d: expected 0 (every row) or at least 2 rows", subsample)
+	case subsample > 0 && len(dirs) > 1:
+		return fit.InputErrorf("--subsample: one run at a time (subsampled estimates are compared differently)")
 	}
 	labels := make([]string, len(dirs))
 	for i, d := range dirs {
@@ -75,7 +87,7 @@ func cmdLoo(args []string, stdout, _ io.Writer) error {
 	}
 	runs := make([]*looRun, len(dirs))
 	for i, dir := range dirs {
-		r, err := looOfRun(dir, block, chainWeights)
+		r, err := looOfRun(dir, block, chainWeights, subsample, seed)
 		if err != nil {
 			return err
 		}
@@ -97,7 +109,11 @@ func cmdLoo(args []string, stdout, _ io.Writer) error {
 		if len(runs) > 1 {
 			fmt.Fprintf(stdout, "%s (%s):\n", r.name, r.dir)
 		}
-		formatLOO(stdout, r.res)
+		if r.ss != nil {
+			formatSubsampled(stdout, r.ss, r.res)
+		} else {
+			formatLOO(stdout, r.res)
+		}
 		if r.chainW != nil {
 			fmt.Fprintf(stdout, "\nchains: stacking weights of the chains' own PSIS-LOO (%d draws each)\n", r.chainRes[0].Draws)
 			fmt.Fprintf(stdout, "%-7s %9s %9s %7s\n", "chain", "elpd_loo", "p_loo", "weight")
@@ -135,7 +151,7 @@ func cmdLoo(args []string, stdout, _ io.Writer) error {
 
 // looOfRun rebuilds a run's model on its training rows and computes
 // PSIS-LOO and LOO-PIT over its draws, block rows at a time.
-func looOfRun(dir string, block int, chainWeights bool) (*looRun, error) {
+func looOfRun(dir string, block int, chainWeights bool, subsample int, seed uint64) (*looRun, error) {
 	if _, err := os.Stat(filepath.Join(dir, "model.json")); err != nil {
 		return nil, fit.InputErrorf("%s: %v (written by langevin run --out)", dir, err)
 	}
@@ -144,7 +160,7 @@ func looOfRun(dir string, block int, chainWeights bool) (*looRun, error) {
 		return nil, err
 	}
 	if formulaOf(r) != nil {
-		return nil, fit.InputErrorf("%s: a --formula run: its models give no pointwise log-likelihood yet (langevin loo: --model linear or logistic)", dir)
+		return nil, fit.InputErrorf("%s: a --formula run: its models give no pointwise log-likelihood yet (langevin loo: --model linear, logistic, poisson, negbin, probit or robust)", dir)
 	}
 	mf, sc, err := fit.ReadModelFile(r)
 	if err != nil {
@@ -196,7 +212,7 @@ func looOfRun(dir string, block int, chainWeights bool) (*looRun, error) {
 	}
 	rl, ok := m.(langevin.RowLogLiker)
 	if !ok {
-		return nil, fit.InputErrorf("%s: model %s gives no pointwise log-likelihood (langevin loo: linear and logistic so far)", dir, mf.Kind)
+		return nil, fit.InputErrorf("%s: model %s gives no pointwise log-likelihood (langevin loo: linear, logistic, poisson, negbin, probit and robust)", dir, mf.Kind)
 	}
 	if sc != nil && sc.TargetScale != 0 {
 		return nil, fit.InputErrorf("%s: the run standardised its response: not supported by langevin loo yet", dir)
@@ -231,7 +247,33 @@ func looOfRun(dir string, block int, chainWeights bool) (*looRun, error) {
 	if chainWeights {
 		perChain = make([][]loo.Point, len(chains))
 	}
-	lr.res, lr.pit = looBlocks(rl, cdf, draws, len(chains), m.Len(), block, perChain)
+	N := m.Len()
+	which := make([]int, N)
+	for i := range which {
+		which[i] = i
+	}
+	if subsample > 0 && subsample < N {
+		// loo_subsample's defaults: the point log predictive density at the
+		// posterior mean approximates every row, exact PSIS-LOO of a simple
+		// random sample corrects it (loo.Subsample)
+		mean := make([]float64, dim)
+		for _, th := range draws {
+			for j, v := range th {
+				mean[j] += v / float64(len(draws))
+			}
+		}
+		lr.approx = make([]float64, N)
+		rl.RowLogLik(lr.approx, mean, which)
+		which = rand.New(rand.NewPCG(seed, 0)).Perm(N)[:subsample]
+		slices.Sort(which)
+		lr.sampled = which
+	}
+	lr.res, lr.pit = looBlocks(rl, cdf, draws, len(chains), which, block, perChain)
+	if lr.sampled != nil {
+		if lr.ss, err = loo.Subsample(lr.approx, lr.sampled, lr.res.Pointwise); err != nil {
+			return nil, fit.InputError{Err: err}
+		}
+	}
 	if chainWeights {
 		lr.chainRes = make([]*loo.Result, len(chains))
 		for c, pts := range perChain {
@@ -247,12 +289,12 @@ func looOfRun(dir string, block int, chainWeights bool) (*looRun, error) {
 	return lr, nil
 }
 
-// looBlocks computes PSIS-LOO of the model's N rows under the draws (nc
+// looBlocks computes PSIS-LOO of the model's rows which under the draws (nc
 // chains of equal length), block rows at a time, and the LOO-PIT of each row
 // (NaN without a CDF); with perChain not nil, also each chain's own
 // PSIS-LOO of each row, appended to perChain[c].
-func looBlocks(rl langevin.RowLogLiker, cdf langevin.RowCDFer, draws [][]float64, nc, N, block int, perChain [][]loo.Point) (*loo.Result, []float64) {
-	S := len(draws)
+func looBlocks(rl langevin.RowLogLiker, cdf langevin.RowCDFer, draws [][]float64, nc int, which []int, block int, perChain [][]loo.Point) (*loo.Result, []float64) {
+	S, N := len(draws), len(which)
 	block = min(block, N)
 	ll := mat.NewDense(block, S, nil)
 	var F *mat.Dense
@@ -267,9 +309,7 @@ func looBlocks(rl langevin.RowLogLiker, cdf langevin.RowCDFer, draws [][]float64
 	for lo := 0; lo < N; lo += block {
 		b := min(block, N-lo)
 		rows = rows[:b]
-		for j := range rows {
-			rows[j] = lo + j
-		}
+		copy(rows, which[lo:lo+b])
 		for s, th := range draws {
 			rl.RowLogLik(col[:b], th, rows)
 			for j, v := range col[:b] {
@@ -320,7 +360,11 @@ func writeLooCSV(w io.Writer, runs []*looRun) error {
 	}
 	for _, r := range runs {
 		for i, p := range r.res.Pointwise {
-			if _, err := fmt.Fprintf(w, "%s,%d,%s,%s,%s,%s,%s\n", r.name, i+1, fit.FmtF(p.ELPD), fit.FmtF(p.PLoo),
+			row := i + 1
+			if r.sampled != nil {
+				row = r.sampled[i] + 1
+			}
+			if _, err := fmt.Fprintf(w, "%s,%d,%s,%s,%s,%s,%s\n", r.name, row, fit.FmtF(p.ELPD), fit.FmtF(p.PLoo),
 				fit.FmtF(p.K), fit.FmtF(p.NEff), fit.FmtF(r.pit[i])); err != nil {
 				return err
 			}
@@ -360,6 +404,21 @@ func common(xs []float64, d int) []string {
 	return out
 }
 
+// formatSubsampled prints a Subsample estimate as loo 2.5.1 prints a
+// psis_loo_ss object; res holds the sampled rows' points (MCSE, k̂ table).
+func formatSubsampled(w io.Writer, s *loo.Subsampled, res *loo.Result) {
+	fmt.Fprintf(w, "\nComputed from %d by %d subsampled log-likelihood\nvalues from %d total observations.\n\n", res.Draws, s.Sampled, s.Rows)
+	est := common([]float64{s.ELPD.Estimate, s.PLoo.Estimate, s.LooIC.Estimate}, 1)
+	se := common([]float64{s.ELPD.SE, s.PLoo.SE, s.LooIC.SE}, 1)
+	sse := common([]float64{s.SubsamplingSE.ELPD, s.SubsamplingSE.PLoo, s.SubsamplingSE.LooIC}, 1)
+	we, ws, wss := max(len("Estimate"), len(est[0])), max(len("SE"), len(se[0])), max(len("subsampling SE"), len(sse[0]))
+	fmt.Fprintf(w, "%s %s %s %s\n", strings.Repeat(" ", 8), padLeft("Estimate", we), padLeft("SE", ws), padLeft("subsampling SE", wss))
+	for i, n := range []string{"elpd_loo", "p_loo", "looic"} {
+		fmt.Fprintf(w, "%s %s %s %s\n", padRight(n, 8), padLeft(est[i], we), padLeft(se[i], ws), padLeft(sse[i], wss))
+	}
+	formatDiagnostics(w, res)
+}
+
 // formatLOO prints a Result as R's loo 2.5.1 prints a psis_loo object, the
 // last line pointing to docs/loo.md.
 func formatLOO(w io.Writer, r *loo.Result) {
@@ -371,6 +430,11 @@ func formatLOO(w io.Writer, r *loo.Result) {
 	for i, n := range []string{"elpd_loo", "p_loo", "looic"} {
 		fmt.Fprintf(w, "%s %s %s\n", padRight(n, 8), padLeft(est[i], we), padLeft(se[i], ws))
 	}
+	formatDiagnostics(w, r)
+}
+
+// formatDiagnostics prints the MCSE and k̂ lines under loo's table.
+func formatDiagnostics(w io.Writer, r *loo.Result) {
 	fmt.Fprintf(w, "------\nMonte Carlo SE of elpd_loo is %s.\n", fr(r.MCSE, 1))
 	if r.Bands[1].Count+r.Bands[2].Count+r.Bands[3].Count == 0 {
 		fmt.Fprint(w, "\nAll Pareto k estimates are good (k < 0.5).\n")

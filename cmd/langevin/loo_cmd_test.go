@@ -25,26 +25,7 @@ func TestLooPrintAsR(t *testing.T) {
 	for _, name := range []string{"linear", "linear_nox2", "logistic", "varying", "multimodal"} {
 		t.Run(name, func(t *testing.T) {
 			dir := filepath.Join("..", "..", "loo", "testdata")
-			f, err := os.Open(filepath.Join(dir, name+".csv.gz"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
-			z, err := gzip.NewReader(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			recs, err := csv.NewReader(z).ReadAll()
-			if err != nil {
-				t.Fatal(err)
-			}
-			m := mat.NewDense(len(recs), len(recs[0]), nil)
-			for i, r := range recs {
-				for j, s := range r {
-					v, _ := strconv.ParseFloat(s, 64)
-					m.Set(i, j, v)
-				}
-			}
+			m := readGz(t, filepath.Join(dir, name+".csv.gz"))
 			res, err := loo.LOO(func(yield func(*mat.Dense, error) bool) { yield(m, nil) }, 4)
 			if err != nil {
 				t.Fatal(err)
@@ -67,6 +48,75 @@ func TestLooPrintAsR(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestLooSubsamplePrintAsR checks formatSubsampled against loo's print of
+// loo_subsample on 15 of the 40 rows of the linear fixture (but for the
+// last line).
+func TestLooSubsamplePrintAsR(t *testing.T) {
+	dir := filepath.Join("..", "..", "loo", "testdata")
+	ll := readGz(t, filepath.Join(dir, "linear.csv.gz"))
+	var approx []float64
+	for _, r := range readCSVFile(t, filepath.Join(dir, "subsample_approx.csv"))[1:] {
+		v, _ := strconv.ParseFloat(r[0], 64)
+		approx = append(approx, v)
+	}
+	var idx []int
+	for _, r := range readCSVFile(t, filepath.Join(dir, "subsample_idx.csv"))[1:] {
+		i, _ := strconv.Atoi(r[0])
+		idx = append(idx, i-1)
+	}
+	var w loo.Workspace
+	pts := make([]loo.Point, len(idx))
+	for j, i := range idx {
+		pts[j] = w.Row(ll.RawRowView(i), 4)
+	}
+	s, err := loo.Subsample(approx, idx, pts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got bytes.Buffer
+	formatSubsampled(&got, s, loo.Summarize(pts, 400))
+	want, err := os.ReadFile(filepath.Join(dir, "subsample_print.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := strings.Split(strings.TrimRight(got.String(), "\n"), "\n")
+	wl := strings.Split(strings.TrimRight(string(want), "\n"), "\n")
+	if len(g) != len(wl) {
+		t.Fatalf("%d lines, R %d:\n%s\nR:\n%s", len(g), len(wl), got.String(), want)
+	}
+	for i := range len(g) - 1 {
+		if g[i] != wl[i] {
+			t.Errorf("line %d:\n%q\nR:\n%q", i+1, g[i], wl[i])
+		}
+	}
+}
+
+// readGz reads a gzipped CSV of numbers.
+func readGz(t *testing.T, path string) *mat.Dense {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	z, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(z).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := mat.NewDense(len(recs), len(recs[0]), nil)
+	for i, r := range recs {
+		for j, s := range r {
+			v, _ := strconv.ParseFloat(s, 64)
+			m.Set(i, j, v)
+		}
+	}
+	return m
 }
 
 // looData writes a CSV of y = 1 + 2x₁ − 1.5x₂ + N(0, 1) with an irrelevant
@@ -158,6 +208,44 @@ func TestLooCommand(t *testing.T) {
 			t.Errorf("pit %q not in [0, 1]", r[6])
 		}
 	}
+	// --subsample 40: within 4 subsampling SE of the full estimate; 40 lines
+	code, out, errOut = runMain("loo", full)
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	fullELPD := tableValue(t, out, "elpd_loo", 1)
+	spw := filepath.Join(tmp, "sub.csv")
+	code, out, errOut = runMain("loo", full, "--subsample", "40", "--out", spw)
+	if code != 0 || !strings.Contains(out, "by 40 subsampled log-likelihood\nvalues from 120 total observations.") {
+		t.Fatalf("loo --subsample: exit %d: %s%s", code, out, errOut)
+	}
+	if e, sse := tableValue(t, out, "elpd_loo", 1), tableValue(t, out, "elpd_loo", 3); math.Abs(e-fullELPD) > 4*sse+0.1 {
+		t.Errorf("subsampled elpd_loo %v (subsampling SE %v), full %v", e, sse, fullELPD)
+	}
+	if recs := readCSVFile(t, spw); len(recs) != 41 {
+		t.Errorf("%s: %d lines, want 41", spw, len(recs))
+	}
+	// a count model: PSIS-LOO, no PIT
+	counts := filepath.Join(tmp, "counts.csv")
+	var cb strings.Builder
+	cb.WriteString("x,y\n")
+	for i := range 80 {
+		fmt.Fprintf(&cb, "%d,%d\n", i%5, (i*7)%4+i%5)
+	}
+	if err := os.WriteFile(counts, []byte(cb.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pois := filepath.Join(tmp, "pois")
+	if code, _, errOut := runMain(append([]string{"run", "--model", "poisson", "--data", counts, "--target", "y", "--out", pois}, quick...)...); code != 0 {
+		t.Fatalf("poisson run: exit %d: %s", code, errOut)
+	}
+	ppw := filepath.Join(tmp, "pois.csv")
+	if code, out, errOut := runMain("loo", pois, "--out", ppw); code != 0 || !strings.Contains(out, "by 64 log-likelihood matrix") {
+		t.Fatalf("loo poisson: exit %d: %s%s", code, out, errOut)
+	}
+	if recs := readCSVFile(t, ppw); len(recs) != 65 || recs[1][6] != "NaN" {
+		t.Errorf("%s: %d lines, pit %q: want 65 and NaN", ppw, len(recs), recs[1][6])
+	}
 	// refusals
 	mlp := filepath.Join(tmp, "mlp")
 	if code, _, errOut := runMain(append([]string{"run", "--model", "mlp", "--data", data, "--target", "y", "--hidden", "4", "--out", mlp}, quick...)...); code != 0 {
@@ -172,6 +260,8 @@ func TestLooCommand(t *testing.T) {
 		{[]string{filepath.Join(tmp, "nothere")}, "nothere"},
 		{nil, "no run directory"},
 		{[]string{full, "--block", "0"}, "--block"},
+		{[]string{full, "--subsample", "1"}, "--subsample"},
+		{[]string{full, nox2, "--subsample", "30"}, "one run at a time"},
 	} {
 		bad := filepath.Join(tmp, "bad.csv")
 		code, _, errOut := runMain(append(append([]string{"loo"}, c.args...), "--out", bad)...)
@@ -196,4 +286,21 @@ func readCSVFile(t *testing.T, path string) [][]string {
 		t.Fatal(err)
 	}
 	return recs
+}
+
+// tableValue returns the col-th number (1-based) after the row name in the
+// first line of out that starts with name.
+func tableValue(t *testing.T, out, name string, col int) float64 {
+	t.Helper()
+	for _, l := range strings.Split(out, "\n") {
+		if f := strings.Fields(l); len(f) > col && f[0] == name {
+			v, err := strconv.ParseFloat(f[col], 64)
+			if err != nil {
+				t.Fatalf("%q: %v", l, err)
+			}
+			return v
+		}
+	}
+	t.Fatalf("no line %q in:\n%s", name, out)
+	return 0
 }

@@ -62,7 +62,7 @@ var commands = []*command{
 	{"report DIR", "DIR/report.html: settings, summary, warnings and plots\nof the CSV files of langevin run --out DIR", cmdReport},
 	{"predict --samples DIR --data FILE", "\nposterior predictive metrics of a run --out DIR on new data", cmdPredict},
 	{"compare DIR... [--data FILE] [--out DIR]", "\nruns side by side: marginals overlaid, ESS, ESS/s, test\naccuracy with the optimisation (MAP) baseline", cmdCompare},
-	{"loo DIR... [--out FILE]", "\nPSIS leave-one-out predictive accuracy of runs (linear,\nlogistic): elpd_loo, p_loo, Pareto k; several runs\ncompared and weighted (stacking)", cmdLoo},
+	{"loo DIR... [--out FILE]", "\nPSIS leave-one-out predictive accuracy of runs\n(linear, logistic, GLMs): elpd_loo, p_loo, Pareto k;\nseveral runs compared and weighted (stacking)", cmdLoo},
 	{"convert --data FILE --out FILE.lvs [--target COL] [--float32]", "\nwrite a CSV or Parquet file once as a data store,\nwhich run and predict --data FILE.lvs stream from\ndisk (logistic: data larger than memory)", cmdConvert},
 	{"help [COMMAND]", "this text, or a command's flags", nil},
 	{"version", "the version and the source revision of this binary", nil},

@@ -166,6 +166,8 @@ func TestRunBadInput(t *testing.T) {
 		{"mixed labels", []string{"--data", writeFile(t, dir, "mixed.csv", "a,b,y\n1,2,0\n2,1,-1\n3,3,1\n")}, "mixed.csv:3: label -1"},
 		{"batch > N", []string{"--batch", "600"}, "--batch 600: expected at most N = 552 training rows"},
 		{"burn-in ≥ iters", []string{"--iters", "100", "--burnin", "100"}, "--burnin 100: expected 0 ≤ burn-in < --iters (100)"},
+		{"drop on an embedded set", []string{"--drop", "8"}, "--drop 8: australian is an embedded data set, read whole"},
+		{"id on an embedded set", []string{"--id", "A1"}, "--id A1: australian is an embedded data set"},
 		{"zero step", []string{"--step", "0"}, "--step 0: expected a positive number"},
 		{"negative step", []string{"--step", "-0.1"}, "--step -0.1: expected a positive number"},
 		{"bad number", []string{"--batch", "ten"}, `invalid value "ten" for flag --batch`},

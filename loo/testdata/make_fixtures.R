@@ -74,6 +74,7 @@ lin_ll <- function(X, th) {
 }
 starts <- function(d) lapply(1:chains, function(i) rnorm(d, 0, 0.5))
 th <- run(lin_lp(X), starts(4))
+th_lin <- th
 ll_lin <- write_ll(lin_ll(X, th), "linear")
 # posterior predictive draws for LOO-PIT
 yrep <- signif(matrix(rnorm(length(th[, 1]) * N, th[, 1:3] %*% t(X), exp(th[, 4])), ncol = N), 7)
@@ -167,4 +168,30 @@ wc <- loo_model_weights(per_chain, method = "stacking")
 write.csv(data.frame(stacking = f17(wc),
                      elpd_loo = f17(sapply(per_chain, function(l) l$estimates[1, 1]))),
           "multimodal_chains.csv", row.names = FALSE, quote = FALSE)
+## 5. Subsampled PSIS-LOO of the linear model: 15 of the 40 rows, the
+## difference estimator around the point log predictive density at the
+## posterior mean (loo_subsample's defaults, plpd and diff_srs).
+lin_data <- data.frame(x1 = x1, x2 = x2, y = y)
+llfun <- function(data_i, draws) {
+  mu <- draws[, 1:3, drop = FALSE] %*% c(1, data_i$x1, data_i$x2)
+  signif(dnorm(data_i$y, mu, exp(draws[, 4]), log = TRUE), 7)
+}
+r_eff_lin <- relative_eff(exp(t(ll_lin)), chain_id = chain_id)
+obs <- sort(sample(N, 15))
+ss <- suppressMessages(loo_subsample(llfun, data = lin_data, draws = th_lin, observations = obs,
+                                     r_eff = r_eff_lin))
+approx <- loo:::elpd_loo_approximation(llfun, data = lin_data, draws = th_lin, cores = 1,
+                                       loo_approximation = "plpd")
+write.csv(data.frame(approx = f17(approx)), "subsample_approx.csv", row.names = FALSE, quote = FALSE)
+write.csv(data.frame(idx = ss$pointwise[, "idx"]), "subsample_idx.csv", row.names = FALSE, quote = FALSE)
+e <- ss$estimates
+sm <- c(elpd_loo = e["elpd_loo", "Estimate"], se_elpd_loo = e["elpd_loo", "SE"],
+        subsampling_se_elpd_loo = e["elpd_loo", "subsampling SE"],
+        p_loo = e["p_loo", "Estimate"], se_p_loo = e["p_loo", "SE"],
+        subsampling_se_p_loo = e["p_loo", "subsampling SE"],
+        looic = e["looic", "Estimate"], se_looic = e["looic", "SE"])
+write.csv(data.frame(name = names(sm), value = f17(sm)), "subsample_estimates.csv",
+          row.names = FALSE, quote = FALSE)
+capture.output(print(ss), file = "subsample_print.txt")
+
 cat("loo", as.character(packageVersion("loo")), "rstantools", as.character(packageVersion("rstantools")), "\n")
