@@ -14,7 +14,8 @@ import (
 // LogLik to 1e-12, each row alone equals LogLik of that row, for every
 // likelihood: Gaussian with learned σ², with σ² fixed and the response
 // standardised, heteroscedastic, Bernoulli and categorical; over more rows
-// than one chunk (300 > 128), in a shuffled order with a repeat.
+// than one chunk (300 > 128), in a shuffled order with a repeat; and that
+// RowLogLik allocates nothing.
 func TestMLPRowLogLik(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	const n, p = 300, 3
@@ -61,6 +62,9 @@ func TestMLPRowLogLik(t *testing.T) {
 		}
 		if want := m.LogLik(theta, rows, nil); math.Abs(s-want) > 1e-12*max(1, math.Abs(want)) {
 			t.Errorf("%s: Σ %.15g, LogLik %.15g", tc.name, s, want)
+		}
+		if a := testing.AllocsPerRun(10, func() { m.RowLogLik(dst, theta, rows) }); a != 0 {
+			t.Errorf("%s: RowLogLik allocates %v times a call", tc.name, a)
 		}
 	}
 }
