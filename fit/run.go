@@ -38,6 +38,9 @@ type Settings struct {
 	Iters   int // the most iterations per chain, burn-in included; 0: 10⁷
 	BurnIn  int // 0: the plan's rule (NUTS: Stan's 1000 warm-up iterations; SGLD: 3/(η·λmin(MH)))
 	Batch   int // SGLD's minibatch; 0: the plan's rule, min(N, 100)
+	// ChainWeights is how a network's chains make its posterior predictive
+	// (the test-set scores): "stacking" or empty (StackChains), or "equal".
+	ChainWeights string
 
 	// Progress, when not nil, is called by each chain with the iterations
 	// it has done (langevin.Options.Progress).
@@ -91,6 +94,9 @@ type Result struct {
 	Test    *TestTable
 	TestErr error
 	Notes   []Note // the plan's rules, the length rule, the KSD check, SGLD's misfit check (MisfitNotes)
+	// Weights are a network's chain weights in its posterior predictive
+	// (nil for other models).
+	Weights *ChainWeights
 }
 
 // autoMaxKeep is the kept draws per chain above which the thinning doubles,

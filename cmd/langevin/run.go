@@ -326,7 +326,8 @@ func cmdRun(args []string, stdout, stderr io.Writer) (runErr error) {
 	if intr != nil {
 		// Interrupted: no predictions.
 	} else if mlp, ok := m.(*model.MLP); ok && test != nil && test.Len() > 0 {
-		fit.PrintMLPPredictive(stdout, mlp, j.Env.Glm, tr, mapTheta, test, j.Scaler)
+		fit.PrintMLPPredictive(stdout, mlp, j.Env.Glm, tr, mapTheta, test, j.Scaler,
+			fit.MLPPredictiveOptions{ChainWeights: c.Mlp.ChainWeights, TargetESS: fit.NetTarget(c), Seed: c.Seed})
 	} else if g, ok := m.(*model.GLM); ok && test != nil && test.Len() > 0 {
 		fit.PrintGLMPredictive(stdout, g, tr, mapTheta, test, fit.LogOffsets(j.Spec, j.OffTest))
 	} else if test != nil && test.Len() > 0 {

@@ -15,7 +15,7 @@ import (
 // The groups of the common flags, in the order of run -h.
 var commonGroups = []struct{ title, flags string }{
 	{"data", "data split test test-frac target id drop categorical missing format standardize n noise k"},
-	{"model", "stan formula family priors model intercept prior-scale offset exposure nu hidden activation likelihood classes noise-var learn-noise noise-model map-iters map-batch map-lr grad-noise rho"},
+	{"model", "stan formula family priors model intercept prior-scale offset exposure nu hidden activation likelihood classes noise-var learn-noise noise-model map-iters map-batch map-lr chain-weights grad-noise rho"},
 	{"run", "sampler target-ess max-time chains chain-id iters burnin thin seed init precond out overwrite resume checkpoint report quiet"},
 	{"step size", "step schedule step-b decay step-floor cycles explore temperature temperature-start"},
 	{"stochastic gradients", "batch replace cv clip clip-value noise-every"},
@@ -53,6 +53,7 @@ func newRunFlagSet(c *fit.Config) *flag.FlagSet {
 	fs.BoolVar(&m.LearnNoise, "learn-noise", true, "Gaussian likelihood: sample log σ² too (prior N(0, 2²) on log σ² of the standardised response; --learn-noise=false fixes σ² at --noise-var)")
 	fs.IntVar(&m.MapIters, "map-iters", 20000, "MLP MAP (--init map, the ensemble's members, the MAP of swag and laplace): Adam iterations (unset: the network plan's rule, 300 epochs, 2,000 to 20,000)")
 	fs.IntVar(&m.MapBatch, "map-batch", 32, "MLP --init map: Adam minibatch size")
+	fs.StringVar(&m.ChainWeights, "chain-weights", "stacking", "MLP: weights of the chains in the posterior predictive: stacking (of each chain's PSIS-LOO on the training rows, Yao, Vehtari & Gelman 2022: chains at different modes do not mix) or equal (every draw alike)")
 	fs.Float64Var(&m.MapLR, "map-lr", 1e-3, "MLP MAP: a constant Adam learning rate (unset: the network plan's, 10⁻² decaying to 10⁻³)")
 	fs.Float64Var(&c.GradNoise, "grad-noise", 0, "toy targets: sd `S` of the N(0, S²I) noise injected into the gradient")
 	fs.Float64Var(&c.Rho, "rho", 0.9, "gauss2: correlation `ρ` of the two coordinates")
