@@ -485,10 +485,16 @@ func (c *Config) UsesLaplacePrecond() bool { return c.Precond == "laplace" && c.
 
 // UsesLaplacePrecondOn is UsesLaplacePrecond for the model m: not under
 // --sampler auto's plan on a hierarchical model, whose block-arrow Hessian
-// replaces the dense one (BlockPlanned).
+// replaces the dense one (BlockPlanned), or whose cost plan brings its own
+// metric (CostPlanned); not for --sampler nuts on a CostPlanned model
+// without --precond, whose build takes the Laplace diagonal only at a mode
+// that is not degenerate.
 func (c *Config) UsesLaplacePrecondOn(m langevin.Model) bool {
 	if c.Sampler == "auto" && (BlockPlanned(m, nil) || CostPlanned(m)) {
 		return false
+	}
+	if c.Sampler == "nuts" && !c.Set["precond"] && CostPlanned(m) {
+		return false // buildExact: the Laplace diagonal only at a mode that is not degenerate
 	}
 	return c.UsesLaplacePrecond()
 }
@@ -498,10 +504,15 @@ func (c *Config) UsesLaplacePrecondOn(m langevin.Model) bool {
 // block-arrow plan (BlockPlanned) starts the chains at its own draws from
 // N(θ̂, H⁻¹) (InitBlockArrow, unless --init was given), since the diagonal
 // costs 2d full-data gradients — 4,010 on 10⁶ rows at d = 2,005, more than
-// the plan and the MAP together — that nothing would use.
+// the plan and the MAP together — that nothing would use; nor under a
+// cost plan (CostPlanned), which starts the chains off a degenerate mode,
+// nor for --sampler nuts on such a model without --init (buildExact).
 func (c *Config) UsesLaplaceInitOn(m langevin.Model) bool {
 	if c.Init != "laplace" {
 		return false
+	}
+	if c.Sampler == "nuts" && !c.Set["init"] && CostPlanned(m) {
+		return false // buildExact chooses the initial points
 	}
 	return !(c.Sampler == "auto" && !c.Set["init"] && (BlockPlanned(m, nil) || CostPlanned(m)))
 }

@@ -3,13 +3,30 @@ package stan
 // Program is a parsed Stan program: its blocks in order, nil where absent.
 type Program struct {
 	File      string
-	Functions *Block
+	Funcs     []*FuncDef // the functions block's definitions
 	Data      *Block
 	TData     *Block
 	Params    *Block
 	TParams   *Block
 	Model     *Block
 	Generated *Block
+}
+
+// FuncDef is a user-defined function.
+type FuncDef struct {
+	Pos    Pos
+	Name   string
+	Return string // the return type as written, "void" for none
+	Args   []string
+	Body   *Block
+	slots  []int // the arguments' slots
+	lo, hi int   // the slots of its arguments and locals: [lo, hi)
+}
+
+// Return is `return e;` (E nil for `return;`).
+type Return struct {
+	Pos Pos
+	E   Expr
 }
 
 // Block is a program block or a braced statement list.
@@ -131,6 +148,7 @@ func (s *While) pos() Pos      { return s.Pos }
 func (s *If) pos() Pos         { return s.Pos }
 func (s *Print) pos() Pos      { return s.Pos }
 func (s *Jump) pos() Pos       { return s.Pos }
+func (s *Return) pos() Pos     { return s.Pos }
 func (s *Block) pos() Pos      { return s.Pos }
 
 // Expr is an expression.
@@ -204,6 +222,7 @@ type Call struct {
 	Name string
 	Args []Expr
 	Cond bool
+	fn   *FuncDef // a user-defined function
 }
 
 // ArrayLit is {a, b, …}; RowVecLit is [a, b, …].

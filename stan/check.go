@@ -16,6 +16,7 @@ const (
 	oModel
 	oGQ
 	oLoop
+	oFunc
 )
 
 type slotInfo struct {
@@ -34,6 +35,7 @@ type checker struct {
 	errs   []error
 	rng    Pos // the first _rng call in generated quantities
 	hasRng bool
+	funcs  map[string]*FuncDef
 }
 
 func (c *checker) errorf(p Pos, format string, args ...any) {
@@ -67,8 +69,37 @@ func (c *checker) declare(p Pos, name string, d *Decl, org origin) int {
 // check resolves prog, returning the checker (its slots, whether the
 // generated quantities draw random numbers) or the errors (joined).
 func check(prog *Program) (*checker, error) {
-	c := &checker{file: prog.File}
+	c := &checker{file: prog.File, funcs: map[string]*FuncDef{}}
 	c.push()
+	for _, f := range prog.Funcs {
+		switch {
+		case strings.HasSuffix(f.Name, "_lp"):
+			c.errorf(f.Pos, "%s: functions ending in _lp are not supported yet", f.Name)
+			continue
+		case strings.HasSuffix(f.Name, "_rng"):
+			c.errorf(f.Pos, "%s: functions ending in _rng are not supported yet", f.Name)
+			continue
+		case c.funcs[f.Name] != nil:
+			c.errorf(f.Pos, "function %s is defined twice (overloading is not supported)", f.Name)
+			continue
+		case builtins[f.Name]:
+			c.errorf(f.Pos, "function %s has the name of a built-in function", f.Name)
+			continue
+		}
+		c.funcs[f.Name] = f // before its body: recursion
+		c.cur = oFunc
+		c.push()
+		f.lo = len(c.slots)
+		f.slots = make([]int, len(f.Args))
+		for k, a := range f.Args {
+			f.slots[k] = c.declare(f.Pos, a, nil, oFunc)
+		}
+		for _, st := range f.Body.Stmts {
+			c.stmt(st, true)
+		}
+		f.hi = len(c.slots)
+		c.pop()
+	}
 	for _, b := range []struct {
 		b *Block
 		o origin
@@ -121,7 +152,7 @@ func (c *checker) stmt(s Stmt, local bool) {
 		org := c.cur
 		if local || len(c.scopes) > 1 {
 			org = oModel
-			if c.cur == oGQ || c.cur == oTData || c.cur == oTParam {
+			if c.cur == oGQ || c.cur == oTData || c.cur == oTParam || c.cur == oFunc {
 				org = c.cur
 			}
 		}
@@ -161,7 +192,7 @@ func (c *checker) stmt(s Stmt, local bool) {
 		if s.Truncation {
 			c.errorf(s.Pos, "truncation T[,] is not supported yet")
 		}
-		if _, ok := dists[s.Dist]; !ok {
+		if _, ok := dists[s.Dist]; !ok && c.userDist(s.Dist) == nil {
 			c.errorf(s.Pos, "distribution %s is not supported", s.Dist)
 		}
 		c.expr(s.X)
@@ -207,6 +238,13 @@ func (c *checker) stmt(s Stmt, local bool) {
 				c.expr(a)
 			}
 		}
+	case *Return:
+		if c.cur != oFunc {
+			c.errorf(s.Pos, "'return' outside a function")
+		}
+		if s.E != nil {
+			c.expr(s.E)
+		}
 	case *Jump:
 	}
 }
@@ -228,6 +266,10 @@ func (c *checker) expr(e Expr) {
 	case *Ident:
 		slot, ok := c.lookup(e.Name)
 		if !ok {
+			if c.funcs[e.Name] != nil {
+				c.errorf(e.Pos, "the function %s passed as an argument (ODE solvers, higher-order functions) is not supported", e.Name)
+				return
+			}
 			c.errorf(e.Pos, "undeclared identifier %s", e.Name)
 			return
 		}
@@ -262,13 +304,40 @@ func (c *checker) expr(e Expr) {
 	}
 }
 
+// userDist returns the user-defined density dist_lpdf or dist_lpmf, nil
+// if there is none.
+func (c *checker) userDist(dist string) *FuncDef {
+	if f := c.funcs[dist+"_lpdf"]; f != nil {
+		return f
+	}
+	return c.funcs[dist+"_lpmf"]
+}
+
 func (c *checker) call(e *Call) {
 	name := e.Name
+	if f := c.funcs[name]; f != nil {
+		e.fn = f
+		if len(e.Args) != len(f.Args) {
+			c.errorf(e.Pos, "%s takes %d arguments, found %d", name, len(f.Args), len(e.Args))
+		}
+		return
+	}
+	if dist, _, ok := isDensity(name); ok {
+		if f := c.userDist(dist); f != nil {
+			e.fn = f
+			if len(e.Args) != len(f.Args) {
+				c.errorf(e.Pos, "%s takes %d arguments, found %d", name, len(f.Args), len(e.Args))
+			}
+			return
+		}
+	}
 	if strings.HasSuffix(name, "_rng") {
 		if c.cur != oGQ && c.cur != oTData {
 			c.errorf(e.Pos, "%s: random numbers are allowed only in generated quantities and transformed data", name)
-		} else if !c.hasRng {
-			c.hasRng, c.rng = true, e.Pos
+		} else if rngs[strings.TrimSuffix(name, "_rng")] == 0 {
+			if !c.hasRng {
+				c.hasRng, c.rng = true, e.Pos
+			}
 		}
 		return
 	}
@@ -280,7 +349,9 @@ func (c *checker) call(e *Call) {
 	}
 	for _, s := range []string{"_lcdf", "_lccdf", "_cdf"} {
 		if strings.HasSuffix(name, s) {
-			c.errorf(e.Pos, "%s: cumulative distribution functions are not supported yet", name)
+			if cdfs[strings.TrimSuffix(name, s)] == nil || s == "_cdf" {
+				c.errorf(e.Pos, "%s: cumulative distribution functions are not supported yet (only normal, student_t, cauchy, exponential, gamma's _lcdf and _lccdf of data)", name)
+			}
 			return
 		}
 	}

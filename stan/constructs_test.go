@@ -92,6 +92,10 @@ model {
   k ~ bernoulli_logit_glm(X, beta[1], beta);
   k ~ poisson_log_glm(X, 0.5, beta);
   y ~ normal_id_glm(X, beta[2], beta, sigma);
+  sigma ~ weibull(1.5, 2);
+  p ~ weibull(p + 1, sigma);
+  k[1] + 1 ~ categorical(softmax(beta));
+  n ~ categorical_logit(append_row(beta, 0.5));
   n ~ neg_binomial_2_log_glm(X, 0, beta, sigma);
   target += -0.01 * sum(append_col(X, eta)) - 0.01 * sum(append_col(beta, beta)) - 0.01 * sum(sub_col(append_col(X, eta), 2, 3, 2));
   target += -0.01 * sum(block(append_col(X, eta), 2, 2, 2, 2)) - 0.01 * sum(sub_row(append_col(X, eta), 2, 2, 2));
@@ -138,6 +142,66 @@ model {
   y ~ multi_normal(mu, K);
   target += 0.01 * sum(L);
 }`, `{"x": [0, 0.5, 2], "y": [0.1, -0.3, 0.8]}`})
+}
+
+// TestFunctions checks user-defined functions: values, a user density
+// with ~ and _lpdf, recursion, and their gradients.
+func TestFunctions(t *testing.T) {
+	data := `{"N": 3, "y": [1, 2, 4]}`
+	a, err := loadSrc(t, `
+functions {
+  real twice(real x) { return 2 * x; }
+  real mylik_lpdf(vector y, real mu, real s) { return normal_lpdf(y | mu, s); }
+  vector scale(vector v, real a) {
+    vector[rows(v)] w;
+    for (i in 1:rows(v)) w[i] = a * v[i];
+    return w;
+  }
+  real fact(int n) { if (n <= 1) return 1; return n * fact(n - 1); }
+}
+data { int N; vector[N] y; }
+parameters { real mu; real<lower=0> s; }
+model {
+  y ~ mylik(twice(mu) / 2, s);
+  target += mylik_lpdf(scale(y, 1) | mu, s) - normal_lpdf(y | mu, s);
+  target += -0.5 * square(mu) * fact(3) / 6;
+}`, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := loadSrc(t, `
+data { int N; vector[N] y; }
+parameters { real mu; real<lower=0> s; }
+model { target += normal_lpdf(y | mu, s); target += -0.5 * square(mu); }`, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, th := range [][]float64{{0, 0}, {0.5, -0.3}} {
+		if x, y := a.LogPrior(th, nil), b.LogPrior(th, nil); math.Abs(x-y) > 1e-12 {
+			t.Errorf("θ = %v: %v with functions, %v without", th, x, y)
+		}
+	}
+	checkGrad(t, a, 0.5)
+}
+
+// TestCDF checks the log CDFs of constants against known values.
+func TestCDF(t *testing.T) {
+	m, err := loadSrc(t, `
+parameters { real x; }
+model {
+  target += normal_lcdf(1.96 | 0, 1) - log(0.9750021048517795);
+  target += normal_lccdf(0 | 0, 2) - log(0.5) + cauchy_lccdf(1 | 0, 1) - log(0.25);
+  target += student_t_lccdf(0 | 3, 0, 2.5) - log(0.5) + student_t_lcdf(2.353363434801823 | 3, 0, 1) - log(0.95);
+  target += exponential_lcdf(1 | 2) - log1m(exp(-2)) + gamma_lccdf(1 | 1, 1) + 1;
+  target += weibull_lpdf(2 | 1.5, 3) - (log(1.5 / 3) + 0.5 * log(2.0 / 3) - (2.0 / 3)^1.5);
+  target += categorical_lpmf(2 | [0.2, 0.3, 0.5]') - log(0.3) + categorical_logit_lpmf(3 | [0, 1, 2]') - (2 - log_sum_exp([0, 1, 2]'));
+}`, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lp := m.LogPrior([]float64{0}, nil); math.Abs(lp) > 1e-9 {
+		t.Errorf("log CDFs off by %v", lp)
+	}
 }
 
 // TestCholesky checks cholesky_decompose and gp_exp_quad_cov: the factor's
@@ -274,6 +338,62 @@ generated quantities { vector[2] w = v[1] + v[2]; }`, "")
 	for k, v := range wantV {
 		if dst[k] != v {
 			t.Errorf("%s = %v, want %v", m.DerivedNames()[k], dst[k], v)
+		}
+	}
+}
+
+// TestRNG checks the generated quantities' random numbers: a function of
+// the draw, with the right moments across draws.
+func TestRNG(t *testing.T) {
+	m, err := loadSrc(t, `
+parameters { real mu; }
+model { mu ~ normal(0, 1); }
+generated quantities {
+  real y = normal_rng(mu, 2);
+  int k = poisson_log_rng(1.0);
+  array[2] int b = bernoulli_logit_rng([0, 2]');
+  real g = gamma_rng(3, 2);
+}`, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := strings.Join(m.DerivedNames(), " ")
+	if names != "mu y k b.1 b.2 g" {
+		t.Fatalf("names %s", names)
+	}
+	dst := make([]float64, 6)
+	again := make([]float64, 6)
+	var sy, syy, sk, sb, sg float64
+	const n = 20000
+	for i := 0; i < n; i++ {
+		th := []float64{float64(i) * 1e-9}
+		m.Derive(th, dst)
+		if i < 3 {
+			m.Derive(th, again)
+			for k := range dst {
+				if dst[k] != again[k] {
+					t.Fatalf("θ = %v: %v then %v", th, dst, again)
+				}
+			}
+		}
+		sy += dst[1]
+		syy += dst[1] * dst[1]
+		sk += dst[2]
+		sb += dst[4]
+		sg += dst[5]
+	}
+	mean, sd := sy/n, math.Sqrt(syy/n-(sy/n)*(sy/n))
+	for _, c := range []struct {
+		what      string
+		got, want float64
+		tol       float64
+	}{
+		{"normal mean", mean, 0, 0.05}, {"normal sd", sd, 2, 0.05},
+		{"poisson mean", sk / n, math.E, 0.05}, {"bernoulli mean", sb / n, 1 / (1 + math.Exp(-2)), 0.02},
+		{"gamma mean", sg / n, 1.5, 0.03},
+	} {
+		if math.Abs(c.got-c.want) > c.tol {
+			t.Errorf("%s %v, want %v", c.what, c.got, c.want)
 		}
 	}
 }

@@ -2,6 +2,9 @@ package stan
 
 import (
 	"math"
+	"strings"
+
+	"gonum.org/v1/gonum/mathext"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -16,6 +19,7 @@ var dists = map[string]int{
 	"bernoulli": 1, "bernoulli_logit": 1, "binomial": 2, "binomial_logit": 2, "poisson": 1, "poisson_log": 1,
 	"neg_binomial_2": 2, "neg_binomial_2_log": 2,
 	"multi_normal": 2, "multi_normal_cholesky": 2, "lkj_corr_cholesky": 1, "dirichlet": 1,
+	"weibull": 2, "categorical": 1, "categorical_logit": 1,
 	"bernoulli_logit_glm": 3, "poisson_log_glm": 3, "normal_id_glm": 4, "neg_binomial_2_log_glm": 4,
 }
 
@@ -34,6 +38,13 @@ const halfLog2Pi = 0.91893853320467274178
 // Stan leaves them out; the result is then empty when every argument is a
 // constant.
 func (ev *evaluator) density(p Pos, dist string, args []val, drop bool) ad.Vec {
+	if f := ev.m.userDist(dist); f != nil {
+		r := ev.callUser(p, f, args)
+		if !r.scalar() {
+			ev.fail(p, "%s returned %s, want a real", f.Name, r.typeString())
+		}
+		return ev.flat(r)
+	}
 	na, ok := dists[dist]
 	if !ok {
 		ev.fail(p, "distribution %s is not supported", dist)
@@ -64,7 +75,7 @@ func (ev *evaluator) density(p Pos, dist string, args []val, drop bool) ad.Vec {
 		if a.n() == 0 {
 			return ad.Vec{}
 		}
-		if dist != "multi_normal" && dist != "multi_normal_cholesky" && dist != "lkj_corr_cholesky" && dist != "dirichlet" {
+		if dist != "multi_normal" && dist != "multi_normal_cholesky" && dist != "lkj_corr_cholesky" && dist != "dirichlet" && dist != "categorical" && dist != "categorical_logit" {
 			vs[k] = ev.flat(a)
 			if m := vs[k].Len(); m > 1 {
 				if n > 1 && m != n {
@@ -238,6 +249,50 @@ func (ev *evaluator) density(p Pos, dist string, args []val, drop bool) ad.Vec {
 		if cs[1] && cs[2] {
 			c = -sumOver(func(x []float64) float64 { return math.Log(x[1] - x[0]) }, 1, 2)
 		}
+	case "weibull": // log α − log σ + (α − 1) log(y/σ) − (y/σ)^α
+		positive(1, "the shape")
+		positive(2, "the scale")
+		for i, v := range val(0) {
+			if v < 0 {
+				ev.reject(p, "weibull: the variate (element %d) is %v", i+1, v)
+			}
+		}
+		z := t.Div(vs[0], vs[2])
+		al := vs[1]
+		per := t.Sub(t.Add(t.Log(al), t.Mul(t.Sub(al, oneVec), t.Log(z))), t.Add(t.Log(vs[2]), t.Map(powD, z, al)))
+		if per.Len() == 1 && n > 1 {
+			per = t.Mul(ev.cnst(float64(n)), per)
+		}
+		lp = t.Sum(per)
+		if cs[1] {
+			c += sumOver(func(x []float64) float64 { return math.Log(x[0]) }, 1)
+		}
+		if cs[2] && cs[1] {
+			c -= sumOver(func(x []float64) float64 { return x[1] * math.Log(x[0]) }, 2, 1)
+		}
+		if cs[0] && cs[1] {
+			c += sumOver(func(x []float64) float64 { return (x[1] - 1) * math.Log(x[0]) }, 0, 1)
+		}
+	case "categorical", "categorical_logit":
+		y := ints(0)
+		K := vs[1].Len()
+		if a := args[1]; a.b != bVec || len(a.dims) > 0 {
+			ev.fail(p, "%s: the probabilities must be a vector, found %s", dist, a.typeString())
+		}
+		for i, v := range y {
+			if v < 1 || v > K {
+				ev.reject(p, "%s: the variate (element %d) is %d, outside 1:%d", dist, i+1, v, K)
+			}
+		}
+		idx := ev.ints(len(y))
+		for i, v := range y {
+			idx[i] = v - 1
+		}
+		if dist == "categorical" {
+			lp = t.Sum(t.Log(t.Index(vs[1], idx, nil)))
+		} else {
+			lp = t.Sub(t.Sum(t.Index(vs[1], idx, nil)), t.Mul(ev.cnst(float64(len(y))), ev.logSumExp(vs[1])))
+		}
 	case "bernoulli", "bernoulli_logit", "binomial", "binomial_logit", "poisson", "poisson_log":
 		k := ints(0)
 		for i, v := range k {
@@ -386,4 +441,57 @@ func lchoose(n, k float64) float64 {
 	b, _ := math.Lgamma(k + 1)
 	c, _ := math.Lgamma(n - k + 1)
 	return a - b - c
+}
+
+// cdfs are the cumulative distribution functions of the distributions
+// whose _lcdf and _lccdf the evaluator knows, of constants only (the
+// normalising terms of a truncated prior, as brms writes them).
+var cdfs = map[string]func(x []float64) float64{
+	"normal": func(a []float64) float64 { return 0.5 * math.Erfc(-(a[0]-a[1])/(a[2]*math.Sqrt2)) },
+	"cauchy": func(a []float64) float64 { return 0.5 + math.Atan((a[0]-a[1])/a[2])/math.Pi },
+	"student_t": func(a []float64) float64 {
+		nu, z := a[1], (a[0]-a[2])/a[3]
+		p := 0.5 * mathext.RegIncBeta(nu/2, 0.5, nu/(nu+z*z))
+		if z > 0 {
+			return 1 - p
+		}
+		return p
+	},
+	"exponential": func(a []float64) float64 { return -math.Expm1(-a[1] * a[0]) },
+	"gamma":       func(a []float64) float64 { return mathext.GammaIncReg(a[1], a[2]*a[0]) },
+}
+
+var cdfArgs = map[string]int{"normal": 3, "cauchy": 3, "student_t": 4, "exponential": 2, "gamma": 3}
+
+// cdf evaluates name_lcdf or name_lccdf at constant arguments.
+func (ev *evaluator) cdf(p Pos, name string, args []val) (ad.Vec, bool) {
+	var dist string
+	var upper bool
+	switch {
+	case strings.HasSuffix(name, "_lccdf"):
+		dist, upper = strings.TrimSuffix(name, "_lccdf"), true
+	case strings.HasSuffix(name, "_lcdf"):
+		dist = strings.TrimSuffix(name, "_lcdf")
+	default:
+		return ad.Vec{}, false
+	}
+	f := cdfs[dist]
+	if f == nil {
+		return ad.Vec{}, false
+	}
+	if len(args) != cdfArgs[dist] {
+		ev.fail(p, "%s takes %d arguments, found %d", name, cdfArgs[dist], len(args))
+	}
+	var xa [4]float64
+	for k, a := range args {
+		if !a.scalar() || a.b != bInt && !isConst(ev.flat(a)) {
+			ev.fail(p, "%s of parameters or of containers is not supported yet (only of data scalars)", name)
+		}
+		xa[k] = ev.num(a)
+	}
+	c := f(xa[:len(args)])
+	if upper {
+		c = 1 - c
+	}
+	return ev.cnst(math.Log(c)), true
 }

@@ -18,9 +18,15 @@
 //
 // # What is supported
 //
-// Blocks data, transformed data, parameters, transformed parameters, model
-// and generated quantities (without _rng: a generated quantities block that
-// draws random numbers is left out, with a note); declarations of int,
+// Blocks functions (user-defined functions and densities, recursion
+// included; not _lp or _rng functions), data, transformed data,
+// parameters, transformed parameters, model and generated quantities
+// (with the _rng functions of normal, student_t, cauchy, exponential,
+// gamma, inv_gamma, lognormal, beta, uniform, bernoulli(_logit),
+// binomial(_logit) and poisson(_log), seeded from a hash of the draw's θ: a
+// draw's generated quantities are a function of the draw, reproducible
+// whatever chain or worker computes them; a block with another _rng is
+// left out, with a note); declarations of int,
 // real, vector, row_vector, matrix and the constrained types above, arrays
 // in both syntaxes (real x[N], array[N] real x), local variables; the
 // statements ~, target +=, assignment (=, +=, -=, *=, /=, .*=, ./=) with
@@ -30,23 +36,30 @@
 // conditional operator, array {…} and row vector […] literals, and
 // the functions and distributions listed in funcs.go and dists.go
 // (normal, student_t, cauchy, exponential, gamma, inv_gamma, lognormal,
-// beta, uniform, double_exponential, logistic, bernoulli(_logit),
+// beta, uniform, double_exponential, logistic, weibull, bernoulli(_logit),
 // binomial(_logit), poisson(_log), neg_binomial_2(_log), multi_normal (with
 // a constant covariance), multi_normal_cholesky, lkj_corr_cholesky,
-// dirichlet), as _lpdf/_lpmf/_lupdf/_lupmf calls too.
+// dirichlet, categorical(_logit), and the GLMs bernoulli_logit_glm, poisson_log_glm,
+// normal_id_glm, neg_binomial_2_log_glm), as _lpdf/_lpmf/_lupdf/_lupmf calls
+// too, gp_exp_quad_cov and cholesky_decompose, and the _lcdf and _lccdf of
+// data of normal, student_t, cauchy, exponential and gamma.
 //
-// Refused with the file, line, column and the construct's name: the
-// functions block (user-defined functions), truncation T[,], cumulative
-// distribution functions, parameters of type unit_vector, cov_matrix,
-// corr_matrix or cholesky_factor_cov, #include, complex numbers, and any
-// function or distribution not in the lists.
+// Refused with the file, line, column and the construct's name: truncation
+// T[,], cumulative distribution functions of parameters, user-defined _lp
+// and _rng functions, functions passed as arguments (ODE solvers), parameters of type
+// unit_vector, cov_matrix, corr_matrix or cholesky_factor_cov, #include,
+// complex numbers and tuples, and any function or distribution not in the
+// lists.
 //
 // # How it runs
 //
 // The program is interpreted on package ad's tape: each evaluation walks
 // the syntax tree once, recording vector operations (a vectorised
 // statement is one node, a loop a node per scalar operation), and the
-// backward pass gives the gradient. The interpreter's buffers live with
+// backward pass gives the gradient. Scalar code (a loop over
+// observations) costs about 0.5 µs per operation, several times Stan's
+// compiled C++; vectorised statements cost what the vector operations do.
+// The interpreter's buffers live with
 // the tape (ad.Tape.SetScratch), so concurrent chains share one Model and an
 // evaluation allocates nothing after the first. The whole target is in
 // LogPrior (Len is 0): the rows of a Stan program are not yet separated

@@ -3,6 +3,7 @@ package stan
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 
 	"github.com/langevin-go/langevin/ad"
 )
@@ -18,7 +19,11 @@ type evaluator struct {
 	vbuf  []ad.Vec
 	ibuf  []int
 	xbuf  []val
-	loop  int // 1 break, 2 continue
+	loop  int // 1 break, 2 continue, 3 return
+	ret   val // the value returned
+	depth int // of user-defined function calls
+	pcg   *rand.PCG
+	rng   *rand.Rand // the generated quantities' random numbers (seedFrom)
 	block string
 }
 
@@ -48,7 +53,7 @@ func (ev *evaluator) reset(t *ad.Tape) {
 	ev.vbuf = ev.vbuf[:0]
 	ev.ibuf = ev.ibuf[:0]
 	ev.xbuf = ev.xbuf[:0]
-	ev.loop = 0
+	ev.loop, ev.depth = 0, 0
 	if len(ev.env) != len(ev.m.consts) {
 		ev.env = make([]val, len(ev.m.consts))
 	}
@@ -247,7 +252,21 @@ func (ev *evaluator) eval(e Expr) val {
 		if e.Op == "||" {
 			return boolInt(ev.truth(e.L) || ev.truth(e.R))
 		}
-		return ev.binary(e.Pos, e.Op, ev.eval(e.L), ev.eval(e.R))
+		l, r := ev.eval(e.L), ev.eval(e.R)
+		if l.b == bReal && r.b == bReal && l.dims == nil && r.dims == nil && l.es == nil && r.es == nil {
+			// two real scalars: the common case in loops
+			switch e.Op {
+			case "+":
+				return val{b: bReal, v: ev.t.Add(l.v, r.v)}
+			case "-":
+				return val{b: bReal, v: ev.t.Sub(l.v, r.v)}
+			case "*":
+				return val{b: bReal, v: ev.t.Mul(l.v, r.v)}
+			case "/":
+				return val{b: bReal, v: ev.t.Div(l.v, r.v)}
+			}
+		}
+		return ev.binary(e.Pos, e.Op, l, r)
 	case *Cond:
 		if ev.truth(e.C) {
 			return ev.eval(e.A)

@@ -214,6 +214,29 @@ func init() {
 }
 
 func (ev *evaluator) call(e *Call) val {
+	if e.fn != nil {
+		args := ev.vals(len(e.Args))
+		for k, a := range e.Args {
+			args[k] = ev.eval(a)
+		}
+		return ev.callUser(e.Pos, e.fn, args)
+	}
+	if strings.HasSuffix(e.Name, "_rng") {
+		args := ev.vals(len(e.Args))
+		for k, a := range e.Args {
+			args[k] = ev.eval(a)
+		}
+		return ev.rngCall(e, args)
+	}
+	if strings.HasSuffix(e.Name, "cdf") {
+		args := ev.vals(len(e.Args))
+		for k, a := range e.Args {
+			args[k] = ev.eval(a)
+		}
+		if v, ok := ev.cdf(e.Pos, e.Name, args); ok {
+			return val{b: bReal, v: v}
+		}
+	}
 	if dist, drop, ok := isDensity(e.Name); ok {
 		args := ev.vals(len(e.Args))
 		for k, a := range e.Args {
@@ -890,4 +913,30 @@ func (ev *evaluator) cholesky(p Pos, a val) val {
 		}
 	}
 	return val{b: bMat, r: n, c: n, es: L}
+}
+
+// callUser calls the user-defined function f. Its arguments' and locals'
+// slots are saved and restored around the call, so that it may recurse.
+func (ev *evaluator) callUser(p Pos, f *FuncDef, args []val) val {
+	if len(args) != len(f.Args) {
+		ev.fail(p, "%s takes %d arguments, found %d", f.Name, len(f.Args), len(args))
+	}
+	ev.depth++
+	if ev.depth > 1000 {
+		ev.fail(p, "%s: calls nested deeper than 1000", f.Name)
+	}
+	save := ev.vals(f.hi - f.lo)
+	copy(save, ev.env[f.lo:f.hi])
+	for k, s := range f.slots {
+		ev.env[s] = args[k]
+	}
+	ev.execBlock(f.Body)
+	r, returned := ev.ret, ev.loop == 3
+	ev.loop, ev.ret = 0, val{}
+	copy(ev.env[f.lo:f.hi], save)
+	ev.depth--
+	if !returned && f.Return != "void" {
+		ev.fail(f.Pos, "%s ended without returning a value", f.Name)
+	}
+	return r
 }

@@ -287,6 +287,8 @@ func (ev *evaluator) copyInto(x, y val) val {
 	switch {
 	case y.b == bInt:
 		x.v = ev.flat(y)
+	case y.es != nil && n == 1:
+		x.v = y.es[0]
 	case y.es != nil:
 		x.es = ev.vecs(n)
 		copy(x.es, y.es)

@@ -38,6 +38,7 @@ type Model struct {
 	ad       *ad.Model
 	tapes    sync.Pool
 	dry      bool
+	funcs    map[string]*FuncDef
 	// Notes says what was left out (generated quantities that draw random
 	// numbers).
 	Notes []string
@@ -63,10 +64,10 @@ func New(prog *Program, data *Data) (m *Model, err error) {
 	if err != nil {
 		return nil, err
 	}
-	m = &Model{prog: prog, slots: c.slots, consts: make([]val, len(c.slots))}
+	m = &Model{prog: prog, slots: c.slots, consts: make([]val, len(c.slots)), funcs: c.funcs}
 	m.gq = prog.Generated != nil && !c.hasRng
 	if c.hasRng {
-		m.Notes = append(m.Notes, fmt.Sprintf("%s:%d:%d: the generated quantities block draws random numbers (_rng), which is not supported yet: it is left out of the draws", prog.File, c.rng.Line, c.rng.Col))
+		m.Notes = append(m.Notes, fmt.Sprintf("%s:%d:%d: the generated quantities block draws random numbers from a distribution without an _rng function here: it is left out of the draws", prog.File, c.rng.Line, c.rng.Col))
 	}
 	ev := &evaluator{m: m}
 	t := &ad.Tape{}
@@ -284,6 +285,7 @@ func (m *Model) Derive(theta, dst []float64) {
 	defer m.tapes.Put(t)
 	t.Reset(theta[:m.Dim()])
 	ev := m.evaluatorOf(t)
+	ev.seedFrom(theta[:m.Dim()])
 	for k := range dst[:len(m.outNames)] {
 		dst[k] = math.NaN()
 	}
@@ -493,4 +495,16 @@ func (ev *evaluator) bounded(p param, u ad.Vec, jac bool) ad.Vec {
 		y = t.Add(off, y)
 	}
 	return y
+}
+
+// userDist returns the user-defined density dist_lpdf or dist_lpmf, nil
+// if there is none.
+func (m *Model) userDist(dist string) *FuncDef {
+	if len(m.funcs) == 0 {
+		return nil
+	}
+	if f := m.funcs[dist+"_lpdf"]; f != nil {
+		return f
+	}
+	return m.funcs[dist+"_lpmf"]
 }

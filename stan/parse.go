@@ -128,10 +128,12 @@ func (p *parser) program() *Program {
 			p.failAt(t.pos, "block '%s' out of order or repeated (the order is functions, data, transformed data, parameters, transformed parameters, model, generated quantities)", name)
 		}
 		last = k
+		if name == "functions" {
+			p.functions(prog)
+			continue
+		}
 		b := p.block(name)
 		switch name {
-		case "functions":
-			prog.Functions = b
 		case "data":
 			prog.Data = b
 		case "transformed data":
@@ -152,9 +154,6 @@ func (p *parser) program() *Program {
 func (p *parser) block(name string) *Block {
 	t := p.expect("{")
 	b := &Block{Pos: t.pos, Name: name}
-	if name == "functions" {
-		p.failAt(t.pos, "the functions block (user-defined functions) is not supported yet")
-	}
 	for !p.isOp("}") {
 		if p.peek().k == tEOF {
 			p.expected("'}' closing the block opened at " + fmt.Sprintf("%d:%d", t.pos.Line, t.pos.Col))
@@ -396,7 +395,13 @@ func (p *parser) stmt(decls bool) Stmt {
 				return &TargetPlus{Pos: t.pos, E: e}
 			}
 		case "return":
-			p.failAt(t.pos, "'return' outside a function (user-defined functions are not supported yet)")
+			p.next()
+			r := &Return{Pos: t.pos}
+			if !p.accept(";") {
+				r.E = p.expr()
+				p.expect(";")
+			}
+			return r
 		case "increment_log_prob":
 			p.failAt(t.pos, "increment_log_prob was removed from Stan: write target += …")
 		}
@@ -653,4 +658,70 @@ func (p *parser) primary() Expr {
 	p.i--
 	p.expected("an expression")
 	return nil
+}
+
+// functions parses the functions block: definitions
+// `type name(type arg, …) { … }` and forward declarations ending in ';'.
+func (p *parser) functions(prog *Program) {
+	open := p.expect("{")
+	for !p.accept("}") {
+		if p.peek().k == tEOF {
+			p.expected(fmt.Sprintf("'}' closing the functions block opened at %d:%d", open.pos.Line, open.pos.Col))
+		}
+		f := &FuncDef{Pos: p.peek().pos}
+		f.Return = p.funcType("a function's return type")
+		n := p.ident("the function's name")
+		f.Name, f.Pos = n.s, n.pos
+		p.expect("(")
+		for !p.accept(")") {
+			if len(f.Args) > 0 && !p.accept(",") {
+				p.expected("',' or ')' in the function's arguments")
+			}
+			if p.isIdent("data") {
+				p.next()
+			}
+			p.funcType("an argument's type")
+			a := p.ident("the argument's name")
+			f.Args = append(f.Args, a.s)
+		}
+		if p.accept(";") {
+			continue // a forward declaration
+		}
+		if !p.isOp("{") {
+			p.expected("'{' or ';' after the function's arguments")
+		}
+		st := p.stmt(true)
+		f.Body = st.(*Block)
+		prog.Funcs = append(prog.Funcs, f)
+	}
+}
+
+// funcType parses an unsized type: void, int, real, vector, row_vector,
+// matrix, array[] T, T[] (old syntax), with commas for dimensions.
+func (p *parser) funcType(what string) string {
+	t := p.ident(what)
+	s := t.s
+	if s == "array" {
+		p.expect("[")
+		for p.accept(",") {
+		}
+		p.expect("]")
+		s = "array " + p.funcType(what)
+		return s
+	}
+	switch s {
+	case "void", "int", "real", "vector", "row_vector", "matrix":
+	case "complex", "complex_vector", "complex_row_vector", "complex_matrix", "tuple":
+		p.failAt(t.pos, "type %s is not supported", s)
+	default:
+		p.failAt(t.pos, "expected %s, found '%s'", what, s)
+	}
+	if p.isOp("[") && p.peekAt(1).k == tOp && (p.peekAt(1).s == "]" || p.peekAt(1).s == ",") {
+		p.next()
+		for p.accept(",") {
+		}
+		p.expect("]")
+		s = "array " + s
+	}
+	return s
 }

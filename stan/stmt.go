@@ -56,6 +56,10 @@ func (ev *evaluator) newVar(d *Decl) val {
 		}
 		return x
 	}
+	if x.b == bReal && len(x.dims) == 0 {
+		x.v = nanVec
+		return x
+	}
 	x.es = ev.vecs(n)
 	for k := range x.es {
 		x.es[k] = nanVec
@@ -127,11 +131,9 @@ func (ev *evaluator) exec(s Stmt) {
 			for k := 1; k <= n; k++ {
 				ev.env[s.slot] = ev.index(s.Pos, c, []Index{{Pos: s.Pos, E: &IntLit{V: k}}})
 				ev.exec(s.Body)
-				if ev.loop == 1 {
-					ev.loop = 0
+				if ev.endIteration() {
 					break
 				}
-				ev.loop = 0
 			}
 			return
 		}
@@ -140,20 +142,16 @@ func (ev *evaluator) exec(s Stmt) {
 		for k := lo; k <= hi; k++ {
 			ev.env[s.slot] = val{b: bInt, i: k}
 			ev.exec(s.Body)
-			if ev.loop == 1 {
-				ev.loop = 0
+			if ev.endIteration() {
 				break
 			}
-			ev.loop = 0
 		}
 	case *While:
 		for ev.truth(s.Cond) {
 			ev.exec(s.Body)
-			if ev.loop == 1 {
-				ev.loop = 0
+			if ev.endIteration() {
 				break
 			}
-			ev.loop = 0
 		}
 	case *If:
 		if ev.truth(s.Cond) {
@@ -176,6 +174,11 @@ func (ev *evaluator) exec(s Stmt) {
 			}
 			ev.reject(s.Pos, "reject: %s", b.String())
 		}
+	case *Return:
+		if s.E != nil {
+			ev.ret = ev.eval(s.E)
+		}
+		ev.loop = 3
 	case *Jump:
 		if s.Break {
 			ev.loop = 1
@@ -183,6 +186,21 @@ func (ev *evaluator) exec(s Stmt) {
 			ev.loop = 2
 		}
 	}
+}
+
+// endIteration handles break, continue and return at the end of a loop's
+// body: it reports whether the loop ends.
+func (ev *evaluator) endIteration() bool {
+	switch ev.loop {
+	case 1:
+		ev.loop = 0
+		return true
+	case 2:
+		ev.loop = 0
+	case 3:
+		return true
+	}
+	return false
 }
 
 func (ev *evaluator) sumInts(x val) int {
