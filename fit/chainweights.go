@@ -41,6 +41,9 @@ type ChainWeights struct {
 	Rows, N, Draws int // rows used, training rows, draws a chain
 	Stacked, Equal float64
 	MaxK           float64 // largest Pareto k̂ over the chains and rows
+	// HighK is the fraction of the chains' rows whose k̂ is above
+	// loo.KThreshold of a chain's draws: their elpdᵢ are unreliable.
+	HighK float64
 }
 
 // StackChains returns the stacking weights of the trace's chains (Yao,
@@ -112,11 +115,17 @@ func StackChains(m langevin.Model, tr *langevin.Trace, seed uint64) (*ChainWeigh
 	lpd, _ := loo.ELPDMatrix(res...)
 	cw.Stacked = StackingObjective(lpd, w)
 	cw.Equal = StackingObjective(lpd, EqualChainWeights(K).W)
+	kt, high, all := loo.KThreshold(n), 0, 0
 	for _, r := range res {
 		for _, p := range r.Pointwise {
 			cw.MaxK = max(cw.MaxK, p.K)
+			all++
+			if p.K > kt {
+				high++
+			}
 		}
 	}
+	cw.HighK = float64(high) / float64(max(all, 1))
 	return cw, nil
 }
 
@@ -221,6 +230,6 @@ func (cw *ChainWeights) String() string {
 	if cw.Rows < cw.N {
 		rows = fmt.Sprintf("%d of the %d training rows (a random sample; at most %d: the cost is rows × draws network evaluations)", cw.Rows, cw.N, stackRows)
 	}
-	return fmt.Sprintf("chain weights: stacking %s (elpd_loo of each chain %s, max Pareto k̂ %.2f; LOO log score of the mixture %.1f, equal weights %.1f) — by each chain's own PSIS-LOO on %s (Yao, Vehtari & Gelman 2022): a network's chains sit at different modes and do not mix, so equal weights would count a mode by the chains that landed in it; --chain-weights equal pools them as they are",
-		strings.Join(ws, " "), strings.Join(el, " "), cw.MaxK, cw.Stacked, cw.Equal, rows)
+	return fmt.Sprintf("chain weights: stacking %s (elpd_loo of each chain %s; Pareto k̂ up to %.2f, above %.2f on %.1f%% of the chains' rows; LOO log score of the mixture %.1f, equal weights %.1f) — by each chain's own PSIS-LOO on %s (Yao, Vehtari & Gelman 2022): a network's chains sit at different modes and do not mix, so equal weights would count a mode by the chains that landed in it; --chain-weights equal pools them as they are",
+		strings.Join(ws, " "), strings.Join(el, " "), cw.MaxK, loo.KThreshold(cw.Draws), 100*cw.HighK, cw.Stacked, cw.Equal, rows)
 }
