@@ -61,7 +61,7 @@ func drawLines(t *testing.T, dir string) string {
 	return sb.String()
 }
 
-var bmaLL = regexp.MustCompile(`(?m)^\s*BMA \(\d+ draws\)\s+(\S+)`)
+var bmaLL = regexp.MustCompile(`(?m)^\s*(?:BMA \(\d+ draws\)|stacked \(\d+ chains\))\s+(\S+)`)
 
 // summarySigma2 returns the mean of the sigma2 row of DIR/summary.csv.
 func summarySigma2(t *testing.T, dir string) float64 {
