@@ -120,8 +120,11 @@ func (rd *RunDir) SaveResumeInfo(c *Config, args []string) error {
 }
 
 // Sampled records the end of the sampling: finished (not stopped by a
-// signal) leaves nothing to resume; a run stopped early keeps its
-// checkpoint and its chain files as written.
+// signal) leaves nothing to resume once the directory is complete (Finish
+// marks it then, MarkFinished for a run with no draw to write); until then
+// a kill leaves the checkpoint and the files as written, and --resume
+// samples again from the checkpoint to the same end. A run stopped early
+// keeps its checkpoint and its chain files as written.
 func (rd *RunDir) Sampled(tr *langevin.Trace, finished bool, stderr io.Writer) {
 	if rd.info == nil {
 		return
@@ -133,12 +136,22 @@ func (rd *RunDir) Sampled(tr *langevin.Trace, finished bool, stderr io.Writer) {
 		}
 	}
 	if finished {
-		if err := rd.W.Finished(rd.info); err != nil {
-			fmt.Fprintf(stderr, "langevin run: warning: %v\n", err)
-		}
+		rd.finished = true
 		return
 	}
 	rd.resumable = rd.checkpointed || (rd.resume != nil && rd.resume.cp != nil)
+}
+
+// MarkFinished marks a finished sampling's directory as complete
+// (resume.json: nothing to resume; the checkpoint removed): Finish calls it
+// once summary.csv, model.json and scaler.json are written, before the chain
+// files are rewritten to the kept draws; a run with no draw to write calls
+// it itself.
+func (rd *RunDir) MarkFinished() error {
+	if rd.info == nil || !rd.finished || rd.info.Finished {
+		return nil
+	}
+	return rd.W.Finished(rd.info)
 }
 
 // Describe says where a resumed run continues from.

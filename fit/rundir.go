@@ -40,7 +40,13 @@ type RunDir struct {
 	info         *rundir.ResumeInfo // DIR/resume.json
 	checkpointed bool               // a checkpoint was written
 	resumable    bool               // the run stopped early and has a checkpoint
+	finished     bool               // the sampling finished (Sampled): MarkFinished marks the directory
+	keep         *langevin.Trace    // Keep's trace, applied by Finish
 }
+
+// FinishHook, when set (by tests), is called as Finish begins: where a
+// kill leaves a finished sampling whose directory is not yet complete.
+var FinishHook func()
 
 // SettingsOf lists the settings of the configuration c: the run's, or the
 // configuration as run (--sampler auto's choice). The model is --model's,
@@ -138,15 +144,15 @@ func (rd *RunDir) Sink(c int) langevin.DrawSink { return rd.chains[c] }
 // Keep makes the chain files hold the draws of tr when the run thinned
 // them further after writing them (auto's bound on the kept draws), so that
 // the files and the printed summary are of the same draws.
+//
+// Finish applies it after marking the directory finished: until then the
+// files stay as the last checkpoint counts them, so that a run killed or
+// stopped before its directory is complete resumes from it.
 func (rd *RunDir) Keep(tr *langevin.Trace) {
 	if rd.resumable {
 		return // the files stay as written: the checkpoint counts their rows
 	}
-	for c, cw := range rd.chains {
-		if c < len(tr.Iters) {
-			cw.Keep(tr.Iters[c], tr.Thin)
-		}
-	}
+	rd.keep = tr
 }
 
 // Finish writes the summary (not when table is nil: a failed run leaves
@@ -154,6 +160,9 @@ func (rd *RunDir) Keep(tr *langevin.Trace) {
 // the scaler, closes the files with the run's status and returns the list
 // of files for the output.
 func (rd *RunDir) Finish(runErr error, table diag.Table, mf *ModelFile, sc *data.Scaler) (string, error) {
+	if FinishHook != nil {
+		FinishHook()
+	}
 	dir := rd.W.Dir()
 	var err error
 	if table != nil {
@@ -164,6 +173,16 @@ func (rd *RunDir) Finish(runErr error, table diag.Table, mf *ModelFile, sc *data
 	}
 	if err == nil && sc != nil {
 		err = rd.W.WriteScaler(sc)
+	}
+	if err == nil {
+		err = rd.MarkFinished()
+	}
+	if tr := rd.keep; tr != nil && err == nil {
+		for c, cw := range rd.chains {
+			if c < len(tr.Iters) {
+				cw.Keep(tr.Iters[c], tr.Thin)
+			}
+		}
 	}
 	if cerr := rd.W.Close(runErr); err == nil {
 		err = cerr

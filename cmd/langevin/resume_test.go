@@ -6,6 +6,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -279,4 +280,41 @@ func TestResumeKillDefaultJob(t *testing.T) {
 // function-space R̂ stop, the growing thinning) resumes exactly too.
 func TestResumeKillNetwork(t *testing.T) {
 	resumeAfterSignal(t, 6, syscall.SIGKILL, "--model", "mlp", "--data", "moons", "--n", "200", "--hidden", "10")
+}
+
+// TestResumeKilledBeforeSummary: a run killed after its sampling finished
+// but before its directory was complete (no summary.csv nor model.json: the
+// kill lands as the directory's Finish begins) was marked finished, so
+// --resume said "nothing to resume" and predict had no model.json; now it
+// resumes from its last checkpoint to the same draws, summary.csv and
+// model.json as a run never killed.
+func TestResumeKilledBeforeSummary(t *testing.T) {
+	base := t.TempDir()
+	ref, dir := filepath.Join(base, "ref"), filepath.Join(base, "run")
+	args := []string{"run", "--data", "australian", "--quiet", "--checkpoint", "20ms", "--sampler", "sgld", "--iters", "20000", "--burnin", "2000", "--thin", "20", "--chains", "2"}
+	if code, _, errOut := runMain(append(args, "--out", ref)...); code != 0 {
+		t.Fatalf("uninterrupted run: exit %d: %s", code, errOut)
+	}
+	cmd := commandProc(context.Background(), t, append(args, "--out", dir)...)
+	cmd.Env = append(cmd.Env, killAtFinish+"=1")
+	cmd.Run()
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
+		t.Fatalf("the run was not killed at its Finish: %v", cmd.ProcessState)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "summary.csv")); err == nil {
+		t.Fatal("summary.csv written before the kill")
+	}
+	code, _, errOut := runMain("run", "--resume", dir)
+	if code != 0 {
+		t.Fatalf("--resume after a kill before the summary: exit %d: %s", code, errOut)
+	}
+	sameRunFiles(t, ref, dir, 2)
+	for _, name := range []string{"model.json", "scaler.json"} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+			t.Error(err)
+		}
+	}
+	if code, _, errOut := runMain("run", "--resume", dir); code != 2 || !strings.Contains(errOut, "nothing to resume") {
+		t.Errorf("--resume of the completed run: exit %d: %s", code, errOut)
+	}
 }

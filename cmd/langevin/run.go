@@ -240,6 +240,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) (runErr error) {
 	}
 	if tr == nil || (runErr != nil && tr.NumDraws() == 0) {
 		if rd != nil {
+			if err := rd.MarkFinished(); err != nil {
+				fmt.Fprintf(stderr, "langevin run: warning: %v\n", err)
+			}
 			rd.W.Close(runErr)
 		}
 		if tr == nil {
