@@ -27,7 +27,7 @@ type reference struct {
 var slow = map[string]bool{
 	"kidiq-kidscore_interaction": true, "earnings-earn_height": true, "earnings-logearn_interaction": true,
 	"arK-arK": true, "garch-garch11": true, "arma-arma11": true, "gp_pois_regr-gp_pois_regr": true,
-	"nes1972-nes": true, "kilpisjarvi_mod-kilpisjarvi": true,
+	"nes1972-nes": true, "kilpisjarvi_mod-kilpisjarvi": true, "low_dim_gauss_mix-low_dim_gauss_mix": true,
 }
 
 // TestPosteriordb runs NUTS (4 chains, 1000 warm-up iterations and 1000
