@@ -27,6 +27,7 @@ func TestDocsHaveNoWorkLog(t *testing.T) {
 		{regexp.MustCompile(`(?i)\bhelpers?\b`), "a helper"},
 		{regexp.MustCompile(`(?i)\bissues? #?[0-9]+`), "an issue of the tracker"},
 		{regexp.MustCompile(`\b20[0-9]{2}-[01][0-9](-[0-3][0-9])?\b`), "a date"},
+		{regexp.MustCompile(`\b[0-2]?[0-9]:[0-5][0-9]( UTC)?\b`), "a time of day"},
 		// 7 to 40 hexadecimal digits with at least one letter and one digit.
 		{regexp.MustCompile(`\b(?:[0-9a-f]*[a-f][0-9a-f]*[0-9][0-9a-f]*|[0-9a-f]*[0-9][0-9a-f]*[a-f][0-9a-f]*)\b`), "a commit hash"},
 	}

@@ -417,9 +417,13 @@ func netWeightWarnings(w io.Writer, table diag.Table, chains int) diag.Table {
 }
 
 // PrintClassScores prints a classifier's metrics, mean entropies and
-// confusion matrix.
+// confusion matrix, and the Brier score's convention (predict.Metrics.Brier:
+// the sum over the classes, Brier's own, twice scikit-learn's binary
+// brier_score_loss).
 func PrintClassScores(w io.Writer, met *predict.Metrics, h, e, mi float64) {
 	fmt.Fprintf(w, "accuracy %.4f   NLL %.4f   Brier %.4f   ECE %.4f (%d bins)\n", met.Accuracy, met.NLL, met.Brier, met.ECE, met.Bins)
+	// The Brier score's convention, which differs between tools.
+	fmt.Fprintf(w, "Brier: (1/n) Σᵢ Σₖ (pᵢₖ − 1[yᵢ = k])², summed over the %d classes (Brier 1950; in [0, 2]); scikit-learn's brier_score_loss of the positive class is half of it for 2 classes\n", len(met.Confusion))
 	fmt.Fprintf(w, "mean predictive entropy %.4f = expected entropy %.4f + mutual information %.4f (nats)\n\n", h, e, mi)
 	fmt.Fprintln(w, "confusion matrix (rows: true class, columns: predicted)")
 	for t, row := range met.Confusion {

@@ -132,9 +132,11 @@ func (a *autoRun) netNotes(tr *langevin.Trace, target float64, chainID, iters in
 // modes, one chain at each, the preconditioner, step and burn-in of the
 // plan, and a run until the predictions at held-out points (the first 100
 // test rows, else training rows) converge in function space — what
-// langevin run --model mlp does with no tuning flag, bit for bit. A zero
-// TargetESS is the function-space target of 100 effective draws; a zero
-// Iters is the plan's cap.
+// langevin run --model mlp does with no tuning flag, bit for bit; the
+// test-set scores are those of the chains' mixture with the weights of
+// Settings.ChainWeights (StackChains by default). A zero TargetESS is the
+// function-space target of 100 effective draws; a zero Iters is the plan's
+// cap.
 func runNet(ctx context.Context, net Network, job Job, s Settings) (*Result, error) {
 	plan, err := NewNetPlan(ctx, net, NetPlanOptions{Seed: s.Seed, Starts: s.Chains, Batch: s.Batch, Points: NetPoints(job.Test)})
 	if err != nil {
@@ -168,10 +170,26 @@ func runNet(ctx context.Context, net Network, job Job, s Settings) (*Result, err
 	res := &Result{NetPlan: plan, Trace: tr, MAP: BestMode(plan)}
 	params, _ := CommonLength(tr)
 	res.Table = diag.Summarize(tr.Names, params)
-	if job.Test != nil && job.Test.Len() > 0 && runErr == nil {
-		res.Test, res.TestErr = ScoreTest(net, tr, res.MAP, job.Test)
-	}
 	res.Notes = a.netNotes(tr, target, 0, iters)
+	if runErr == nil {
+		res.Weights = EqualChainWeights(len(tr.Draws))
+		if s.ChainWeights != "equal" && len(tr.Draws) > 1 {
+			if res.Weights, err = StackChains(net, tr, s.Seed); err != nil {
+				res.Weights = EqualChainWeights(len(tr.Draws))
+				res.Weights.Why = "stacking failed: " + err.Error()
+			}
+		}
+		if len(tr.Draws) > 1 {
+			res.Notes = append(res.Notes, Note{"auto", res.Weights.String()})
+		}
+	}
+	if job.Test != nil && job.Test.Len() > 0 && runErr == nil {
+		if res.Weights.Method == "stacking" {
+			res.Test, res.TestErr = scoreDraws(net, MixtureDraws(tr, net.Dim(), res.Weights.W), res.MAP, job.Test)
+		} else {
+			res.Test, res.TestErr = ScoreTest(net, tr, res.MAP, job.Test)
+		}
+	}
 	return res, runErr
 }
 

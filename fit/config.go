@@ -94,6 +94,7 @@ type mlpConfig struct {
 	NoiseModel                     string // auto|homo|hetero (Gaussian networks)
 	MapIters, MapBatch             int
 	MapLR                          float64
+	ChainWeights                   string // stacking|equal: the chains' weights in the predictive
 }
 
 // CheckApplies refuses a common flag that the chosen sampler, model or data
@@ -118,7 +119,7 @@ func (c *Config) CheckApplies() error {
 		{"temperature temperature-start", !k.Optimiser, "--sampler " + c.Sampler + " is an optimiser: it injects no noise to temper"},
 		{"clip clip-value", c.Sampler != "auto", "--sampler auto picks its sampler and step itself (it may pick NUTS, which has no gradient to clip); give --sampler sgld (or another SG-MCMC sampler) to clip"},
 		{"temperature temperature-start", c.Def.family == "SG-MCMC", "only the SG-MCMC samplers (" + strings.Join(familyMembers("SG-MCMC"), ", ") + ") take a temperature; --sampler " + c.Sampler + " would sample at τ = 1"},
-		{"hidden activation likelihood classes noise-var learn-noise noise-model map-iters map-batch map-lr", c.Model == "mlp", "only for --model mlp"},
+		{"hidden activation likelihood classes noise-var learn-noise noise-model map-iters map-batch map-lr chain-weights", c.Model == "mlp", "only for --model mlp"},
 		{"data test test-frac target id drop categorical missing format standardize n noise k prior-scale intercept", !toy, "the toy target --model " + c.Model + " has no data and a fixed density"},
 		{"rho", c.Model == "gauss2", "only for --model gauss2"},
 		{"n", generated[c.Data] || toy, "only for generated data (--data moons|spirals|gap1d|fashion-mnist)"},
@@ -434,6 +435,8 @@ func (c *Config) validateMLP() error {
 		return InputErrorf("--noise-model hetero with --noise-var or --learn-noise: the heteroscedastic network's noise is its second output (give --noise-model homo, or drop them)")
 	case !(m.NoiseVar > 0):
 		return InputErrorf("--noise-var %v: expected σ² > 0", m.NoiseVar)
+	case m.ChainWeights != "" && m.ChainWeights != "stacking" && m.ChainWeights != "equal":
+		return InputErrorf("--chain-weights %q: expected stacking or equal", m.ChainWeights)
 	case m.MapIters < 1 || m.MapBatch < 1 || !(m.MapLR > 0):
 		return InputErrorf("--map-iters %d, --map-batch %d, --map-lr %v: expected positive numbers", m.MapIters, m.MapBatch, m.MapLR)
 	case c.Precond == "laplace" || c.Init == "laplace":
@@ -482,10 +485,16 @@ func (c *Config) UsesLaplacePrecond() bool { return c.Precond == "laplace" && c.
 
 // UsesLaplacePrecondOn is UsesLaplacePrecond for the model m: not under
 // --sampler auto's plan on a hierarchical model, whose block-arrow Hessian
-// replaces the dense one (BlockPlanned).
+// replaces the dense one (BlockPlanned), or whose cost plan brings its own
+// metric (CostPlanned); not for --sampler nuts on a CostPlanned model
+// without --precond, whose build takes the Laplace diagonal only at a mode
+// that is not degenerate.
 func (c *Config) UsesLaplacePrecondOn(m langevin.Model) bool {
 	if c.Sampler == "auto" && (BlockPlanned(m, nil) || CostPlanned(m)) {
 		return false
+	}
+	if c.Sampler == "nuts" && !c.Set["precond"] && CostPlanned(m) {
+		return false // buildExact: the Laplace diagonal only at a mode that is not degenerate
 	}
 	return c.UsesLaplacePrecond()
 }
@@ -495,10 +504,15 @@ func (c *Config) UsesLaplacePrecondOn(m langevin.Model) bool {
 // block-arrow plan (BlockPlanned) starts the chains at its own draws from
 // N(θ̂, H⁻¹) (InitBlockArrow, unless --init was given), since the diagonal
 // costs 2d full-data gradients — 4,010 on 10⁶ rows at d = 2,005, more than
-// the plan and the MAP together — that nothing would use.
+// the plan and the MAP together — that nothing would use; nor under a
+// cost plan (CostPlanned), which starts the chains off a degenerate mode,
+// nor for --sampler nuts on such a model without --init (buildExact).
 func (c *Config) UsesLaplaceInitOn(m langevin.Model) bool {
 	if c.Init != "laplace" {
 		return false
+	}
+	if c.Sampler == "nuts" && !c.Set["init"] && CostPlanned(m) {
+		return false // buildExact chooses the initial points
 	}
 	return !(c.Sampler == "auto" && !c.Set["init"] && (BlockPlanned(m, nil) || CostPlanned(m)))
 }

@@ -76,8 +76,8 @@ const sgWorkPerRowCV = 2
 // built (the negative Hessian is not positive definite), or a pilot of 200
 // iterations of 2 of its chains diverges. On a degenerate mode NUTS starts
 // from RescaleMode's point (the mode's effects, each group sd at their
-// spread) with the identity metric adapted in Stan's windows, not from the
-// failing Laplace approximation.
+// spread) with a diagonal metric from min(1, 1/Fⱼⱼ) adapted in Stan's
+// windows, not from the failing Laplace approximation.
 func newCostPlan(ctx context.Context, m langevin.Model, mp []float64, opt PlanOptions, userBatch bool) (*Plan, error) {
 	d, n := m.Dim(), m.Len()
 	W := m.(gradientWorker).GradientWork()
@@ -87,23 +87,26 @@ func newCostPlan(ctx context.Context, m langevin.Model, mp []float64, opt PlanOp
 	if chainESS == 0 {
 		chainESS = 100
 	}
-	degen := ""
+	// untrusted says why the SG-MCMC plan cannot be trusted ("" while it
+	// can); why is the sampler line's rule.
+	untrusted := ""
 	if mc, ok := m.(modeChecker); ok {
-		degen = mc.DegenerateMode(mp)
-	}
-	if degen != "" {
-		degen = "the joint mode is degenerate: " + degen
-	}
-	var fallback string
-	if opt.Kind == "" && degen == "" {
-		sg, err := newBlockPlan(ctx, m, m.(langevin.BlockStructured), mp, opt, userBatch, "")
-		switch {
-		case ctx.Err() != nil:
-			return nil, ctx.Err()
-		case err != nil:
-			degen = "the SG-MCMC plan cannot be built: " + err.Error()
+		if w := mc.DegenerateMode(mp); w != "" {
+			untrusted = "the joint mode is degenerate: " + w
 		}
-		if degen == "" {
+	}
+	why := fmt.Sprintf("predicted work per chain in multiply-adds: %s; SGLD not predicted (see fallback)", nutsText)
+	if opt.Kind == "nuts" {
+		why = "asked for"
+	}
+	if opt.Kind == "" && untrusted == "" {
+		sg, err := newBlockPlan(ctx, m, m.(langevin.BlockStructured), mp, opt, userBatch, "")
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		if err != nil {
+			untrusted = "the block-arrow SG-MCMC plan cannot be built: " + err.Error()
+		} else {
 			st := sg.Step
 			iters := float64(sg.BurnIn) + chainESS*st.AutocorrSteps(st.Eta)
 			rows, per := float64(sg.Batch.Size), ""
@@ -112,99 +115,89 @@ func newCostPlan(ctx context.Context, m langevin.Model, mp []float64, opt PlanOp
 				per = " × 2 (control variates)"
 			}
 			sgWork := iters * (rows/float64(n)*W + 4*float64(d))
-			sgText := fmt.Sprintf("SGLD (block-arrow plan) %.2g iterations × (%d rows%s + 4d) = %.2g", iters, sg.Batch.Size, per, sgWork)
-			why := fmt.Sprintf("predicted work per chain in multiply-adds: %s, %s (one full gradient W = N × nonzeros of a row + d: the group effects are sparse)", nutsText, sgText)
-			if sgWork < nutsWork {
-				if msg, err := pilot(ctx, m, sg, opt.Seed); err != nil {
-					return nil, err
-				} else if msg == "" {
-					sg.Kind, sg.Why = "sgld", why+"; SGLD is cheaper"
-					return sg, nil
-				} else {
-					fallback = "the SG-MCMC plan was cheaper but " + msg + ", so exact NUTS runs instead"
-				}
-			}
-			if fallback == "" {
-				p, err := costNUTS(ctx, m, mp, opt, "")
+			why = fmt.Sprintf("predicted work per chain in multiply-adds: %s, SGLD (block-arrow plan) %.2g iterations × (%d rows%s + 4d) = %.2g (one full gradient W = N × nonzeros of a row + d: the group effects are sparse)",
+				nutsText, iters, sg.Batch.Size, per, sgWork)
+			if sgWork >= nutsWork {
+				why += "; NUTS is cheaper"
+			} else {
+				msg, err := pilot(ctx, m, sg, opt.Seed)
 				if err != nil {
 					return nil, err
 				}
-				p.Why = why + "; NUTS is cheaper"
-				return p, nil
+				if msg == "" {
+					sg.Kind, sg.Why = "sgld", why+"; SGLD is cheaper"
+					return sg, nil
+				}
+				why += "; SGLD is cheaper but not trusted (see fallback)"
+				untrusted = "the SG-MCMC plan was cheaper but " + msg
 			}
 		}
 	}
-	if degen != "" && fallback == "" {
-		fallback = degen + ", so the SG-MCMC plan (centred on it) cannot be trusted and exact NUTS runs"
-		if opt.Kind == "nuts" {
-			fallback = degen + ": NUTS starts off it, with its metric adapted in warm-up"
-		}
-	}
-	p, err := costNUTS(ctx, m, mp, opt, degen)
+	p, lapWhy, err := costNUTS(ctx, m, mp, opt, untrusted != "")
 	if err != nil {
 		return nil, err
 	}
-	p.Fallback = fallback
+	p.Why = why
 	switch {
-	case opt.Kind == "nuts":
-		p.Why = "asked for"
-	default:
-		p.Why = fmt.Sprintf("predicted work per chain in multiply-adds: %s; SGLD not predicted: its plan is centred on the joint mode (see fallback)", nutsText)
+	case untrusted != "" && opt.Kind == "nuts":
+		p.Fallback = untrusted + ": NUTS starts off the mode, its metric adapted in warm-up"
+	case untrusted != "":
+		p.Fallback = untrusted + ", so exact NUTS runs, started off the mode with its metric adapted in warm-up"
+	case lapWhy != "":
+		p.Fallback = lapWhy + ": NUTS starts off the mode, its metric adapted in warm-up"
 	}
 	return p, nil
 }
 
-// costNUTS returns the NUTS plan of newCostPlan. On a mode that is not
-// degenerate (degen == ""), the metric starts at the Laplace approximation
-// there — dense H⁻¹ when d ≤ DenseMax, the diagonal of the block-arrow H⁻¹
-// otherwise — and the chains at draws from it; when that approximation
-// cannot be built, or the mode is degenerate, the metric starts at the
-// identity (Stan's) and the chains at RescaledStart.
-func costNUTS(ctx context.Context, m langevin.Model, mp []float64, opt PlanOptions, degen string) (*Plan, error) {
+// costNUTS returns the NUTS plan of newCostPlan. Unless off is set (the
+// SG-MCMC plan's checks failed), the metric starts at the Laplace
+// approximation at the mode — dense H⁻¹ when d ≤ DenseMax, the diagonal of
+// the block-arrow H⁻¹ otherwise — and the chains at draws from it; when
+// that approximation cannot be built (lapWhy says why), or off is set,
+// the metric starts at min(1, 1/Fⱼⱼ) and the chains at rescaledStart.
+func costNUTS(ctx context.Context, m langevin.Model, mp []float64, opt PlanOptions, off bool) (p *Plan, lapWhy string, err error) {
 	d := m.Dim()
-	p := &Plan{MAP: mp, Kind: "nuts"}
-	if degen == "" {
-		if d <= opt.DenseMax {
-			H := opt.NegHess
-			if H == nil {
-				h := make([]float64, d*d)
-				if err := langevin.HessianFDContext(ctx, m, mp, h); err != nil {
-					return nil, err
-				}
-				H = mat.NewSymDense(d, nil)
-				for i := 0; i < d; i++ {
-					for j := i; j < d; j++ {
-						H.SetSym(i, j, -h[i*d+j])
-					}
+	p = &Plan{MAP: mp, Kind: "nuts"}
+	if !off && d <= opt.DenseMax {
+		H := opt.NegHess
+		if H == nil {
+			h := make([]float64, d*d)
+			if err := langevin.HessianFDContext(ctx, m, mp, h); err != nil {
+				return nil, "", err
+			}
+			H = mat.NewSymDense(d, nil)
+			for i := 0; i < d; i++ {
+				for j := i; j < d; j++ {
+					H.SetSym(i, j, -h[i*d+j])
 				}
 			}
-			var chol mat.Cholesky
-			if chol.Factorize(H) {
-				cov := mat.NewSymDense(d, nil)
-				if err := chol.InverseTo(cov); err == nil {
-					p.NegHess, p.Cov, p.Dense = H, cov, true
-					p.PrecondWhy = fmt.Sprintf("dense Laplace covariance H⁻¹ at the MAP (d = %d ≤ %d), adapted in warm-up (dense_e)", d, opt.DenseMax)
-					p.Sampler = sampler.NUTS{PrecondFull: cov, Adapt: sampler.Adapt{Metric: sampler.MetricDense}}
-					return p, nil
-				}
-			}
-			degen = "the negative Hessian at the mode is not positive definite"
-		} else {
-			bs := m.(langevin.BlockStructured)
-			H, err := langevin.HessianBlockArrowFD(ctx, m, mp, bs.HessianBlocks())
-			if ctx.Err() != nil {
-				return nil, ctx.Err()
-			}
-			if err == nil {
-				p.Arrow = H
-				p.Precond = make([]float64, d)
-				H.PrecondDiag(p.Precond)
-				p.PrecondWhy = fmt.Sprintf("diagonal of the block-arrow Laplace covariance H⁻¹ at the MAP (d = %d > %d), adapted in warm-up (diag_e)", d, opt.DenseMax)
-				p.Sampler = sampler.NUTS{Precond: p.Precond}
-				return p, nil
-			}
-			degen = "the block-arrow negative Hessian at the mode is not positive definite"
 		}
+		var chol mat.Cholesky
+		if chol.Factorize(H) {
+			cov := mat.NewSymDense(d, nil)
+			if err := chol.InverseTo(cov); err == nil {
+				p.NegHess, p.Cov, p.Dense = H, cov, true
+				p.PrecondWhy = fmt.Sprintf("dense Laplace covariance H⁻¹ at the MAP (d = %d ≤ %d), adapted in warm-up (dense_e)", d, opt.DenseMax)
+				p.Sampler = sampler.NUTS{PrecondFull: cov, Adapt: sampler.Adapt{Metric: sampler.MetricDense}}
+				return p, "", nil
+			}
+		}
+		lapWhy = "the negative Hessian at the mode is not positive definite"
+	} else if !off {
+		bs := m.(langevin.BlockStructured)
+		H, err := langevin.HessianBlockArrowFD(ctx, m, mp, bs.HessianBlocks())
+		if ctx.Err() != nil {
+			return nil, "", ctx.Err()
+		}
+		if err == nil {
+			p.Arrow = H
+			p.Precond = make([]float64, d)
+			H.PrecondDiag(p.Precond)
+			p.PrecondWhy = fmt.Sprintf("diagonal of the block-arrow Laplace covariance H⁻¹ at the MAP (d = %d > %d), adapted in warm-up (diag_e)", d, opt.DenseMax)
+			p.Sampler = sampler.NUTS{Precond: p.Precond}
+			return p, "", nil
+		}
+		lapWhy = "the block-arrow negative Hessian at the mode is not positive definite"
 	}
 	start := rescaledStart(m, mp, opt.Seed)
 	p.Start = start
@@ -219,7 +212,7 @@ func costNUTS(ctx context.Context, m langevin.Model, mp []float64, opt PlanOptio
 	// effect's, and the first window's trees ran to depth 10.
 	p.PrecondWhy = "min(1, 1/Fⱼⱼ) at the start, F the empirical Fisher information, adapted to the posterior variances in Stan's warm-up windows (diag_e) — not the Laplace approximation at the mode (see fallback); the chains start at the mode's effects with each group sd at their spread"
 	p.Sampler = sampler.NUTS{Precond: p.Precond}
-	return p, nil
+	return p, lapWhy, nil
 }
 
 // rescaledStart returns the initial points of costNUTS on a degenerate

@@ -14,6 +14,7 @@ import (
 	"flag"
 
 	"github.com/langevin-go/langevin"
+	"github.com/langevin-go/langevin/approx"
 	"github.com/langevin-go/langevin/diag"
 	"github.com/langevin-go/langevin/sampler"
 )
@@ -124,6 +125,28 @@ func buildExact(ctx context.Context, b *BuildEnv) (langevin.Sampler, error) {
 	o := Opt[*ExactFlags](c, "exact")
 	a := sampler.Adapt{Warmup: c.Burnin, TargetAccept: o.targetAccept}
 	precond := b.Precond
+	if c.Sampler == "nuts" && !c.Set["precond"] && o.Metric != "dense" && CostPlanned(b.M) && b.MapTh != nil {
+		// A formula model with group terms: the Laplace diagonal at the
+		// joint mode only when the mode is not degenerate (newCostPlan);
+		// otherwise the plan's start off the mode and its metric.
+		p, err := NewPlan(ctx, b.M, PlanOptions{Kind: "nuts", MAP: b.MapTh, Seed: c.Seed})
+		if err != nil {
+			return nil, err
+		}
+		var in langevin.Initializer
+		if p.Start != nil {
+			precond, in = p.Precond, p.Start
+			b.StepNote = "nuts:     " + p.Fallback + ": " + p.PrecondWhy
+		} else {
+			if precond, err = b.Lap.Diag(ctx); err != nil {
+				return nil, err
+			}
+			in = approx.InitLaplace{Mean: b.MapTh, Var: precond}
+		}
+		if !c.Set["init"] {
+			b.Init = in
+		}
+	}
 	var cov *mat.SymDense
 	if o.Metric == "dense" {
 		if precond != nil && c.Sampler != "nuts" {

@@ -11,3 +11,7 @@ func SetBlockMAPWarmup(n int) (restore func()) {
 	blockMAPWarmup = n
 	return func() { blockMAPWarmup = old }
 }
+
+// Pilot runs the SG-MCMC plan's pilot (pilot) and returns why the plan
+// cannot be trusted ("" when it can).
+var Pilot = pilot

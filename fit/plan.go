@@ -120,7 +120,11 @@ func (p *Plan) String() string {
 //   - the sampler by cost: NUTS needs about 14,000 full-data gradients per
 //     chain; when that work, 14,000·N·d, is below opt.NUTSBudget, exact NUTS
 //     is cheap and is chosen; otherwise SGLD, whose cost per effective draw
-//     does not grow with N when control variates pay;
+//     does not grow with N when control variates pay. A model with group
+//     terms that reports its gradient's work (CostPlanned: a formula model)
+//     is planned by newCostPlan instead: the cheaper of NUTS and the
+//     block-arrow SGLD plan by predicted work, and NUTS off the mode when
+//     the SG-MCMC plan's checks fail (opt.Kind "" or "nuts");
 //   - the preconditioner (NUTS's metric): the dense Laplace covariance H⁻¹
 //     when d ≤ DenseMax and H is positive definite, so that MH ≈ I;
 //     otherwise the diagonal 1/max(Hⱼⱼ, Fⱼⱼ), F the empirical Fisher

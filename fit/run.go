@@ -38,6 +38,9 @@ type Settings struct {
 	Iters   int // the most iterations per chain, burn-in included; 0: 10⁷
 	BurnIn  int // 0: the plan's rule (NUTS: Stan's 1000 warm-up iterations; SGLD: 3/(η·λmin(MH)))
 	Batch   int // SGLD's minibatch; 0: the plan's rule, min(N, 100)
+	// ChainWeights is how a network's chains make its posterior predictive
+	// (the test-set scores): "stacking" or empty (StackChains), or "equal".
+	ChainWeights string
 
 	// Progress, when not nil, is called by each chain with the iterations
 	// it has done (langevin.Options.Progress).
@@ -91,6 +94,9 @@ type Result struct {
 	Test    *TestTable
 	TestErr error
 	Notes   []Note // the plan's rules, the length rule, the KSD check, SGLD's misfit check (MisfitNotes)
+	// Weights are a network's chain weights in its posterior predictive
+	// (nil for other models).
+	Weights *ChainWeights
 }
 
 // autoMaxKeep is the kept draws per chain above which the thinning doubles,
@@ -187,8 +193,9 @@ func LengthNote(why string, target float64, maxTime time.Duration) Note {
 
 // KSDNotes checks the draws of tr against the Laplace approximation of lap
 // by the kernel Stein discrepancy (TraceKSD): a "ksd" note with both
-// discrepancies, and a warning when the run's is clearly worse
-// (diag.KSDWorseFactor). None for networks, models of more than 200
+// discrepancies, their ratio and its verdict by the rule of
+// diag.KSDWorseFactor (pass at most 2, fail above), and a warning when the
+// run's is clearly worse. None for networks, models of more than 200
 // parameters or fewer than 10 draws.
 func KSDNotes(ctx context.Context, lap *approx.RunLaplace, m langevin.Model, tr *langevin.Trace, seed uint64) []Note {
 	notes, _ := ksdChecked(ctx, lap, m, tr, seed)
@@ -211,7 +218,11 @@ func ksdChecked(ctx context.Context, lap *approx.RunLaplace, m langevin.Model, t
 	if err != nil {
 		return []Note{{"ksd", fmt.Sprintf("not computed (%v)", err)}}, nil
 	}
-	out := []Note{{"ksd", fmt.Sprintf("%.3g (IMQ kernel in Laplace-sd units, %d draws); %d Laplace draws: %.3g; ratio %.2f", k.Run, k.N, k.N, k.Reference, k.Run/k.Reference)}}
+	verdict := fmt.Sprintf("pass (≤ %g: no further from the posterior than a Gaussian approximation's draws)", diag.KSDWorseFactor)
+	if k.Worse {
+		verdict = fmt.Sprintf("fail (> %g)", diag.KSDWorseFactor)
+	}
+	out := []Note{{"ksd", fmt.Sprintf("%.3g (IMQ kernel in Laplace-sd units, %d draws); %d Laplace draws: %.3g; ratio %.2f: %s", k.Run, k.N, k.N, k.Reference, k.Run/k.Reference, verdict)}}
 	if k.Worse {
 		out = append(out, Note{"warning", fmt.Sprintf("the kernel Stein discrepancy is %.1f× the Laplace reference's (> %g): the draws are further from the posterior than a Gaussian approximation's — the sampler is biased (a smaller --step) or has not mixed", k.Run/k.Reference, diag.KSDWorseFactor)})
 	}

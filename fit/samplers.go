@@ -135,6 +135,9 @@ type BuildEnv struct {
 	StepA float64
 
 	Auto *autoRun // set by --sampler auto's build
+	// Init, when set by the build, gives the chains' initial points
+	// (--sampler nuts on a formula model with group terms, without --init).
+	Init langevin.Initializer
 	// Glm, set by --sampler laplace on a regression network, is the
 	// linearised Laplace approximation: its draws predict through the
 	// network linearised at the MAP.

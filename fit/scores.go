@@ -50,6 +50,12 @@ func ScoreTest(m langevin.Model, tr *langevin.Trace, mapTheta []float64, test *d
 	for i := range rows {
 		rows[i] = rows[i][:d]
 	}
+	return scoreDraws(m, rows, mapTheta, test)
+}
+
+// scoreDraws is ScoreTest of the posterior predictive over the draws rows
+// (each the model's parameters).
+func scoreDraws(m langevin.Model, rows [][]float64, mapTheta []float64, test *data.Dataset) (*TestTable, error) {
 	score := func(draws [][]float64) (float64, float64, error) {
 		if c, ok := m.(predict.Classifier); ok {
 			res, err := predict.Classify(c, draws, test.X, predict.ClassifyOptions{ProbsOnly: true})

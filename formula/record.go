@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -233,7 +234,10 @@ func (s *PredictionSummary) Score(y []float64, family string) string {
 
 // WriteCSV writes row,mean,lower,upper.
 func (s *PredictionSummary) WriteCSV(w io.Writer) error {
-	lo, hi := fmt.Sprintf("q%g", 100*(1-s.Level)/2), fmt.Sprintf("q%g", 100*(1+s.Level)/2)
+	// Ten significant digits: 100·(1 − 0.9)/2 is 4.999999999999999 in
+	// floating point, and the column is q5.
+	pct := func(v float64) string { return "q" + strconv.FormatFloat(v, 'g', 10, 64) }
+	lo, hi := pct(100*(1-s.Level)/2), pct(100*(1+s.Level)/2)
 	if _, err := fmt.Fprintf(w, "row,mean,%s,%s\n", lo, hi); err != nil {
 		return err
 	}

@@ -17,7 +17,8 @@ import (
 // held-out points x it takes the predictive quantity of every draw — the
 // probability pₛ(y = k|x) of the class k the model average favours for a
 // classifier, fₛ(x) for a regressor — and computes its rank-normalised split
-// R̂ and bulk-ESS over the chains ([diag.RHat], [diag.ESSBulk]).
+// R̂ and bulk-ESS over the chains ([diag.RHat], [diag.ESSBulk]), and the same
+// of each chain alone, split in halves (Chains).
 type Convergence struct {
 	Points     int     // held-out points
 	MaxRHat    float64 // largest R̂ over the points
@@ -26,6 +27,22 @@ type Convergence struct {
 	WorstESS   int     // the point with the smallest bulk-ESS
 	Constant   int     // points whose quantity is constant over the draws (R̂ and ESS undefined; skipped)
 	MedianRHat float64
+	// Chains holds each chain's own split-R̂ and bulk-ESS of the same
+	// quantities: whether the chain is stationary and long enough where it
+	// is, whatever the other chains do. Across chains at different modes
+	// of a network, MaxRHat measures how far the modes' predictions differ;
+	// within a chain it measures convergence.
+	Chains []ChainConvergence
+}
+
+// ChainConvergence is the function-space convergence of one chain alone:
+// rank-normalised split-R̂ of its two halves and bulk-ESS ([diag.RHat] and
+// [diag.ESSBulk] of the one chain), summarised over the points where the
+// quantity is not constant (NaN when it is constant at every point).
+type ChainConvergence struct {
+	MedianRHat, MaxRHat float64
+	MedianESS, MinESS   float64
+	WorstRHat, WorstESS int // the points (rows of X) of MaxRHat and MinESS
 }
 
 // String prints the verdict in one line.
@@ -94,6 +111,13 @@ func convergence(chains [][][]float64, X *mat.Dense, width int,
 	pick := make([]int, block)
 	per := make([][]float64, len(chains))
 	var rhats []float64
+	one := make([][]float64, 1)
+	cr := make([][]float64, len(chains)) // per chain: split-R̂ at each point
+	ce := make([][]float64, len(chains)) // per chain: bulk-ESS at each point
+	res.Chains = make([]ChainConvergence, len(chains))
+	for c := range res.Chains {
+		res.Chains[c] = ChainConvergence{MaxRHat: math.Inf(-1), MinESS: math.Inf(1), WorstRHat: -1, WorstESS: -1}
+	}
 	for lo := 0; lo < n; lo += block {
 		hi := min(n, lo+block)
 		nb := hi - lo
@@ -116,6 +140,21 @@ func convergence(chains [][][]float64, X *mat.Dense, width int,
 			for c := range chains {
 				per[c] = v[c*nd : (c+1)*nd]
 			}
+			for c := range chains {
+				one[0] = per[c]
+				r, e := diag.RHat(one), diag.ESSBulk(one)
+				if math.IsNaN(r) || math.IsNaN(e) {
+					continue
+				}
+				cr[c], ce[c] = append(cr[c], r), append(ce[c], e)
+				cc := &res.Chains[c]
+				if r > cc.MaxRHat {
+					cc.MaxRHat, cc.WorstRHat = r, lo+i
+				}
+				if e < cc.MinESS {
+					cc.MinESS, cc.WorstESS = e, lo+i
+				}
+			}
 			rh, ess := diag.RHat(per), diag.ESSBulk(per)
 			if math.IsNaN(rh) || math.IsNaN(ess) {
 				res.Constant++
@@ -129,6 +168,16 @@ func convergence(chains [][][]float64, X *mat.Dense, width int,
 				res.MinESS, res.WorstESS = ess, lo+i
 			}
 		}
+	}
+	for c := range res.Chains {
+		cc := &res.Chains[c]
+		if len(cr[c]) == 0 {
+			*cc = ChainConvergence{MedianRHat: math.NaN(), MaxRHat: math.NaN(), MedianESS: math.NaN(), MinESS: math.NaN(), WorstRHat: -1, WorstESS: -1}
+			continue
+		}
+		sortFloats(cr[c])
+		sortFloats(ce[c])
+		cc.MedianRHat, cc.MedianESS = cr[c][len(cr[c])/2], ce[c][len(ce[c])/2]
 	}
 	if len(rhats) == 0 {
 		res.MaxRHat, res.MinESS, res.MedianRHat = math.NaN(), math.NaN(), math.NaN()

@@ -23,6 +23,7 @@ import (
 	"html/template"
 	"io"
 	"math"
+	"strings"
 
 	gplot "gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
@@ -55,6 +56,9 @@ type Report struct {
 	Notes    []string // lines under the table
 	Pre      string   // preformatted text under the notes (e.g. a results table)
 	Warnings []string
+	// Passed says which checks the run passed when there is no warning:
+	// the checks that apply to its sampler (Checks).
+	Passed   string
 	Sections []Section
 	// NoWarnings leaves out the warnings section (pages that are not
 	// about one run).
@@ -124,6 +128,7 @@ func FromTrace(title string, tr *langevin.Trace, opt Options) (*Report, error) {
 		r.NoWarnings = true
 	} else {
 		r.Warnings = Warnings(tr, r.Table)
+		r.Passed = strings.Join(Checks(tr), "; ")
 		r.MinESS = 100 * float64(tr.NumChains())
 	}
 
@@ -331,6 +336,26 @@ func Warnings(tr *langevin.Trace, table diag.Table) []string {
 	return w
 }
 
+// Checks lists the checks of Warnings that apply to the trace's sampler,
+// as passed: R̂ and bulk-ESS always; divergences when the sampler reports
+// them (divergent__: NUTS, HMC); clipping when it clips (clipped__); and the
+// end of the optimisation phase only for a stochastic-gradient sampler that
+// measures its gradient noise (noise_inj__, noise_grad__) — an exact sampler
+// has no such phase.
+func Checks(tr *langevin.Trace) []string {
+	out := []string{"R-hat ≤ 1.01 and bulk-ESS ≥ 100 per chain for every column"}
+	if tr.StatIndex("divergent__") >= 0 {
+		out = append(out, "no divergent transitions")
+	}
+	if tr.StatIndex("clipped__") >= 0 {
+		out = append(out, "no frequent gradient clipping")
+	}
+	if _, _, ok := endOfBurnInNoise(tr); ok {
+		out = append(out, "the injected noise exceeded the stochastic-gradient noise by the end of burn-in (the step left the optimisation phase)")
+	}
+	return out
+}
+
 // endOfBurnInNoise returns the mean injected and gradient noise variances
 // (noise_inj__, noise_grad__) at the end of burn-in, pooled over chains: over
 // the last tenth of each chain's saved warm-up draws or, when the warm-up was
@@ -431,7 +456,7 @@ img { max-width: 100%; height: auto; }
 {{if not .NoWarnings}}<h2>Warnings</h2>
 {{if .Warnings}}<ul class="warnings">
 {{range .Warnings}}<li>{{.}}</li>
-{{end}}</ul>{{else}}<p>None: R-hat ≤ 1.01 and bulk-ESS ≥ 100 per chain for every column; no divergences, no frequent clipping, and the sampler left the optimisation phase during burn-in.</p>{{end}}{{end}}
+{{end}}</ul>{{else}}<p>None: {{.Passed}}.</p>{{end}}{{end}}
 {{range .Sections}}<h2>{{.Title}}</h2>
 {{with .Text}}<p>{{.}}</p>{{end}}
 <div class="figs">

@@ -57,8 +57,9 @@ func summaryRows(t *testing.T, dir string) map[string][4]float64 {
 // (12 subjects × 10 days, Reaction ~ Days + (Days | Subject)) runs and
 // exits 0 — before, the plan's Laplace approximation at the joint mode
 // (sd_Subject__Intercept in the hundreds, the negative Hessian not positive
-// definite) stopped it with exit 1. The auto: lines name the predicted
-// cost and the fallback to NUTS off the degenerate mode. The full test
+// definite) stopped it with exit 1, and --sampler nuts too. The auto:
+// lines name the predicted cost and the fallback to NUTS off the
+// degenerate mode. The full test
 // compares the population-level, sd, correlation and σ parameters with a
 // long NUTS run started at zero on the identity metric (the only set-up
 // that ran before): means within 4 combined MCSEs, sds within 4 combined
@@ -83,6 +84,13 @@ func TestRunFormulaAutoDegenerate(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(out, "summary.csv")); err != nil {
 		t.Fatalf("no summary.csv: %v", err)
+	}
+	// --sampler nuts alone runs too: the Laplace diagonal at that mode
+	// stopped it (exit 1) before.
+	code, stdout, stderr = runMain("run", "--data", path, "--formula", "Reaction ~ Days + (Days | Subject)", "--sampler", "nuts",
+		"--chains", "2", "--iters", "600", "--burnin", "300", "--quiet")
+	if code != 0 || !strings.Contains(stdout, "nuts:     the joint mode is degenerate: sd_Subject__Intercept = ") {
+		t.Errorf("--sampler nuts: exit %d: %s\n%s", code, stderr, stdout)
 	}
 	if testing.Short() {
 		return

@@ -16,10 +16,13 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"encoding/json"
 	"github.com/langevin-go/langevin"
 	"github.com/langevin-go/langevin/data"
 	"github.com/langevin-go/langevin/fit"
+	"github.com/langevin-go/langevin/formula"
 	"github.com/langevin-go/langevin/loo"
+	"github.com/langevin-go/langevin/rundir"
 )
 
 // looRun is the PSIS-LOO of one run directory.
@@ -159,63 +162,27 @@ func looOfRun(dir string, block int, chainWeights bool, subsample int, seed uint
 	if err != nil {
 		return nil, err
 	}
-	if formulaOf(r) != nil {
-		return nil, fit.InputErrorf("%s: a --formula run: its models give no pointwise log-likelihood yet (langevin loo: --model linear, logistic, poisson, negbin, probit or robust)", dir)
-	}
-	mf, sc, err := fit.ReadModelFile(r)
-	if err != nil {
-		return nil, err
-	}
-	f := fit.Config{Set: map[string]bool{}, Data: mf.Data, Target: mf.Target, Model: mf.Kind, Labels: mf.Labels}
-	if mf.Columns.HasText() {
-		f.Columns.Coding = mf.Columns
-	}
-	if mf.Columns != nil {
-		f.Columns.Missing = mf.Columns.Missing
-	}
-	what := filepath.Join(dir, "model.json") + ": the run's data"
-	if f.IsStoreData() {
-		return nil, fit.InputErrorf("%s: a data store: langevin loo reads the training rows into memory; convert is one way, not back", what)
-	}
-	if _, _, generated, _ := fit.GeneratedData(&f, f.Data); generated {
-		return nil, fit.InputErrorf("%s: generated data: langevin loo needs the training rows in a file", what)
-	}
-	d, err := fit.ReadData(&f, f.Data, what, true)
-	if err != nil {
-		return nil, err
-	}
-	source := mf.Data
-	if mf.Split != nil {
-		if d, err = fit.ApplySplit(mf.Split, d, "train", mf.Data); err != nil {
+	var m langevin.Model
+	var y []float64
+	var source string
+	if raw := formulaOf(r); raw != nil {
+		var rec formula.Record
+		if err := json.Unmarshal(raw, &rec); err != nil {
+			return nil, fit.InputErrorf("%s: model.json: formula: %v", dir, err)
+		}
+		fm, err := rec.Rebuild()
+		if err != nil {
+			return nil, fit.InputErrorf("%s: %v", dir, err)
+		}
+		m, y, source = fm, fm.Response(), rec.Data
+	} else {
+		if m, y, source, err = looModel(dir, r); err != nil {
 			return nil, err
 		}
-		source += fmt.Sprintf(", the %d training rows of its split (seed %d)", d.Len(), mf.Split.Seed)
-	}
-	if d.Y == nil {
-		return nil, fit.InputErrorf("%s: no response column %q", what, mf.Target)
-	}
-	var offVals []float64
-	if mf.Spec.Offset != "" {
-		if offVals, err = fit.TakeColumn(d, mf.Spec.Offset, "the run's offset column"); err != nil {
-			return nil, err
-		}
-	}
-	if err := fit.AlignColumns(&data.Dataset{Names: mf.Features, Source: mf.Data}, d, what); err != nil {
-		return nil, err
-	}
-	if sc != nil {
-		sc.Transform(d.X)
-	}
-	m, err := mf.Spec.BuildOffset(d.X, d.Y, offVals)
-	if err != nil {
-		return nil, fit.InputErrorf("%s: %v", what, err)
 	}
 	rl, ok := m.(langevin.RowLogLiker)
 	if !ok {
-		return nil, fit.InputErrorf("%s: model %s gives no pointwise log-likelihood (langevin loo: linear, logistic, poisson, negbin, probit and robust)", dir, mf.Kind)
-	}
-	if sc != nil && sc.TargetScale != 0 {
-		return nil, fit.InputErrorf("%s: the run standardised its response: not supported by langevin loo yet", dir)
+		return nil, fit.InputErrorf("%s: the run's model gives no pointwise log-likelihood (langevin loo: linear, logistic, poisson, negbin, probit, robust and --formula runs)", dir)
 	}
 	cdf, _ := m.(langevin.RowCDFer)
 	// the draws, chain after chain, cut to the shortest chain
@@ -242,7 +209,7 @@ func looOfRun(dir string, block int, chainWeights bool, subsample int, seed uint
 	if chainWeights && len(chains) < 2 {
 		return nil, fit.InputErrorf("--chain-weights: %s has %d chain: expected at least 2", dir, len(chains))
 	}
-	lr := &looRun{dir: dir, rowsHash: hashRows(d.Y), source: source}
+	lr := &looRun{dir: dir, rowsHash: hashRows(y), source: source}
 	var perChain [][]loo.Point
 	if chainWeights {
 		perChain = make([][]loo.Point, len(chains))
@@ -494,4 +461,61 @@ func formatWeights(w io.Writer, names []string, st, pb []float64) {
 	for k, n := range names {
 		fmt.Fprintf(w, "%s %s %s\n", padRight(n, wn), padLeft(a[k], 8), padLeft(b[k], 11))
 	}
+}
+
+// looModel rebuilds the model of a --model run from its model.json and
+// training data, with the responses and a description of the rows.
+func looModel(dir string, r *rundir.Run) (langevin.Model, []float64, string, error) {
+	mf, sc, err := fit.ReadModelFile(r)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	f := fit.Config{Set: map[string]bool{}, Data: mf.Data, Target: mf.Target, Model: mf.Kind, Labels: mf.Labels}
+	if mf.Columns.HasText() {
+		f.Columns.Coding = mf.Columns
+	}
+	if mf.Columns != nil {
+		f.Columns.Missing = mf.Columns.Missing
+	}
+	what := filepath.Join(dir, "model.json") + ": the run's data"
+	if f.IsStoreData() {
+		return nil, nil, "", fit.InputErrorf("%s: a data store: langevin loo reads the training rows into memory; convert is one way, not back", what)
+	}
+	if _, _, generated, _ := fit.GeneratedData(&f, f.Data); generated {
+		return nil, nil, "", fit.InputErrorf("%s: generated data: langevin loo needs the training rows in a file", what)
+	}
+	d, err := fit.ReadData(&f, f.Data, what, true)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	source := mf.Data
+	if mf.Split != nil {
+		if d, err = fit.ApplySplit(mf.Split, d, "train", mf.Data); err != nil {
+			return nil, nil, "", err
+		}
+		source += fmt.Sprintf(", the %d training rows of its split (seed %d)", d.Len(), mf.Split.Seed)
+	}
+	if d.Y == nil {
+		return nil, nil, "", fit.InputErrorf("%s: no response column %q", what, mf.Target)
+	}
+	var offVals []float64
+	if mf.Spec.Offset != "" {
+		if offVals, err = fit.TakeColumn(d, mf.Spec.Offset, "the run's offset column"); err != nil {
+			return nil, nil, "", err
+		}
+	}
+	if err := fit.AlignColumns(&data.Dataset{Names: mf.Features, Source: mf.Data}, d, what); err != nil {
+		return nil, nil, "", err
+	}
+	if sc != nil {
+		sc.Transform(d.X)
+	}
+	m, err := mf.Spec.BuildOffset(d.X, d.Y, offVals)
+	if err != nil {
+		return nil, nil, "", fit.InputErrorf("%s: %v", what, err)
+	}
+	if sc != nil && sc.TargetScale != 0 {
+		return nil, nil, "", fit.InputErrorf("%s: the run standardised its response: not supported by langevin loo yet", dir)
+	}
+	return m, d.Y, source, nil
 }

@@ -256,7 +256,7 @@ func TestLooCommand(t *testing.T) {
 		msg  string
 	}{
 		{[]string{full, other}, "different rows"},
-		{[]string{mlp}, "no pointwise log-likelihood"},
+		{[]string{mlp}, "standardised its response"},
 		{[]string{filepath.Join(tmp, "nothere")}, "nothere"},
 		{nil, "no run directory"},
 		{[]string{full, "--block", "0"}, "--block"},
@@ -303,4 +303,65 @@ func tableValue(t *testing.T, out, name string, col int) float64 {
 	}
 	t.Fatalf("no line %q in:\n%s", name, out)
 	return 0
+}
+
+// TestLooFormula runs langevin loo on --formula runs (rows left out one at a
+// time; formula.Model.RowLogLik): y ~ x1 + x2 + (1 | g) against y ~ x1 +
+// (1 | g), which lacks a predictor and must lose by more than 4 se_diff, and
+// against itself with another seed, which must tie within 2 se_diff.
+func TestLooFormula(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 9))
+	var b strings.Builder
+	b.WriteString("x1,x2,g,y\n")
+	for i := range 120 {
+		x1, x2 := rng.NormFloat64(), rng.NormFloat64()
+		g := i % 6
+		fmt.Fprintf(&b, "%.6f,%.6f,g%d,%.6f\n", x1, x2, g, 1+2*x1-1.5*x2+0.5*float64(g-3)+rng.NormFloat64())
+	}
+	data := filepath.Join(t.TempDir(), "g.csv")
+	if err := os.WriteFile(data, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	full, nox2, again := filepath.Join(tmp, "full"), filepath.Join(tmp, "nox2"), filepath.Join(tmp, "again")
+	for _, r := range []struct {
+		dir, formula, seed string
+	}{
+		{full, "y ~ x1 + x2 + (1 | g)", "1"},
+		{nox2, "y ~ x1 + (1 | g)", "1"},
+		{again, "y ~ x1 + x2 + (1 | g)", "2"},
+	} {
+		args := []string{"run", "--formula", r.formula, "--data", data, "--sampler", "nuts", "--chains", "2", "--iters", "1000", "--burnin", "500", "--seed", r.seed, "--quiet", "--out", r.dir}
+		if code, _, errOut := runMain(args...); code != 0 {
+			t.Fatalf("run %s: exit %d: %s", r.formula, code, errOut)
+		}
+	}
+	diff := func(a, b string) (float64, float64) {
+		t.Helper()
+		code, out, errOut := runMain("loo", a, b)
+		if code != 0 {
+			t.Fatalf("loo: exit %d: %s", code, errOut)
+		}
+		for _, l := range strings.Split(out, "\n") {
+			if f := strings.Fields(l); len(f) == 3 && f[0] == filepath.Base(b) {
+				d, _ := strconv.ParseFloat(f[1], 64)
+				s, _ := strconv.ParseFloat(f[2], 64)
+				if s > 0 {
+					return d, s
+				}
+			}
+		}
+		t.Fatalf("no comparison row for %s:\n%s", b, out)
+		return 0, 0
+	}
+	if d, s := diff(full, nox2); !(-d > 4*s) {
+		t.Errorf("y ~ x1 + (1 | g): elpd_diff %v, se_diff %v: does not lose by 4 se_diff", d, s)
+	}
+	if d, s := diff(full, again); math.Abs(d) > 2*s {
+		t.Errorf("the same model, another seed: elpd_diff %v, se_diff %v", d, s)
+	}
+	code, out, errOut := runMain("loo", full)
+	if code != 0 || !strings.Contains(out, "by 120 log-likelihood matrix") {
+		t.Fatalf("loo full: exit %d: %s%s", code, out, errOut)
+	}
 }

@@ -105,7 +105,14 @@ func TestYourOwnData(t *testing.T) {
 		t.Errorf("without --missing drop: exit %d, %s", code, errOut)
 	}
 
-	code, stdout, errOut := runMain("run", "--data", path, "--target", "churn", "--id", "customer", "--missing", "drop", "--quiet", "--out", out)
+	args := []string{"run", "--data", path, "--target", "churn", "--id", "customer", "--missing", "drop", "--quiet", "--out", out}
+	if testing.Short() {
+		// The documented command's rules and files with half its chains
+		// and a quarter of its ESS target (the coefficients are checked
+		// in posterior sds, which do not depend on the run's length).
+		args = append(args, "--chains", "2", "--target-ess", "100")
+	}
+	code, stdout, errOut := runMain(args...)
 	if code != 0 {
 		t.Fatalf("run: exit %d: %s", code, errOut)
 	}

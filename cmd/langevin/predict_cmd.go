@@ -26,8 +26,8 @@ func cmdPredict(args []string, stdout, _ io.Writer) error {
 	var bins int
 	fs := flag.NewFlagSet("predict", flag.ContinueOnError)
 	fs.StringVar(&samples, "samples", "", "`DIR` written by langevin run --out (chain-*.csv and model.json), or DIR1,DIR2,… of runs of single chains (--chain-id), combined")
-	fs.StringVar(&f.Data, "data", "", "data to predict: a CSV or LIBSVM `FILE` with the training features and target, or moons|spirals|gap1d|fashion-mnist (its test set)")
-	fs.StringVar(&f.Target, "target", "", "target `COL`umn (default: the last column)")
+	fs.StringVar(&f.Data, "data", "", "data to predict: a CSV or LIBSVM `FILE` with the training features (with the target column too, the metrics; without it, the predictions only), or moons|spirals|gap1d|fashion-mnist (its test set)")
+	fs.StringVar(&f.Target, "target", "", "target `COL`umn (default: the run's target column, else the last column)")
 	fs.StringVar(&f.Format, "format", "auto", "data format: auto|"+strings.Join(data.Formats(), "|"))
 	fs.Float64Var(&level, "level", 0.9, "level of the credible intervals")
 	fs.IntVar(&bins, "bins", 15, "confidence bins of the expected calibration error")

@@ -82,7 +82,7 @@ func resumeAfterSignals(t *testing.T, seed uint64, sig syscall.Signal, kills int
 	ref, dir := filepath.Join(base, "ref"), filepath.Join(base, "run")
 	args = append([]string{"run", "--data", "australian", "--quiet", "--checkpoint", "20ms"}, args...)
 	p := start(t, append(args, "--out", ref)...)
-	if code := p.wait(t, 120*time.Second); code != 0 {
+	if code := p.wait(t, hangGuard); code != 0 {
 		t.Fatalf("uninterrupted run: exit %d\n%s", code, p.stderr.String())
 	}
 	// The signal comes at a random moment within the reference run's
@@ -102,7 +102,7 @@ func resumeAfterSignals(t *testing.T, seed uint64, sig syscall.Signal, kills int
 	for attempt := 0; ; attempt++ {
 		os.RemoveAll(dir)
 		p = start(t, append(args, "--out", dir)...)
-		waitUntil(t, 60*time.Second, "the first draws on disk", func() bool { return hasRows(dir, "chain-1.csv") || hasRows(dir, "warmup-1.csv") })
+		waitUntil(t, hangGuard, "the first draws on disk", func() bool { return hasRows(dir, "chain-1.csv") || hasRows(dir, "warmup-1.csv") })
 		if attempt < 2 {
 			time.Sleep(time.Duration(rng.Float64() * frac * secs * float64(time.Second)))
 		} // else at once: the sampling has just begun
@@ -113,7 +113,7 @@ func resumeAfterSignals(t *testing.T, seed uint64, sig syscall.Signal, kills int
 			frac /= 3
 			continue // the sampling finished before the signal
 		}
-		if code := p.wait(t, 30*time.Second); code != want {
+		if code := p.wait(t, hangGuard); code != want {
 			t.Fatalf("after %v: exit %d, want %d\n%s", sig, code, want, p.stderr.String())
 		}
 		break
@@ -124,7 +124,7 @@ func resumeAfterSignals(t *testing.T, seed uint64, sig syscall.Signal, kills int
 		r = start(t, "run", "--resume", dir)
 		time.Sleep(time.Duration(rng.Float64() * 0.3 * secs * float64(time.Second)))
 		r.cmd.Process.Signal(syscall.SIGKILL)
-		code := r.wait(t, 30*time.Second)
+		code := r.wait(t, hangGuard)
 		t.Logf("resumed run %d: %s; killed (exit %d)", k, strings.TrimSpace(resumedAt.FindString(r.stderr.String())), code)
 		if ri, err := rundir.ReadResumeInfo(dir); err == nil && ri.Finished {
 			t.Logf("resumed run %d finished its sampling before the kill", k)
@@ -134,7 +134,7 @@ func resumeAfterSignals(t *testing.T, seed uint64, sig syscall.Signal, kills int
 	}
 	if r == nil {
 		r = start(t, "run", "--resume", dir)
-		if code := r.wait(t, 120*time.Second); code != 0 {
+		if code := r.wait(t, hangGuard); code != 0 {
 			t.Fatalf("resume: exit %d\n%s", code, r.stderr.String())
 		}
 	}
@@ -162,7 +162,7 @@ func signalMidRun(t *testing.T, p *proc, dir string, sig syscall.Signal) bool {
 	t.Helper()
 	p.cmd.Process.Signal(syscall.SIGSTOP)
 	stat := fmt.Sprintf("/proc/%d/stat", p.cmd.Process.Pid)
-	waitUntil(t, 10*time.Second, "the process stopped", func() bool {
+	waitUntil(t, hangGuard, "the process stopped", func() bool {
 		select {
 		case <-p.done:
 			return true
@@ -183,7 +183,7 @@ func signalMidRun(t *testing.T, p *proc, dir string, sig syscall.Signal) bool {
 	}
 	if ri, err := rundir.ReadResumeInfo(dir); err == nil && ri.Finished {
 		p.cmd.Process.Signal(syscall.SIGCONT)
-		p.wait(t, 30*time.Second)
+		p.wait(t, hangGuard)
 		return false
 	}
 	p.cmd.Process.Signal(sig)
@@ -249,9 +249,9 @@ func TestResumeRefuses(t *testing.T) {
 	os.WriteFile(data, []byte(sb.String()), 0o644)
 	dir := filepath.Join(base, "run")
 	p := start(t, "run", "--data", data, "--sampler", "sgld", "--iters", "50000000", "--burnin", "100", "--thin", "100", "--chains", "2", "--quiet", "--checkpoint", "20ms", "--out", dir)
-	waitUntil(t, 60*time.Second, "a checkpoint", func() bool { _, err := os.Stat(filepath.Join(dir, "checkpoint.bin")); return err == nil })
+	waitUntil(t, hangGuard, "a checkpoint", func() bool { _, err := os.Stat(filepath.Join(dir, "checkpoint.bin")); return err == nil })
 	p.cmd.Process.Signal(syscall.SIGKILL)
-	p.wait(t, 10*time.Second)
+	p.wait(t, hangGuard)
 	code, _, errOut := runMain("run", "--resume", dir, "--chains", "3", "--seed", "2", "--quiet")
 	if code != 2 || !strings.Contains(errOut, "--chains 3 (the run's: 2)") || !strings.Contains(errOut, "--seed 2 (the run's: 1)") {
 		t.Errorf("changed flags: exit %d: %s", code, errOut)

@@ -176,6 +176,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) (runErr error) {
 		fmt.Fprintln(stderr, "langevin run: "+j.Env.SchedNote)
 	}
 	init := c.Initializer(mapTheta, laplace)
+	if j.Env.Init != nil {
+		init = j.Env.Init // the build's own start (--sampler nuts on a degenerate mode)
+	}
 	opts := langevin.Options{
 		Chains: c.Chains, Iters: c.Iters, BurnIn: c.Burnin, Thin: c.Thin, Seed: c.Seed,
 		Init: init, SaveWarmup: !c.Def.Kind.NoWarmup,
@@ -271,9 +274,10 @@ func cmdRun(args []string, stdout, stderr io.Writer) (runErr error) {
 	if j.NoiseNote != "" {
 		fmt.Fprintln(stdout, j.NoiseNote)
 	}
-	printed := table
+	printed, checked := table, table // checked: the table the warnings name
 	if fm, ok := m.(*formula.Model); ok {
 		printed = formulaTable(table, fm)
+		checked = printed // brms's names, as printed
 	}
 	if sm, ok := m.(*stan.Model); ok {
 		printed = stanTable(table, sm)
@@ -322,7 +326,8 @@ func cmdRun(args []string, stdout, stderr io.Writer) (runErr error) {
 	if intr != nil {
 		// Interrupted: no predictions.
 	} else if mlp, ok := m.(*model.MLP); ok && test != nil && test.Len() > 0 {
-		fit.PrintMLPPredictive(stdout, mlp, j.Env.Glm, tr, mapTheta, test, j.Scaler)
+		fit.PrintMLPPredictive(stdout, mlp, j.Env.Glm, tr, mapTheta, test, j.Scaler,
+			fit.MLPPredictiveOptions{ChainWeights: c.Mlp.ChainWeights, TargetESS: fit.NetTarget(c), Seed: c.Seed})
 	} else if g, ok := m.(*model.GLM); ok && test != nil && test.Len() > 0 {
 		fit.PrintGLMPredictive(stdout, g, tr, mapTheta, test, fit.LogOffsets(j.Spec, j.OffTest))
 	} else if test != nil && test.Len() > 0 {
@@ -337,7 +342,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) (runErr error) {
 	if auto != nil {
 		auto.Print(&notes, c, tr)
 	}
-	fit.PrintWhere(&notes, pc, tr, table, elapsed, mapTheta, j.Env.Sched)
+	fit.PrintWhere(&notes, pc, tr, checked, elapsed, mapTheta, j.Env.Sched)
 	if j.Env.StepNote != "" {
 		fmt.Fprintln(&notes, j.Env.StepNote)
 	}

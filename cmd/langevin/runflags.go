@@ -15,7 +15,7 @@ import (
 // The groups of the common flags, in the order of run -h.
 var commonGroups = []struct{ title, flags string }{
 	{"data", "data split test test-frac target id drop categorical missing format standardize n noise k"},
-	{"model", "stan formula family priors model intercept prior-scale offset exposure nu hidden activation likelihood classes noise-var learn-noise noise-model map-iters map-batch map-lr grad-noise rho"},
+	{"model", "stan formula family priors model intercept prior-scale offset exposure nu hidden activation likelihood classes noise-var learn-noise noise-model map-iters map-batch map-lr chain-weights grad-noise rho"},
 	{"run", "sampler target-ess max-time chains chain-id iters burnin thin seed init precond out overwrite resume checkpoint report quiet"},
 	{"step size", "step schedule step-b decay step-floor cycles explore temperature temperature-start"},
 	{"stochastic gradients", "batch replace cv clip clip-value noise-every"},
@@ -53,6 +53,7 @@ func newRunFlagSet(c *fit.Config) *flag.FlagSet {
 	fs.BoolVar(&m.LearnNoise, "learn-noise", true, "Gaussian likelihood: sample log σ² too (prior N(0, 2²) on log σ² of the standardised response; --learn-noise=false fixes σ² at --noise-var)")
 	fs.IntVar(&m.MapIters, "map-iters", 20000, "MLP MAP (--init map, the ensemble's members, the MAP of swag and laplace): Adam iterations (unset: the network plan's rule, 300 epochs, 2,000 to 20,000)")
 	fs.IntVar(&m.MapBatch, "map-batch", 32, "MLP --init map: Adam minibatch size")
+	fs.StringVar(&m.ChainWeights, "chain-weights", "stacking", "MLP: weights of the chains in the posterior predictive: stacking (of each chain's PSIS-LOO on the training rows, Yao, Vehtari & Gelman 2022: chains at different modes do not mix) or equal (every draw alike)")
 	fs.Float64Var(&m.MapLR, "map-lr", 1e-3, "MLP MAP: a constant Adam learning rate (unset: the network plan's, 10⁻² decaying to 10⁻³)")
 	fs.Float64Var(&c.GradNoise, "grad-noise", 0, "toy targets: sd `S` of the N(0, S²I) noise injected into the gradient")
 	fs.Float64Var(&c.Rho, "rho", 0.9, "gauss2: correlation `ρ` of the two coordinates")
@@ -62,9 +63,9 @@ func newRunFlagSet(c *fit.Config) *flag.FlagSet {
 	fs.DurationVar(&c.MaxTime, "max-time", 0, "--sampler auto: stop after `T` from the start of the job (for example 10m) even if --target-ess is not reached; a budget that ends before the sampling begins (MAP, plan) is an error (0: no limit; not reproducible)")
 	fs.IntVar(&c.Chains, "chains", 4, fmt.Sprintf("number of chains `K` (at most %d)", fit.MaxChains))
 	fs.IntVar(&c.ChainID, "chain-id", 0, "run only chain `C` (1 ≤ C ≤ --chains) of the analysis, for one process (a Slurm array task) per chain: its --out DIR/chain-C.csv is the file that the run of all --chains writes, and langevin summary|report|predict combine the directories (0: all chains)")
-	fs.IntVar(&c.Iters, "iters", 500000, "iterations `N` per chain, burn-in included")
-	fs.IntVar(&c.Burnin, "burnin", 50000, "burn-in iterations `N` discarded per chain")
-	fs.IntVar(&c.Thin, "thin", 450, "keep every `N`-th draw after burn-in")
+	fs.IntVar(&c.Iters, "iters", 500000, "iterations `N` per chain, burn-in included (auto: --sampler auto runs until --target-ess, at most 10000000; a hand-tuned sampler 500000)")
+	fs.IntVar(&c.Burnin, "burnin", 50000, "burn-in iterations `N` discarded per chain (auto: --sampler auto's convergence rule; a hand-tuned sampler 50000, or --iters/10)")
+	fs.IntVar(&c.Thin, "thin", 450, "keep every `N`-th draw after burn-in (auto: --sampler auto thins as its draws grow; a hand-tuned sampler 450, or in proportion to --iters)")
 	fs.Uint64Var(&c.Seed, "seed", 1, "random `seed` of the run (split, initial points, chains)")
 	fs.StringVar(&c.Init, "init", "laplace", "initial points: zero|map|prior|laplace (the MAP plus a draw from the diagonal Laplace approximation, so chains start dispersed on the posterior's scale)|random (--model mlp: each chain its own random fan-in start)")
 	fs.StringVar(&c.Precond, "precond", "laplace", "constant diagonal preconditioner M of sgld, csgld, sghmc, csghmc, rwm, mala, nuts: laplace (diag of the inverse Hessian at the MAP) or none (the default for csgld, csghmc and --model mixture25, whose several modes one Laplace fit would hide; the output says so)")
@@ -99,6 +100,11 @@ func newRunFlagSet(c *fit.Config) *flag.FlagSet {
 	return fs
 }
 
+// autoDefaults are the flags whose default --sampler auto (the default)
+// chooses by rule: run -h prints "(default auto)", not the hand-tuned
+// samplers' value.
+var autoDefaults = map[string]bool{"iters": true, "burnin": true, "thin": true}
+
 // runUsage prints run -h: the samplers by family, then the flags by group.
 func runUsage(fs *flag.FlagSet, w io.Writer) {
 	fmt.Fprintf(w, "Usage: langevin run [flags]\n\nSamplers (--sampler NAME):\n%s", fit.SamplerHelp())
@@ -109,6 +115,11 @@ func runUsage(fs *flag.FlagSet, w io.Writer) {
 			if f := fs.Lookup(n); f != nil {
 				sub.Var(f.Value, f.Name, f.Usage)
 				sub.Lookup(n).DefValue = f.DefValue
+				if autoDefaults[n] {
+					// The default sampler chooses them by rule: the
+					// hand-tuned defaults are in the usage text.
+					sub.Lookup(n).DefValue = "auto"
+				}
 			}
 		}
 		fmt.Fprintf(w, "\n%s:\n", title)

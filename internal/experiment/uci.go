@@ -288,9 +288,13 @@ func uciSplitList(s string, n int) ([]int, error) {
 }
 
 var (
-	uciScoreLine = regexp.MustCompile(`^\s+(BMA \(\d+ draws\)|MAP network)\s+(\S+)\s+(\S+)\s+(\S+)\s*$`)
-	uciFSLine    = regexp.MustCompile(`^function space \(\d+ held-out points\): max R̂ (\S+) \(point \d+\), median R̂ (\S+),`)
-	uciCPULine   = regexp.MustCompile(`^cpu:\s+(\S+) s of CPU`)
+	// The posterior predictive's row is "stacked (K chains)" (the chains'
+	// stacking weights, the default) or "BMA (S draws)" (equal weights);
+	// "equal (S draws)" follows a stacked row for comparison.
+	uciScoreLine = regexp.MustCompile(`^\s+(BMA \(\d+ draws\)|stacked \(\d+ chains\)|equal \(\d+ draws\)|MAP network)\s+(\S+)\s+(\S+)\s+(\S+)\s*$`)
+	// R̂ across the chains of the function-space check.
+	uciFSLine  = regexp.MustCompile(`^\s+between chains: max R̂ (\S+) \(point \d+\), median R̂ (\S+),`)
+	uciCPULine = regexp.MustCompile(`^cpu:\s+(\S+) s of CPU`)
 )
 
 // runUCISplit runs one method on one split through the command and reads
@@ -310,8 +314,11 @@ func runUCISplit(_ context.Context, s uciSet, k int, m uciMethod, dir string, se
 	for _, line := range strings.Split(out.String(), "\n") {
 		if g := uciScoreLine.FindStringSubmatch(line); g != nil {
 			name := g[1]
-			if strings.HasPrefix(name, "BMA") {
+			switch {
+			case strings.HasPrefix(name, "BMA"), strings.HasPrefix(name, "stacked"):
 				name = "BMA"
+			case strings.HasPrefix(name, "equal"):
+				name = "equal"
 			}
 			var v [3]float64
 			for i := range v {

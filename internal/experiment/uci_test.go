@@ -115,3 +115,38 @@ func TestUCIStopsOnSignal(t *testing.T) {
 		t.Errorf("--resume ran splits %v, want only 1", calls)
 	}
 }
+
+// TestUCIReadsStackedRows: the default run's test table has the stacked
+// mixture first and equal weights after it; the experiment's "SG-MCMC
+// (auto)" row is the stacked one, and R̂ is read from the between-chains
+// line of the function-space check.
+func TestUCIReadsStackedRows(t *testing.T) {
+	saved := RunCommand
+	defer func() { RunCommand = saved }()
+	RunCommand = func(args []string, stdout, stderr io.Writer) error {
+		fmt.Fprint(stdout, `test set (31 rows; V7 in its units)    log-lik      RMSE   cover95
+  stacked (4 chains)             -0.4884    0.1733     1.000
+  equal (576 draws)              -0.5147      0.19     1.000
+  MAP network                    -0.5598    0.3869     0.968
+
+function space (31 held-out points), each chain alone (144 draws; passes with max split-R̂ ≤ 1.1 and median bulk-ESS ≥ 100):
+  between chains: max R̂ 1.373 (point 1), median R̂ 1.036, min bulk-ESS 10: how far the chains' predictions differ
+cpu:      2.00 s of CPU
+`)
+		return nil
+	}
+	rows, err := runUCISplit(context.Background(), uciSet{name: "yacht", dir: "yacht"}, 0, uciMethods[0], t.TempDir(), 1, nil, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]uciRow{}
+	for _, r := range rows {
+		got[r.method] = r
+	}
+	if r := got["SG-MCMC (auto)"]; r.err != "" || r.ll != -0.4884 || r.rmse != 0.1733 || r.rhatMax != 1.373 || r.rhatMedian != 1.036 {
+		t.Errorf("SG-MCMC (auto): %+v, want the stacked row's -0.4884, 0.1733 and R̂ 1.373, 1.036", r)
+	}
+	if r := got["MAP network"]; r.ll != -0.5598 {
+		t.Errorf("MAP network: %+v", r)
+	}
+}
