@@ -71,7 +71,7 @@ func (c *checker) declare(p Pos, name string, d *Decl, org origin) int {
 func check(prog *Program) (*checker, error) {
 	c := &checker{file: prog.File, funcs: map[string]*FuncDef{}}
 	c.push()
-	for _, f := range prog.Funcs {
+	for _, f := range prog.Funcs { // all names first: recursion, forward declarations
 		switch {
 		case strings.HasSuffix(f.Name, "_lp"):
 			c.errorf(f.Pos, "%s: functions ending in _lp are not supported yet", f.Name)
@@ -86,7 +86,12 @@ func check(prog *Program) (*checker, error) {
 			c.errorf(f.Pos, "function %s has the name of a built-in function", f.Name)
 			continue
 		}
-		c.funcs[f.Name] = f // before its body: recursion
+		c.funcs[f.Name] = f
+	}
+	for _, f := range prog.Funcs {
+		if c.funcs[f.Name] != f {
+			continue
+		}
 		c.cur = oFunc
 		c.push()
 		f.lo = len(c.slots)

@@ -150,7 +150,9 @@ func TestFunctions(t *testing.T) {
 	data := `{"N": 3, "y": [1, 2, 4]}`
 	a, err := loadSrc(t, `
 functions {
-  real twice(real x) { return 2 * x; }
+  real half(real x);
+  real twice(real x) { return 4 * half(x); }
+  real half(real x) { return x / 2; }
   real mylik_lpdf(vector y, real mu, real s) { return normal_lpdf(y | mu, s); }
   vector scale(vector v, real a) {
     vector[rows(v)] w;

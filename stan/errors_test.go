@@ -51,7 +51,8 @@ func FuzzParse(f *testing.F) {
 		f.Add(p.src)
 	}
 	for _, s := range []string{"data { int N; }", "model { target += 1; }", "parameters { real x; } model { x ~ normal(0, 1); }",
-		"model { for (i in 1:3) { if (i > 1) break; else continue; } }", "model { real x = {1, 2}[1] ? [1, 2]' : 3; }"} {
+		"model { for (i in 1:3) { if (i > 1) break; else continue; } }", "model { real x = {1, 2}[1] ? [1, 2]' : 3; }",
+		"functions { real f(data real x, array[] vector v); real f(data real x, array[] vector v) { return x; } vector g(real[] a) { return to_vector(a); } }\nmodel { target += f(1, {[1]'}); }"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, src string) {

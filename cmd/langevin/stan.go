@@ -37,6 +37,9 @@ func buildStanModel(j *fit.Problem) error {
 	if err != nil {
 		return fit.InputError{Err: err}
 	}
+	if m.Dim() == 0 {
+		return fit.InputErrorf("--stan %s: the program has no parameters: nothing to sample (sampling generated quantities alone is not supported yet)", c.Stan)
+	}
 	for _, n := range m.Notes {
 		j.Stderr.Write([]byte("langevin run: note: " + n + "\n"))
 	}

@@ -47,6 +47,7 @@ generated quantities { real z = mu / sigma; }
 		{[]string{"--stan", bad}, "bad.stan:2:11: truncation T[,] is not supported yet"},
 		{[]string{"--stan", prog, "--data", writeFile(t, dir, "short.json", `{"N": 5, "y": [1]}`)}, "short.json: y: expected 5 values (the declared size), found 1"},
 		{[]string{"--stan", prog, "--data", data, "--model", "linear"}, "--stan names the model"},
+		{[]string{"--stan", writeFile(t, dir, "gq.stan", "generated quantities { real y = normal_rng(0, 1); }\n")}, "the program has no parameters"},
 	} {
 		code, _, stderr := runMain(append([]string{"run"}, c.args...)...)
 		if code != 2 || !strings.Contains(stderr, c.want) {
