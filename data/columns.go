@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -247,6 +248,9 @@ func (s *colState) cell(f string, line int) (float64, string) {
 			}
 			if s.firstNum > 0 && !s.fixed {
 				msg += fmt.Sprintf(": column %q holds numbers (line %d: %s); a text column holds no numbers", s.name, s.firstNum, quote(s.firstNumText))
+				if n, comma := isCommaNumber(f); n && comma {
+					msg += " (a number written with a decimal comma? the file is read with '.' as the decimal point)"
+				}
 			} else if s.fixed {
 				msg += fmt.Sprintf(": column %q is numeric in the training data", s.name)
 			}
@@ -273,7 +277,11 @@ func (s *colState) cell(f string, line int) (float64, string) {
 	}
 	if !s.fixed {
 		if _, msg := parseValue(f); msg == "" {
-			return 0, fmt.Sprintf("%s is a number, but column %q holds text (as %q on line %d is); a column is numbers or text", quote(f), s.name, s.levels[0], s.textLine)
+			msg := fmt.Sprintf("%s is a number, but column %q holds text (as %q on line %d is); a column is numbers or text", quote(f), s.name, s.levels[0], s.textLine)
+			if n, comma := isCommaNumber(s.levels[0]); n && comma {
+				msg += fmt.Sprintf(" (%q is a number written with a decimal comma: the file is read with '.' as the decimal point)", s.levels[0])
+			}
+			return 0, msg
 		}
 	}
 	k := len(s.levels)
@@ -322,8 +330,128 @@ func targetOrder(levels []string) ([]string, string) {
 }
 
 // maxDistinctLevels: a text column with more levels than this and than half
-// the rows is taken for an ID column mistaken for a feature, and refused.
+// the rows is taken for an ID column mistaken for a feature, and refused; so
+// is a column of dates with more levels than this (a date is a time, not one
+// of a few batches).
 const maxDistinctLevels = 20
+
+// maxTextLevels and minRowsPerLevel: a text column with more levels than
+// maxTextLevels and fewer than minRowsPerLevel rows a level on average (more
+// levels than 5% of the rows) is refused as a feature. Each level but one
+// becomes a dummy whose coefficient is learnt from that level's rows alone:
+// below about 20 rows a level the coefficients are the prior's more than the
+// data's, and the model's dimension (and its sampler's cost) grows with every
+// row; such a column is an identifier, a date or free text read as a
+// category far more often than a category. Up to 50 levels (the US states)
+// pass whatever the rows, and any column listed as categorical passes.
+const (
+	maxTextLevels   = 50
+	minRowsPerLevel = 20
+)
+
+// ErrTextColumn is wrapped (through a *TextColumnError) by the *ParseError
+// for a text feature column that is refused as a category.
+var ErrTextColumn = errors.New("a text column refused as a category")
+
+// TextColumnError says why a text feature column was not coded as a
+// category: too many levels for its rows, or texts that are dates or
+// numbers with a decimal comma. A caller names its own options (an ID
+// column, dropping the column, forcing it categorical) from Column.
+type TextColumnError struct {
+	Column string
+	Levels int    // different texts in the rows read
+	Rows   int    // the rows read (after any dropped for missing values)
+	What   string // "dates", "decimal-comma numbers" or "" (texts)
+	msg    string
+}
+
+func (e *TextColumnError) Error() string { return e.msg }
+
+// Unwrap returns ErrTextColumn.
+func (e *TextColumnError) Unwrap() error { return ErrTextColumn }
+
+// dateLayouts are the layouts a text column's levels are tried against to
+// recognise dates (ISO 8601 and the common day-first and month-first forms,
+// with or without a time).
+var dateLayouts = []string{
+	"2006-1-2", "2006/1/2", "2006.1.2", "1/2/2006", "2.1.2006", "2-1-2006", "1/2/06", "2.1.06",
+	"2006-1-2 15:04", "2006-1-2 15:04:05", "2006-1-2T15:04", "2006-1-2T15:04:05", time.RFC3339, "2006-01-02T15:04:05.999999999",
+	"1/2/2006 15:04", "1/2/2006 15:04:05", "2.1.2006 15:04", "2.1.2006 15:04:05",
+	"Jan 2 2006", "Jan 2, 2006", "2 Jan 2006", "January 2 2006", "January 2, 2006", "2 January 2006", "2006-01", "Jan 2006",
+}
+
+// isDate reports whether s reads as a date by one of dateLayouts.
+func isDate(s string) bool {
+	if len(s) < 6 || len(s) > 40 || !strings.ContainsAny(s, "0123456789") {
+		return false
+	}
+	for _, l := range dateLayouts {
+		if _, err := time.Parse(l, s); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// isCommaNumber reports whether s is a number written with a decimal comma
+// ("12,8", "-0,5"), or an integer ("12", among such numbers).
+func isCommaNumber(s string) (number, comma bool) {
+	s = strings.TrimPrefix(strings.TrimPrefix(s, "-"), "+")
+	whole, frac, comma := strings.Cut(s, ",")
+	digits := func(t string) bool {
+		if t == "" {
+			return false
+		}
+		for _, r := range t {
+			if r < '0' || r > '9' {
+				return false
+			}
+		}
+		return true
+	}
+	return digits(whole) && (!comma || digits(frac)), comma
+}
+
+// checkTextColumn refuses a text feature column by the rules of
+// maxTextLevels, maxDistinctLevels and of dates and decimal commas; nil if it
+// is coded as a category.
+func checkTextColumn(name string, levels []string, rows int) *TextColumnError {
+	e := &TextColumnError{Column: name, Levels: len(levels), Rows: rows}
+	examples := quote(levels[0])
+	if len(levels) > 1 {
+		examples += ", " + quote(levels[1])
+	}
+	commas, numbers, dates := 0, 0, 0
+	for _, l := range levels {
+		if n, c := isCommaNumber(l); n {
+			numbers++
+			if c {
+				commas++
+			}
+		}
+		if isDate(l) {
+			dates++
+		}
+	}
+	switch n := len(levels); {
+	case commas > 0 && numbers == n:
+		e.What = "decimal-comma numbers"
+		e.msg = fmt.Sprintf("column %q holds numbers written with a decimal comma (%d different, as %s), read as text: as a category each value would be a feature of its own; write the numbers with a decimal point (the file is read with '.' as the decimal point and ',' between cells)",
+			name, n, examples)
+	case dates == n && n > maxDistinctLevels:
+		e.What = "dates"
+		e.msg = fmt.Sprintf("column %q holds dates (%d different in %d rows, as %s): as a category each date would be a feature of its own (%d dummies); a date is read as text, not as a number: drop it, or write what it means as numbers (a day count, the month) in columns of their own",
+			name, n, rows, examples, n-1)
+	case n > maxDistinctLevels && n > rows/2:
+		e.msg = fmt.Sprintf("column %q holds %d different texts in %d rows (as %s): an ID rather than a category", name, n, rows, examples)
+	case n > maxTextLevels && n*minRowsPerLevel > rows:
+		e.msg = fmt.Sprintf("column %q holds %d different texts in %d rows (as %s), fewer than %d rows a level: as a category it would be %d features, each learnt from a handful of rows (an ID, a date or free text read as text?)",
+			name, n, rows, examples, minRowsPerLevel, n-1)
+	default:
+		return nil
+	}
+	return e
+}
 
 // table is a table read by ParseCSV or ReadParquet before its coding:
 // features in file order (numbers, categorical codes, NaN for missing), the
@@ -455,9 +583,10 @@ func (t *table) finish() (*Dataset, error) {
 				coding.TargetRule = rule
 			}
 		}
-		if k < q && !c.forced && !c.closed && len(levels) > max(maxDistinctLevels, keep/2) {
-			return nil, perr(0, c.index, nil, "column %q holds %d different texts in %d rows (as %s, %s): an ID, not a category? name it as the ID column or drop it (or list it as categorical to code it anyway)",
-				c.name, len(levels), keep, quote(levels[0]), quote(levels[1]))
+		if k < q && !c.forced && !c.closed && len(levels) > 0 {
+			if e := checkTextColumn(c.name, levels, keep); e != nil {
+				return nil, perr(0, c.index, e, "%s; name it as the ID column or drop it (or list it as categorical to code it anyway)", e.msg)
+			}
 		}
 		pos := make(map[string]int, len(levels))
 		for i, l := range levels {

@@ -30,8 +30,18 @@ func readError(err error) error {
 	if errors.Is(err, data.ErrMissing) {
 		return InputErrorf("%v (--missing drop drops them)", err)
 	}
-	if strings.Contains(err.Error(), "an ID, not a category?") {
-		return InputErrorf("%v: --id COL or --drop COL", err)
+	var te *data.TextColumnError
+	var pe *data.ParseError
+	if errors.As(err, &te) && errors.As(err, &pe) {
+		col := te.Column
+		if strings.ContainsAny(col, " \t\"'$") {
+			col = strconv.Quote(col)
+		}
+		choices := fmt.Sprintf("--drop %s, --id %s if it names the rows (written beside each prediction), or --categorical %s to code it as a category anyway", col, col, col)
+		if te.What == "decimal-comma numbers" {
+			choices = fmt.Sprintf("--drop %s, or --categorical %s to code it as a category anyway", col, col)
+		}
+		return InputErrorf("%s: %s; %s", pe.File, te, choices)
 	}
 	return InputError{Err: err}
 }

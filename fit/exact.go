@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"gonum.org/v1/gonum/floats"
@@ -213,6 +214,9 @@ func PrintExact(w io.Writer, c *Config, tr *langevin.Trace) {
 	}
 	if l := TreeDepthWarning(saturated, kept, o.maxDepth, leapSum/float64(max(kept, 1))); l != "" {
 		fmt.Fprintln(w, l)
+		if e0, e1, k := initialStepDrop(tr, step); e0 > 0 {
+			fmt.Fprintf(w, "warning:  chain %d's step fell from ε = %.3g in the first tenth of warm-up, on the initial metric, to ε = %.3g after warm-up adapted it: the metric warm-up estimated is what does not fit (each update is regularised towards 10⁻³·I, Stan's rule, far from a posterior whose sds are far from 1): scale the parameters to order 1\n", k+1, e0, e1)
+		}
 	}
 	for _, s := range diag.StuckWarnings(tr.Draws, acc, tr.Dim) {
 		fmt.Fprintf(w, "warning:  %s\n", s)
@@ -235,4 +239,33 @@ func TreeDepthWarning(saturated, kept, maxDepth int, meanLeap float64) string {
 	}
 	return fmt.Sprintf("warning:  %d of %d iterations saturated the maximum tree depth of %d (%.0f%%; mean n_leapfrog %.0f): the trajectories stopped before they turned (up to %d gradients each; with a metric that makes MH ≈ I NUTS needs 3–7), so the draws explore slowly; either the metric does not fit the posterior's scales (MH ≈ I does not hold: rescale the predictors, or scale() them in a formula, or reparameterise) or --max-depth is too low",
 		saturated, kept, maxDepth, 100*float64(saturated)/float64(kept), meanLeap, 1<<maxDepth-1)
+}
+
+// initialStepDrop returns, for the chain whose step fell most, the median
+// NUTS step over the first tenth of its warm-up (at least 5 iterations:
+// before the first metric update, on the initial metric) and its step after
+// warm-up, when the latter is more than 30 times smaller; e0 = 0 otherwise
+// or when the warm-up draws were not kept.
+func initialStepDrop(tr *langevin.Trace, step [][]float64) (e0, e1 float64, chain int) {
+	si := tr.StatIndex("stepsize__")
+	if si < 0 {
+		return 0, 0, 0
+	}
+	worst := 30.0
+	for k, wd := range tr.Warmup {
+		n := len(wd.Stats) / 10
+		if n < 5 || k >= len(step) || len(step[k]) == 0 {
+			continue
+		}
+		first := make([]float64, n)
+		for i := range first {
+			first[i] = wd.Stats[i][si]
+		}
+		slices.Sort(first)
+		med, last := first[n/2], step[k][len(step[k])-1]
+		if last > 0 && med/last > worst {
+			worst, e0, e1, chain = med/last, med, last, k
+		}
+	}
+	return e0, e1, chain
 }

@@ -191,25 +191,31 @@ func LengthNote(why string, target float64, maxTime time.Duration) Note {
 // (diag.KSDWorseFactor). None for networks, models of more than 200
 // parameters or fewer than 10 draws.
 func KSDNotes(ctx context.Context, lap *approx.RunLaplace, m langevin.Model, tr *langevin.Trace, seed uint64) []Note {
+	notes, _ := ksdChecked(ctx, lap, m, tr, seed)
+	return notes
+}
+
+// ksdChecked is KSDNotes with the check itself (nil when none was made).
+func ksdChecked(ctx context.Context, lap *approx.RunLaplace, m langevin.Model, tr *langevin.Trace, seed uint64) ([]Note, *diag.KSDCheck) {
 	if tr.NumDraws() < 10 {
-		return nil
+		return nil, nil
 	}
 	if _, isMLP := m.(*model.MLP); isMLP || m.Dim() > 200 {
-		return nil
+		return nil, nil
 	}
 	l, err := lap.Approx(ctx)
 	if err != nil {
-		return []Note{{"ksd", fmt.Sprintf("not computed (no Laplace reference: %v)", err)}}
+		return []Note{{"ksd", fmt.Sprintf("not computed (no Laplace reference: %v)", err)}}, nil
 	}
 	k, err := TraceKSD(lap.Model, tr, l.Mean, l.Cov, KSDOptions{Seed: seed})
 	if err != nil {
-		return []Note{{"ksd", fmt.Sprintf("not computed (%v)", err)}}
+		return []Note{{"ksd", fmt.Sprintf("not computed (%v)", err)}}, nil
 	}
 	out := []Note{{"ksd", fmt.Sprintf("%.3g (IMQ kernel in Laplace-sd units, %d draws); %d Laplace draws: %.3g; ratio %.2f", k.Run, k.N, k.N, k.Reference, k.Run/k.Reference)}}
 	if k.Worse {
 		out = append(out, Note{"warning", fmt.Sprintf("the kernel Stein discrepancy is %.1f× the Laplace reference's (> %g): the draws are further from the posterior than a Gaussian approximation's — the sampler is biased (a smaller --step) or has not mixed", k.Run/k.Reference, diag.KSDWorseFactor)})
 	}
-	return out
+	return out, &k
 }
 
 // Run does what langevin run does with no tuning flag, for a model and its
@@ -313,9 +319,10 @@ func Run(ctx context.Context, job Job, s Settings, method *Method) (*Result, err
 	}
 	res.Notes = append(res.Notes, LengthNote(why, target, s.MaxTime))
 	if runErr == nil {
-		res.Notes = append(res.Notes, KSDNotes(ctx, lap, m, tr, s.Seed)...)
+		notes, k := ksdChecked(ctx, lap, m, tr, s.Seed)
+		res.Notes = append(res.Notes, notes...)
 		if plan.Kind == "sgld" {
-			res.Notes = append(res.Notes, MisfitNotes(ctx, "sgld", "", lap, m, tr)...)
+			res.Notes = append(res.Notes, MisfitNotes(ctx, "sgld", "", lap, m, tr, k)...)
 		}
 	}
 	return res, runErr

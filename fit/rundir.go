@@ -362,6 +362,44 @@ func CheckRunSize(c *Config, m langevin.Model, o langevin.Options) error {
 	if need <= budget {
 		return nil
 	}
-	return InputErrorf("--chains %d --iters %d --burnin %d --thin %d: the %d × %d kept draws of %d columns would take %s in memory, more than %s (half this machine's memory, or a quarter of ulimit -v): raise --thin, or lower --iters or --chains",
-		c.Chains, c.Iters, o.BurnIn, o.Thin, max(o.Chains, 1), keep, cols, runctl.FmtBytes(need), runctl.FmtBytes(budget))
+	why := ""
+	if warm > post {
+		why = fmt.Sprintf(" (%d of them warm-up draws, kept for the report)", warm)
+	}
+	return InputErrorf("%s: the %d × %d kept draws%s of %d columns would take %s in memory, more than %s (half this machine's memory, or a quarter of ulimit -v): raise --thin, or lower --iters or --chains",
+		runSizeSettings(c, o), max(o.Chains, 1), keep, why, cols, runctl.FmtBytes(need), runctl.FmtBytes(budget))
+}
+
+// runSizeSettings names what set the draws a run keeps: the flags given,
+// and the values the plan chose (or the defaults) for those not given, by
+// what they are ("burn-in 481848") — never as a flag the user did not give
+// ("--iters 10000000", auto's cap, which its bound on kept draws makes moot).
+func runSizeSettings(c *Config, o langevin.Options) string {
+	var given, chosen []string
+	for _, s := range []struct {
+		flag, what string
+		set, used  int
+		counts     bool // the value enters the count (iterations: not under a bound on kept draws)
+	}{
+		{"chains", "chains", c.Chains, o.Chains, true},
+		{"iters", "iterations", c.Iters, o.Iters, o.MaxKeep == 0},
+		{"burnin", "burn-in", c.Burnin, o.BurnIn, o.SaveWarmup || o.MaxKeep == 0},
+		{"thin", "thin", c.Thin, o.Thin, true},
+	} {
+		switch {
+		case c.Set[s.flag] && s.flag == "chains" && c.ChainID > 0:
+			given = append(given, fmt.Sprintf("--chains %d --chain-id %d", s.set, c.ChainID))
+		case c.Set[s.flag]:
+			given = append(given, fmt.Sprintf("--%s %d", s.flag, s.set))
+		case !s.counts:
+		case s.flag == "chains":
+			chosen = append(chosen, fmt.Sprintf("%d chains", s.used))
+		default: // the plan's or the default: named by what it is, not as a flag
+			chosen = append(chosen, fmt.Sprintf("%s %d", s.what, s.used))
+		}
+	}
+	if _, post := o.KeptRows(); o.MaxKeep > 0 && post > 2*int64(o.MaxKeep) {
+		chosen = append(chosen, fmt.Sprintf("the plan's rounds of %d iterations (a chain holds a round's draws before its bound of %d kept draws thins them)", o.CheckEvery, o.MaxKeep))
+	}
+	return strings.Join(append(given, chosen...), ", ")
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/langevin-go/langevin"
 	"github.com/langevin-go/langevin/approx"
+	"github.com/langevin-go/langevin/diag"
 	"github.com/langevin-go/langevin/model"
 )
 
@@ -193,14 +194,17 @@ func (a *autoRun) Print(w io.Writer, c *Config, tr *langevin.Trace) {
 
 // PrintKSD prints KSDNotes: the kernel Stein discrepancy of the draws
 // next to that of as many draws from the Laplace approximation, and a
-// warning when the run is clearly worse. Not for optimisers.
-func PrintKSD(ctx context.Context, w io.Writer, c *Config, m langevin.Model, lap *approx.RunLaplace, tr *langevin.Trace) {
+// warning when the run is clearly worse. Not for optimisers. It returns the
+// check (nil when none was made), for PrintMisfit.
+func PrintKSD(ctx context.Context, w io.Writer, c *Config, m langevin.Model, lap *approx.RunLaplace, tr *langevin.Trace) *diag.KSDCheck {
 	if c.Def.Kind.Optimiser {
-		return
+		return nil
 	}
-	for _, n := range KSDNotes(ctx, lap, m, tr, c.Seed) {
+	notes, k := ksdChecked(ctx, lap, m, tr, c.Seed)
+	for _, n := range notes {
 		fmt.Fprintln(w, n)
 	}
+	return k
 }
 
 // autoCutWhy says why an auto run without a recorded stop ended: its

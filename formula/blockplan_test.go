@@ -180,14 +180,29 @@ func benchPlanStep(b *testing.B, rows *Model, taylor bool) {
 // plan's chains diverge within a few iterations; the error says so — the
 // group scales at the MAP and that the plan cannot be trusted here — not
 // "try a smaller step size" alone. Fails if the divergence went unexplained
-// or the plan stopped diverging (then the case no longer shows it).
+// or the plan stopped diverging (then the case no longer shows it). The
+// default plan (no sampler asked for) sees the degenerate mode before any
+// step and runs NUTS with a fallback naming the group sd.
 func TestBlockPlanDegenerateExplained(t *testing.T) {
 	if testing.Short() {
 		t.Skip("~10 s of CPU: the MAP and plan on 10⁵ rows; the full suite runs it")
 	}
 	rows, _ := scaleModels(t, 100000, 1000, 22)
 	ctx := context.Background()
-	p, err := fit.NewPlan(ctx, rows, fit.PlanOptions{Seed: 1})
+	mp, err := fit.NewLaplace(rows).MAP(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The default plan does not take the block-arrow path here: the joint
+	// mode is degenerate, and NUTS runs instead, saying why.
+	auto, err := fit.NewPlan(ctx, rows, fit.PlanOptions{Seed: 1, MAP: mp})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if auto.Kind != "nuts" || !strings.Contains(auto.Fallback, "sd_g__Intercept") {
+		t.Errorf("default plan on a degenerate mode: %s", auto)
+	}
+	p, err := fit.NewPlan(ctx, rows, fit.PlanOptions{Seed: 1, MAP: mp, Kind: "sgld"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package formula
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 )
 
@@ -206,11 +207,14 @@ func (e *env) factor(x *Expr) (codes []int, levels []string, isCat bool, err err
 	if !ok {
 		return nil, nil, false, e.errf(src, "no column %q in the data", src.Name)
 	}
-	if c.Num != nil && x.Op == "col" {
+	cd := e.book[x.Text] // on new data: the training data's coding, nil if numeric
+	if c.Num != nil && x.Op == "col" && (e.train || cd == nil) {
 		return nil, nil, false, nil
 	}
 	var strs []string
 	if c.Num != nil {
+		// factor(x), or new data whose numbers are levels of a column
+		// that was text in the training data ("1", "2", "x").
 		codes, levels = numericFactor(c.Num)
 	} else {
 		codes, levels = c.Codes, c.Levels
@@ -219,7 +223,18 @@ func (e *env) factor(x *Expr) (codes []int, levels []string, isCat bool, err err
 		e.book[x.Text] = &coding{levels: levels}
 		return codes, levels, true, nil
 	}
-	tr := e.book[x.Text].levels
+	if cd == nil {
+		// Text in new data where the training data had numbers.
+		row, cell := 0, levels[0]
+		for i, k := range codes {
+			if _, err := strconv.ParseFloat(levels[k], 64); err != nil {
+				row, cell = i+1, levels[k]
+				break
+			}
+		}
+		return nil, nil, false, e.errf(src, "column %q holds text (%q at row %d), but numbers in the training data: expected a number in every row", src.Name, cell, row)
+	}
+	tr := cd.levels
 	idx := make(map[string]int, len(tr))
 	for i, l := range tr {
 		idx[l] = i

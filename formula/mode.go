@@ -115,7 +115,7 @@ func (m *Model) sdScale() float64 {
 // RescaleMode writes to dst a point with the effects of the mode but not
 // its degenerate scales: each group sd set to the spread (root mean
 // square over the levels) of its effects r_·k at the mode, at least 1/10 of
-// the sd prior's scale; the correlation at the identity (L = I); and, for
+// the sd prior's scale (both in the data's units); the correlation at the identity (L = I); and, for
 // a non-centred term, z_jk = r_jk/sd_k, so that every r_j is unchanged.
 // The population-level and family parameters stay at the mode. From there
 // an exact sampler starts on the posterior's scale of the group sds
@@ -133,8 +133,10 @@ func (m *Model) RescaleMode(dst, mode []float64) {
 		lsd := g.sd.Free(dst)
 		sd := make([]float64, g.K)
 		for k := range sd {
+			// sd and r in the data's units; θ's sd is that of the
+			// scaled column, sd·s_k (Model's doc: scaled design).
 			sd[k] = math.Max(rmsCoef(r, g.J, g.K, k), floor)
-			lsd[k] = math.Log(sd[k])
+			lsd[k] = math.Log(sd[k] * g.scales[k])
 		}
 		if g.corr && g.K > 1 {
 			clear(g.L.Free(dst))

@@ -131,7 +131,7 @@ func TestDegenerateMode(t *testing.T) {
 // SG-MCMC plan's predicted work is below NUTS's and it runs; on the
 // sleepstudy shape (non-centred, degenerate mode) NUTS runs with a
 // fallback that names the group sd, from the rescaled start, on the
-// identity metric adapted in warm-up.
+// metric adapted in warm-up.
 func TestCostPlanChooses(t *testing.T) {
 	ctx := context.Background()
 	f, err := Parse("y ~ x + (1 + x | g)")
@@ -156,7 +156,7 @@ func TestCostPlanChooses(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Log(p)
-	if p.Kind != "nuts" || !strings.Contains(p.Fallback, "sd_Subject__Intercept") || p.Init() == nil || !strings.Contains(p.PrecondWhy, "identity") {
+	if p.Kind != "nuts" || !strings.Contains(p.Fallback, "sd_Subject__Intercept") || p.Init() == nil || !strings.Contains(p.PrecondWhy, "adapted to the posterior variances") {
 		t.Errorf("sleepstudy shape: plan %s", p)
 	}
 }

@@ -69,6 +69,7 @@ type groupTerm struct {
 	sd, L               transform.Block
 	zb                  transform.Block // z (non-centred) or r (centred)
 	centred             bool
+	forced              bool // Options.Centring chose the form, not the rule
 	minRows             int         // rows of the level with the fewest
 	perm                []int       // K×K transpose, for the centred prior's factor
 	ident               []float64   // K×K identity: the factor of an uncorrelated term
@@ -321,8 +322,9 @@ func New(f *Formula, tab Table, opt Options) (*Model, error) {
 		case "":
 			gt.centred = gt.minRows >= CentredMinRows
 		case "centred":
-			gt.centred = true
+			gt.centred, gt.forced = true, true
 		case "noncentred":
+			gt.forced = true
 		default:
 			return nil, fmt.Errorf("centring %q: expected centred, noncentred or empty (the rule)", opt.Centring)
 		}
@@ -787,6 +789,12 @@ func (m *Model) Groups() []string {
 		param := fmt.Sprintf("effects non-centred, r = diag(sd)·L·z (a level has %d rows < %d)", g.minRows, CentredMinRows)
 		if g.centred {
 			param = fmt.Sprintf("effects centred, r ~ N(0, diag(sd)·Ω·diag(sd)) (every level has ≥ %d rows, the fewest %d)", CentredMinRows, g.minRows)
+		}
+		if g.forced {
+			param = "effects non-centred, r = diag(sd)·L·z (as asked)"
+			if g.centred {
+				param = "effects centred, r ~ N(0, diag(sd)·Ω·diag(sd)) (as asked)"
+			}
 		}
 		out[i] = fmt.Sprintf("%s: %d levels, %s (%s); %s", g.name, g.J, strings.Join(g.coefs, ", "), kind, param)
 	}

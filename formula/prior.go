@@ -49,8 +49,8 @@ func ParsePrior(s string) (Prior, error) {
 	var args []float64
 	for _, a := range strings.Split(s[i+1:len(s)-1], ",") {
 		v, err := strconv.ParseFloat(strings.TrimSpace(a), 64)
-		if err != nil {
-			return Prior{}, fmt.Errorf("prior %q: argument %q: expected a number", s, strings.TrimSpace(a))
+		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+			return Prior{}, fmt.Errorf("prior %q: argument %q: expected a finite number", s, strings.TrimSpace(a))
 		}
 		args = append(args, v)
 	}

@@ -151,13 +151,27 @@ func NewLevelsWhy(r NewLevels) string {
 }
 
 // Observed returns the response of new data, coded as in training, and
-// whether the table has it.
-func (m *Model) Observed(tab Table) ([]float64, bool) {
+// whether the table has it: ok false and no error when it has no response
+// column, an error when the column does not read as the training data's
+// response (text where there were numbers, a level the training data did
+// not have).
+func (m *Model) Observed(tab Table) (y []float64, ok bool, err error) {
+	var absent func(x *Expr) bool // a column of x is not in tab
+	absent = func(x *Expr) bool {
+		if x.Op == "col" {
+			_, has := tab.Column(x.Name)
+			return !has
+		}
+		return slices.ContainsFunc(x.Args, absent)
+	}
+	if m.Formula.Response == nil || absent(m.Formula.Response) {
+		return nil, false, nil
+	}
 	mm := &Model{Family: m.Family}
 	if err := mm.response(&env{tab: tab, book: m.book}, m.Formula.Response); err != nil {
-		return nil, false
+		return nil, false, err
 	}
-	return mm.y, true
+	return mm.y, true, nil
 }
 
 // PredictionSummary is, for each row of new data, the posterior mean of

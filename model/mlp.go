@@ -311,6 +311,9 @@ func NewMLP(X *mat.Dense, y []float64, opt MLPOptions) (*MLP, error) {
 			return nil, fmt.Errorf("model: MLP: hidden layer %d has width %d: expected a positive number", l+1, h)
 		}
 	}
+	if _, err := mlpParams(m.sizes); err != nil {
+		return nil, err
+	}
 	L := len(m.sizes) - 1
 	m.off = make([]int, L)
 	for l := 1; l <= L; l++ {
@@ -404,6 +407,25 @@ func meanSD(v []float64) (mean, sd float64) {
 		sd += (x - mean) * (x - mean)
 	}
 	return mean, math.Sqrt(sd / float64(len(v)))
+}
+
+// MaxMLPParams bounds the weights and biases of an MLP: 2³⁰ (8 GiB for one
+// θ in float64; a sampler holds several, a run many draws).
+const MaxMLPParams = 1 << 30
+
+// mlpParams returns the weights and biases of a network with layer widths
+// sizes (input first), or an error when they pass MaxMLPParams (widths
+// read from a file must not overflow int into a negative dimension).
+func mlpParams(sizes []int) (int, error) {
+	n := 0
+	for l := 1; l < len(sizes); l++ {
+		a, b := sizes[l-1], sizes[l]
+		if a < 0 || b < 0 || b > MaxMLPParams || (a > 0 && b > (MaxMLPParams-n)/a) || n+a*b+b > MaxMLPParams {
+			return 0, fmt.Errorf("model: MLP: layer widths %v: more than 2^30 = %d weights and biases", sizes, MaxMLPParams)
+		}
+		n += a*b + b
+	}
+	return n, nil
 }
 
 // layerLen is the number of parameters of layer l (1-based).

@@ -252,6 +252,9 @@ func validateMLP(s Spec) error {
 			return fmt.Errorf("model: mlp: hidden width %d: expected positive widths", h)
 		}
 	}
+	if _, err := mlpParams(append(append([]int{1}, s.Hidden...), 1)); err != nil {
+		return fmt.Errorf("model: mlp: hidden widths %v: more than 2^30 = %d weights and biases", s.Hidden, MaxMLPParams)
+	}
 	return nil
 }
 

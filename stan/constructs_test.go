@@ -4,6 +4,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"gonum.org/v1/gonum/mat"
 )
 
 // programs exercise the supported constructs; each is checked against
@@ -123,6 +125,61 @@ model {
   y ~ multi_normal_cholesky(mu, diag_pre_multiply(tau, L));
   tau ~ cauchy(0, 2.5);
 }`, `{"N": 3, "y": [[1, 2], [0, 1], [2, 2]], "S": [[1, 0.5], [0.5, 2]]}`},
+}
+
+func init() {
+	programs = append(programs, struct{ name, src, data string }{"gp", `
+data { array[3] real x; vector[3] y; }
+parameters { real<lower=0> a; real<lower=0> r; vector[3] mu; }
+model {
+  matrix[3, 3] K = gp_exp_quad_cov(x, a, r) + diag_matrix(rep_vector(0.1, 3));
+  matrix[3, 3] L = cholesky_decompose(K);
+  y ~ multi_normal_cholesky(mu, L);
+  y ~ multi_normal(mu, K);
+  target += 0.01 * sum(L);
+}`, `{"x": [0, 0.5, 2], "y": [0.1, -0.3, 0.8]}`})
+}
+
+// TestCholesky checks cholesky_decompose and gp_exp_quad_cov: the factor's
+// multi_normal_cholesky density equals multi_normal's with the matrix.
+func TestCholesky(t *testing.T) {
+	data := `{"x": [0, 0.5, 2], "y": [0.1, -0.3, 0.8]}`
+	head := "data { array[3] real x; vector[3] y; }\nparameters { real<lower=0> a; real<lower=0> r; }\nmodel {\n matrix[3, 3] K = gp_exp_quad_cov(x, a, r) + diag_matrix(rep_vector(0.1, 3));\n"
+	a, err := loadSrc(t, head+"target += multi_normal_cholesky_lpdf(y | rep_vector(0, 3), cholesky_decompose(K));\n}", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := loadSrc(t, head+"target += multi_normal_lpdf(y | rep_vector(0, 3), K);\n}", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, th := range [][]float64{{0, 0}, {0.3, -0.5}, {-1, 0.7}} {
+		// the value against a direct computation: α² exp(−d²/2ρ²) + 0.1 I
+		al, rh := math.Exp(th[0]), math.Exp(th[1])
+		xs, ys := []float64{0, 0.5, 2}, []float64{0.1, -0.3, 0.8}
+		k := mat.NewSymDense(3, nil)
+		for i := range 3 {
+			for j := range 3 {
+				d := xs[i] - xs[j]
+				v := al * al * math.Exp(-d*d/(2*rh*rh))
+				if i == j {
+					v += 0.1
+				}
+				k.SetSym(i, j, v)
+			}
+		}
+		var ch mat.Cholesky
+		ch.Factorize(k)
+		var sol mat.VecDense
+		ch.SolveVecTo(&sol, mat.NewVecDense(3, ys))
+		want := -1.5*math.Log(2*math.Pi) - 0.5*ch.LogDet() - 0.5*mat.Dot(&sol, mat.NewVecDense(3, ys)) + th[0] + th[1]
+		if got := a.LogPrior(th, nil); math.Abs(got-want) > 1e-10 {
+			t.Errorf("θ = %v: multi_normal_cholesky with cholesky_decompose %v, want %v", th, got, want)
+		}
+		if got := b.LogPrior(th, nil); math.Abs(got-want) > 1e-10 {
+			t.Errorf("θ = %v: multi_normal %v, want %v", th, got, want)
+		}
+	}
 }
 
 func TestGradConstructs(t *testing.T) {

@@ -304,22 +304,23 @@ func (ev *evaluator) density(p Pos, dist string, args []val, drop bool) ad.Vec {
 		}
 		Lv := vs[2]
 		if dist == "multi_normal" {
-			if !cs[2] {
-				ev.fail(p, "multi_normal with a covariance matrix of parameters is not supported yet: write multi_normal_cholesky with its Cholesky factor")
-			}
-			var ch mat.Cholesky
-			if !ch.Factorize(mat.NewSymDense(K, append([]float64(nil), t.Values(Lv)...))) {
-				ev.reject(p, "multi_normal: the covariance matrix is not positive definite")
-			}
-			var l mat.TriDense
-			ch.LTo(&l)
-			f := ev.floats(K * K)
-			for i := 0; i < K; i++ {
-				for j := 0; j <= i; j++ {
-					f[i*K+j] = l.At(i, j)
+			if !cs[2] { // a covariance of parameters: its factor on the tape
+				Lv = ev.flat(ev.cholesky(p, L))
+			} else {
+				var ch mat.Cholesky
+				if !ch.Factorize(mat.NewSymDense(K, append([]float64(nil), t.Values(Lv)...))) {
+					ev.reject(p, "multi_normal: the covariance matrix is not positive definite")
 				}
+				var l mat.TriDense
+				ch.LTo(&l)
+				f := ev.floats(K * K)
+				for i := 0; i < K; i++ {
+					for j := 0; j <= i; j++ {
+						f[i*K+j] = l.At(i, j)
+					}
+				}
+				Lv = constVec(f)
 			}
-			Lv = constVec(f)
 		}
 		lp = t.MultiNormalCholesky(x, mu, Lv)
 		rows := x.Len() / K

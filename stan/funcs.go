@@ -197,7 +197,7 @@ func init() {
 		"to_matrix", "append_row", "head", "tail", "segment", "col", "row", "diag_matrix", "diagonal",
 		"diag_pre_multiply", "diag_post_multiply", "multiply_lower_tri_self_transpose", "crossprod", "tcrossprod",
 		"log_mix", "fma", "int_step", "step", "is_inf", "is_nan", "squared_distance", "prod", "transpose",
-		"inv_logit", "to_int", "quad_form_diag", "sum_square", "append_col", "sub_col", "sub_row", "block"} {
+		"inv_logit", "to_int", "quad_form_diag", "sum_square", "append_col", "sub_col", "sub_row", "block", "gp_exp_quad_cov", "cholesky_decompose"} {
 		builtins[n] = true
 	}
 	for n := range unaryFns {
@@ -620,6 +620,31 @@ func (ev *evaluator) call(e *Call) val {
 			ci = Index{Pos: e.Pos, Range: true, Lo: &IntLit{V: j}, Hi: &IntLit{V: j + nc - 1}}
 		}
 		return ev.index(e.Pos, args[0], []Index{ri, ci})
+	case "gp_exp_quad_cov":
+		want(3)
+		x := args[0]
+		if len(x.dims) != 1 || x.b != bReal && x.b != bInt {
+			ev.fail(e.Pos, "gp_exp_quad_cov of %s: only an array of reals is supported", x.typeString())
+		}
+		n := x.dims[0]
+		ii, jj := ev.ints(n*n), ev.ints(n*n)
+		for i := 0; i < n; i++ {
+			for j := 0; j < n; j++ {
+				ii[i*n+j], jj[i*n+j] = i, j
+			}
+		}
+		xv := ev.flat(x)
+		d := t.Sub(t.Index(xv, ii, nil), t.Index(xv, jj, nil))
+		alpha, rho := ev.flat(args[1]), ev.flat(args[2])
+		if alpha.Len() != 1 || rho.Len() != 1 {
+			ev.fail(e.Pos, "gp_exp_quad_cov: the magnitude and length scale must be reals")
+		}
+		s := t.Div(ev.cnst(-0.5), t.Square(rho))
+		k := t.Mul(t.Square(alpha), t.Exp(t.Mul(t.Square(d), s)))
+		return val{b: bMat, r: n, c: n, v: k}
+	case "cholesky_decompose":
+		want(1)
+		return ev.cholesky(e.Pos, args[0])
 	case "head", "tail":
 		want(2)
 		x, n := args[0], ev.intOf(e, args[1])
@@ -831,4 +856,38 @@ func asCol(x val) val {
 		x.b = bMat
 	}
 	return x
+}
+
+// cholesky returns the lower Cholesky factor L of the symmetric positive
+// definite matrix a (only its lower triangle is read), one scalar
+// operation at a time (O(n³) nodes: for the small matrices of applied
+// models), rejecting a matrix that is not positive definite.
+func (ev *evaluator) cholesky(p Pos, a val) val {
+	if a.b != bMat || a.r != a.c || len(a.dims) > 0 {
+		ev.fail(p, "cholesky_decompose of %s (want a square matrix)", a.typeString())
+	}
+	n := a.r
+	t := ev.t
+	L := ev.vecs(n * n)
+	for k := range L {
+		L[k] = zeroVec
+	}
+	av := ev.flat(a)
+	for j := 0; j < n; j++ {
+		for i := j; i < n; i++ {
+			s := av.At(i*n + j)
+			if j > 0 {
+				s = t.Sub(s, t.Dot(t.Stack(L[i*n:i*n+j]), t.Stack(L[j*n:j*n+j])))
+			}
+			if i == j {
+				if v := t.Values(s)[0]; !(v > 0) {
+					ev.reject(p, "cholesky_decompose: the matrix is not positive definite (pivot %d is %v)", j+1, v)
+				}
+				L[j*n+j] = t.Sqrt(s)
+			} else {
+				L[i*n+j] = t.Div(s, L[j*n+j])
+			}
+		}
+	}
+	return val{b: bMat, r: n, c: n, es: L}
 }

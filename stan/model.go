@@ -75,7 +75,14 @@ func New(prog *Program, data *Data) (m *Model, err error) {
 	ev.env = m.consts
 	defer func() {
 		if r := recover(); r != nil {
-			m, err = nil, evalError(r)
+			switch e := r.(type) {
+			case runtimeErr:
+				m, err = nil, e.Error
+			case rejectErr:
+				m, err = nil, e.Error
+			default: // a bug of the evaluator: an error, not a crash
+				m, err = nil, &Error{File: prog.File, Msg: fmt.Sprintf("internal error evaluating the program (please report it): %v", r)}
+			}
 		}
 	}()
 	// data

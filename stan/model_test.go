@@ -23,6 +23,25 @@ var posteriors = []struct{ name, model, data string }{
 	{"low_dim_gauss_mix-low_dim_gauss_mix", "low_dim_gauss_mix", "low_dim_gauss_mix"},
 	{"arma-arma11", "arma11", "arma"},
 	{"kilpisjarvi_mod-kilpisjarvi", "kilpisjarvi", "kilpisjarvi_mod"},
+	{"gp_pois_regr-gp_regr", "gp_regr", "gp_pois_regr"},
+	{"gp_pois_regr-gp_pois_regr", "gp_pois_regr", "gp_pois_regr"},
+}
+
+func mustRead(t testing.TB, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// built are posteriordb posteriors without reference draws whose programs
+// are checked for gradients only.
+var built = []struct{ model, data string }{
+	{"wells_dist", "wells_data"},
+	{"radon_hierarchical_intercept_noncentered", "radon_mn"},
+	{"radon_hierarchical_intercept_centered", "radon_mn"},
 }
 
 func load(t testing.TB, model, data string) *Model {
@@ -73,7 +92,11 @@ func checkGrad(t *testing.T, m *Model, scale float64) {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(1, 2))
 	d := m.Dim()
-	for rep := 0; rep < 3; rep++ {
+	reps := 3
+	if testing.Short() {
+		reps = 1
+	}
+	for rep := 0; rep < reps; rep++ {
 		theta := make([]float64, d)
 		for i := range theta {
 			theta[i] = scale * (2*rng.Float64() - 1)
@@ -101,6 +124,11 @@ func checkGrad(t *testing.T, m *Model, scale float64) {
 func TestGradPosteriors(t *testing.T) {
 	for _, p := range posteriors {
 		t.Run(p.name, func(t *testing.T) {
+			checkGrad(t, load(t, p.model, p.data), 0.5)
+		})
+	}
+	for _, p := range built {
+		t.Run(p.model, func(t *testing.T) {
 			checkGrad(t, load(t, p.model, p.data), 0.5)
 		})
 	}

@@ -43,7 +43,7 @@ func TestPosteriordb(t *testing.T) {
 			}
 			start, cpu := time.Now(), cpuSeconds()
 			tr, err := langevin.Run(context.Background(), m, sampler.NUTS{}, langevin.Options{
-				Chains: 4, Iters: 2000, BurnIn: 1000, Seed: 1, Init: langevin.InitUniform{}, Workers: 1,
+				Chains: 4, Iters: 2000, BurnIn: 1000, Seed: 1, Init: langevin.InitUniform{},
 			})
 			if err != nil {
 				t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math/rand/v2"
 
+	"github.com/langevin-go/langevin"
 	"github.com/langevin-go/langevin/fit"
 	"github.com/langevin-go/langevin/rundir"
 
@@ -126,13 +127,17 @@ func predictFormula(w io.Writer, raw json.RawMessage, r *rundir.Run, path, newLe
 	if err != nil {
 		return fit.InputErrorf("--data %s: %v", path, err)
 	}
+	y, ok, err := m.Observed(tab)
+	if err != nil {
+		return fit.InputErrorf("--data %s: the response: %v", path, err)
+	}
 	fmt.Fprintf(w, "%s regression (formula %s, %s) on %s: %d rows, %d draws from %s\n", m.Family, rec.Formula, rec.Data, path, tab.Len(), len(draws), r.Dir)
 	fmt.Fprintf(w, "new levels: %s (%s)\n", rule, formula.NewLevelsWhy(rule))
 	for _, l := range pred.NewLevels {
 		fmt.Fprintf(w, "new level: %s\n", l)
 	}
 	s := pred.Summarize(level)
-	if y, ok := m.Observed(tab); ok {
+	if ok {
 		fmt.Fprintf(w, "%s\n", s.Score(y, m.Family))
 	}
 	fmt.Fprintln(w)
@@ -178,4 +183,40 @@ func formulaTable(t diag.Table, m *formula.Model) diag.Table {
 		}
 	}
 	return out
+}
+
+// formulaReportTrace is the trace a --formula run's report draws: the
+// columns of formulaTable (brms's names, θ's internal columns left out),
+// so that its first plots are b_Intercept, b_x, … rather than the scaled
+// design's θ.
+func formulaReportTrace(tr *langevin.Trace, m *formula.Model) *langevin.Trace {
+	names := m.PrintedNames()
+	var cols []int
+	var out []string
+	for j, n := range tr.Names {
+		if p, ok := names[n]; ok {
+			cols, out = append(cols, j), append(out, p)
+		}
+	}
+	pick := func(rows [][]float64) [][]float64 {
+		sel := make([][]float64, len(rows))
+		for i, r := range rows {
+			sel[i] = make([]float64, len(cols))
+			for k, j := range cols {
+				sel[i][k] = r[j]
+			}
+		}
+		return sel
+	}
+	v := *tr
+	v.Names, v.Dim = out, len(out)
+	v.Draws = make([][][]float64, len(tr.Draws))
+	for c, d := range tr.Draws {
+		v.Draws[c] = pick(d)
+	}
+	v.Warmup = make([]langevin.Draws, len(tr.Warmup))
+	for c, w := range tr.Warmup {
+		v.Warmup[c] = langevin.Draws{Theta: pick(w.Theta), Stats: w.Stats, Iters: w.Iters}
+	}
+	return &v
 }

@@ -114,7 +114,11 @@ func TestFormulaNaturalUnits(t *testing.T) {
 // TestNUTSTreeDepthWarning: a NUTS run whose trajectories hit the maximum
 // tree depth says so after its per-chain lines, as Stan does ("N of M
 // iterations saturated the maximum tree depth of D"), with the count and
-// what it means for the metric; a run that never hits it does not.
+// what it means for the metric; a run that never hits it does not. When
+// the step fell more than 30-fold from the initial metric's to the adapted
+// one's (300 loans in natural units, unstandardised: 0.195 → 0.00156), a
+// second warning says that the adapted metric, not the initial one, is
+// what does not fit.
 func TestNUTSTreeDepthWarning(t *testing.T) {
 	code, stdout, stderr := runMain("run", "--sampler", "nuts", "--max-depth", "2", "--iters", "400", "--burnin", "200", "--chains", "2", "--quiet")
 	if code != 0 {
@@ -130,6 +134,30 @@ func TestNUTSTreeDepthWarning(t *testing.T) {
 	}
 	if !strings.Contains(stdout, "MH ≈ I does not hold") {
 		t.Errorf("the warning does not say the metric does not fit:\n%s", stdout)
+	}
+	if strings.Contains(stdout, "step fell from") {
+		t.Errorf("a step that did not fall is reported as fallen:\n%s", stdout)
+	}
+	// Natural units without the formula's scaling (a logistic model on
+	// unstandardised columns: the loan's coefficient has sd ~10⁻⁵): the
+	// initial (Laplace) metric fits, the one warm-up adapts does not.
+	b, err := os.ReadFile(loansPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sb strings.Builder
+	for _, l := range strings.SplitN(string(b), "\n", 302)[:301] {
+		f := strings.Split(l, ",")
+		sb.WriteString(strings.Join([]string{f[0], f[1], f[2], f[4]}, ",") + "\n")
+	}
+	path := writeFile(t, t.TempDir(), "loans300.csv", sb.String())
+	code, stdout, stderr = runMain("run", "--data", path, "--target", "default", "--standardize=false", "--sampler", "nuts",
+		"--chains", "1", "--burnin", "110", "--iters", "130", "--quiet")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "saturated the maximum tree depth of 10") || !regexp.MustCompile(`chain 1's step fell from ε = [0-9.]+ in the first tenth of warm-up, on the initial metric, to ε = 0\.00`).MatchString(stdout) {
+		t.Errorf("natural units, unstandardised: no warning that the adapted metric does not fit:\n%s", stdout)
 	}
 	code, stdout, stderr = runMain("run", "--sampler", "nuts", "--iters", "400", "--burnin", "200", "--chains", "2", "--quiet")
 	if code != 0 {

@@ -28,7 +28,7 @@ func formulaCSV(t *testing.T, n int) string {
 func TestRunFormula(t *testing.T) {
 	path := formulaCSV(t, 150)
 	out := filepath.Join(t.TempDir(), "run")
-	code, stdout, stderr := runMain("run", "--data", path, "--formula", "y ~ x + (1 | g)", "--target-ess", "100", "--iters", "1500", "--quiet", "--out", out)
+	code, stdout, stderr := runMain("run", "--data", path, "--formula", "y ~ x + (1 | g)", "--target-ess", "100", "--iters", "1500", "--quiet", "--out", out, "--report")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -48,6 +48,13 @@ func TestRunFormula(t *testing.T) {
 	}
 	if strings.Contains(stdout, "not validated") {
 		t.Error("NUTS run printed the stochastic-gradient caveat")
+	}
+	page, err := os.ReadFile(filepath.Join(out, "report.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(page), "r_g[s6,Intercept]") || strings.Contains(string(page), "z_1.") {
+		t.Errorf("report.html does not show the brms names only")
 	}
 	head, err := os.ReadFile(filepath.Join(out, "chain-1.csv"))
 	if err != nil {

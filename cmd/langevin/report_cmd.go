@@ -10,6 +10,7 @@ import (
 
 	"github.com/langevin-go/langevin"
 	"github.com/langevin-go/langevin/fit"
+	"github.com/langevin-go/langevin/formula"
 	"github.com/langevin-go/langevin/model"
 	"github.com/langevin-go/langevin/report"
 	"github.com/langevin-go/langevin/rundir"
@@ -79,6 +80,9 @@ func cmdReport(args []string, stdout, stderr io.Writer) error {
 func runReport(j *fit.Problem, dir string, tr *langevin.Trace, pc *fit.Config, notes string) (string, error) {
 	c, m, test := pc, j.M, j.Test
 	trajectory := c.Def.Kind.Optimiser
+	if fm, ok := m.(*formula.Model); ok {
+		tr = formulaReportTrace(tr, fm)
+	}
 	opt := report.Options{Settings: reportSettings(j.SettingsOf(pc), pc), Trajectory: trajectory, Pre: notes}
 	if j.Train != nil && fit.NamedTable(c.Data, j.Train.Coding) {
 		opt.Pre = fit.DataScaleText(tr, j.Train, j.Scaler) + "\n" + notes

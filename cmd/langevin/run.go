@@ -16,6 +16,7 @@ import (
 	"github.com/langevin-go/langevin/formula"
 	"github.com/langevin-go/langevin/internal/runctl"
 	"github.com/langevin-go/langevin/model"
+	"github.com/langevin-go/langevin/stan"
 )
 
 func cmdRun(args []string, stdout, stderr io.Writer) (runErr error) {
@@ -274,6 +275,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) (runErr error) {
 	if fm, ok := m.(*formula.Model); ok {
 		printed = formulaTable(table, fm)
 	}
+	if sm, ok := m.(*stan.Model); ok {
+		printed = stanTable(table, sm)
+	}
 	if err := printed.Format(stdout); err != nil {
 		return err
 	}
@@ -341,8 +345,8 @@ func cmdRun(args []string, stdout, stderr io.Writer) (runErr error) {
 		fmt.Fprintln(&notes, j.Env.SchedNote)
 	}
 	if intr == nil {
-		fit.PrintKSD(ctx, &notes, pc, m, lap, tr)
-		fit.PrintMisfit(ctx, &notes, pc, m, lap, tr, j.Env.MisfitHint)
+		k := fit.PrintKSD(ctx, &notes, pc, m, lap, tr)
+		fit.PrintMisfit(ctx, &notes, pc, m, lap, tr, j.Env.MisfitHint, k)
 		ph.Done("KSD", "")
 	}
 	stdout.Write(notes.Bytes())

@@ -4,6 +4,7 @@ import (
 	"os"
 
 	"github.com/langevin-go/langevin/data"
+	"github.com/langevin-go/langevin/diag"
 	"github.com/langevin-go/langevin/fit"
 	"github.com/langevin-go/langevin/stan"
 )
@@ -47,4 +48,22 @@ func buildStanModel(j *fit.Problem) error {
 	}
 	j.Train = &data.Dataset{Source: source}
 	return nil
+}
+
+// stanTable is the summary table a --stan run prints: the parameters,
+// transformed parameters and generated quantities as CmdStan names them,
+// without the unconstrained θ (the chain files and summary.csv keep every
+// column).
+func stanTable(t diag.Table, m *stan.Model) diag.Table {
+	keep := map[string]bool{}
+	for _, n := range m.DerivedNames() {
+		keep[n] = true
+	}
+	out := make(diag.Table, 0, len(keep))
+	for _, s := range t {
+		if keep[s.Name] {
+			out = append(out, s)
+		}
+	}
+	return out
 }
