@@ -76,22 +76,5 @@ func BenchmarkRow(b *testing.B) {
 		w.Row(blk.RawRowView(i%100), 4)
 		i++
 	}
-	cpu := float64((cpuTime() - t0).Nanoseconds()) / float64(b.N)
-	b.ReportMetric(cpu, "cpu-ns/op")
-	// the same CPU time in calls of math.Exp timed now, a measure that the
-	// load of a shared machine changes less than ns/op
-	b.ReportMetric(cpu/expCost(), "exp-equiv/op")
-}
-
-var sinkExp float64
-
-// expCost returns the CPU time of one math.Exp in a loop of 10⁶.
-func expCost() float64 {
-	t0 := cpuTime()
-	var s float64
-	for i := range 1000000 {
-		s += math.Exp(-float64(i%997) * 0.01)
-	}
-	sinkExp = s
-	return float64((cpuTime() - t0).Nanoseconds()) / 1e6
+	b.ReportMetric(float64((cpuTime()-t0).Nanoseconds())/float64(b.N), "cpu-ns/op")
 }

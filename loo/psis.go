@@ -29,10 +29,10 @@ type pair struct {
 // first. The zero value is ready to use; a Workspace must not be used by two
 // goroutines at once.
 type Workspace struct {
-	lik, w, lw, tx, z, sel, yc, means, rho, theta, ell []float64
-	heap                                               []pair
-	tail                                               []pair  // the smoothed draws of the last PSIS, nil if none
-	lmax, cutoff                                       float64 // its largest raw ratio and the largest one not smoothed
+	lik, w, lw, tx, z, sel, yc, means, rho, theta, ell, lq []float64
+	heap                                                   []pair
+	tail                                                   []pair  // the smoothed draws of the last PSIS, nil if none
+	lmax, cutoff                                           float64 // its largest raw ratio and the largest one not smoothed
 }
 
 // PSIS replaces the log importance ratios lw, one per draw, by Pareto
@@ -84,8 +84,14 @@ func (w *Workspace) smooth(lw []float64, tail []pair, cut, lmax float64) float64
 	if math.IsInf(k, 0) || math.IsNaN(k) {
 		return k
 	}
+	if len(w.lq) != m { // log(1 − pⱼ), pⱼ = (j + ½)/M, for this M
+		w.lq = grow(w.lq, m)
+		for j := range w.lq {
+			w.lq[j] = math.Log1p(-(float64(j) + 0.5) / float64(m))
+		}
+	}
 	for j, p := range tail {
-		q := GPDQuantile((float64(j)+0.5)/float64(m), k, sigma) + ec
+		q := sigma*math.Expm1(-k*w.lq[j])/k + ec // GPDQuantile(pⱼ, k, σ) + e^cut (σ > 0 here)
 		v := logPos(q)
 		if v > 0 {
 			v = 0

@@ -35,6 +35,7 @@ type looRun struct {
 	sampled   []int     // the rows of --subsample, ascending (nil: all)
 	approx    []float64 // every row's log p(yᵢ | θ̄) (--subsample)
 	ss        *loo.Subsampled
+	note      string        // about the draws used, printed under the table
 	chainRes  []*loo.Result // each chain's own PSIS-LOO (--chain-weights)
 	source    string        // the data and split, for messages
 }
@@ -117,6 +118,9 @@ func cmdLoo(args []string, stdout, _ io.Writer) error {
 		} else {
 			formatLOO(stdout, r.res)
 		}
+		if r.note != "" {
+			fmt.Fprintln(stdout, r.note)
+		}
 		if r.chainW != nil {
 			fmt.Fprintf(stdout, "\nchains: stacking weights of the chains' own PSIS-LOO (%d draws each)\n", r.chainRes[0].Draws)
 			fmt.Fprintf(stdout, "%-7s %9s %9s %7s\n", "chain", "elpd_loo", "p_loo", "weight")
@@ -196,6 +200,12 @@ func looOfRun(dir string, block int, chainWeights bool, subsample int, seed uint
 	if n < 2 {
 		return nil, fit.InputErrorf("%s: a chain with %d kept draws: expected at least 2 in every chain", dir, max(n, 0))
 	}
+	lr := &looRun{dir: dir, rowsHash: hashRows(y), source: source}
+	for _, ch := range chains {
+		if len(ch) != n {
+			lr.note = fmt.Sprintf("note: the chains differ in length (a chain stopped early); each is cut to its first %d draws", n)
+		}
+	}
 	dim := m.Dim()
 	var draws [][]float64
 	for _, ch := range chains {
@@ -209,7 +219,6 @@ func looOfRun(dir string, block int, chainWeights bool, subsample int, seed uint
 	if chainWeights && len(chains) < 2 {
 		return nil, fit.InputErrorf("--chain-weights: %s has %d chain: expected at least 2", dir, len(chains))
 	}
-	lr := &looRun{dir: dir, rowsHash: hashRows(y), source: source}
 	var perChain [][]loo.Point
 	if chainWeights {
 		perChain = make([][]loo.Point, len(chains))
