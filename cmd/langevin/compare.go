@@ -57,16 +57,9 @@ func cmdCompare(args []string, stdout, stderr io.Writer) error {
 	if len(dirs) == 0 {
 		return fit.InputErrorf("no run directories: expected langevin compare [flags] DIR... (the --out DIRs of langevin run)")
 	}
-	labels := make([]string, len(dirs))
-	for i, d := range dirs {
-		labels[i] = filepath.Base(filepath.Clean(d))
-	}
-	if names != "" {
-		l := strings.Split(names, ",")
-		if len(l) != len(dirs) {
-			return fit.InputErrorf("--names %q: %d labels for %d run directories", names, len(l), len(dirs))
-		}
-		labels = l
+	labels, err := runLabels(dirs, names)
+	if err != nil {
+		return err
 	}
 	runs := make([]*rundir.Run, len(dirs))
 	for i, d := range dirs {
@@ -252,4 +245,22 @@ func testScore(m langevin.Model, classifies bool, draws [][]float64, test *data.
 		return 0, "", fit.InputErrorf("--data: %v", err)
 	}
 	return v, name, nil
+}
+
+// runLabels names the run directories dirs in a comparison table: by
+// --names (comma-separated, one per directory) or by each directory's base
+// name.
+func runLabels(dirs []string, names string) ([]string, error) {
+	if names != "" {
+		l := strings.Split(names, ",")
+		if len(l) != len(dirs) {
+			return nil, fit.InputErrorf("--names %q: %d labels for %d run directories", names, len(l), len(dirs))
+		}
+		return l, nil
+	}
+	labels := make([]string, len(dirs))
+	for i, d := range dirs {
+		labels[i] = filepath.Base(filepath.Clean(d))
+	}
+	return labels, nil
 }

@@ -78,16 +78,9 @@ func cmdLoo(args []string, stdout, _ io.Writer) error {
 	case subsample > 0 && len(dirs) > 1:
 		return fit.InputErrorf("--subsample: one run at a time (subsampled estimates are compared differently)")
 	}
-	labels := make([]string, len(dirs))
-	for i, d := range dirs {
-		labels[i] = filepath.Base(filepath.Clean(d))
-	}
-	if names != "" {
-		l := strings.Split(names, ",")
-		if len(l) != len(dirs) {
-			return fit.InputErrorf("--names %q: %d labels for %d run directories", names, len(l), len(dirs))
-		}
-		labels = l
+	labels, err := runLabels(dirs, names)
+	if err != nil {
+		return err
 	}
 	runs := make([]*looRun, len(dirs))
 	for i, dir := range dirs {
