@@ -411,20 +411,31 @@ func WriteFileAtomic(path string, write func(io.Writer) error) error {
 	return nil
 }
 
+// stopFlushes marks the writer closed, stops the timed flushes and returns
+// its chains; ok is false when it was closed already (Close and Discard do
+// their work once).
+func (w *Writer) stopFlushes() (chains []*ChainWriter, ok bool) {
+	w.mu.Lock()
+	if w.closed {
+		w.mu.Unlock()
+		return nil, false
+	}
+	w.closed = true
+	chains = w.chains
+	w.mu.Unlock()
+	close(w.stop)
+	<-w.done
+	return chains, true
+}
+
 // Close closes every chain not yet closed with ChainWriter.Close(stopped),
 // stops the timed flushes and releases the lock. stopped is nil for a run
 // that finished, or the reason it stopped early.
 func (w *Writer) Close(stopped error) error {
-	w.mu.Lock()
-	if w.closed {
-		w.mu.Unlock()
+	chains, ok := w.stopFlushes()
+	if !ok {
 		return nil
 	}
-	w.closed = true
-	chains := w.chains
-	w.mu.Unlock()
-	close(w.stop)
-	<-w.done
 	// Every chain's file is closed first (its pending draws written), then
 	// the copies with the kept draws are written beside them, and only
 	// then switched in, in one step (switchFiles): a kill at any moment
@@ -467,16 +478,10 @@ func (w *Writer) Discard(stopped error) error {
 	if !w.created {
 		return w.Close(stopped)
 	}
-	w.mu.Lock()
-	if w.closed {
-		w.mu.Unlock()
+	chains, ok := w.stopFlushes()
+	if !ok {
 		return nil
 	}
-	w.closed = true
-	chains := w.chains
-	w.mu.Unlock()
-	close(w.stop)
-	<-w.done
 	var errs []error
 	for _, c := range chains {
 		c.mu.Lock()
