@@ -216,21 +216,7 @@ func New(f *Formula, tab Table, opt Options) (*Model, error) {
 			cols[j] = cj
 		}
 	}
-	m.scales, m.invScales = make([]float64, P), make([]float64, P)
-	for j, c := range cols {
-		m.scales[j] = 1
-		if !opt.Unscaled {
-			m.scales[j] = designScale(c, m.trials)
-		}
-		m.invScales[j] = 1 / m.scales[j]
-		if m.scales[j] != 1 {
-			cj := make([]float64, n)
-			for i, v := range c {
-				cj[i] = v * m.invScales[j]
-			}
-			cols[j] = cj
-		}
-	}
+	m.scales, m.invScales = scaleColumns(cols, n, m.trials, opt.Unscaled)
 	// The designs are stored by columns only (full-data passes); a
 	// minibatch reads its rows from the records of Model.pack.
 	m.x = ad.NewMatrixCols(n, cols)
@@ -273,21 +259,7 @@ func New(f *Formula, tab Table, opt Options) (*Model, error) {
 		// Each column of the term's design is divided by its root mean
 		// square (not centred, as brms); the intercept's column of ones
 		// keeps 1. θ's sd and effects are then of the scaled columns.
-		gt.scales, gt.invScales = make([]float64, gt.K), make([]float64, gt.K)
-		for k, c := range gc {
-			gt.scales[k] = 1
-			if !opt.Unscaled {
-				gt.scales[k] = designScale(c, m.trials)
-			}
-			gt.invScales[k] = 1 / gt.scales[k]
-			if gt.scales[k] != 1 {
-				ck := make([]float64, n)
-				for i, v := range c {
-					ck[i] = v * gt.invScales[k]
-				}
-				gc[k] = ck
-			}
-		}
+		gt.scales, gt.invScales = scaleColumns(gc, n, m.trials, opt.Unscaled)
 		gt.z = ad.NewMatrixCols(n, gc)
 		if gt.codes, gt.levels, err = e.grouping(g); err != nil {
 			return nil, err
@@ -837,4 +809,28 @@ func (m *Model) PrintedNames() map[string]string {
 		out[n] = brms[i]
 	}
 	return out
+}
+
+// scaleColumns divides each of the n-row design columns cols by its scale
+// s_j (designScale; 1 when unscaled), replacing a column by a scaled copy
+// (a column may be the table's own), and returns the scales and their
+// reciprocals: the one rule for the population-level and the group-level
+// designs.
+func scaleColumns(cols [][]float64, n int, trials []int, unscaled bool) (scales, inv []float64) {
+	scales, inv = make([]float64, len(cols)), make([]float64, len(cols))
+	for j, c := range cols {
+		scales[j] = 1
+		if !unscaled {
+			scales[j] = designScale(c, trials)
+		}
+		inv[j] = 1 / scales[j]
+		if scales[j] != 1 {
+			cj := make([]float64, n)
+			for i, v := range c {
+				cj[i] = v * inv[j]
+			}
+			cols[j] = cj
+		}
+	}
+	return scales, inv
 }
