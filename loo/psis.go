@@ -30,9 +30,9 @@ type pair struct {
 // goroutines at once.
 type Workspace struct {
 	lik, w, lw, tx, z, sel, yc, means, rho, theta, ell, lq, tl, tq []float64
-	heap                                                   []pair
-	tail                                                   []pair  // the smoothed draws of the last PSIS, nil if none
-	lmax, cutoff                                           float64 // its largest raw ratio and the largest one not smoothed
+	heap                                                           []pair
+	tail                                                           []pair  // the smoothed draws of the last PSIS, nil if none
+	lmax, cutoff                                                   float64 // its largest raw ratio and the largest one not smoothed
 }
 
 // PSIS replaces the log importance ratios lw, one per draw, by Pareto
