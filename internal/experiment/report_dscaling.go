@@ -76,4 +76,3 @@ func checkStepExponent(name string, ds []int, steps []float64, want, tol float64
 	}
 	return s, nil
 }
-
