@@ -364,6 +364,22 @@ func DrawsOf(r *rundir.Run, d int) ([][]float64, error) {
 	return draws, nil
 }
 
+// PredictiveDraws returns the draws of the run's posterior predictive, the
+// first d columns of each: every kept draw alike (DrawsOf), or, when
+// model.json records the chains' weights (a network's stacking), draws
+// whose equal-weight mixture is the chains' mixture with those weights
+// (MixtureDraws: the chains cut to the shortest).
+func PredictiveDraws(r *rundir.Run, mf *ModelFile, d int) ([][]float64, error) {
+	all, err := DrawsOf(r, d)
+	if err != nil || mf == nil || mf.ChainWeights == nil {
+		return all, err
+	}
+	if len(mf.ChainWeights) != len(r.Trace.Draws) {
+		return nil, InputErrorf("%s: %d chain_weights, but %s has %d chain files: expected one weight a chain", filepath.Join(r.Dir, rundir.SpecFile), len(mf.ChainWeights), r.Dir, len(r.Trace.Draws))
+	}
+	return MixtureDraws(r.Trace, d, mf.ChainWeights), nil
+}
+
 // runID is the identifier of a run: a hash of its configuration and
 // columns, the same for every process of one analysis.
 func runID(cfg stancsv.Config, statNames, names []string) string {

@@ -29,10 +29,10 @@ type pair struct {
 // first. The zero value is ready to use; a Workspace must not be used by two
 // goroutines at once.
 type Workspace struct {
-	lik, w, lw, tx, z, sel, yc, means, rho, theta, ell, lq []float64
-	heap                                                   []pair
-	tail                                                   []pair  // the smoothed draws of the last PSIS, nil if none
-	lmax, cutoff                                           float64 // its largest raw ratio and the largest one not smoothed
+	lik, w, lw, tx, z, sel, yc, means, rho, theta, ell, lq, tl, tq []float64
+	heap                                                           []pair
+	tail                                                           []pair  // the smoothed draws of the last PSIS, nil if none
+	lmax, cutoff                                                   float64 // its largest raw ratio and the largest one not smoothed
 }
 
 // PSIS replaces the log importance ratios lw, one per draw, by Pareto
@@ -44,14 +44,29 @@ type Workspace struct {
 // M < 5, or a tail of equal values, nothing is smoothed and k̂ = +Inf. The
 // weights are not normalised.
 func (w *Workspace) PSIS(lw []float64, reff float64) (k float64) {
-	S := len(lw)
-	m := TailLen(S, reff)
 	lmax := math.Inf(-1)
 	for _, v := range lw {
 		if v > lmax {
 			lmax = v
 		}
 	}
+	k = w.psis(lw, reff, lmax)
+	w.writeTail(lw)
+	return k
+}
+
+// writeTail writes the smoothed log ratios of the last psis into lw.
+func (w *Workspace) writeTail(lw []float64) {
+	for j, p := range w.tail {
+		lw[p.i] = logPos(w.tq[j]) + w.lmax
+	}
+}
+
+// psis is PSIS given the largest log ratio lmax, but leaves lw as it is:
+// the smoothed ratios are w.tq, relative to e^lmax, for the draws w.tail.
+func (w *Workspace) psis(lw []float64, reff, lmax float64) (k float64) {
+	S := len(lw)
+	m := TailLen(S, reff)
 	k = math.Inf(1)
 	w.tail = nil
 	if m >= 5 && m < S {
@@ -60,7 +75,7 @@ func (w *Workspace) PSIS(lw []float64, reff float64) (k float64) {
 		w.cutoff = tail[0].v
 		tail = tail[1:]
 		if math.Abs((tail[m-1].v-lmax)-(tail[0].v-lmax)) >= 2.220446049250313e-16/100 {
-			k = w.smooth(lw, tail, cut, lmax)
+			k = w.smooth(tail, cut, lmax)
 		}
 	}
 	// Only smoothed values can exceed the largest raw ratio, and smooth
@@ -69,14 +84,15 @@ func (w *Workspace) PSIS(lw []float64, reff float64) (k float64) {
 	return k
 }
 
-// smooth fits the tail and writes the smoothed values into lw, returning k̂.
-func (w *Workspace) smooth(lw []float64, tail []pair, cut, lmax float64) float64 {
+// smooth fits the tail and puts the smoothed ratios, relative to e^lmax and
+// truncated at 1, into w.tq, returning k̂.
+func (w *Workspace) smooth(tail []pair, cut, lmax float64) float64 {
 	m := len(tail)
-	ec := math.Exp(cut)
+	ec := expNeg(cut)
 	w.tx = grow(w.tx, m)
 	x := w.tx
 	for j, p := range tail {
-		x[j] = math.Exp(p.v-lmax) - ec
+		x[j] = expNeg(p.v-lmax) - ec
 	}
 	g := 30 + int(math.Sqrt(float64(m)))
 	w.theta, w.ell = grow(w.theta, g), grow(w.ell, g)
@@ -90,13 +106,10 @@ func (w *Workspace) smooth(lw []float64, tail []pair, cut, lmax float64) float64
 			w.lq[j] = math.Log1p(-(float64(j) + 0.5) / float64(m))
 		}
 	}
-	for j, p := range tail {
+	w.tq = grow(w.tq, m)
+	for j := range tail {
 		q := sigma*math.Expm1(-k*w.lq[j])/k + ec // GPDQuantile(pⱼ, k, σ) + e^cut (σ > 0 here)
-		v := logPos(q)
-		if v > 0 {
-			v = 0
-		}
-		lw[p.i] = v + lmax
+		w.tq[j] = math.Min(q, 1)
 	}
 	w.tail = tail
 	return k

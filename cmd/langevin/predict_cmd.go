@@ -150,7 +150,7 @@ func cmdPredict(args []string, stdout, _ io.Writer) error {
 	if err != nil {
 		return fit.InputErrorf("--data %s: %v", f.Data, err)
 	}
-	draws, err := fit.DrawsOf(r, m.Dim())
+	draws, err := fit.PredictiveDraws(r, mf, m.Dim())
 	if err != nil {
 		return err
 	}
