@@ -280,7 +280,7 @@ func parseCSV(r io.Reader, name string, opt CSVOptions) (*table, *Dataset, error
 	// without quotes.
 	fast := delim < utf8.RuneSelf && delim != ' ' && delim != '"'
 	db := byte(delim)
-	var row []float64 // the current row's features
+	var row []float64        // the current row's features
 	var held, textHeld int64 // bytes of numbers and of categorical levels held
 	store := func(j int, f string, line int) error {
 		c := cols[j]

@@ -52,5 +52,5 @@ func Read(path, format string, f *Formula, opt data.TableOptions) (*Frame, *Drop
 // missingError wraps data's missing-value error as ErrMissing too.
 type missingError struct{ err error }
 
-func (e *missingError) Error() string { return e.err.Error() }
+func (e *missingError) Error() string   { return e.err.Error() }
 func (e *missingError) Unwrap() []error { return []error{e.err, ErrMissing} }

@@ -182,4 +182,3 @@ func TestRunFormulaReadBounded(t *testing.T) {
 		}
 	}
 }
-
