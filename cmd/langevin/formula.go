@@ -54,7 +54,8 @@ func buildFormulaModel(j *fit.Problem) (*formula.Frame, error) {
 			return nil, err
 		}
 	}
-	m, err := formula.New(f, tab, formula.Options{Family: c.Formula.Family, Priors: priors})
+	// The design's columns: a quarter of the memory budget, as the data.
+	m, err := formula.New(f, tab, formula.Options{Family: c.Formula.Family, Priors: priors, MaxDesignBytes: runctl.MemoryBudget() / 4})
 	if err != nil {
 		return nil, fit.InputErrorf("--formula %q on --data %s: %v", c.Formula.Text, c.Data, err)
 	}
@@ -241,6 +242,9 @@ func printFormulaHeader(w io.Writer, j *fit.Problem, pc *fit.Config) {
 		fmt.Fprintf(w, "warning:  %s\n", formula.StochasticGradientCaveat)
 	}
 	fmt.Fprintf(w, "formula:  %s\n", m.Formula.Text)
+	for _, l := range m.Warnings() {
+		fmt.Fprintf(w, "warning:  %s\n", l)
+	}
 	for _, l := range j.DataNotes {
 		fmt.Fprintln(w, l)
 	}
