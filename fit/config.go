@@ -61,6 +61,7 @@ type Config struct {
 	Resume                      string        // --resume DIR (handled before the flags are parsed: resumeArgs)
 	Checkpoint                  time.Duration // --checkpoint: time between checkpoints (0: none)
 	Planned                     bool          // --sampler sgld untuned: auto's plan with SGLD forced (plannedSGLD)
+	PlanKind                    string        // --sampler auto: the kind of sampler its plan must take ("": the cost rule; fit.Run's method)
 	PrecondWhy                  string        // why --precond defaulted to none (multimodal target or cyclical sampler); printed with the result
 	// step size
 	Step                float64

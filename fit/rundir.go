@@ -42,6 +42,9 @@ type RunDir struct {
 	resumable    bool               // the run stopped early and has a checkpoint
 	finished     bool               // the sampling finished (Sampled): MarkFinished marks the directory
 	keep         *langevin.Trace    // Keep's trace, applied by Finish
+	// Sampling is set when the sampling begins: from then on the directory
+	// holds the run (one stopped before keeps nothing).
+	Sampling bool
 }
 
 // FinishHook, when set (by tests), is called as Finish begins: where a
