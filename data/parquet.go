@@ -557,7 +557,7 @@ func readParquetTable(path string, opt CSVOptions) (*Dataset, error) {
 		err.(*ParseError).File = path
 		return nil, err
 	}
-	tbl := &table{name: path, coding: opt.Coding, missing: opt.Missing, rowWord: "row"}
+	tbl := &table{name: path, coding: opt.Coding, missing: opt.Missing, rowWord: "row", maxBytes: opt.MaxBytes}
 	states := map[string]*colState{}
 	var feats []string
 	idCol := -1

@@ -289,20 +289,11 @@ func Run(ctx context.Context, job Job, s Settings, method *Method) (*Result, err
 	}
 	res.Notes = accountNotes(res.Account)
 	net, isNet := m.(Network)
-	if isNet && runErr == nil {
-		res.Weights = EqualChainWeights(len(res.Trace.Draws))
-		if c.Mlp.ChainWeights != "equal" && len(res.Trace.Draws) > 1 {
-			if res.Weights, err = StackChains(net, res.Trace, c.Seed); err != nil {
-				res.Weights = EqualChainWeights(len(res.Trace.Draws))
-				res.Weights.Why = "stacking failed: " + err.Error()
-			}
-		}
-		if len(res.Trace.Draws) > 1 {
-			res.Notes = append(res.Notes, Note{"auto", res.Weights.String()})
-		}
+	if res.Weights != nil { // a network's chains (RunChainWeights)
+		res.Notes = append(res.Notes, Note{"auto", res.Weights.String()})
 	}
 	if job.Test != nil && job.Test.Len() > 0 && runErr == nil {
-		if isNet && res.Weights.Method == "stacking" {
+		if isNet && res.Weights != nil && res.Weights.Method == "stacking" {
 			res.Test, res.TestErr = scoreDraws(net, MixtureDraws(res.Trace, net.Dim(), res.Weights.W), res.MAP, job.Test)
 		} else {
 			res.Test, res.TestErr = ScoreTest(m, res.Trace, res.MAP, job.Test)

@@ -240,13 +240,19 @@ func runProblem(ctx context.Context, j *Problem, s Settings) (res *Result, runEr
 	}
 	// The run directory is complete before the predictions, which a
 	// signal may cut short.
+	if runErr == nil && intr == nil {
+		// a network's chains' weights in its predictive, recorded in model.json
+		res.Weights = RunChainWeights(m, j.Env.Glm, tr, c.Mlp.ChainWeights, c.Seed)
+	}
 	if rd != nil {
 		rd.Keep(tr)
 		sum := res.Table
 		if runErr != nil && intr == nil {
 			sum = nil // a failed run (exit 1) leaves no summary.csv
 		}
-		if res.Files, err = rd.Finish(runErr, sum, j.ModelFile(), j.Scaler); err != nil {
+		mf := j.ModelFile()
+		res.Weights.Record(mf)
+		if res.Files, err = rd.Finish(runErr, sum, mf, j.Scaler); err != nil {
 			return nil, err
 		}
 	}

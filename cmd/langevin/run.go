@@ -159,7 +159,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) (runErr error) {
 		// Interrupted: no predictions.
 	} else if mlp, ok := m.(*model.MLP); ok && test != nil && test.Len() > 0 {
 		fit.PrintMLPPredictive(stdout, mlp, j.Env.Glm, tr, mapTheta, test, j.Scaler,
-			fit.MLPPredictiveOptions{ChainWeights: c.Mlp.ChainWeights, TargetESS: fit.NetTarget(c), Seed: c.Seed})
+			fit.MLPPredictiveOptions{ChainWeights: c.Mlp.ChainWeights, TargetESS: fit.NetTarget(c), Seed: c.Seed, Weights: res.Weights})
 	} else if g, ok := m.(*model.GLM); ok && test != nil && test.Len() > 0 {
 		fit.PrintGLMPredictive(stdout, g, tr, mapTheta, test, fit.LogOffsets(j.Spec, j.OffTest))
 	} else if test != nil && test.Len() > 0 {
@@ -175,7 +175,12 @@ func cmdRun(args []string, stdout, stderr io.Writer) (runErr error) {
 	}
 	if c.Report && intr == nil {
 		st.Enter("the report", true)
-		path, err := runReport(j, out, tr, pc, untimedNotes(res.Account))
+		pre := res.Account
+		if res.Weights != nil {
+			// the weights of the predictive, as predict applies them
+			pre = fmt.Sprintf("auto:     %v\n", res.Weights) + pre
+		}
+		path, err := runReport(j, out, tr, pc, untimedNotes(pre))
 		if err != nil {
 			return fmt.Errorf("report: %w", err)
 		}
