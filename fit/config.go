@@ -12,7 +12,7 @@ import (
 	"github.com/langevin-go/langevin"
 	"github.com/langevin-go/langevin/approx"
 	"github.com/langevin-go/langevin/data"
-	"github.com/langevin-go/langevin/internal/runctl"
+	"github.com/langevin-go/langevin/internal/budget"
 	"github.com/langevin-go/langevin/model"
 	"github.com/langevin-go/langevin/sampler"
 )
@@ -688,10 +688,10 @@ func (c *Config) CheckStoreFits() error {
 	}
 	defer st.Close()
 	need := 3 * 8 * int64(st.Len()) * int64(st.Dim()+1)
-	budget := runctl.MemoryBudget()
-	if need > budget {
+	limit := budget.Memory()
+	if need > limit {
 		return InputErrorf("--data %s: a store of %d rows × %d features: --model %s reads its data into memory, about %s, more than %s (half this machine's memory); only --model %v Streams a store",
-			c.Data, st.Len(), st.Dim(), c.Model, runctl.FmtBytes(need), runctl.FmtBytes(budget), model.RowKinds)
+			c.Data, st.Len(), st.Dim(), c.Model, budget.FmtBytes(need), budget.FmtBytes(limit), model.RowKinds)
 	}
 	return nil
 }

@@ -13,7 +13,7 @@ import (
 
 	"github.com/langevin-go/langevin"
 	"github.com/langevin-go/langevin/data"
-	"github.com/langevin-go/langevin/internal/runctl"
+	"github.com/langevin-go/langevin/internal/budget"
 	"github.com/langevin-go/langevin/model"
 )
 
@@ -182,7 +182,7 @@ func (j *Problem) classes() int {
 // of the memory budget (the data are copied once into their matrix, and the
 // draws need the rest).
 func dataBound() int64 {
-	return runctl.MemoryBudget() / 4
+	return budget.Memory() / 4
 }
 
 // ReadData reads a data file as the run reads its --data. The responses are
