@@ -1,10 +1,6 @@
 package fit
 
-import (
-	"flag"
-	"io"
-	"time"
-)
+import "time"
 
 // DefaultConfig returns the configuration of langevin run with no flag
 // given, before Resolve: each field holds its flag's default (the command
@@ -25,11 +21,17 @@ func DefaultConfig() *Config {
 	}
 	c.Columns.Missing = "error"
 	c.Formula.Family = "gaussian"
-	fs := flag.NewFlagSet("defaults", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
 	for _, g := range FlagGroups {
-		c.Opts[g.Name] = g.Define(fs)
+		c.Opts[g.Name] = g.Define(defaults{})
 	}
 	c.Def = SamplerTable[c.Sampler]
 	return c
 }
+
+// defaults is the FlagDefiner that sets each setting to its default.
+type defaults struct{}
+
+func (defaults) BoolVar(p *bool, _ string, v bool, _ string)          { *p = v }
+func (defaults) IntVar(p *int, _ string, v int, _ string)             { *p = v }
+func (defaults) Float64Var(p *float64, _ string, v float64, _ string) { *p = v }
+func (defaults) StringVar(p *string, _ string, v string, _ string)    { *p = v }

@@ -27,7 +27,7 @@ func newRunFlagSet(c *fit.Config) *flag.FlagSet {
 	fs.StringVar(&c.Test, "test", d.Test, "test data `FILE`; without it a seeded split of --data is held out (--test-frac; of a store: a hashed split by row)")
 	fs.Float64Var(&c.TestFrac, "test-frac", d.TestFrac, "fraction of --data held out as test set when --test is not given (0: fit on all the data)")
 	fs.StringVar(&c.Target, "target", d.Target, "target `COL`umn: a name, or a 1-based column number (-1 = last); default the last column")
-	c.Columns.Register(fs)
+	registerColumnFlags(fs, &c.Columns)
 	fs.StringVar(&c.Format, "format", d.Format, "data format: auto|"+strings.Join(data.Formats(), "|")+" (store: a data.Store file)|uci (a folder of the UCI regression benchmark: data.txt, index_*.txt); auto tells them by content")
 	fs.IntVar(&c.Split, "split", d.Split, "--data a UCI benchmark folder: split `K` (0-based): its index_train_K rows are the data, its index_test_K rows the test set; an MLP gets the folder's n_hidden units unless --hidden is given")
 	fs.BoolVar(&c.Standardize, "standardize", d.Standardize, "standardise features with the training set's mean and sd (and an MLP's Gaussian response: the test scores are reported in its units)")
@@ -35,7 +35,7 @@ func newRunFlagSet(c *fit.Config) *flag.FlagSet {
 	fs.Float64Var(&c.Noise, "noise", d.Noise, "generated data: noise sd (moons: of the points, spirals: of the angle, gap1d: of y)")
 	fs.IntVar(&c.K, "k", d.K, "--data spirals: number of arms (classes)")
 
-	fit.RegisterFormulaFlags(fs, &c.Formula)
+	registerFormulaFlags(fs, &c.Formula)
 	fs.StringVar(&c.Stan, "stan", d.Stan, "a Stan program `FILE` as the model (see docs/stan.md); --data is its data in CmdStan's JSON format; the sampler is nuts unless --sampler says otherwise")
 	fs.StringVar(&c.Model, "model", d.Model, "model: linear|logistic|mlp|softmax (integer class labels 0…K−1; --prior-scale σ₀ is precision λ = 1/σ₀²)|poisson|negbin (counts, log link; --offset/--exposure)|probit (0/1 labels)|robust (Student-t regression), or a toy target that needs no --data: gauss2|mixture25")
 	fs.BoolVar(&c.Intercept, "intercept", d.Intercept, "add an intercept")
@@ -202,4 +202,19 @@ func parseRun(args []string, stdout io.Writer) (*fit.Config, error) {
 		}
 	}
 	return c, nil
+}
+
+// registerColumnFlags defines --id, --drop, --categorical and --missing on fs.
+func registerColumnFlags(fs *flag.FlagSet, f *fit.ColumnFlags) {
+	fs.StringVar(&f.Id, "id", "", "ID `COL`umn (a name or number, as --target): never a feature; predict writes it beside each prediction")
+	fs.StringVar(&f.Drop, "drop", "", "`COL,…`: columns not to read (names or numbers, as --target)")
+	fs.StringVar(&f.Categorical, "categorical", "", "`COL,…`: columns coded as categorical even if they hold numbers (a column of text is categorical anyway: treatment coding against its first level in byte order)")
+	fs.StringVar(&f.Missing, "missing", "error", "missing values (empty, NA, N/A, NaN, nan, null, NULL): error (exit 2 naming the column and how many rows) or drop (drop those rows, counted per column); never imputed")
+}
+
+// registerFormulaFlags defines --formula, --family and --priors on fs.
+func registerFormulaFlags(fs *flag.FlagSet, f *fit.FormulaConfig) {
+	fs.StringVar(&f.Text, "formula", "", "model `FORMULA` as lme4/brms write it, e.g. 'y ~ x + (1 + x | g)' (see docs/formulas.md); --data is a CSV file with a header, text columns are categorical; replaces --model")
+	fs.StringVar(&f.Family, "family", "gaussian", "--formula: response family gaussian|bernoulli (logistic)|probit|poisson|negbinomial|student|binomial (the response y | trials(n))")
+	fs.StringVar(&f.Priors, "priors", "", "--formula: priors replacing brms's defaults, 'class ~ dist(args); …' with class Intercept|b|sd|cor|sigma|nu|shape, e.g. 'b ~ normal(0, 1); sd ~ exponential(1)'")
 }

@@ -52,7 +52,7 @@ var only = map[string][]string{
 // figure (DESIGN.md's layout; the rest of the list follows the one-pipeline
 // redesign).
 var never = map[string][]string{
-	"fit": {module + "/plot", "gonum.org/v1/plot", module + "/internal/runctl"},
+	"fit": {module + "/plot", "gonum.org/v1/plot", module + "/internal/runctl", "flag"},
 }
 
 type pkg struct {
