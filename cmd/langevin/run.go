@@ -92,8 +92,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) (runErr error) {
 		fmt.Fprintln(stderr, "langevin run: "+j.DescribeRows())
 	}
 	build := j.BuildModel
+	var formulaTest *formula.Frame // --formula --test: the held-out rows
 	if c.Formula.Text != "" {
-		build = func() error { return buildFormulaModel(j) }
+		build = func() (err error) { formulaTest, err = buildFormulaModel(j); return err }
 	}
 	if c.Stan != "" {
 		build = func() error { return buildStanModel(j) }
@@ -303,6 +304,10 @@ func cmdRun(args []string, stdout, stderr io.Writer) (runErr error) {
 	// The run directory is complete before the predictions, which a
 	// signal may cut short.
 	var files string
+	var weights *fit.ChainWeights // a network's chains' in its predictive, recorded in model.json
+	if runErr == nil && intr == nil {
+		weights = fit.RunChainWeights(m, j.Env.Glm, tr, c.Mlp.ChainWeights, c.Seed)
+	}
 	if rd != nil {
 		var sc *data.Scaler
 		if j.Scaler != nil {
@@ -313,7 +318,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) (runErr error) {
 		if runErr != nil && intr == nil {
 			sum = nil // a failed run (exit 1) leaves no summary.csv
 		}
-		if files, err = rd.Finish(runErr, sum, j.ModelFile(), sc); err != nil {
+		mf := j.ModelFile()
+		weights.Record(mf)
+		if files, err = rd.Finish(runErr, sum, mf, sc); err != nil {
 			return err
 		}
 	}
@@ -328,9 +335,11 @@ func cmdRun(args []string, stdout, stderr io.Writer) (runErr error) {
 	test := j.Test
 	if intr != nil {
 		// Interrupted: no predictions.
+	} else if fm, ok := m.(*formula.Model); ok && formulaTest != nil {
+		printFormulaTest(stdout, fm, tr, mapTheta, formulaTest)
 	} else if mlp, ok := m.(*model.MLP); ok && test != nil && test.Len() > 0 {
 		fit.PrintMLPPredictive(stdout, mlp, j.Env.Glm, tr, mapTheta, test, j.Scaler,
-			fit.MLPPredictiveOptions{ChainWeights: c.Mlp.ChainWeights, TargetESS: fit.NetTarget(c), Seed: c.Seed})
+			fit.MLPPredictiveOptions{ChainWeights: c.Mlp.ChainWeights, TargetESS: fit.NetTarget(c), Seed: c.Seed, Weights: weights})
 	} else if g, ok := m.(*model.GLM); ok && test != nil && test.Len() > 0 {
 		fit.PrintGLMPredictive(stdout, g, tr, mapTheta, test, fit.LogOffsets(j.Spec, j.OffTest))
 	} else if test != nil && test.Len() > 0 {
@@ -364,7 +373,12 @@ func cmdRun(args []string, stdout, stderr io.Writer) (runErr error) {
 	}
 	if c.Report && intr == nil {
 		st.Enter("the report", true)
-		path, err := runReport(j, out, tr, pc, untimedNotes(notes.String()))
+		pre := notes.String()
+		if weights != nil {
+			// the weights of the predictive, as predict applies them
+			pre = fmt.Sprintf("auto:     %v\n", weights) + pre
+		}
+		path, err := runReport(j, out, tr, pc, untimedNotes(pre))
 		if err != nil {
 			return fmt.Errorf("report: %w", err)
 		}
