@@ -471,6 +471,9 @@ type table struct {
 	ignored []string
 	missing string
 	rowWord string // "line" (text) or "row" (Parquet), for messages
+	// maxBytes, if positive, bounds the coded features (8 bytes a cell,
+	// after the categorical columns become dummies), as CSVOptions.MaxBytes.
+	maxBytes int64
 }
 
 // finish checks missing values, fixes the levels and expands the categorical
@@ -483,59 +486,9 @@ func (t *table) finish() (*Dataset, error) {
 	if t.target != nil {
 		used = append(used, t.target)
 	}
-	// Missing values.
-	var counts []MissingCount
-	first := (*colState)(nil)
-	for _, c := range used {
-		if c.missing > 0 {
-			counts = append(counts, MissingCount{Column: c.name, Rows: c.missing})
-			if first == nil || c.missLine < first.missLine || (c.missLine == first.missLine && c.index < first.index) {
-				first = c
-			}
-		}
-	}
-	keep := t.n
-	var drop []bool
-	if first != nil {
-		if t.missing != MissingDrop {
-			also := ""
-			for _, mc := range counts {
-				if mc.Column != first.name {
-					also += fmt.Sprintf("; column %q: %s", mc.Column, rowsHave(mc.Rows))
-				}
-			}
-			tok := "empty cell"
-			if first.missTok != "" {
-				tok = quote(first.missTok)
-			}
-			line, col := first.missLine, first.index
-			where := ""
-			if t.rowWord == "row" {
-				where = fmt.Sprintf("row %d, ", first.missLine)
-				line, col = 0, 0
-			}
-			return nil, perr(line, col, ErrMissing, "%smissing value (%s) in column %q: %s%s; missing values are not imputed: drop those rows (or the column)",
-				where, tok, first.name, rowsHave(first.missing), also)
-		}
-		drop = make([]bool, t.n)
-		q := len(t.feats)
-		for i := range t.n {
-			row := t.x[i*q : (i+1)*q]
-			for _, v := range row {
-				if math.IsNaN(v) {
-					drop[i] = true
-				}
-			}
-			if t.y != nil && math.IsNaN(t.y[i]) {
-				drop[i] = true
-			}
-			if drop[i] {
-				keep--
-			}
-		}
-		if keep == 0 {
-			return nil, perr(0, 0, nil, "every row has a missing value (%s)", missingList(counts))
-		}
+	drop, keep, counts, err := t.missingRows(used)
+	if err != nil {
+		return nil, err
 	}
 	// Levels present in the kept rows, in byte order; the target's order.
 	q := len(t.feats)
@@ -631,6 +584,10 @@ func (t *table) finish() (*Dataset, error) {
 	if p == 0 {
 		return nil, perr(0, 0, nil, "no features left: every feature column is constant or dropped")
 	}
+	if need := 8 * int64(keep) * int64(p+1); t.maxBytes > 0 && need > t.maxBytes {
+		return nil, perr(0, 0, ErrTooLarge, "%d rows × %d features (%s) would hold %d MiB of numbers in memory, more than the bound of %d MiB; --drop or --id the widest categorical column",
+			keep, p, widest(t.feats), need>>20, t.maxBytes>>20)
+	}
 	x := make([]float64, 0, keep*p)
 	if t.y != nil {
 		ds.Y = make([]float64, 0, keep)
@@ -670,6 +627,82 @@ func (t *table) finish() (*Dataset, error) {
 	}
 	ds.X = mat.NewDense(keep, p, x)
 	return ds, nil
+}
+
+// widest names the categorical column of feats with the most levels and
+// its dummy count, or says that every column is numeric.
+func widest(feats []*colState) string {
+	var w *colState
+	for _, c := range feats {
+		if c.cat && (w == nil || len(c.levels) > len(w.levels)) {
+			w = c
+		}
+	}
+	if w == nil {
+		return "no categorical column"
+	}
+	return fmt.Sprintf("categorical column %q alone is %d dummies", w.name, max(0, len(w.levels)-1))
+}
+
+// missingRows checks the missing values of the used columns: an error
+// naming the first (MissingError), or the rows to drop (nil: none), the rows
+// kept and the count in each column (MissingDrop).
+func (t *table) missingRows(used []*colState) (drop []bool, keep int, counts []MissingCount, err error) {
+	perr := func(line, col int, err error, format string, args ...any) error {
+		return &ParseError{File: t.name, Line: line, Column: col, Msg: fmt.Sprintf(format, args...), Err: err}
+	}
+	first := (*colState)(nil)
+	for _, c := range used {
+		if c.missing > 0 {
+			counts = append(counts, MissingCount{Column: c.name, Rows: c.missing})
+			if first == nil || c.missLine < first.missLine || (c.missLine == first.missLine && c.index < first.index) {
+				first = c
+			}
+		}
+	}
+	keep = t.n
+	if first != nil {
+		if t.missing != MissingDrop {
+			also := ""
+			for _, mc := range counts {
+				if mc.Column != first.name {
+					also += fmt.Sprintf("; column %q: %s", mc.Column, rowsHave(mc.Rows))
+				}
+			}
+			tok := "empty cell"
+			if first.missTok != "" {
+				tok = quote(first.missTok)
+			}
+			line, col := first.missLine, first.index
+			where := ""
+			if t.rowWord == "row" {
+				where = fmt.Sprintf("row %d, ", first.missLine)
+				line, col = 0, 0
+			}
+			return nil, 0, nil, perr(line, col, ErrMissing, "%smissing value (%s) in column %q: %s%s; missing values are not imputed: drop those rows (or the column)",
+				where, tok, first.name, rowsHave(first.missing), also)
+		}
+		drop = make([]bool, t.n)
+		q := len(t.feats)
+		for i := range t.n {
+			row := t.x[i*q : (i+1)*q]
+			for _, v := range row {
+				if math.IsNaN(v) {
+					drop[i] = true
+				}
+			}
+			if t.y != nil && math.IsNaN(t.y[i]) {
+				drop[i] = true
+			}
+			if drop[i] {
+				keep--
+			}
+		}
+		if keep == 0 {
+			return nil, 0, nil, perr(0, 0, nil, "every row has a missing value (%s)", missingList(counts))
+		}
+	}
+	return drop, keep, counts, nil
 }
 
 func missingList(counts []MissingCount) string {

@@ -50,7 +50,10 @@ var FinishHook func()
 
 // SettingsOf lists the settings of the configuration c: the run's, or the
 // configuration as run (--sampler auto's choice). The model is --model's,
-// or the one the run built when j.ModelSettings names it (--formula).
+// or the one the run built when j.ModelSettings names it (--formula). On a
+// network run by --sampler auto, precond and init are the plan's
+// (fisher-groups: its per-group Fisher preconditioner; modes: each chain at
+// its own Adam mode) and modes is their number.
 func (j *Problem) SettingsOf(c *Config) [][2]string {
 	b := j.Env
 	step := ""
@@ -75,6 +78,20 @@ func (j *Problem) SettingsOf(c *Config) [][2]string {
 		{"standardize", strconv.FormatBool(c.Standardize)}, {"intercept", strconv.FormatBool(c.Intercept)},
 		{"noise_every", strconv.Itoa(c.NoiseEvery)},
 	}...)
+	if b != nil && b.Auto != nil && b.Auto.Net != nil {
+		// --sampler auto on a network: the plan's starts and preconditioner,
+		// not the flags' (unused) values, so that the chain files say what ran.
+		net := b.Auto.Net
+		for i, kv := range all {
+			switch kv[0] {
+			case "precond":
+				all[i][1] = "fisher-groups"
+			case "init":
+				all[i][1] = "modes"
+			}
+		}
+		all = append(all, [2]string{"modes", strconv.Itoa(len(net.Modes))})
+	}
 	var out [][2]string
 	for _, kv := range all {
 		if c.Formula.Text != "" && (kv[0] == "standardize" || kv[0] == "intercept") {
