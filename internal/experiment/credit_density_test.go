@@ -29,3 +29,30 @@ func TestCreditDensityWarning(t *testing.T) {
 		t.Errorf("four independent chains warned: %q", w)
 	}
 }
+
+// creditConfusion (report Figure 10 for credit): the diagonal holds the
+// accuracy, the cells the test rows; at θ = 0 every probability is 0.5 and
+// every row is predicted class 0.
+func TestCreditConfusion(t *testing.T) {
+	_, test, m, err := creditProblem(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := test.Len()
+	theta := make([]float64, m.Dim())
+	for j := range theta {
+		theta[j] = 0.3 * float64(j%3-1)
+	}
+	for _, th := range [][]float64{theta, make([]float64, m.Dim())} {
+		c, acc := creditConfusion(m, th, test.X, test.Y)
+		if tot := c[0][0] + c[0][1] + c[1][0] + c[1][1]; tot != n {
+			t.Errorf("%d rows in the cells, %d test rows", tot, n)
+		}
+		if diag := float64(c[0][0]+c[1][1]) / float64(n); math.Abs(diag-acc) > 1e-12 {
+			t.Errorf("diagonal share %.4f, accuracy %.4f", diag, acc)
+		}
+	}
+	if c, _ := creditConfusion(m, make([]float64, m.Dim()), test.X, test.Y); c[0][1]+c[1][1] != 0 {
+		t.Errorf("θ = 0 predicts class 1 for %d rows", c[0][1]+c[1][1])
+	}
+}
