@@ -108,8 +108,8 @@ func (c *Config) CheckApplies() error {
 		applies bool
 		why     string
 	}{
-		{"model target test test-frac id drop categorical format split standardize intercept prior-scale offset exposure", c.Formula.Text == "",
-			"--formula names the model, its response, intercept, offsets and columns, and --data is read as it is, a CSV file (no test split, no standardisation): write it in the formula"},
+		{"model target test-frac id drop categorical split standardize intercept prior-scale offset exposure", c.Formula.Text == "",
+			"--formula names the model, its response, intercept, offsets and columns, and --data is read as it is (no test split, no standardisation; --test gives held-out rows): write it in the formula"},
 		{"family priors", c.Formula.Text != "", "only with --formula"},
 		{"formula model target test test-frac id drop categorical missing format split standardize intercept prior-scale offset exposure", c.Stan == "",
 			"--stan names the model and --data is its data (CmdStan's JSON format)"},

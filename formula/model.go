@@ -39,6 +39,10 @@ type Options struct {
 	// inside the model (θ's b block is then b itself). The zero value
 	// scales it: see Model's doc.
 	Unscaled bool
+	// MaxDesignBytes, if positive, bounds the bytes of the design's
+	// columns (8 a row and column): a formula whose terms would make more
+	// is an error naming the term, found before the memory is taken.
+	MaxDesignBytes int64
 }
 
 // CentredMinRows is the rule of the group effects' parameterisation: a
@@ -143,6 +147,8 @@ type Model struct {
 	hasB, hasAux bool
 	auxName      string
 
+	warnings []string // Warnings
+
 	taylorMu   sync.Mutex
 	taylorLast *taylor // TaylorAt's last expansion
 }
@@ -170,7 +176,10 @@ func New(f *Formula, tab Table, opt Options) (*Model, error) {
 		return nil, fmt.Errorf("no rows")
 	}
 	m := &Model{Formula: f, Family: fam, n: n, intercept: f.Intercept, book: codebook{}, prior: opt.Priors}
-	e := &env{tab: tab, book: m.book, train: true}
+	if err := f.responseAmongPredictors(); err != nil {
+		return nil, err
+	}
+	e := &env{tab: tab, book: m.book, train: true, maxBytes: opt.MaxDesignBytes}
 	if f.Trials != "" {
 		if opt.Trials != "" && opt.Trials != f.Trials {
 			return nil, &SyntaxError{f.TrialsPos, fmt.Sprintf("trials(%s) in the formula and trials column %q in the options: expected one", f.Trials, opt.Trials)}
@@ -204,6 +213,7 @@ func New(f *Formula, tab Table, opt Options) (*Model, error) {
 		return nil, err
 	}
 	m.xnames = names
+	sep := m.separated(names, cols)
 	P := len(cols)
 	m.means = make([]float64, P)
 	for j, c := range cols {
@@ -304,6 +314,13 @@ func New(f *Formula, tab Table, opt Options) (*Model, error) {
 	}
 	if err := m.setPriors(); err != nil {
 		return nil, err
+	}
+	if sep != "" {
+		b := "b_" + brmsName(sep)
+		if m.prior["b"].Dist == "flat" {
+			return nil, fmt.Errorf("the predictor %s separates the outcomes of %s (every row on one side of a value has y = 1, every row on the other y = 0): the likelihood keeps growing as %s → ±∞, and under the flat prior on b the posterior is improper (the draws drift without bound); give b a proper prior (--priors 'b ~ normal(0, 2.5)'), or leave %s out", sep, f.Response.Text, b, sep)
+		}
+		m.warnings = append(m.warnings, fmt.Sprintf("the predictor %s separates the outcomes of %s: the likelihood keeps growing as %s → ±∞, so its posterior is set by the prior on b (%s) alone", sep, f.Response.Text, b, m.prior["b"]))
 	}
 	m.build(P)
 	return m, nil

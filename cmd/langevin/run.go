@@ -92,8 +92,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) (runErr error) {
 		fmt.Fprintln(stderr, "langevin run: "+j.DescribeRows())
 	}
 	build := j.BuildModel
+	var formulaTest *formula.Frame // --formula --test: the held-out rows
 	if c.Formula.Text != "" {
-		build = func() error { return buildFormulaModel(j) }
+		build = func() (err error) { formulaTest, err = buildFormulaModel(j); return err }
 	}
 	if c.Stan != "" {
 		build = func() error { return buildStanModel(j) }
@@ -334,6 +335,8 @@ func cmdRun(args []string, stdout, stderr io.Writer) (runErr error) {
 	test := j.Test
 	if intr != nil {
 		// Interrupted: no predictions.
+	} else if fm, ok := m.(*formula.Model); ok && formulaTest != nil {
+		printFormulaTest(stdout, fm, tr, mapTheta, formulaTest)
 	} else if mlp, ok := m.(*model.MLP); ok && test != nil && test.Len() > 0 {
 		fit.PrintMLPPredictive(stdout, mlp, j.Env.Glm, tr, mapTheta, test, j.Scaler,
 			fit.MLPPredictiveOptions{ChainWeights: c.Mlp.ChainWeights, TargetESS: fit.NetTarget(c), Seed: c.Seed, Weights: weights})
