@@ -471,6 +471,9 @@ type table struct {
 	ignored []string
 	missing string
 	rowWord string // "line" (text) or "row" (Parquet), for messages
+	// maxBytes, if positive, bounds the coded features (8 bytes a cell,
+	// after the categorical columns become dummies), as CSVOptions.MaxBytes.
+	maxBytes int64
 }
 
 // finish checks missing values, fixes the levels and expands the categorical
@@ -581,6 +584,10 @@ func (t *table) finish() (*Dataset, error) {
 	if p == 0 {
 		return nil, perr(0, 0, nil, "no features left: every feature column is constant or dropped")
 	}
+	if need := 8 * int64(keep) * int64(p+1); t.maxBytes > 0 && need > t.maxBytes {
+		return nil, perr(0, 0, ErrTooLarge, "%d rows × %d features (%s) would hold %d MiB of numbers in memory, more than the bound of %d MiB; --drop or --id the widest categorical column",
+			keep, p, widest(t.feats), need>>20, t.maxBytes>>20)
+	}
 	x := make([]float64, 0, keep*p)
 	if t.y != nil {
 		ds.Y = make([]float64, 0, keep)
@@ -681,6 +688,21 @@ func (t *table) missingRows(used []*colState) (drop []bool, keep int, counts []M
 		}
 	}
 	return drop, keep, counts, nil
+}
+
+// widest names the categorical column of feats with the most levels and
+// its dummy count, or says that every column is numeric.
+func widest(feats []*colState) string {
+	var w *colState
+	for _, c := range feats {
+		if c.cat && (w == nil || len(c.levels) > len(w.levels)) {
+			w = c
+		}
+	}
+	if w == nil {
+		return "no categorical column"
+	}
+	return fmt.Sprintf("categorical column %q alone is %d dummies", w.name, max(0, len(w.levels)-1))
 }
 
 func missingList(counts []MissingCount) string {

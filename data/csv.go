@@ -243,7 +243,7 @@ func parseCSV(r io.Reader, name string, opt CSVOptions) (*table, *Dataset, error
 			q++
 		}
 	}
-	tbl := &table{name: name, n: 0, coding: opt.Coding, missing: opt.Missing, rowWord: "line"}
+	tbl := &table{name: name, n: 0, coding: opt.Coding, missing: opt.Missing, rowWord: "line", maxBytes: opt.MaxBytes}
 	if j := slices.IndexFunc(cols, func(c *colState) bool { return c.role == roleID }); j >= 0 {
 		tbl.id = names[j]
 		tbl.ids = []string{}

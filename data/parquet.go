@@ -567,7 +567,7 @@ func parquetTable(path string, opt CSVOptions) (*table, error) {
 		err.(*ParseError).File = path
 		return nil, err
 	}
-	tbl := &table{name: path, coding: opt.Coding, missing: opt.Missing, rowWord: "row"}
+	tbl := &table{name: path, coding: opt.Coding, missing: opt.Missing, rowWord: "row", maxBytes: opt.MaxBytes}
 	states := map[string]*colState{}
 	var feats []string
 	idCol := -1

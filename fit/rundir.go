@@ -50,7 +50,10 @@ var FinishHook func()
 
 // SettingsOf lists the settings of the configuration c: the run's, or the
 // configuration as run (--sampler auto's choice). The model is --model's,
-// or the one the run built when j.ModelSettings names it (--formula).
+// or the one the run built when j.ModelSettings names it (--formula). On a
+// network run by --sampler auto, precond and init are the plan's
+// (fisher-groups: its per-group Fisher preconditioner; modes: each chain at
+// its own Adam mode) and modes is their number.
 func (j *Problem) SettingsOf(c *Config) [][2]string {
 	b := j.Env
 	step := ""
@@ -75,6 +78,20 @@ func (j *Problem) SettingsOf(c *Config) [][2]string {
 		{"standardize", strconv.FormatBool(c.Standardize)}, {"intercept", strconv.FormatBool(c.Intercept)},
 		{"noise_every", strconv.Itoa(c.NoiseEvery)},
 	}...)
+	if b != nil && b.Auto != nil && b.Auto.Net != nil {
+		// --sampler auto on a network: the plan's starts and preconditioner,
+		// not the flags' (unused) values, so that the chain files say what ran.
+		net := b.Auto.Net
+		for i, kv := range all {
+			switch kv[0] {
+			case "precond":
+				all[i][1] = "fisher-groups"
+			case "init":
+				all[i][1] = "modes"
+			}
+		}
+		all = append(all, [2]string{"modes", strconv.Itoa(len(net.Modes))})
+	}
 	var out [][2]string
 	for _, kv := range all {
 		if c.Formula.Text != "" && (kv[0] == "standardize" || kv[0] == "intercept") {
@@ -345,6 +362,22 @@ func DrawsOf(r *rundir.Run, d int) ([][]float64, error) {
 		return nil, InputError{Err: errors.New("--samples " + r.Dir + ": no draws")}
 	}
 	return draws, nil
+}
+
+// PredictiveDraws returns the draws of the run's posterior predictive, the
+// first d columns of each: every kept draw alike (DrawsOf), or, when
+// model.json records the chains' weights (a network's stacking), draws
+// whose equal-weight mixture is the chains' mixture with those weights
+// (MixtureDraws: the chains cut to the shortest).
+func PredictiveDraws(r *rundir.Run, mf *ModelFile, d int) ([][]float64, error) {
+	all, err := DrawsOf(r, d)
+	if err != nil || mf == nil || mf.ChainWeights == nil {
+		return all, err
+	}
+	if len(mf.ChainWeights) != len(r.Trace.Draws) {
+		return nil, InputErrorf("%s: %d chain_weights, but %s has %d chain files: expected one weight a chain", filepath.Join(r.Dir, rundir.SpecFile), len(mf.ChainWeights), r.Dir, len(r.Trace.Draws))
+	}
+	return MixtureDraws(r.Trace, d, mf.ChainWeights), nil
 }
 
 // runID is the identifier of a run: a hash of its configuration and

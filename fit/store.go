@@ -217,7 +217,7 @@ func PredictStore(w io.Writer, f *Config, mf *ModelFile, sc *data.Scaler, r *run
 	if err != nil {
 		return InputErrorf("--data %s: %v", f.Data, err)
 	}
-	draws, err := DrawsOf(r, m.Dim())
+	draws, err := PredictiveDraws(r, mf, m.Dim())
 	if err != nil {
 		return err
 	}

@@ -192,7 +192,7 @@ var builtins = map[string]bool{}
 func init() {
 	for _, n := range []string{"exp", "log", "sqrt", "square", "inv_logit", "log1p_exp", "tanh", "log1m",
 		"sum", "mean", "sd", "variance", "log_sum_exp", "max", "min", "dot_product", "dot_self", "rows_dot_product",
-		"columns_dot_product", "num_elements", "size", "rows", "cols", "cumulative_sum", "softmax", "log_softmax",
+		"columns_dot_product", "num_elements", "size", "dims", "rows", "cols", "cumulative_sum", "softmax", "log_softmax",
 		"rep_vector", "rep_row_vector", "rep_array", "rep_matrix", "to_vector", "to_row_vector", "to_array_1d",
 		"to_matrix", "append_row", "head", "tail", "segment", "col", "row", "diag_matrix", "diagonal",
 		"diag_pre_multiply", "diag_post_multiply", "multiply_lower_tri_self_transpose", "crossprod", "tcrossprod",
@@ -425,6 +425,16 @@ func (ev *evaluator) call(e *Call) val {
 	case "num_elements":
 		want(1)
 		return val{b: bInt, i: args[0].n()}
+	case "dims":
+		want(1)
+		x := args[0]
+		md := x.matDims()
+		out := ev.ints(len(x.dims) + len(md))
+		copy(out, x.dims)
+		copy(out[len(x.dims):], md)
+		dm := ev.ints(1)
+		dm[0] = len(out)
+		return val{b: bInt, dims: dm, ints: out}
 	case "size":
 		want(1)
 		x := args[0]

@@ -304,6 +304,10 @@ func cmdRun(args []string, stdout, stderr io.Writer) (runErr error) {
 	// The run directory is complete before the predictions, which a
 	// signal may cut short.
 	var files string
+	var weights *fit.ChainWeights // a network's chains' in its predictive, recorded in model.json
+	if runErr == nil && intr == nil {
+		weights = fit.RunChainWeights(m, j.Env.Glm, tr, c.Mlp.ChainWeights, c.Seed)
+	}
 	if rd != nil {
 		var sc *data.Scaler
 		if j.Scaler != nil {
@@ -314,7 +318,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) (runErr error) {
 		if runErr != nil && intr == nil {
 			sum = nil // a failed run (exit 1) leaves no summary.csv
 		}
-		if files, err = rd.Finish(runErr, sum, j.ModelFile(), sc); err != nil {
+		mf := j.ModelFile()
+		weights.Record(mf)
+		if files, err = rd.Finish(runErr, sum, mf, sc); err != nil {
 			return err
 		}
 	}
@@ -333,7 +339,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) (runErr error) {
 		printFormulaTest(stdout, fm, tr, mapTheta, formulaTest)
 	} else if mlp, ok := m.(*model.MLP); ok && test != nil && test.Len() > 0 {
 		fit.PrintMLPPredictive(stdout, mlp, j.Env.Glm, tr, mapTheta, test, j.Scaler,
-			fit.MLPPredictiveOptions{ChainWeights: c.Mlp.ChainWeights, TargetESS: fit.NetTarget(c), Seed: c.Seed})
+			fit.MLPPredictiveOptions{ChainWeights: c.Mlp.ChainWeights, TargetESS: fit.NetTarget(c), Seed: c.Seed, Weights: weights})
 	} else if g, ok := m.(*model.GLM); ok && test != nil && test.Len() > 0 {
 		fit.PrintGLMPredictive(stdout, g, tr, mapTheta, test, fit.LogOffsets(j.Spec, j.OffTest))
 	} else if test != nil && test.Len() > 0 {
@@ -367,7 +373,12 @@ func cmdRun(args []string, stdout, stderr io.Writer) (runErr error) {
 	}
 	if c.Report && intr == nil {
 		st.Enter("the report", true)
-		path, err := runReport(j, out, tr, pc, untimedNotes(notes.String()))
+		pre := notes.String()
+		if weights != nil {
+			// the weights of the predictive, as predict applies them
+			pre = fmt.Sprintf("auto:     %v\n", weights) + pre
+		}
+		path, err := runReport(j, out, tr, pc, untimedNotes(pre))
 		if err != nil {
 			return fmt.Errorf("report: %w", err)
 		}
