@@ -629,6 +629,21 @@ func (t *table) finish() (*Dataset, error) {
 	return ds, nil
 }
 
+// widest names the categorical column of feats with the most levels and
+// its dummy count, or says that every column is numeric.
+func widest(feats []*colState) string {
+	var w *colState
+	for _, c := range feats {
+		if c.cat && (w == nil || len(c.levels) > len(w.levels)) {
+			w = c
+		}
+	}
+	if w == nil {
+		return "no categorical column"
+	}
+	return fmt.Sprintf("categorical column %q alone is %d dummies", w.name, max(0, len(w.levels)-1))
+}
+
 // missingRows checks the missing values of the used columns: an error
 // naming the first (MissingError), or the rows to drop (nil: none), the rows
 // kept and the count in each column (MissingDrop).
@@ -688,21 +703,6 @@ func (t *table) missingRows(used []*colState) (drop []bool, keep int, counts []M
 		}
 	}
 	return drop, keep, counts, nil
-}
-
-// widest names the categorical column of feats with the most levels and
-// its dummy count, or says that every column is numeric.
-func widest(feats []*colState) string {
-	var w *colState
-	for _, c := range feats {
-		if c.cat && (w == nil || len(c.levels) > len(w.levels)) {
-			w = c
-		}
-	}
-	if w == nil {
-		return "no categorical column"
-	}
-	return fmt.Sprintf("categorical column %q alone is %d dummies", w.name, max(0, len(w.levels)-1))
 }
 
 func missingList(counts []MissingCount) string {

@@ -1,12 +1,15 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -67,4 +70,43 @@ func TestFitRunEqualsFormulaCommand(t *testing.T) {
 			t.Errorf("langevin run does not print the library's row\n%s\noutput:\n%s", w, out)
 		}
 	}
+}
+
+// chainFileDraws reads the columns names of a chain file's draws.
+func chainFileDraws(t *testing.T, path string, names []string) [][]float64 {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<24)
+	var cols []int
+	var out [][]float64
+	for sc.Scan() {
+		line := sc.Text()
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		fields := strings.Split(line, ",")
+		if cols == nil {
+			for _, n := range names {
+				k := slices.Index(fields, n)
+				if k < 0 {
+					t.Fatalf("%s: no column %s", path, n)
+				}
+				cols = append(cols, k)
+			}
+			continue
+		}
+		row := make([]float64, len(cols))
+		for j, k := range cols {
+			if row[j], err = strconv.ParseFloat(fields[k], 64); err != nil {
+				t.Fatal(err)
+			}
+		}
+		out = append(out, row)
+	}
+	return out
 }
