@@ -1,8 +1,11 @@
 package data
 
 import (
+	"bytes"
+	"compress/gzip"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -33,5 +36,36 @@ func TestCategoricalExpansionBounded(t *testing.T) {
 	ds, err := ParseCSV(strings.NewReader(sb.String()), "wide.csv", CSVOptions{Categorical: []string{"g"}, MaxBytes: 64 << 20})
 	if err != nil || ds.Dim() != 1+n-1 {
 		t.Fatalf("dim %v, err %v", ds, err)
+	}
+}
+
+// TestGzipBombRefusedEarly: a gzip stream expanding more than MaxGzipRatio
+// times is refused once it passes bombFloor, not read to the memory bound
+// (a 5 MB file peaked at 5.7 GB of RSS before). An ordinary gzip file of
+// the same length still reads.
+func TestGzipBombRefusedEarly(t *testing.T) {
+	defer func(f int64) { bombFloor = f }(bombFloor)
+	bombFloor = 256 << 10
+	gz := func(row string, n int) []byte {
+		var b bytes.Buffer
+		zw, _ := gzip.NewWriterLevel(&b, gzip.BestCompression)
+		zw.Write([]byte("a,b,y\n"))
+		zw.Write([]byte(strings.Repeat(row, n)))
+		zw.Close()
+		return b.Bytes()
+	}
+	bomb := gz("0.5,0.25,1\n", 100_000) // 1.1 MB of text, ~1000×
+	_, err := ParseCSV(bytes.NewReader(bomb), "bomb.csv.gz", CSVOptions{})
+	if !errors.Is(err, ErrGzipBomb) || !strings.Contains(err.Error(), "bomb.csv.gz") || !strings.Contains(err.Error(), "gunzip") {
+		t.Fatalf("bomb: err = %v, want ErrGzipBomb naming the file and gunzip", err)
+	}
+	var sb strings.Builder
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 30_000 {
+		fmt.Fprintf(&sb, "%.3f,%.3f,%d\n", rng.NormFloat64(), rng.NormFloat64(), rng.IntN(2))
+	}
+	ds, err := ParseCSV(bytes.NewReader(gz(sb.String(), 1)), "real.csv.gz", CSVOptions{})
+	if err != nil || ds.Len() != 30_000 {
+		t.Fatalf("ordinary gzip: %v", err)
 	}
 }

@@ -46,15 +46,70 @@ func newLineReader(r io.Reader, name string) (*lineReader, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	magic, err := br.Peek(2)
 	if err == nil && magic[0] == 0x1f && magic[1] == 0x8b {
-		zr, err := gzip.NewReader(br)
+		in := &countReader{r: br}
+		zr, err := gzip.NewReader(in)
 		if err != nil {
 			return nil, &ParseError{File: name, Msg: "gzip: " + errMsg(err), Err: err}
 		}
-		return &lineReader{br: bufio.NewReaderSize(zr, 64<<10), name: name, gzipped: true}, nil
+		return &lineReader{br: bufio.NewReaderSize(&bombGuard{zr: zr, in: in}, 64<<10), name: name, gzipped: true}, nil
 	} else if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
 		return nil, &ParseError{File: name, Line: 1, Msg: "read error: " + err.Error(), Err: err}
 	}
 	return &lineReader{br: br, name: name}, nil
+}
+
+// MaxGzipRatio and bombFloor bound how far a gzip stream may expand: past
+// bombFloor bytes of text, more than MaxGzipRatio bytes out for every byte
+// in is refused as a gzip bomb. CSV text of numbers compresses 3–20× and
+// DEFLATE at most about 1032×; a 5 MB file that claimed gigabytes of rows
+// was read to the memory bound (peak RSS 5.7 GB on a 24 GB machine) before.
+const MaxGzipRatio = 200
+
+var bombFloor int64 = 256 << 20 // a variable for tests
+
+// ErrGzipBomb is wrapped by the error of a gzip stream that expands more
+// than MaxGzipRatio times.
+var ErrGzipBomb = errors.New("a gzip bomb")
+
+// countReader counts the bytes read through it (the compressed stream).
+type countReader struct {
+	r *bufio.Reader
+	n int64
+}
+
+func (c *countReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// ReadByte makes countReader an io.ByteReader, so that the decompressor
+// reads exactly what it needs (no read-ahead of its own).
+func (c *countReader) ReadByte() (byte, error) {
+	b, err := c.r.ReadByte()
+	if err == nil {
+		c.n++
+	}
+	return b, err
+}
+
+// bombGuard is the decompressed stream, failing with ErrGzipBomb once it
+// has given more than bombFloor bytes and MaxGzipRatio times the compressed
+// bytes read.
+type bombGuard struct {
+	zr  io.Reader
+	in  *countReader
+	out int64
+}
+
+func (g *bombGuard) Read(p []byte) (int, error) {
+	n, err := g.zr.Read(p)
+	g.out += int64(n)
+	if g.out > bombFloor && g.out > MaxGzipRatio*max(g.in.n, 1) {
+		return n, fmt.Errorf("%d MiB of text from %d KiB compressed: more than %d× is %w, not data (if it is data, decompress it with gunzip first)",
+			g.out>>20, g.in.n>>10, MaxGzipRatio, ErrGzipBomb)
+	}
+	return n, err
 }
 
 // errMsg returns the message of err without a "gzip: " prefix.

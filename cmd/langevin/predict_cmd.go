@@ -1,16 +1,20 @@
 package main
 
 import (
+	"bufio"
 	"flag"
 	"fmt"
 	"io"
 	"math"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/langevin-go/langevin/data"
 	"github.com/langevin-go/langevin/fit"
+	"github.com/langevin-go/langevin/internal/runctl"
 	"github.com/langevin-go/langevin/model"
 	"github.com/langevin-go/langevin/predict"
 )
@@ -196,17 +200,48 @@ func cmdPredict(args []string, stdout, _ io.Writer) error {
 	return nil
 }
 
-// writeCSV writes the per-row predictions of --out FILE.
+// writeCSV writes the per-row predictions of --out FILE: to a temporary
+// file beside it, renamed to FILE once whole, so that a signal or an error
+// never leaves a torn CSV under FILE's name (an older FILE stays as it was
+// until the new one is complete).
 func writeCSV(path string, write func(io.Writer) error) error {
-	fh, err := os.Create(path)
+	fh, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
 	if err != nil {
 		return fit.InputErrorf("--out %s: %v", path, err)
 	}
-	if err := write(fh); err != nil {
-		fh.Close()
-		return err
+	tmp := fh.Name()
+	// A signal while the file is written removes the temporary file and
+	// exits as the default action would (128 + the signal's number).
+	sigs, done := make(chan os.Signal, 1), make(chan struct{})
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		select {
+		case sig := <-sigs:
+			os.Remove(tmp)
+			runctl.Exit((&runctl.Interrupted{Sig: sig}).ExitCode())
+		case <-done:
+		}
+	}()
+	defer func() { signal.Stop(sigs); close(done) }()
+	bw := bufio.NewWriterSize(fh, 1<<16)
+	err = write(bw)
+	if err == nil {
+		err = bw.Flush()
 	}
-	return fh.Close()
+	if cerr := fh.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp, 0o644)
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("--out %s: %w", path, err)
+	}
+	return nil
 }
 
 // meanOf returns the mean of v.
