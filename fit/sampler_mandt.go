@@ -2,7 +2,6 @@ package fit
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -40,7 +39,7 @@ func init() {
 		RegisterSampler(&SamplerDef{name: e.name, family: "Mandt et al. (2017)", summary: e.summary, Kind: k,
 			flags: []string{"mandt"}, Build: buildMandt, Check: checkMandt})
 	}
-	RegisterFlags(FlagGroup{Name: "mandt", Title: "Mandt et al. flags", Define: func(fs *flag.FlagSet) any {
+	RegisterFlags(FlagGroup{Name: "mandt", Title: "Mandt et al. flags", Define: func(fs FlagDefiner) any {
 		o := &mandtFlags{}
 		fs.Float64Var(&o.eps, "eps", 2, "SGFS's `ε`: injected noise E = (4/ε)·Cov(ĝ), preconditioner 2(Cov(ĝ)+E)⁻¹ (sgfs, sgfs-diag; sgfs-scalar: 2D/Tr(Cov(ĝ)+E))")
 		fs.Float64Var(&o.hmax, "hmax", 0, "SGFS-d's largest preconditioner entry `H` (our units: Mandt et al.'s h_max/N); 0: off (sgfs-diag)")

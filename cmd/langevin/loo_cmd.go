@@ -200,7 +200,7 @@ func looOfRun(dir string, block int, chainWeights bool, subsample int, seed uint
 		}
 	}
 	if n < 2 {
-		return nil, fit.InputErrorf("%s: a chain with %d kept draws: expected at least 2 in every chain (PSIS-LOO needs a sample of the posterior)", dir, max(n, 0))
+		return nil, fit.InputErrorf("%s: a chain with %d kept draw(s): expected at least 2 in every chain (PSIS-LOO needs a sample of the posterior)", dir, max(n, 0))
 	}
 	lr := &looRun{dir: dir, source: source}
 	for _, ch := range chains {
@@ -326,11 +326,11 @@ func checkInputs(dir string) error {
 		}
 		now, err := rundir.DigestFile(in.Flag, path)
 		if err != nil || now == nil || now.Size != in.Size || now.SHA256 != in.SHA256 {
-			why := "has changed"
+			why := "has changed since it ran (size %d, sha256 %.12s… then): its draws are of other data; restore the file or run again"
 			if now == nil {
-				why = "is missing"
+				why = "is missing (size %d, sha256 %.12s… when it ran): the rows left out one at a time are read from it; restore it"
 			}
-			return fit.InputErrorf("%s: the run's --%s %s %s since it ran (size %d, sha256 %.12s…): its draws are of other data; restore the file or run again", dir, in.Flag, in.Path, why, in.Size, in.SHA256)
+			return fit.InputErrorf("%s: the run's --%s %s "+why, dir, in.Flag, in.Path, in.Size, in.SHA256)
 		}
 	}
 	return nil
