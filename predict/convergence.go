@@ -116,7 +116,7 @@ func convergence(chains [][][]float64, X *mat.Dense, width int,
 	n, cols := X.Dims()
 	S := len(all)
 	res := &Convergence{Points: n, MaxRHat: math.Inf(-1), MinESS: math.Inf(1), WorstRHat: -1, WorstESS: -1}
-	block := BlockRows(S, width, n) // ClassConvergence keeps S × block × width probabilities
+	block := BlockRows(S, width, n)  // ClassConvergence keeps S × block × width probabilities
 	vals := make([]float64, S*block) // vals[i*S + s]
 	f := make([]float64, block)
 	pick := make([]int, block)
