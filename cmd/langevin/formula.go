@@ -9,7 +9,7 @@ import (
 
 	"github.com/langevin-go/langevin"
 	"github.com/langevin-go/langevin/fit"
-	"github.com/langevin-go/langevin/internal/runctl"
+	"github.com/langevin-go/langevin/internal/budget"
 	"github.com/langevin-go/langevin/rundir"
 
 	"github.com/langevin-go/langevin/data"
@@ -55,7 +55,7 @@ func buildFormulaModel(j *fit.Problem) (*formula.Frame, error) {
 		}
 	}
 	// The design's columns: a quarter of the memory budget, as the data.
-	m, err := formula.New(f, tab, formula.Options{Family: c.Formula.Family, Priors: priors, MaxDesignBytes: runctl.MemoryBudget() / 4})
+	m, err := formula.New(f, tab, formula.Options{Family: c.Formula.Family, Priors: priors, MaxDesignBytes: budget.Memory() / 4})
 	if err != nil {
 		return nil, fit.InputErrorf("--formula %q on --data %s: %v", c.Formula.Text, c.Data, err)
 	}
@@ -140,7 +140,7 @@ func readFormulaData(c *fit.Config, path, flagName string, f *formula.Formula) (
 	if c.Format == "libsvm" {
 		return nil, nil, fit.InputErrorf("--format libsvm: a --formula names its columns, and LIBSVM has none (read delimited text with a header line, Parquet or a data store)")
 	}
-	tab, dropped, err := formula.Read(path, c.Format, f, data.TableOptions{Missing: c.Columns.Missing, MaxBytes: runctl.MemoryBudget() / 4})
+	tab, dropped, err := formula.Read(path, c.Format, f, data.TableOptions{Missing: c.Columns.Missing, MaxBytes: budget.Memory() / 4})
 	switch {
 	case errors.Is(err, formula.ErrMissing):
 		return nil, nil, fit.InputErrorf("%s %v (--missing drop drops them)", flagName, err)
@@ -200,7 +200,7 @@ func predictFormula(w io.Writer, raw json.RawMessage, r *rundir.Run, path, newLe
 	if err != nil {
 		return fit.InputErrorf("--samples %s: %v", r.Dir, err)
 	}
-	tab, _, err := formula.Read(path, "auto", m.Formula, data.TableOptions{MaxBytes: runctl.MemoryBudget() / 4})
+	tab, _, err := formula.Read(path, "auto", m.Formula, data.TableOptions{MaxBytes: budget.Memory() / 4})
 	if err != nil {
 		return fit.InputErrorf("--data: %v", err)
 	}
