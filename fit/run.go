@@ -56,9 +56,9 @@ type Settings struct {
 	// Control, when not nil, follows and stops a Problem's run (the
 	// command's signals, time line and progress).
 	Control Control
-	// RunDir, when not nil, receives a Problem's draws as they come, its
-	// checkpoints, summary and model (--out DIR).
-	RunDir *RunDir
+	// RunWriter, when not nil, receives a Problem's draws as they come, its
+	// checkpoints, summary and model (--out DIR: RunDir.Writer).
+	RunWriter RunWriter
 	// Start is when the job began, from which MaxTime counts (zero: when Run
 	// is called).
 	Start time.Time

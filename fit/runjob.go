@@ -65,7 +65,7 @@ func runProblem(ctx context.Context, j *Problem, s Settings) (res *Result, runEr
 	if jobStart.IsZero() {
 		jobStart = time.Now()
 	}
-	rd := s.RunDir
+	rd := s.RunWriter
 	if err := CheckRunSize(c, m, c.EarlyOptions()); err != nil {
 		return nil, err // before any work; checked again with the plan's options
 	}
@@ -176,11 +176,7 @@ func runProblem(ctx context.Context, j *Problem, s Settings) (res *Result, runEr
 		if auto != nil {
 			hc = auto.Planned(c, opts.Thin, opts.Iters)
 		}
-		if rd.Resuming() {
-			if opts.Resume, err = rd.ResumeChains(j.ChainConfig(hc), opts.FirstChain+1, opts.Chains, smp.StatNames(), names); err != nil {
-				return nil, err
-			}
-		} else if err := rd.OpenChains(j.ChainConfig(hc), opts.FirstChain+1, opts.Chains, smp.StatNames(), names); err != nil {
+		if opts.Resume, err = rd.Open(hc, opts.FirstChain+1, opts.Chains, smp.StatNames(), names); err != nil {
 			return nil, err
 		}
 		opts.Sink = rd.Sink
@@ -192,9 +188,6 @@ func runProblem(ctx context.Context, j *Problem, s Settings) (res *Result, runEr
 		opts.Sink = s.Sink
 	}
 	ctl.Enter("sampling", false)
-	if rd != nil {
-		rd.Sampling = true
-	}
 	start := time.Now()
 	startBar()
 	tr, runErr := langevin.Run(ctx, m, smp, opts)
@@ -207,14 +200,13 @@ func runProblem(ctx context.Context, j *Problem, s Settings) (res *Result, runEr
 	}
 	runErr = auto.ExplainError(m, runErr)
 	if rd != nil && tr != nil {
-		rd.Sampled(tr, intr == nil, j.Stderr)
+		rd.Sampled(tr, intr == nil)
 	}
 	if tr == nil || (runErr != nil && tr.NumDraws() == 0) {
 		if rd != nil {
-			if err := rd.MarkFinished(); err != nil {
+			if err := rd.Abandon(runErr); err != nil {
 				ctl.Warn(fmt.Sprintf("warning: %v", err))
 			}
-			rd.W.Close(runErr)
 		}
 		if tr == nil {
 			return nil, InputError{Err: runErr}
@@ -245,14 +237,11 @@ func runProblem(ctx context.Context, j *Problem, s Settings) (res *Result, runEr
 		res.Weights = RunChainWeights(m, j.Env.Glm, tr, c.Mlp.ChainWeights, c.Seed)
 	}
 	if rd != nil {
-		rd.Keep(tr)
 		sum := res.Table
 		if runErr != nil && intr == nil {
 			sum = nil // a failed run (exit 1) leaves no summary.csv
 		}
-		mf := j.ModelFile()
-		res.Weights.Record(mf)
-		if res.Files, err = rd.Finish(runErr, sum, mf, j.Scaler); err != nil {
+		if res.Files, err = rd.Finish(tr, runErr, sum, res.Weights); err != nil {
 			return nil, err
 		}
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/langevin-go/langevin/fit"
 	"github.com/langevin-go/langevin/formula"
 	"github.com/langevin-go/langevin/loo"
+	"github.com/langevin-go/langevin/report"
 	"github.com/langevin-go/langevin/rundir"
 )
 
@@ -54,6 +55,8 @@ func cmdLoo(args []string, stdout, _ io.Writer) error {
 	fs.BoolVar(&chainWeights, "chain-weights", false, "also weight each run's chains by stacking of their own PSIS-LOO (Yao, Vehtari & Gelman 2022): chains stuck in different modes get the weights that predict best")
 	fs.StringVar(&out, "out", "", "write the pointwise estimates to `FILE` (CSV: run, row, elpd_loo, p_loo, pareto_k, n_eff, pit)")
 	fs.StringVar(&names, "names", "", "`NAME,…`: labels of the runs in the tables (default: the directories' base names)")
+	var withReport bool
+	fs.BoolVar(&withReport, "report", false, "also draw the k̂ plot and the LOO-PIT in a \"LOO\" section of each DIR/report.html (written as langevin report writes it when missing)")
 	fs.IntVar(&block, "block", 256, "rows of log-likelihoods held at a time (memory: rows × draws × 8 bytes)")
 	var dirs []string
 	for {
@@ -153,10 +156,58 @@ func cmdLoo(args []string, stdout, _ io.Writer) error {
 		fmt.Fprintln(stdout)
 		formatWeights(stdout, labels, st, pb)
 	}
+	if withReport {
+		for _, r := range runs {
+			path, err := looReport(r)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(stdout, "\nreport:   %s (section LOO)\n", path)
+		}
+	}
 	if out != "" {
 		fmt.Fprintf(stdout, "\nwritten:  %s\n", out)
 	}
 	return nil
+}
+
+// looReport puts the run's k̂ plot, LOO-PIT and table into the "LOO"
+// section of DIR/report.html, writing the page first (langevin report) when
+// there is none.
+func looReport(r *looRun) (string, error) {
+	path := filepath.Join(r.dir, rundir.ReportFile)
+	if _, err := os.Stat(path); err != nil {
+		if err := cmdReport([]string{r.dir}, io.Discard, io.Discard); err != nil {
+			return "", err
+		}
+	}
+	page, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	var text strings.Builder
+	if r.ss != nil {
+		formatSubsampled(&text, r.ss, r.res)
+	} else {
+		formatLOO(&text, r.res)
+	}
+	k := make([]float64, len(r.res.Pointwise))
+	for i, p := range r.res.Pointwise {
+		k[i] = p.K
+	}
+	var rows []int
+	for _, i := range r.sampled {
+		rows = append(rows, i+1)
+	}
+	sec, err := report.LOOSection(k, r.pit, rows, loo.KThreshold(r.res.Draws), strings.TrimSpace(text.String()))
+	if err != nil {
+		return "", err
+	}
+	page, err = report.Splice(page, "loo", sec)
+	if err != nil {
+		return "", fit.InputErrorf("%s: %v", path, err)
+	}
+	return path, os.WriteFile(path, page, 0o644)
 }
 
 // looOfRun rebuilds a run's model on its training rows and computes

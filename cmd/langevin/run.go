@@ -105,7 +105,11 @@ func cmdRun(args []string, stdout, stderr io.Writer) (runErr error) {
 		j.Relabel = func(t diag.Table) diag.Table { return formulaTable(t, fm) } // brms's names, as printed
 	}
 	ctl := runControl{st: st, ph: ph, stderr: stderr, quiet: c.Quiet}
-	res, runErr := fit.Run(ctx, fit.Job{Problem: j}, fit.Settings{Control: ctl, RunDir: rd, Start: jobStart}, nil)
+	set := fit.Settings{Control: ctl, Start: jobStart}
+	if rd != nil {
+		set.RunWriter = rd.Writer(j)
+	}
+	res, runErr := fit.Run(ctx, fit.Job{Problem: j}, set, nil)
 	if res == nil {
 		return runErr
 	}
