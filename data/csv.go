@@ -396,8 +396,9 @@ func parseCSV(r io.Reader, name string, opt CSVOptions) (*table, *Dataset, error
 	feat := blocks[0]
 	if len(blocks) > 1 {
 		feat = make([]float64, 0, nrows*p)
-		for _, b := range blocks {
+		for i, b := range blocks {
 			feat = append(feat, b...)
+			blocks[i] = nil // the copy grows as the blocks go
 		}
 	}
 	tbl.n, tbl.x = nrows, feat
