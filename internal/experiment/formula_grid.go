@@ -245,9 +245,9 @@ func gridCompare(got, ref map[string][3]float64) (dmax, rlo, rhi float64, ok boo
 		if d > 0.1 && math.Abs(g[0]-r[0]) > 3*se {
 			ok = false
 		}
-		// The sd's relative Monte Carlo error is about √2 times the
+		// The sd's relative Monte Carlo error is about 1/√2 times the
 		// mean's MCSE over the sd (ESS = (sd/mcse)²).
-		sre := math.Sqrt2 * math.Hypot(g[2]/g[1], r[2]/r[1])
+		sre := math.Hypot(g[2]/g[1], r[2]/r[1]) / math.Sqrt2
 		if math.Abs(ratio-1) > 0.1 && math.Abs(ratio-1) > 3*sre {
 			ok = false
 		}
