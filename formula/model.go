@@ -61,7 +61,7 @@ type Options struct {
 // scales. Measured: 3,000 bernoulli rows in 30 levels of 100, centred,
 // the block-arrow SG-MCMC plan in 1.8 s of CPU against 37 s for NUTS on
 // the non-centred form, every population-level and scale parameter within
-// 0.12 NUTS sd and sds within 5% (docs/formulas.md). Not the median
+// 0.11 NUTS sd and sds within 5% (docs/formulas.md). Not the median
 // level: on 10⁵ bernoulli rows in 1,000 levels of random size (median
 // 100, fewest about 70) with varying slopes the centred joint density
 // has no mode that Newton's method or L-BFGS reaches — after the effects
