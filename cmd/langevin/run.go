@@ -19,6 +19,10 @@ import (
 	"github.com/langevin-go/langevin/stan"
 )
 
+// beforePredictions, when set (by tests), is called with the context of
+// the predictions' and checks' budget before they begin.
+var beforePredictions func(ctx context.Context)
+
 func cmdRun(args []string, stdout, stderr io.Writer) (runErr error) {
 	args, resume, err := resumeArgs(args) // --resume DIR: the run's own arguments
 	if err != nil {
@@ -226,8 +230,26 @@ func cmdRun(args []string, stdout, stderr io.Writer) (runErr error) {
 	sampling = true
 	start := time.Now()
 	prog.Start()
-	tr, runErr := langevin.Run(ctx, m, s, opts)
+	// --max-time holds in the warm-up too, which the ESS rule does not
+	// watch (NUTS's warm-up overran a 5 s budget to 17.4 s): the sampling
+	// ends at 9/10 of the budget whatever it is doing.
+	sctx, maxTimeErr := ctx, error(nil)
+	if c.MaxTime > 0 {
+		maxTimeErr = fmt.Errorf("--max-time %v reached", c.MaxTime)
+		var cancel context.CancelFunc
+		sctx, cancel = context.WithDeadlineCause(ctx, jobStart.Add(c.MaxTime/10*9), maxTimeErr)
+		defer cancel()
+	}
+	tr, runErr := langevin.Run(sctx, m, s, opts)
 	prog.Stop()
+	if maxTimeErr != nil && runErr != nil && ctx.Err() == nil && errors.Is(context.Cause(sctx), maxTimeErr) {
+		if tr == nil || tr.NumDraws() == 0 {
+			runErr = fmt.Errorf("%w during the warm-up (burn-in), before a draw was kept: no draws; raise --max-time", maxTimeErr)
+		} else {
+			runErr = nil
+			fmt.Fprintf(stderr, "langevin run: %v during the sampling: the draws so far are kept\n", maxTimeErr)
+		}
+	}
 	elapsed := time.Since(start)
 	ph.Done("sampling", "")
 	intr := st.Interrupted()
@@ -325,18 +347,39 @@ func cmdRun(args []string, stdout, stderr io.Writer) (runErr error) {
 		fmt.Fprintf(stdout, "MAP baseline: %v\n", mapErr)
 	}
 	st.Enter("the test-set predictions", true)
+	// --max-time covers the predictions and the checks: what does not fit
+	// in what is left of it is skipped, and the output says so (they ran
+	// past it before: 3 s → 11.4 s).
+	post := context.Background()
+	if c.MaxTime > 0 {
+		var cancel context.CancelFunc
+		post, cancel = context.WithDeadline(post, jobStart.Add(c.MaxTime))
+		defer cancel()
+	}
+	if beforePredictions != nil {
+		beforePredictions(post)
+	}
 	test := j.Test
-	if intr != nil {
-		// Interrupted: no predictions.
-	} else if mlp, ok := m.(*model.MLP); ok && test != nil && test.Len() > 0 {
-		fit.PrintMLPPredictive(stdout, mlp, j.Env.Glm, tr, mapTheta, test, j.Scaler,
-			fit.MLPPredictiveOptions{ChainWeights: c.Mlp.ChainWeights, TargetESS: fit.NetTarget(c), Seed: c.Seed})
-	} else if g, ok := m.(*model.GLM); ok && test != nil && test.Len() > 0 {
-		fit.PrintGLMPredictive(stdout, g, tr, mapTheta, test, fit.LogOffsets(j.Spec, j.OffTest))
-	} else if test != nil && test.Len() > 0 {
-		fit.PrintPredictive(stdout, m, tr, mapTheta, test)
-	} else if j.TestLen() > 0 {
-		fit.PrintPredictiveRows(stdout, m, tr, mapTheta, j.Rows.Test)
+	var pred bytes.Buffer
+	predict := func() {
+		if mlp, ok := m.(*model.MLP); ok && test != nil && test.Len() > 0 {
+			fit.PrintMLPPredictive(&pred, mlp, j.Env.Glm, tr, mapTheta, test, j.Scaler,
+				fit.MLPPredictiveOptions{ChainWeights: c.Mlp.ChainWeights, TargetESS: fit.NetTarget(c), Seed: c.Seed})
+		} else if g, ok := m.(*model.GLM); ok && test != nil && test.Len() > 0 {
+			fit.PrintGLMPredictive(&pred, g, tr, mapTheta, test, fit.LogOffsets(j.Spec, j.OffTest))
+		} else if test != nil && test.Len() > 0 {
+			fit.PrintPredictive(&pred, m, tr, mapTheta, test)
+		} else if j.TestLen() > 0 {
+			fit.PrintPredictiveRows(&pred, m, tr, mapTheta, j.Rows.Test)
+		}
+	}
+	if intr == nil && j.TestLen() > 0 {
+		if st.Do(post, predict) != nil {
+			pred.Reset() // left running: its output is not used
+			fmt.Fprintf(stdout, "test set: not scored: --max-time %v reached (langevin predict --samples DIR --data FILE scores held-out rows)\n\n", c.MaxTime)
+		} else {
+			stdout.Write(pred.Bytes())
+		}
 	}
 	ph.Done("prediction", "")
 	// The run's account — the plan's rules, where the draws went, the
@@ -353,8 +396,15 @@ func cmdRun(args []string, stdout, stderr io.Writer) (runErr error) {
 		fmt.Fprintln(&notes, j.Env.SchedNote)
 	}
 	if intr == nil {
-		k := fit.PrintKSD(ctx, &notes, pc, m, lap, tr)
-		fit.PrintMisfit(ctx, &notes, pc, m, lap, tr, j.Env.MisfitHint, k)
+		var checks bytes.Buffer
+		if post.Err() != nil || st.Do(post, func() {
+			k := fit.PrintKSD(ctx, &checks, pc, m, lap, tr)
+			fit.PrintMisfit(ctx, &checks, pc, m, lap, tr, j.Env.MisfitHint, k)
+		}) != nil {
+			fmt.Fprintf(&notes, "ksd:      not checked: --max-time %v reached\n", c.MaxTime)
+		} else {
+			notes.Write(checks.Bytes())
+		}
 		ph.Done("KSD", "")
 	}
 	stdout.Write(notes.Bytes())
