@@ -564,6 +564,7 @@ func multimodalWhy(modelName, samplerName string) string {
 // columnFlags are the flags that say how a table's columns are read.
 type columnFlags struct {
 	Id, Drop, categorical, Missing string
+	NA, Sep, Decimal               string       // --na, --sep, --decimal
 	Coding                         *data.Coding // reading new rows: the run's coding
 	OptionalTarget                 bool         // predict: the target may be absent
 }
@@ -572,7 +573,16 @@ func (f *columnFlags) Register(fs *flag.FlagSet) {
 	fs.StringVar(&f.Id, "id", "", "ID `COL`umn (a name or number, as --target): never a feature; predict writes it beside each prediction")
 	fs.StringVar(&f.Drop, "drop", "", "`COL,…`: columns not to read (names or numbers, as --target)")
 	fs.StringVar(&f.categorical, "categorical", "", "`COL,…`: columns coded as categorical even if they hold numbers (a column of text is categorical anyway: treatment coding against its first level in byte order)")
-	fs.StringVar(&f.Missing, "missing", "error", "missing values (empty, NA, N/A, NaN, nan, null, NULL): error (exit 2 naming the column and how many rows) or drop (drop those rows, counted per column); never imputed")
+	fs.StringVar(&f.Missing, "missing", "error", "missing values (empty, NA, N/A, NaN, nan, null, NULL, and --na's): error (exit 2 naming the column and how many rows) or drop (drop those rows, counted per column); never imputed")
+	f.RegisterText(fs)
+}
+
+// RegisterText defines --na, --sep and --decimal, how the cells of a text
+// file are read (run and predict).
+func (f *columnFlags) RegisterText(fs *flag.FlagSet) {
+	fs.StringVar(&f.NA, "na", "", "`TOKEN,…`: more cells that mean a missing value (for example ? or -999), besides the empty cell, NA, N/A, NaN, nan, null, NULL")
+	fs.StringVar(&f.Sep, "sep", "", "delimiter of a CSV file: , ; tab space or another character (default: told from the first lines)")
+	fs.StringVar(&f.Decimal, "decimal", ".", "decimal mark of the numbers: . or , (with ',' the delimiter is ; unless --sep says otherwise)")
 }
 
 func splitList(s string) []string {
@@ -593,13 +603,44 @@ func (f *columnFlags) Check() error {
 	if f.Missing != data.MissingError && f.Missing != data.MissingDrop && f.Missing != "" {
 		return InputErrorf("--missing %q: expected error or drop", f.Missing)
 	}
+	if f.Decimal != "" && f.Decimal != "." && f.Decimal != "," {
+		return InputErrorf("--decimal %q: expected . or ,", f.Decimal)
+	}
+	if _, err := f.delimiter(); err != nil {
+		return err
+	}
+	if f.Decimal == "," && f.Sep == "," {
+		return InputErrorf("--decimal , with --sep ,: the cells could not be told apart (--sep ; is the usual delimiter with a decimal comma)")
+	}
 	return nil
+}
+
+// delimiter is --sep as a rune (0: told from the file).
+func (f *columnFlags) delimiter() (rune, error) {
+	switch f.Sep {
+	case "":
+		return 0, nil
+	case "tab", `\t`, "\t":
+		return '\t', nil
+	case "space", " ":
+		return ' ', nil
+	}
+	if r := []rune(f.Sep); len(r) == 1 && r[0] != '"' && r[0] != '\n' && r[0] != '\r' {
+		return r[0], nil
+	}
+	return 0, InputErrorf("--sep %q: expected one character (or tab, space)", f.Sep)
 }
 
 // csvOptions returns the reader's options for the target column target.
 func (f *columnFlags) CsvOptions(target string) data.CSVOptions {
+	delim, _ := f.delimiter() // checked by Check
+	var dec rune
+	if f.Decimal == "," {
+		dec = ','
+	}
 	return data.CSVOptions{Target: target, ID: f.Id, Drop: splitList(f.Drop), Categorical: splitList(f.categorical),
-		Missing: f.Missing, Coding: f.Coding, OptionalTarget: f.OptionalTarget}
+		Missing: f.Missing, Coding: f.Coding, OptionalTarget: f.OptionalTarget,
+		NA: splitList(f.NA), Delimiter: delim, Decimal: dec}
 }
 
 type formulaConfig struct {

@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -43,4 +45,26 @@ func TestMaxTimePredictionsAndChecks(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "summary.csv")); err != nil {
 		t.Errorf("run directory incomplete: %v", err)
 	}
+}
+
+// TestRunNAToken: --na ? declares a missing marker, and --decimal , reads
+// a European file (';' between cells); before, neither flag existed.
+func TestRunNAToken(t *testing.T) {
+	var sb strings.Builder
+	sb.WriteString("a;b;y\n")
+	for i := range 60 {
+		b := "?"
+		if i%7 != 0 {
+			b = strconv.Itoa(i%5) + ",5"
+		}
+		fmt.Fprintf(&sb, "%d,%d;%s;%d\n", i%9, i%4, b, (i/3)%2)
+	}
+	p := filepath.Join(t.TempDir(), "eu.csv")
+	os.WriteFile(p, []byte(sb.String()), 0o644)
+	expectExit2(t, "--na ?", []string{"run", "--data", p, "--na", "?", "--decimal", ",", "--quiet", "--out", filepath.Join(t.TempDir(), "o")}, `("?") in column "b"`, "9 rows")
+	code, out, errOut := runMain(append(append([]string(nil), smallRun...), "--data", p, "--na", "?", "--decimal", ",", "--missing", "drop", "--batch", "0", "--out", filepath.Join(t.TempDir(), "o2"))...)
+	if code != 0 || !strings.Contains(out, "beta.2") {
+		t.Errorf("--missing drop: exit %d: %s", code, errOut)
+	}
+	expectExit2(t, "--decimal ;", []string{"run", "--data", p, "--decimal", ";"}, "--decimal")
 }

@@ -14,7 +14,7 @@ import (
 
 // The groups of the common flags, in the order of run -h.
 var commonGroups = []struct{ title, flags string }{
-	{"data", "data split test test-frac target id drop categorical missing format standardize n noise k"},
+	{"data", "data split test test-frac target id drop categorical missing na sep decimal format standardize n noise k"},
 	{"model", "stan formula family priors model intercept prior-scale offset exposure nu hidden activation likelihood classes noise-var learn-noise noise-model map-iters map-batch map-lr chain-weights grad-noise rho"},
 	{"run", "sampler target-ess max-time chains chain-id iters burnin thin seed init precond out overwrite resume checkpoint report quiet"},
 	{"step size", "step schedule step-b decay step-floor cycles explore temperature temperature-start"},
