@@ -68,3 +68,22 @@ func TestRunNAToken(t *testing.T) {
 	}
 	expectExit2(t, "--decimal ;", []string{"run", "--data", p, "--decimal", ";"}, "--decimal")
 }
+
+// TestNetworkWeightsCollapsed: a network run printed every weight's row
+// (R̂ and ESS that mean nothing for a network) before the test table; now
+// one line says how many and where they are, and the test table and the
+// function-space check follow. summary.csv still lists every weight.
+func TestNetworkWeightsCollapsed(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "net")
+	code, out, errOut := runMain("run", "--model", "mlp", "--data", "moons", "--n", "120", "--hidden", "3", "--sampler", "sghmc", "--iters", "600", "--burnin", "200", "--thin", "4", "--chains", "2", "--quiet", "--out", dir)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if strings.Contains(out, "\nw.1.1.1 ") || !strings.Contains(out, "network:  13 weights and biases (w.1.1.1 … b.2.1), in summary.csv, not listed") {
+		t.Errorf("output:\n%s", out)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "summary.csv"))
+	if err != nil || !strings.Contains(string(b), "w.1.1.1") {
+		t.Errorf("summary.csv: %v\n%s", err, b)
+	}
+}

@@ -19,6 +19,35 @@ import (
 	"github.com/langevin-go/langevin/stan"
 )
 
+// netTable prints, for a network, one line in place of its weights' rows
+// (their R̂ and ESS say nothing of convergence: hidden units permute and
+// flip sign; the function-space check below is the test), and returns the
+// rows of t that are not weights or biases (a noise scale).
+func netTable(w io.Writer, t diag.Table, inDir bool) diag.Table {
+	var rest diag.Table
+	var weights []string
+	for _, s := range t {
+		if strings.HasPrefix(s.Name, "w.") || strings.HasPrefix(s.Name, "b.") {
+			weights = append(weights, s.Name)
+		} else {
+			rest = append(rest, s)
+		}
+	}
+	if len(weights) == 0 {
+		return t
+	}
+	where := "in summary.csv"
+	if !inDir {
+		where = "in the chain files"
+	}
+	fmt.Fprintf(w, "network:  %d weights and biases (%s … %s), %s, not listed: their R̂ and ESS say nothing of convergence (hidden units permute and flip sign); the predictions are checked in function space below\n",
+		len(weights), weights[0], weights[len(weights)-1], where)
+	if len(rest) > 0 {
+		fmt.Fprintln(w)
+	}
+	return rest
+}
+
 // beforePredictions, when set (by tests), is called with the context of
 // the predictions' and checks' budget before they begin.
 var beforePredictions func(ctx context.Context)
@@ -307,8 +336,13 @@ func cmdRun(args []string, stdout, stderr io.Writer) (runErr error) {
 	if sm, ok := m.(*stan.Model); ok {
 		printed = stanTable(table, sm)
 	}
-	if err := printed.Format(stdout); err != nil {
-		return err
+	if _, ok := m.(*model.MLP); ok {
+		printed = netTable(stdout, table, rd != nil)
+	}
+	if len(printed) > 0 {
+		if err := printed.Format(stdout); err != nil {
+			return err
+		}
 	}
 	if note != "" {
 		fmt.Fprintln(stdout, note)
