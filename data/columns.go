@@ -506,59 +506,9 @@ func (t *table) finish() (*Dataset, error) {
 	if t.target != nil {
 		used = append(used, t.target)
 	}
-	// Missing values.
-	var counts []MissingCount
-	first := (*colState)(nil)
-	for _, c := range used {
-		if c.missing > 0 {
-			counts = append(counts, MissingCount{Column: c.name, Rows: c.missing})
-			if first == nil || c.missLine < first.missLine || (c.missLine == first.missLine && c.index < first.index) {
-				first = c
-			}
-		}
-	}
-	keep := t.n
-	var drop []bool
-	if first != nil {
-		if t.missing != MissingDrop {
-			also := ""
-			for _, mc := range counts {
-				if mc.Column != first.name {
-					also += fmt.Sprintf("; column %q: %s", mc.Column, rowsHave(mc.Rows))
-				}
-			}
-			tok := "empty cell"
-			if first.missTok != "" {
-				tok = quote(first.missTok)
-			}
-			line, col := first.missLine, first.index
-			where := ""
-			if t.rowWord == "row" {
-				where = fmt.Sprintf("row %d, ", first.missLine)
-				line, col = 0, 0
-			}
-			return nil, perr(line, col, ErrMissing, "%smissing value (%s) in column %q: %s%s; missing values are not imputed: drop those rows (or the column)",
-				where, tok, first.name, rowsHave(first.missing), also)
-		}
-		drop = make([]bool, t.n)
-		q := len(t.feats)
-		for i := range t.n {
-			row := t.x[i*q : (i+1)*q]
-			for _, v := range row {
-				if math.IsNaN(v) {
-					drop[i] = true
-				}
-			}
-			if t.y != nil && math.IsNaN(t.y[i]) {
-				drop[i] = true
-			}
-			if drop[i] {
-				keep--
-			}
-		}
-		if keep == 0 {
-			return nil, perr(0, 0, nil, "every row has a missing value (%s)", missingList(counts))
-		}
+	drop, keep, counts, err := t.missingRows(used)
+	if err != nil {
+		return nil, err
 	}
 	// Levels present in the kept rows, in byte order; the target's order.
 	q := len(t.feats)
@@ -712,6 +662,67 @@ func widest(feats []*colState) string {
 		return "no categorical column"
 	}
 	return fmt.Sprintf("categorical column %q alone is %d dummies", w.name, max(0, len(w.levels)-1))
+}
+
+// missingRows checks the missing values of the used columns: an error
+// naming the first (MissingError), or the rows to drop (nil: none), the rows
+// kept and the count in each column (MissingDrop).
+func (t *table) missingRows(used []*colState) (drop []bool, keep int, counts []MissingCount, err error) {
+	perr := func(line, col int, err error, format string, args ...any) error {
+		return &ParseError{File: t.name, Line: line, Column: col, Msg: fmt.Sprintf(format, args...), Err: err}
+	}
+	first := (*colState)(nil)
+	for _, c := range used {
+		if c.missing > 0 {
+			counts = append(counts, MissingCount{Column: c.name, Rows: c.missing})
+			if first == nil || c.missLine < first.missLine || (c.missLine == first.missLine && c.index < first.index) {
+				first = c
+			}
+		}
+	}
+	keep = t.n
+	if first != nil {
+		if t.missing != MissingDrop {
+			also := ""
+			for _, mc := range counts {
+				if mc.Column != first.name {
+					also += fmt.Sprintf("; column %q: %s", mc.Column, rowsHave(mc.Rows))
+				}
+			}
+			tok := "empty cell"
+			if first.missTok != "" {
+				tok = quote(first.missTok)
+			}
+			line, col := first.missLine, first.index
+			where := ""
+			if t.rowWord == "row" {
+				where = fmt.Sprintf("row %d, ", first.missLine)
+				line, col = 0, 0
+			}
+			return nil, 0, nil, perr(line, col, ErrMissing, "%smissing value (%s) in column %q: %s%s; missing values are not imputed: drop those rows (or the column)",
+				where, tok, first.name, rowsHave(first.missing), also)
+		}
+		drop = make([]bool, t.n)
+		q := len(t.feats)
+		for i := range t.n {
+			row := t.x[i*q : (i+1)*q]
+			for _, v := range row {
+				if math.IsNaN(v) {
+					drop[i] = true
+				}
+			}
+			if t.y != nil && math.IsNaN(t.y[i]) {
+				drop[i] = true
+			}
+			if drop[i] {
+				keep--
+			}
+		}
+		if keep == 0 {
+			return nil, 0, nil, perr(0, 0, nil, "every row has a missing value (%s)", missingList(counts))
+		}
+	}
+	return drop, keep, counts, nil
 }
 
 func missingList(counts []MissingCount) string {

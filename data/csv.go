@@ -76,6 +76,10 @@ type CSVOptions struct {
 	// expands to gigabytes is refused after MaxBytes. ReadFile applies it
 	// to every format.
 	MaxBytes int64
+
+	// use, when not nil, reads a Table (ReadTable): these columns, all
+	// features, no target; the other columns ignored.
+	use []string
 }
 
 // ErrTooLarge is wrapped by the errors of readers for data that would hold
@@ -130,17 +134,29 @@ func ReadCSV(path string, opt CSVOptions) (*Dataset, error) {
 //
 // ParseCSV requires at least two columns and at least one data row.
 func ParseCSV(r io.Reader, name string, opt CSVOptions) (*Dataset, error) {
+	tbl, ds, err := parseCSV(r, name, opt)
+	if err != nil || ds != nil {
+		return ds, err
+	}
+	return tbl.finish()
+}
+
+// parseCSV reads delimited text as ParseCSV does, up to the table before
+// its coding: it returns the Dataset itself when every cell is a number and
+// no column is typed (never when reading a Table: opt.use set), else the
+// table.
+func parseCSV(r io.Reader, name string, opt CSVOptions) (*table, *Dataset, error) {
 	perr := func(line, col int, format string, args ...any) error {
 		return &ParseError{File: name, Line: line, Column: col, Msg: fmt.Sprintf(format, args...)}
 	}
 	if opt.NoHeader && opt.Header {
-		return nil, perr(0, 0, "both NoHeader and Header are set")
+		return nil, nil, perr(0, 0, "both NoHeader and Header are set")
 	}
 	if opt.Missing != "" && opt.Missing != MissingError && opt.Missing != MissingDrop {
-		return nil, perr(0, 0, "missing-value rule %q: expected %q or %q", opt.Missing, MissingError, MissingDrop)
+		return nil, nil, perr(0, 0, "missing-value rule %q: expected %q or %q", opt.Missing, MissingError, MissingDrop)
 	}
 	if d := opt.Delimiter; d != 0 && (d == '"' || d == '\n' || d == '\r' || d == utf8.RuneError || !utf8.ValidRune(d)) {
-		return nil, perr(0, 0, "invalid delimiter %q", d)
+		return nil, nil, perr(0, 0, "invalid delimiter %q", d)
 	}
 	switch opt.Decimal {
 	case 0, '.':
@@ -148,14 +164,14 @@ func ParseCSV(r io.Reader, name string, opt CSVOptions) (*Dataset, error) {
 		if opt.Delimiter == 0 {
 			opt.Delimiter = ';'
 		} else if opt.Delimiter == ',' {
-			return nil, perr(0, 0, "decimal comma with ',' as the delimiter: the cells could not be told apart (';' is the usual delimiter with a decimal comma)")
+			return nil, nil, perr(0, 0, "decimal comma with ',' as the delimiter: the cells could not be told apart (';' is the usual delimiter with a decimal comma)")
 		}
 	default:
-		return nil, perr(0, 0, "decimal mark %q: expected '.' or ','", opt.Decimal)
+		return nil, nil, perr(0, 0, "decimal mark %q: expected '.' or ','", opt.Decimal)
 	}
 	lr, err := newLineReader(r, name)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 
 	// Buffer the first non-blank lines for delimiter detection.
@@ -167,7 +183,7 @@ func ParseCSV(r io.Reader, name string, opt CSVOptions) (*Dataset, error) {
 	for len(head) < detectLines {
 		text, line, ok, err := lr.next()
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if !ok {
 			break
@@ -179,9 +195,9 @@ func ParseCSV(r io.Reader, name string, opt CSVOptions) (*Dataset, error) {
 	}
 	if len(head) == 0 {
 		if opt.NoHeader {
-			return nil, perr(0, 0, "empty file: expected a data row")
+			return nil, nil, perr(0, 0, "empty file: expected a data row")
 		}
-		return nil, perr(0, 0, "empty file: expected a header row")
+		return nil, nil, perr(0, 0, "empty file: expected a header row")
 	}
 
 	delim := opt.Delimiter
@@ -196,7 +212,7 @@ func ParseCSV(r io.Reader, name string, opt CSVOptions) (*Dataset, error) {
 	first := head[0]
 	fields, col, msg := splitFields(first.text, delim)
 	if msg != "" {
-		return nil, perr(first.line, col, "%s", msg)
+		return nil, nil, perr(first.line, col, "%s", msg)
 	}
 	k := len(fields)
 	names := make([]string, k)
@@ -210,30 +226,30 @@ func ParseCSV(r io.Reader, name string, opt CSVOptions) (*Dataset, error) {
 		seen := make(map[string]int, k)
 		for j, f := range fields {
 			if f == "" {
-				return nil, perr(first.line, j+1, "empty column name")
+				return nil, nil, perr(first.line, j+1, "empty column name")
 			}
 			if prev, dup := seen[f]; dup {
-				return nil, perr(first.line, j+1, "duplicate column name %s (also column %d)", quote(f), prev+1)
+				return nil, nil, perr(first.line, j+1, "duplicate column name %s (also column %d)", quote(f), prev+1)
 			}
 			seen[f] = j
 			names[j] = f
 		}
 		rows = head[1:]
 	}
-	if k < 2 {
-		return nil, perr(first.line, 0, "need at least 2 columns (features and a target), found 1 (delimiter %q)", delim)
+	if k < 2 && opt.use == nil {
+		return nil, nil, perr(first.line, 0, "need at least 2 columns (features and a target), found 1 (delimiter %q)", delim)
 	}
 	t, tmsg := targetIndex(names, opt)
 	if tmsg != "" {
 		if noHeader && !opt.NoHeader {
 			tmsg += " (the first row is all numbers, so it was read as data, not as a header; set Header if it is one)"
 		}
-		return nil, perr(first.line, 0, "%s", tmsg)
+		return nil, nil, perr(first.line, 0, "%s", tmsg)
 	}
 	cols, err := csvColumns(names, t, opt)
 	if err != nil {
 		err.(*ParseError).File, err.(*ParseError).Line = name, first.line
-		return nil, err
+		return nil, nil, err
 	}
 	typed := false // a column that may hold text, missing values, an ID or a dropped column
 	q := 0
@@ -282,16 +298,25 @@ func ParseCSV(r io.Reader, name string, opt CSVOptions) (*Dataset, error) {
 	// without quotes.
 	fast := delim < utf8.RuneSelf && delim != ' ' && delim != '"'
 	db := byte(delim)
-	var row []float64 // the current row's features
+	var row []float64        // the current row's features
+	var held, textHeld int64 // bytes of numbers and of categorical levels held
 	store := func(j int, f string, line int) error {
 		c := cols[j]
 		switch c.role {
 		case roleFeature:
+			nl := len(c.levels)
 			v, msg := c.cell(f, line)
 			if msg != "" {
 				return perr(line, j+1, "%s", msg)
 			}
 			row[c.slot] = v
+			if len(c.levels) > nl {
+				// A new level's text is held too (and a map entry).
+				textHeld += int64(len(f)) + levelOverhead
+				if opt.MaxBytes > 0 && held+textHeld > opt.MaxBytes {
+					return tooLarge(name, line, opt.MaxBytes)
+				}
+			}
 		case roleTarget:
 			v, msg := c.cell(f, line)
 			if msg != "" {
@@ -308,7 +333,7 @@ func ParseCSV(r io.Reader, name string, opt CSVOptions) (*Dataset, error) {
 			if cur != nil {
 				blocks = append(blocks, cur)
 			}
-			if held := 8 * int64(len(blocks)+1) * int64(blockRows) * int64(p+1); opt.MaxBytes > 0 && held > opt.MaxBytes {
+			if held = 8 * int64(len(blocks)+1) * int64(blockRows) * int64(p+1); opt.MaxBytes > 0 && held+textHeld > opt.MaxBytes {
 				return tooLarge(name, line, opt.MaxBytes)
 			}
 			cur = make([]float64, 0, blockRows*p)
@@ -361,14 +386,14 @@ func ParseCSV(r io.Reader, name string, opt CSVOptions) (*Dataset, error) {
 	nrows := 0
 	for _, h := range rows {
 		if err := parseRow(h.text, h.line); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		nrows++
 	}
 	for {
 		text, line, ok, err := lr.next()
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if !ok {
 			break
@@ -377,13 +402,13 @@ func ParseCSV(r io.Reader, name string, opt CSVOptions) (*Dataset, error) {
 			continue
 		}
 		if err := parseRow(text, line); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		nrows++
 	}
 	blocks = append(blocks, cur)
 	if nrows == 0 {
-		return nil, perr(lr.n+1, 0, "no data rows after the header")
+		return nil, nil, perr(lr.n+1, 0, "no data rows after the header")
 	}
 	feat := blocks[0]
 	if len(blocks) > 1 {
@@ -396,7 +421,7 @@ func ParseCSV(r io.Reader, name string, opt CSVOptions) (*Dataset, error) {
 	if tbl.target != nil {
 		tbl.y = ys
 	}
-	if !typed && !tbl.hasTextOrMissing() {
+	if !typed && !tbl.hasTextOrMissing() && opt.use == nil {
 		// All numbers, every cell: the features as read.
 		ds := &Dataset{Names: slices.Clone(tbl.featureNames()), Source: name, Y: ys}
 		if t >= 0 {
@@ -404,9 +429,9 @@ func ParseCSV(r io.Reader, name string, opt CSVOptions) (*Dataset, error) {
 		} // else new rows without the response (OptionalTarget)
 		ds.Coding = tbl.numericCoding()
 		ds.X = mat.NewDense(nrows, p, feat)
-		return ds, nil
+		return nil, ds, nil
 	}
-	return tbl.finish()
+	return tbl, nil, nil
 }
 
 // csvColumns assigns each column of the header its role (the target t, or
@@ -457,6 +482,18 @@ func csvColumns(names []string, t int, opt CSVOptions) ([]*colState, error) {
 		}
 		if cols[j].role == roleFeature || cols[j].role == roleTarget {
 			cols[j].cat, cols[j].fixed, cols[j].forced, cols[j].codes = true, true, true, map[string]int{}
+		}
+	}
+	if opt.use != nil {
+		// A Table: the columns named, in file order, all else ignored.
+		use := make(map[string]bool, len(opt.use))
+		for _, n := range opt.use {
+			use[n] = true
+		}
+		for _, col := range cols {
+			if col.role == roleFeature && !use[col.name] {
+				col.role = roleIgnore
+			}
 		}
 	}
 	if c := opt.Coding; c != nil {
@@ -517,6 +554,9 @@ func csvColumns(names []string, t int, opt CSVOptions) ([]*colState, error) {
 			}
 			nf++
 		}
+	}
+	if nf == 0 && opt.use != nil {
+		return nil, perr("none of the columns %s is in the file (the file has %s)", strings.Join(quoteAll(opt.use), ", "), listNames(names))
 	}
 	if nf == 0 {
 		return nil, perr("no feature columns left (columns: %s)", listNames(names))
@@ -702,6 +742,9 @@ func trimSet(delim rune) string {
 // targetIndex returns the index of the target column among names (-1 when
 // opt.OptionalTarget allows it to be absent), or an error message.
 func targetIndex(names []string, opt CSVOptions) (int, string) {
+	if opt.use != nil {
+		return -1, "" // a Table: no target
+	}
 	target := opt.Target
 	if target == "" && opt.Coding != nil {
 		target = opt.Coding.Target

@@ -541,6 +541,16 @@ func parquetNames(path string) ([]string, error) {
 // missing, an ID column, dropped columns, a Coding); row numbers take the
 // place of line numbers in messages.
 func readParquetTable(path string, opt CSVOptions) (*Dataset, error) {
+	tbl, err := parquetTable(path, opt)
+	if err != nil {
+		return nil, err
+	}
+	return tbl.finish()
+}
+
+// parquetTable reads a Parquet file as readParquetTable does, up to the
+// table before its coding.
+func parquetTable(path string, opt CSVOptions) (*table, error) {
 	if opt.Missing != "" && opt.Missing != MissingError && opt.Missing != MissingDrop {
 		return nil, &ParseError{File: path, Msg: fmt.Sprintf("missing-value rule %q: expected %q or %q", opt.Missing, MissingError, MissingDrop)}
 	}
@@ -634,5 +644,5 @@ func readParquetTable(path string, opt CSVOptions) (*Dataset, error) {
 	if t >= 0 {
 		tbl.y = y
 	}
-	return tbl.finish()
+	return tbl, nil
 }

@@ -212,7 +212,7 @@ func PredictUnlabelled(stdout io.Writer, mf *ModelFile, sc *data.Scaler, d *data
 	if err != nil {
 		return InputErrorf("--data %s: %v", d.Source, err)
 	}
-	draws, err := DrawsOf(r, m.Dim())
+	draws, err := PredictiveDraws(r, mf, m.Dim())
 	if err != nil {
 		return err
 	}

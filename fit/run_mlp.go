@@ -43,12 +43,56 @@ type MLPPredictiveOptions struct {
 	// (0: netTargetESS).
 	TargetESS float64
 	Seed      uint64 // of the rows' sample of StackChains
+	// Weights, when not nil, are the chains' weights as already chosen
+	// (NetChainWeights, before the run directory was finished: model.json
+	// records them); nil: chosen here by ChainWeights.
+	Weights *ChainWeights
+}
+
+// NetChainWeights returns the weights of a network's chains in its
+// posterior predictive: equal with method "equal" or one chain, equal and
+// why for the draws of a linearised Laplace approximation (glm not nil:
+// they predict through the linearised network, not the network's
+// likelihood), else StackChains (equal, and why, where it fails).
+func NetChainWeights(m *model.MLP, glm *approx.GLMLaplace, tr *langevin.Trace, method string, seed uint64) *ChainWeights {
+	cw := EqualChainWeights(len(tr.Draws))
+	switch {
+	case method == "equal" || len(tr.Draws) < 2:
+	case glm != nil:
+		cw.Why = "the draws of a linearised Laplace approximation predict through the linearised network, not the network's likelihood"
+	default:
+		var err error
+		if cw, err = StackChains(m, tr, seed); err != nil {
+			cw = EqualChainWeights(len(tr.Draws))
+			cw.Why = "stacking failed: " + err.Error()
+		}
+	}
+	return cw
 }
 
 // chainRHatMax is the largest split-R̂ of a chain's own predictions at which
 // the chain passes the per-chain check: the threshold of the function-space
 // targets (NetPlan.Convergence).
 const chainRHatMax = 1.1
+
+// RunChainWeights returns the chain weights of a run of m (NetChainWeights)
+// when m is a network sampled by several chains, else nil.
+func RunChainWeights(m langevin.Model, glm *approx.GLMLaplace, tr *langevin.Trace, method string, seed uint64) *ChainWeights {
+	net, ok := m.(*model.MLP)
+	if !ok || tr == nil || len(tr.Draws) < 2 {
+		return nil
+	}
+	return NetChainWeights(net, glm, tr, method, seed)
+}
+
+// Record writes the weights into model.json's contents mf (nothing when cw
+// or mf is nil), where predict reads them.
+func (cw *ChainWeights) Record(mf *ModelFile) {
+	if cw == nil || mf == nil {
+		return
+	}
+	mf.ChainWeights, mf.ChainWeighting = cw.W, cw.Method
+}
 
 // PrintMLPPredictive prints the weights of the chains (stacking of their
 // PSIS-LOO unless o says equal), the predict package's metrics of the
@@ -73,17 +117,9 @@ func PrintMLPPredictive(w io.Writer, m *model.MLP, glm *approx.GLMLaplace, tr *l
 	}
 	sets := []set{{fmt.Sprintf("BMA (%d draws)", len(draws)), draws}}
 	if len(tr.Draws) > 1 {
-		cw := EqualChainWeights(len(tr.Draws))
-		switch {
-		case o.ChainWeights == "equal":
-		case glm != nil:
-			cw.Why = "the draws of a linearised Laplace approximation predict through the linearised network, not the network's likelihood"
-		default:
-			var err error
-			if cw, err = StackChains(m, tr, o.Seed); err != nil {
-				cw = EqualChainWeights(len(tr.Draws))
-				cw.Why = "stacking failed: " + err.Error()
-			}
+		cw := o.Weights
+		if cw == nil || len(cw.W) != len(tr.Draws) {
+			cw = NetChainWeights(m, glm, tr, o.ChainWeights, o.Seed)
 		}
 		fmt.Fprintf(w, "auto:     %v\n", cw)
 		if cw.Method == "stacking" {

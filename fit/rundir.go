@@ -19,7 +19,7 @@ import (
 	"github.com/langevin-go/langevin"
 	"github.com/langevin-go/langevin/data"
 	"github.com/langevin-go/langevin/diag"
-	"github.com/langevin-go/langevin/internal/runctl"
+	"github.com/langevin-go/langevin/internal/budget"
 	"github.com/langevin-go/langevin/rundir"
 	"github.com/langevin-go/langevin/stancsv"
 )
@@ -42,6 +42,9 @@ type RunDir struct {
 	resumable    bool               // the run stopped early and has a checkpoint
 	finished     bool               // the sampling finished (Sampled): MarkFinished marks the directory
 	keep         *langevin.Trace    // Keep's trace, applied by Finish
+	// Sampling is set when the sampling begins: from then on the directory
+	// holds the run (one stopped before keeps nothing).
+	Sampling bool
 }
 
 // FinishHook, when set (by tests), is called as Finish begins: where a
@@ -50,7 +53,10 @@ var FinishHook func()
 
 // SettingsOf lists the settings of the configuration c: the run's, or the
 // configuration as run (--sampler auto's choice). The model is --model's,
-// or the one the run built when j.ModelSettings names it (--formula).
+// or the one the run built when j.ModelSettings names it (--formula). On a
+// network run by --sampler auto, precond and init are the plan's
+// (fisher-groups: its per-group Fisher preconditioner; modes: each chain at
+// its own Adam mode) and modes is their number.
 func (j *Problem) SettingsOf(c *Config) [][2]string {
 	b := j.Env
 	step := ""
@@ -75,6 +81,20 @@ func (j *Problem) SettingsOf(c *Config) [][2]string {
 		{"standardize", strconv.FormatBool(c.Standardize)}, {"intercept", strconv.FormatBool(c.Intercept)},
 		{"noise_every", strconv.Itoa(c.NoiseEvery)},
 	}...)
+	if b != nil && b.Auto != nil && b.Auto.Net != nil {
+		// --sampler auto on a network: the plan's starts and preconditioner,
+		// not the flags' (unused) values, so that the chain files say what ran.
+		net := b.Auto.Net
+		for i, kv := range all {
+			switch kv[0] {
+			case "precond":
+				all[i][1] = "fisher-groups"
+			case "init":
+				all[i][1] = "modes"
+			}
+		}
+		all = append(all, [2]string{"modes", strconv.Itoa(len(net.Modes))})
+	}
 	var out [][2]string
 	for _, kv := range all {
 		if c.Formula.Text != "" && (kv[0] == "standardize" || kv[0] == "intercept") {
@@ -347,6 +367,22 @@ func DrawsOf(r *rundir.Run, d int) ([][]float64, error) {
 	return draws, nil
 }
 
+// PredictiveDraws returns the draws of the run's posterior predictive, the
+// first d columns of each: every kept draw alike (DrawsOf), or, when
+// model.json records the chains' weights (a network's stacking), draws
+// whose equal-weight mixture is the chains' mixture with those weights
+// (MixtureDraws: the chains cut to the shortest).
+func PredictiveDraws(r *rundir.Run, mf *ModelFile, d int) ([][]float64, error) {
+	all, err := DrawsOf(r, d)
+	if err != nil || mf == nil || mf.ChainWeights == nil {
+		return all, err
+	}
+	if len(mf.ChainWeights) != len(r.Trace.Draws) {
+		return nil, InputErrorf("%s: %d chain_weights, but %s has %d chain files: expected one weight a chain", filepath.Join(r.Dir, rundir.SpecFile), len(mf.ChainWeights), r.Dir, len(r.Trace.Draws))
+	}
+	return MixtureDraws(r.Trace, d, mf.ChainWeights), nil
+}
+
 // runID is the identifier of a run: a hash of its configuration and
 // columns, the same for every process of one analysis.
 func runID(cfg stancsv.Config, statNames, names []string) string {
@@ -373,12 +409,12 @@ func rowBytes(m langevin.Model) int64 {
 // arithmetic saturates: --iters near 2^63 is refused, not wrapped round.
 func CheckRunSize(c *Config, m langevin.Model, o langevin.Options) error {
 	warm, post := o.KeptRows()
-	keep := runctl.SatAdd(warm, post)
+	keep := budget.SatAdd(warm, post)
 	cols := int64(m.Dim()+len(DerivedNames(m))) + 8 // + the sampler's statistics, about 8
 	perRow := rowBytes(m)
-	need := runctl.SatMul(runctl.SatMul(int64(max(o.Chains, 1)), keep), perRow)
-	budget := runctl.MemoryBudget()
-	if need <= budget {
+	need := budget.SatMul(budget.SatMul(int64(max(o.Chains, 1)), keep), perRow)
+	limit := budget.Memory()
+	if need <= limit {
 		return nil
 	}
 	why := ""
@@ -386,7 +422,7 @@ func CheckRunSize(c *Config, m langevin.Model, o langevin.Options) error {
 		why = fmt.Sprintf(" (%d of them warm-up draws, kept for the report)", warm)
 	}
 	return InputErrorf("%s: the %d × %d kept draws%s of %d columns would take %s in memory, more than %s (half this machine's memory, or a quarter of ulimit -v): raise --thin, or lower --iters or --chains",
-		runSizeSettings(c, o), max(o.Chains, 1), keep, why, cols, runctl.FmtBytes(need), runctl.FmtBytes(budget))
+		runSizeSettings(c, o), max(o.Chains, 1), keep, why, cols, budget.FmtBytes(need), budget.FmtBytes(limit))
 }
 
 // runSizeSettings names what set the draws a run keeps: the flags given,

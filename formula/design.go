@@ -37,6 +37,41 @@ type env struct {
 	tab   Table
 	book  codebook
 	train bool
+	// maxBytes, if positive, bounds the bytes of the design columns a
+	// term list makes (Options.MaxDesignBytes); cols counts them.
+	maxBytes int64
+	cols     int
+}
+
+// MaxLevels and MinRowsPerLevel: a categorical population-level predictor
+// with more levels than MaxLevels and fewer than MinRowsPerLevel rows a
+// level on average is refused (the data package's rule for text columns).
+// Each level but the first becomes a column whose coefficient, under the
+// flat prior on b, is learnt from that level's rows alone: below about 20
+// rows a level it is barely learnt, and the design grows with every level
+// (10⁵ levels in 10⁶ rows: 800 GB of columns). Such a column is an
+// identifier, or a grouping factor: a group-level term (1 | g) gives its
+// levels effects that share one prior, in one column of codes.
+const (
+	MaxLevels       = 50
+	MinRowsPerLevel = 20
+)
+
+// fits checks k more design columns of the table's rows against maxBytes;
+// grow counts them.
+func (e *env) fits(x *Expr, k int) error {
+	if need := 8 * (int64(e.cols) + int64(k)) * int64(e.tab.Len()); e.maxBytes > 0 && need > e.maxBytes {
+		return e.errf(x, "%s: the design would hold %d columns of %d rows, %d MiB, more than the bound of %d MiB", x.Text, e.cols+k, e.tab.Len(), need>>20, e.maxBytes>>20)
+	}
+	return nil
+}
+
+func (e *env) grow(x *Expr, k int) error {
+	if err := e.fits(x, k); err != nil {
+		return err
+	}
+	e.cols += k
+	return nil
 }
 
 func (e *env) errf(x *Expr, format string, a ...any) error {
@@ -265,6 +300,13 @@ func (e *env) block(x *Expr, contrasts bool) (*block, error) {
 		if len(levels)-start < 1 {
 			return nil, e.errf(x, "%s has a single level %q: nothing to estimate", x.Text, levels[0])
 		}
+		if n := len(levels); e.train && n > MaxLevels && n*MinRowsPerLevel > len(codes) {
+			return nil, e.errf(x, "%s has %d levels in %d rows, fewer than %d rows a level: as a population-level predictor it would be %d columns, each coefficient learnt from a handful of rows under a flat prior; make it a group-level term (1 | %s), whose effects share one prior, or leave it out (an identifier?)",
+				x.Text, n, len(codes), MinRowsPerLevel, n-start, x.Text)
+		}
+		if err := e.fits(x, len(levels)-start); err != nil {
+			return nil, err
+		}
 		for l := start; l < len(levels); l++ {
 			col := make([]float64, len(codes))
 			for i, k := range codes {
@@ -383,6 +425,9 @@ func (e *env) termColumns(t Term, intercept bool, present map[string]bool) ([]st
 		}
 		b, err := e.block(f, contrasts)
 		if err != nil {
+			return nil, nil, err
+		}
+		if err := e.grow(f, len(b.cols)*len(cols)); err != nil {
 			return nil, nil, err
 		}
 		var nn []string

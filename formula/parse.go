@@ -2,7 +2,6 @@ package formula
 
 import (
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -135,7 +134,27 @@ type parser struct {
 	toks    []token
 	k       int
 	inArith int // > 0 inside a function's parentheses: + - * / ^ are arithmetic
+	depth   int // parentheses and function calls open
+
+	// canon is the tokens' texts joined (the formula without spaces), off
+	// the start of each token in it: an expression's Text is the slice of
+	// its tokens, sharing canon's bytes, so that parsing takes time and
+	// memory linear in the formula's length.
+	canon string
+	off   []int
 }
+
+// MaxDepth is the deepest nesting of parentheses and function calls a
+// formula may have (R's parser stops at 50 levels of parentheses).
+const MaxDepth = 100
+
+// MaxCrossed is the most factors a '*' product may cross: a*b*…, of n
+// factors, expands to all 2ⁿ − 1 of their interactions.
+const MaxCrossed = 10
+
+// text returns the formula's text (spaces removed) of the tokens from
+// start up to the current one.
+func (p *parser) text(start int) string { return p.canon[p.off[start]:p.off[p.k]] }
 
 func (p *parser) peek() token { return p.toks[p.k] }
 func (p *parser) next() token { t := p.toks[p.k]; p.k++; return t }
@@ -184,7 +203,16 @@ func Parse(s string) (*Formula, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &parser{toks: toks}
+	p := &parser{toks: toks, off: make([]int, len(toks)+1)}
+	var b strings.Builder
+	for i, t := range toks {
+		p.off[i] = b.Len()
+		if t.kind != "eof" {
+			b.WriteString(t.text)
+		}
+	}
+	p.off[len(toks)] = b.Len()
+	p.canon = b.String()
 	if p.is("~") {
 		return nil, p.errf(p.peek(), "expected a response before '~'")
 	}
@@ -228,6 +256,10 @@ func Parse(s string) (*Formula, error) {
 func (p *parser) rhs(src string, f *Formula, inGroup bool) error {
 	sign := 1
 	first := true
+	seen := make(map[string]bool, len(f.Terms)) // the terms' labels
+	for _, t := range f.Terms {
+		seen[t.Label()] = true
+	}
 	for {
 		t := p.peek()
 		if !first {
@@ -278,13 +310,8 @@ func (p *parser) rhs(src string, f *Formula, inGroup bool) error {
 			return err
 		}
 		for _, nt := range terms {
-			dup := false
-			for _, ot := range f.Terms {
-				if ot.Label() == nt.Label() {
-					dup = true
-				}
-			}
-			if !dup {
+			if l := nt.Label(); !seen[l] {
+				seen[l] = true
 				f.Terms = append(f.Terms, nt)
 			}
 		}
@@ -316,6 +343,9 @@ func (p *parser) product(src string) ([]Term, error) {
 	groups = append(groups, cur)
 	var out []Term
 	n := len(groups)
+	if n > MaxCrossed {
+		return nil, &SyntaxError{groups[MaxCrossed][0].Pos, fmt.Sprintf("%d factors crossed with '*' expand to 2^%d − 1 terms: expected at most %d (write the interactions wanted with ':')", n, n, MaxCrossed)}
+	}
 	// All non-empty subsets, ordered by size then position (R's order).
 	for size := 1; size <= n; size++ {
 		for mask := 1; mask < 1<<n; mask++ {
@@ -411,6 +441,7 @@ func (p *parser) atom(src string) (*Expr, error) {
 func (p *parser) expr(src string) (*Expr, error) { return p.sum(src) }
 
 func (p *parser) sum(src string) (*Expr, error) {
+	start := p.k
 	a, err := p.prod(src)
 	if err != nil {
 		return nil, err
@@ -421,12 +452,13 @@ func (p *parser) sum(src string) (*Expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		a = &Expr{Op: op.text, Args: []*Expr{a, b}, Pos: a.Pos, Text: a.Text + op.text + b.Text}
+		a = &Expr{Op: op.text, Args: []*Expr{a, b}, Pos: a.Pos, Text: p.text(start)}
 	}
 	return a, nil
 }
 
 func (p *parser) prod(src string) (*Expr, error) {
+	start := p.k
 	a, err := p.pow(src)
 	if err != nil {
 		return nil, err
@@ -437,12 +469,13 @@ func (p *parser) prod(src string) (*Expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		a = &Expr{Op: op.text, Args: []*Expr{a, b}, Pos: a.Pos, Text: a.Text + op.text + b.Text}
+		a = &Expr{Op: op.text, Args: []*Expr{a, b}, Pos: a.Pos, Text: p.text(start)}
 	}
 	return a, nil
 }
 
 func (p *parser) pow(src string) (*Expr, error) {
+	start := p.k
 	a, err := p.unary(src)
 	if err != nil {
 		return nil, err
@@ -453,13 +486,22 @@ func (p *parser) pow(src string) (*Expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		a = &Expr{Op: "^", Args: []*Expr{a, b}, Pos: a.Pos, Text: a.Text + "^" + b.Text}
+		a = &Expr{Op: "^", Args: []*Expr{a, b}, Pos: a.Pos, Text: p.text(start)}
 	}
 	return a, nil
 }
 
 func (p *parser) unary(src string) (*Expr, error) {
 	t := p.peek()
+	start := p.k
+	if (p.inArith > 0 && (p.is("-") || p.is("("))) || t.kind == "id" && p.toks[p.k+1].text == "(" {
+		// Recursion: a nesting level.
+		if p.depth >= MaxDepth {
+			return nil, &SyntaxError{t.pos, fmt.Sprintf("nested deeper than %d levels of parentheses, signs and function calls: expected at most %d", MaxDepth, MaxDepth)}
+		}
+		p.depth++
+		defer func() { p.depth-- }()
+	}
 	switch {
 	case p.inArith > 0 && p.is("-"):
 		p.next()
@@ -467,7 +509,7 @@ func (p *parser) unary(src string) (*Expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &Expr{Op: "neg", Args: []*Expr{a}, Pos: t.pos, Text: "-" + a.Text}, nil
+		return &Expr{Op: "neg", Args: []*Expr{a}, Pos: t.pos, Text: p.text(start)}, nil
 	case p.inArith > 0 && p.is("("):
 		p.next()
 		a, err := p.sum(src)
@@ -477,7 +519,7 @@ func (p *parser) unary(src string) (*Expr, error) {
 		if err := p.expect(")"); err != nil {
 			return nil, err
 		}
-		return &Expr{Op: a.Op, Name: a.Name, Val: a.Val, Args: a.Args, Pos: t.pos, Text: "(" + a.Text + ")"}, nil
+		return &Expr{Op: a.Op, Name: a.Name, Val: a.Val, Args: a.Args, Pos: t.pos, Text: p.text(start)}, nil
 	case t.kind == "num":
 		p.next()
 		return &Expr{Op: "num", Val: t.val, Pos: t.pos, Text: t.text}, nil
@@ -495,14 +537,12 @@ func (p *parser) unary(src string) (*Expr, error) {
 	p.next()
 	p.inArith++
 	var args []*Expr
-	texts := []string{}
 	for {
 		a, err := p.sum(src)
 		if err != nil {
 			return nil, err
 		}
 		args = append(args, a)
-		texts = append(texts, a.Text)
 		if p.is(",") {
 			p.next()
 			continue
@@ -516,7 +556,7 @@ func (p *parser) unary(src string) (*Expr, error) {
 	if len(args) != nargs {
 		return nil, &SyntaxError{t.pos, fmt.Sprintf("%s() takes %d argument(s), got %d", t.text, nargs, len(args))}
 	}
-	e := &Expr{Op: "call", Name: t.text, Args: args, Pos: t.pos, Text: t.text + "(" + strings.Join(texts, ",") + ")"}
+	e := &Expr{Op: "call", Name: t.text, Args: args, Pos: t.pos, Text: p.text(start)}
 	if t.text == "poly" {
 		if args[1].Op != "num" || args[1].Val < 1 || args[1].Val != float64(int(args[1].Val)) {
 			return nil, &SyntaxError{args[1].Pos, "poly(x, d): expected a whole degree d ≥ 1"}
@@ -530,8 +570,10 @@ func (p *parser) unary(src string) (*Expr, error) {
 // offsets and grouping factors — each once, in the order they appear.
 func (f *Formula) Columns() []string {
 	var out []string
+	seen := map[string]bool{}
 	add := func(name string) {
-		if !slices.Contains(out, name) {
+		if !seen[name] {
+			seen[name] = true
 			out = append(out, name)
 		}
 	}

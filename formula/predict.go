@@ -114,7 +114,7 @@ func (m *Model) Predict(tab Table, draws [][]float64, rule NewLevels, rng *rand.
 		}
 		if len(listed) > 0 {
 			if rule == NewLevelsError {
-				return nil, fmt.Errorf("grouping factor %s: level %q of the new data was not in the training data (predict with new levels at the population level or sampled from the group distribution)", g.name, listed[0])
+				return nil, &NewLevelError{Group: g.name, Level: listed[0], Count: len(listed)}
 			}
 			pred.NewLevels = append(pred.NewLevels, fmt.Sprintf("%s: %s (%s)", g.name, preview(listed), rule))
 		}
@@ -227,4 +227,15 @@ func (m *Model) inverseLink(eta float64) float64 {
 		return math.Exp(eta)
 	}
 	return eta
+}
+
+// NewLevelError is Predict's error for a group level of the new data that
+// the training data did not have, under NewLevelsError.
+type NewLevelError struct {
+	Group, Level string
+	Count        int // new levels of the factor in the new data
+}
+
+func (e *NewLevelError) Error() string {
+	return fmt.Sprintf("grouping factor %s: level %q of the new data was not in the training data (%d new level(s); predict with new levels at the population level or sampled from the group distribution)", e.Group, e.Level, e.Count)
 }

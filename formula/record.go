@@ -1,6 +1,8 @@
 package formula
 
 import (
+	"github.com/langevin-go/langevin/data"
+
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -112,7 +114,7 @@ func (r *Record) Rebuild() (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	tab, _, err := ReadCSVFileWith(r.Data, ReadOptions{Columns: f.Columns(), Missing: r.Missing})
+	tab, _, err := Read(r.Data, "auto", f, data.TableOptions{Missing: r.Missing})
 	if err != nil {
 		return nil, err
 	}

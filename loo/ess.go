@@ -53,15 +53,22 @@ func (w *Workspace) relEff(x []float64, chains int) float64 {
 	}
 	n := S / chains
 	w.means = grow(w.means, chains)
-	w.rho = grow(w.rho, n+2)
-	means, rho := w.means, w.rho
 	for c := range chains {
 		var s float64
 		for _, v := range x[c*n : (c+1)*n] {
 			s += v
 		}
-		means[c] = s / float64(n)
+		w.means[c] = s / float64(n)
 	}
+	return w.relEffMeans(x, w.means)
+}
+
+// relEffMeans is relEff given the chains' means.
+func (w *Workspace) relEffMeans(x, means []float64) float64 {
+	S, chains := len(x), len(means)
+	n := S / chains
+	w.rho = grow(w.rho, n+2)
+	rho := w.rho
 	scale := float64(nextGoodSize(n)) / (float64(n) * float64(n))
 	w.yc = grow(w.yc, S)
 	yc := w.yc

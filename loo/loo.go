@@ -56,6 +56,9 @@ var blom = sync.OnceValue(func() []float64 {
 // finite.
 func (w *Workspace) Row(ll []float64, chains int) Point {
 	S := len(ll)
+	if chains < 1 || S%chains != 0 {
+		panic("loo: number of draws not a multiple of the number of chains")
+	}
 	w.lik, w.lw, w.w = grow(w.lik, S), grow(w.lw, S), grow(w.w, S)
 	lik, lw, wt := w.lik, w.lw, w.w
 	c, lo := ll[0], ll[0]
@@ -67,98 +70,114 @@ func (w *Workspace) Row(ll []float64, chains int) Point {
 			lo = v
 		}
 	}
+	// likₛ = exp(llₛ − c), the chains' means of it (for RelEff) and the
+	// raw log ratios −llₛ, in one pass
+	n := S / chains
+	w.means = grow(w.means, chains)
 	var sumLik float64
-	for s, v := range ll {
-		e := expNeg(v - c)
-		lik[s] = e
-		sumLik += e
-		lw[s] = -v
+	for ch := range chains {
+		seg, l, r := ll[ch*n:(ch+1)*n], lik[ch*n:(ch+1)*n], lw[ch*n:(ch+1)*n]
+		var sum float64
+		for s, v := range seg {
+			e := expNeg(v - c)
+			l[s] = e
+			sum += e
+			r[s] = -v
+		}
+		w.means[ch] = sum / float64(n)
+		sumLik += sum
 	}
-	reff := w.relEff(lik, chains)
-	k := w.PSIS(lw, reff)
+	reff := w.relEffMeans(lik, w.means)
+	k := w.psis(lw, reff, -lo)
 	// mx = max lw: the largest ratio when nothing was smoothed, else the
 	// largest of the smoothed values and the largest value left alone.
 	mx := w.lmax
 	if w.tail != nil {
-		mx = w.cutoff
-		for _, p := range w.tail {
-			mx = math.Max(mx, lw[p.i])
+		var qmax float64
+		for _, q := range w.tq {
+			qmax = math.Max(qmax, q)
 		}
+		mx = math.Max(w.cutoff, logPos(qmax)+w.lmax)
 	}
-	// Unsmoothed weights are exp(−llₛ − mx) = exp(−c − mx)/likₛ: one
-	// division a draw instead of an exponential, while the range of ll
-	// keeps likₛ normal.
-	var z float64
+	var elpd, e, w2, v float64
 	if c-lo < 700 {
+		// Unsmoothed weights are exp(−llₛ − mx) = f/likₛ, f = exp(−c − mx):
+		// one division a draw instead of an exponential, while the range
+		// of ll keeps likₛ normal. Their products with likₛ are all f, so
+		// that Σₛ wₛlikₛ needs only the smoothed draws. The smoothed draws
+		// stay out of the first sum (likₛ = +Inf there for the pass): their
+		// raw weights can exceed the others by many orders of magnitude.
 		f := math.Exp(-c - mx)
-		for s, l := range lik {
-			wt[s] = f / l
+		w.tl = grow(w.tl, len(w.tail))
+		for j, p := range w.tail {
+			w.tl[j] = lik[p.i]
+			lik[p.i] = math.Inf(1)
 		}
-		for _, p := range w.tail {
-			wt[p.i] = expNeg(lw[p.i] - mx)
+		var z float64
+		for s, l := range lik {
+			x := f / l
+			wt[s] = x
+			z += x
+		}
+		E := f * float64(S-len(w.tail))
+		g := math.Exp(w.lmax - mx) // smoothed weights are w.tq·g
+		for j, p := range w.tail {
+			l := w.tl[j]
+			lik[p.i] = l
+			x := w.tq[j] * g
+			wt[p.i] = x
+			z += x
+			E += x * l
+		}
+		iz := 1 / z
+		e = E * iz
+		elpd = c + math.Log(e)
+		// normalised weights, Σₛ wₛ² and loo's var_epd = Σₛ wₛ²(likₛ − e)²
+		for s, x := range wt {
+			x *= iz
+			wt[s] = x
+			d := lik[s] - e
+			x2 := x * x
+			w2 += x2
+			v += x2 * d * d
 		}
 	} else {
-		for s, v := range lw {
-			wt[s] = expNeg(v - mx)
+		w.writeTail(lw)
+		var z float64
+		for s, x := range lw {
+			x = expNeg(x - mx)
+			wt[s] = x
+			z += x
 		}
-	}
-	// summed after smoothing: the raw tail weights, which can exceed the
-	// others by many orders of magnitude, must not enter the sum
-	for _, v := range wt {
-		z += v
-	}
-	var num, w2 float64
-	iz := 1 / z
-	for s, v := range wt {
-		v *= iz
-		wt[s] = v
-		num += v * lik[s]
-		w2 += v * v
-	}
-	elpd := c + math.Log(num)
-	if c-lo >= 700 {
+		iz := 1 / z
+		for s, x := range wt {
+			x *= iz
+			wt[s] = x
+			e += x * lik[s]
+			w2 += x * x
+		}
+		for s, x := range wt {
+			d := lik[s] - e
+			v += x * x * d * d
+		}
 		// likₛ may underflow where the weights are largest: elpd in logs,
 		// log Σ exp(llₛ + lwₛ) − log Σ exp(lwₛ), as loo's colLogSumExps
 		m := math.Inf(-1)
-		for s, v := range ll {
-			m = math.Max(m, v+lw[s])
+		for s, x := range ll {
+			m = math.Max(m, x+lw[s])
 		}
 		var t float64
-		for s, v := range ll {
-			t += math.Exp(v + lw[s] - m)
+		for s, x := range ll {
+			t += math.Exp(x + lw[s] - m)
 		}
 		elpd = m + math.Log(t) - (mx + math.Log(z))
 	}
 	lpd := c + math.Log(sumLik) - math.Log(float64(S))
 	// MCSE, on the scale of lik (the variance of the logs does not depend on it).
-	e := num
-	var v float64
-	for s, x := range wt {
-		d := lik[s] - e
-		v += x * x * d * d
-	}
-	sd := math.Sqrt(v)
-	zn := blom()
-	w.z = grow(w.z, len(zn))
-	lz := w.z[:0]
-	var m1 float64
-	for _, q := range zn {
-		if a := e + sd*q; a > 0 {
-			l := logPos(a)
-			lz = append(lz, l)
-			m1 += l
-		}
-	}
-	n1 := float64(len(lz))
-	m1 /= n1
-	var ss float64
-	for _, l := range lz {
-		d := l - m1
-		ss += d * d
-	}
+	w.z = grow(w.z, len(blom()))
 	return Point{
 		ELPD:  elpd,
-		MCSE:  math.Sqrt(ss / (n1 - 1) / reff),
+		MCSE:  math.Sqrt(logVar(e, math.Sqrt(v), w.z) / reff),
 		PLoo:  lpd - elpd,
 		LooIC: -2 * elpd,
 		K:     k,

@@ -29,10 +29,11 @@ type pair struct {
 // first. The zero value is ready to use; a Workspace must not be used by two
 // goroutines at once.
 type Workspace struct {
-	lik, w, lw, tx, z, sel, yc, means, rho, theta, ell, lq []float64
-	heap                                                   []pair
-	tail                                                   []pair  // the smoothed draws of the last PSIS, nil if none
-	lmax, cutoff                                           float64 // its largest raw ratio and the largest one not smoothed
+	lik, w, lw, tx, z, sel, yc, means, rho, theta, ell, lq, tl, tq []float64
+	heap, pairs                                                    []pair
+	cnt                                                            [8][256]int32 // sortPairs' counts
+	tail                                                           []pair        // the smoothed draws of the last PSIS, nil if none
+	lmax, cutoff                                                   float64       // its largest raw ratio and the largest one not smoothed
 }
 
 // PSIS replaces the log importance ratios lw, one per draw, by Pareto
@@ -44,14 +45,29 @@ type Workspace struct {
 // M < 5, or a tail of equal values, nothing is smoothed and k̂ = +Inf. The
 // weights are not normalised.
 func (w *Workspace) PSIS(lw []float64, reff float64) (k float64) {
-	S := len(lw)
-	m := TailLen(S, reff)
 	lmax := math.Inf(-1)
 	for _, v := range lw {
 		if v > lmax {
 			lmax = v
 		}
 	}
+	k = w.psis(lw, reff, lmax)
+	w.writeTail(lw)
+	return k
+}
+
+// writeTail writes the smoothed log ratios of the last psis into lw.
+func (w *Workspace) writeTail(lw []float64) {
+	for j, p := range w.tail {
+		lw[p.i] = logPos(w.tq[j]) + w.lmax
+	}
+}
+
+// psis is PSIS given the largest log ratio lmax, but leaves lw as it is:
+// the smoothed ratios are w.tq, relative to e^lmax, for the draws w.tail.
+func (w *Workspace) psis(lw []float64, reff, lmax float64) (k float64) {
+	S := len(lw)
+	m := TailLen(S, reff)
 	k = math.Inf(1)
 	w.tail = nil
 	if m >= 5 && m < S {
@@ -60,7 +76,7 @@ func (w *Workspace) PSIS(lw []float64, reff float64) (k float64) {
 		w.cutoff = tail[0].v
 		tail = tail[1:]
 		if math.Abs((tail[m-1].v-lmax)-(tail[0].v-lmax)) >= 2.220446049250313e-16/100 {
-			k = w.smooth(lw, tail, cut, lmax)
+			k = w.smooth(tail, cut, lmax)
 		}
 	}
 	// Only smoothed values can exceed the largest raw ratio, and smooth
@@ -69,14 +85,15 @@ func (w *Workspace) PSIS(lw []float64, reff float64) (k float64) {
 	return k
 }
 
-// smooth fits the tail and writes the smoothed values into lw, returning k̂.
-func (w *Workspace) smooth(lw []float64, tail []pair, cut, lmax float64) float64 {
+// smooth fits the tail and puts the smoothed ratios, relative to e^lmax and
+// truncated at 1, into w.tq, returning k̂.
+func (w *Workspace) smooth(tail []pair, cut, lmax float64) float64 {
 	m := len(tail)
-	ec := math.Exp(cut)
+	ec := expNeg(cut)
 	w.tx = grow(w.tx, m)
 	x := w.tx
 	for j, p := range tail {
-		x[j] = math.Exp(p.v-lmax) - ec
+		x[j] = expNeg(p.v-lmax) - ec
 	}
 	g := 30 + int(math.Sqrt(float64(m)))
 	w.theta, w.ell = grow(w.theta, g), grow(w.ell, g)
@@ -90,13 +107,10 @@ func (w *Workspace) smooth(lw []float64, tail []pair, cut, lmax float64) float64
 			w.lq[j] = math.Log1p(-(float64(j) + 0.5) / float64(m))
 		}
 	}
-	for j, p := range tail {
+	w.tq = grow(w.tq, m)
+	for j := range tail {
 		q := sigma*math.Expm1(-k*w.lq[j])/k + ec // GPDQuantile(pⱼ, k, σ) + e^cut (σ > 0 here)
-		v := logPos(q)
-		if v > 0 {
-			v = 0
-		}
-		lw[p.i] = v + lmax
+		w.tq[j] = math.Min(q, 1)
 	}
 	w.tail = tail
 	return k
@@ -106,9 +120,10 @@ func (w *Workspace) smooth(lw []float64, tail []pair, cut, lmax float64) float64
 // ordered as R's stable sort.int orders them (equal values by draw, so that
 // of equal values at the cutoff the later draws are in the tail). A
 // sample of every (S/256)-th value gives a bound below which the n largest
-// almost surely do not fall; the values above it are gathered in one pass,
-// cut to the n largest and sorted. When the bound misses (fewer than n values above it), the
-// bound is the n-th largest value itself, by quickselect on a copy.
+// almost surely do not fall; the values above it are gathered in one pass
+// and sorted, and the last n kept. When the bound misses (fewer than n
+// values above it), the bound is the n-th largest value itself, by
+// quickselect on a copy.
 func (w *Workspace) largest(x []float64, n int) []pair {
 	S := len(x)
 	bound := math.Inf(-1)
@@ -131,83 +146,63 @@ func (w *Workspace) largest(x []float64, n int) []pair {
 		copy(w.sel, x)
 		h = w.gather(x, nthSmallest(w.sel, S-n))
 	}
-	if len(h) > n {
-		// the n-th largest among the candidates; drop those below it and,
-		// of those equal to it, the earliest draws
-		w.sel = grow(w.sel, len(h))
-		for j, p := range h {
-			w.sel[j] = p.v
-		}
-		t := nthSmallest(w.sel[:len(h)], len(h)-n)
-		var gt, eq int
-		for _, p := range h {
-			if p.v > t {
-				gt++
-			} else if p.v == t {
-				eq++
-			}
-		}
-		skip := eq - (n - gt)
-		k := h[:0]
-		for _, p := range h {
-			if p.v > t || p.v == t && skip == 0 {
-				k = append(k, p)
-			} else if p.v == t {
-				skip--
-			}
-		}
-		h = k
-	}
-	sortPairs(h)
-	return h
+	// The candidates are in draw order, and the sort is stable: the last
+	// n are the n largest, of equal values at the cutoff the later draws.
+	h = w.sortPairs(h)
+	return h[len(h)-n:]
 }
 
-// before orders pairs by value, then by draw.
-func before(a, b pair) bool { return a.v < b.v || a.v == b.v && a.i < b.i }
+// orderKey maps a float64 to a uint64 of the same order (−0 as +0).
+func orderKey(v float64) uint64 {
+	b := math.Float64bits(v)
+	if b == 1<<63 {
+		b = 0
+	}
+	if b>>63 != 0 {
+		return ^b
+	}
+	return b | 1<<63
+}
 
-// sortPairs sorts h by before: quicksort with a median-of-three pivot down
-// to runs of 12, then insertion sort.
-func sortPairs(h []pair) {
-	for len(h) > 12 {
-		m, hi := len(h)/2, len(h)-1
-		if before(h[m], h[0]) {
-			h[m], h[0] = h[0], h[m]
-		}
-		if before(h[hi], h[0]) {
-			h[hi], h[0] = h[0], h[hi]
-		}
-		if before(h[hi], h[m]) {
-			h[hi], h[m] = h[m], h[hi]
-		}
-		p := h[m]
-		i, j := 0, hi
-		for i <= j {
-			for before(h[i], p) {
-				i++
-			}
-			for before(p, h[j]) {
-				j--
-			}
-			if i <= j {
-				h[i], h[j] = h[j], h[i]
-				i++
-				j--
-			}
-		}
-		// recurse into the shorter side, loop on the longer
-		if j+1 < len(h)-i {
-			sortPairs(h[:j+1])
-			h = h[i:]
-		} else {
-			sortPairs(h[i:])
-			h = h[:j+1]
+// sortPairs sorts h by value, stably (equal values keep their order), by a
+// least-significant-digit radix sort on the values' order keys, a byte at
+// a time, skipping the bytes that all keys share: no comparisons to
+// mispredict. The result is h or the workspace's second buffer.
+func (w *Workspace) sortPairs(h []pair) []pair {
+	if len(h) < 2 {
+		return h
+	}
+	cnt := &w.cnt
+	clear(cnt[:])
+	for _, p := range h {
+		k := orderKey(p.v)
+		for d := range cnt {
+			cnt[d][byte(k>>(8*d))]++
 		}
 	}
-	for i := 1; i < len(h); i++ {
-		for j := i; j > 0 && before(h[j], h[j-1]); j-- {
-			h[j], h[j-1] = h[j-1], h[j]
-		}
+	if cap(w.pairs) < len(h) {
+		w.pairs = make([]pair, len(h))
 	}
+	src, dst := h, w.pairs[:len(h)]
+	k0 := orderKey(h[0].v)
+	for d := range cnt {
+		c := &cnt[d]
+		if c[byte(k0>>(8*d))] == int32(len(h)) {
+			continue
+		}
+		var sum int32
+		for b, t := range c {
+			c[b] = sum
+			sum += t
+		}
+		for _, p := range src {
+			b := byte(orderKey(p.v) >> (8 * d))
+			dst[c[b]] = p
+			c[b]++
+		}
+		src, dst = dst, src
+	}
+	return src
 }
 
 // gather returns the values of x not below t with their indices.

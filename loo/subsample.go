@@ -100,3 +100,39 @@ func variance(x []float64) float64 {
 	}
 	return s / float64(len(x)-1)
 }
+
+// SubsampleSize returns the number m of the N = len(approx) rows that
+// Subsample needs for its subsampling SE of elpd_loo to be at most frac
+// times the SE of elpd_loo, judged from diff, the differences
+// elpdᵢ − approxᵢ of a pilot sample of rows: with v_e their sample
+// variance and v_a that of approx (for the variance of elpdᵢ),
+//
+//	N²(1/m − 1/N)·v_e ≤ frac²·N·v_a  ⇔  m ≥ 1/(frac²·v_a/(N·v_e) + 1/N),
+//
+// at least 2 and at most N. SubsampleSize panics for fewer than two
+// differences.
+func SubsampleSize(approx, diff []float64, frac float64) int {
+	if len(diff) < 2 {
+		panic("loo: SubsampleSize needs at least two differences")
+	}
+	N := float64(len(approx))
+	ve, va := sampleVar(diff), sampleVar(approx)
+	m := math.Ceil(1 / (frac*frac*va/(N*ve) + 1/N))
+	if math.IsNaN(m) || m > N {
+		return len(approx)
+	}
+	return max(int(m), 2)
+}
+
+func sampleVar(x []float64) float64 {
+	var m float64
+	for _, v := range x {
+		m += v
+	}
+	m /= float64(len(x))
+	var ss float64
+	for _, v := range x {
+		ss += (v - m) * (v - m)
+	}
+	return ss / float64(len(x)-1)
+}

@@ -383,3 +383,84 @@ func EntropyGrid(mean Grid) Grid {
 	}
 	return g
 }
+
+// SortedRegression plots a regression's posterior predictive at test
+// points: the points sorted by their predictive mean (the line), the
+// central interval of a new observation y (light band: the draws' f and
+// their noise) and of f(x) alone (dark band), and the observed y as dots
+// when y is not nil. Every slice is indexed by test point and has the same
+// length.
+func SortedRegression(title, ylabel string, mean, obsLo, obsHi, fLo, fHi []float64, level float64, y []float64) (*gplot.Plot, error) {
+	n := len(mean)
+	if n == 0 {
+		return nil, errors.New("plot: SortedRegression: no points")
+	}
+	for _, v := range [][]float64{obsLo, obsHi, fLo, fHi} {
+		if len(v) != n {
+			return nil, fmt.Errorf("plot: SortedRegression: an interval has %d points, the mean %d", len(v), n)
+		}
+	}
+	if y != nil && len(y) != n {
+		return nil, fmt.Errorf("plot: SortedRegression: %d observations for %d points", len(y), n)
+	}
+	order := make([]int, n)
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return mean[order[a]] < mean[order[b]] })
+	p := New(title, "test point (sorted by predictive mean)", ylabel)
+	band := func(lo, hi []float64, alpha uint8, label string) error {
+		poly := make(plotter.XYs, 0, 2*n)
+		for k, i := range order {
+			poly = append(poly, plotter.XY{X: float64(k + 1), Y: hi[i]})
+		}
+		for k := n - 1; k >= 0; k-- {
+			poly = append(poly, plotter.XY{X: float64(k + 1), Y: lo[order[k]]})
+		}
+		pg, err := plotter.NewPolygon(poly)
+		if err != nil {
+			return err
+		}
+		pg.Color = Translucent(Color(0), alpha)
+		pg.LineStyle.Width = 0
+		p.Add(pg)
+		p.Legend.Add(label, pg)
+		return nil
+	}
+	if err := band(obsLo, obsHi, 60, fmt.Sprintf("%.0f%% interval of a new y", 100*level)); err != nil {
+		return nil, err
+	}
+	if err := band(fLo, fHi, 140, fmt.Sprintf("%.0f%% interval of f(x)", 100*level)); err != nil {
+		return nil, err
+	}
+	line := make(plotter.XYs, n)
+	for k, i := range order {
+		line[k] = plotter.XY{X: float64(k + 1), Y: mean[i]}
+	}
+	l, err := plotter.NewLine(line)
+	if err != nil {
+		return nil, err
+	}
+	l.Color = Color(0)
+	l.Width = vg.Points(1.5)
+	p.Add(l)
+	p.Legend.Add("predictive mean", l)
+	if y != nil {
+		obs := make(plotter.XYs, n)
+		for k, i := range order {
+			obs[k] = plotter.XY{X: float64(k + 1), Y: y[i]}
+		}
+		s, err := plotter.NewScatter(obs)
+		if err != nil {
+			return nil, err
+		}
+		s.GlyphStyle.Shape = draw.CircleGlyph{}
+		s.GlyphStyle.Radius = vg.Points(1.2)
+		s.GlyphStyle.Color = classColor(1)
+		p.Add(s)
+		p.Legend.Add("observed y", s)
+	}
+	p.Legend.Top = true
+	p.Legend.Left = true
+	return p, nil
+}

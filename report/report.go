@@ -17,12 +17,14 @@
 package report
 
 import (
+	"cmp"
 	"encoding/base64"
 	"errors"
 	"fmt"
 	"html/template"
 	"io"
 	"math"
+	"slices"
 	"strings"
 
 	gplot "gonum.org/v1/plot"
@@ -44,6 +46,7 @@ type Figure struct {
 type Section struct {
 	Title   string
 	Text    string
+	Pre     string // preformatted text under Text (a printed table)
 	Figures []Figure
 }
 
@@ -66,6 +69,10 @@ type Report struct {
 	// MinESS is the bulk-ESS below which the table marks a column (100 per
 	// chain); 0 marks none.
 	MinESS float64
+	// Weights are the rows of a network's weights and biases, left out of
+	// Table and shown collapsed under WeightsNote (Options.Network).
+	Weights     diag.Table
+	WeightsNote string
 }
 
 // Options control FromTrace.
@@ -85,11 +92,69 @@ type Options struct {
 	// as it printed it (the rules that chose its settings, the draws, the
 	// sampler's tuning, the checks).
 	Pre string
-	// Sections are appended after the built ones (e.g. predictive plots).
+	// Sections are appended after the built ones (e.g. predictive plots);
+	// for a Network they come first, before its weights.
 	Sections []Section
 	// Trajectory marks the draws as an optimiser's iterates (GD, SGD):
 	// ESS and R-hat do not apply and give no warnings.
 	Trajectory bool
+	// Network marks the trace as a neural network's: its weights and biases
+	// (IsNetworkWeight) are not identified (permuting hidden units gives the
+	// same function), so their R̂ and ESS give no warnings; they are
+	// summarised in one line with their table collapsed under it, and the
+	// parameter plots show the other columns (σ²) first. The convergence
+	// check of a network is in function space (a section of the caller's).
+	Network bool
+}
+
+// IsNetworkWeight reports whether name is a network's weight or bias
+// column (model.MLP's names: w.LAYER.I.J, b.LAYER.I).
+func IsNetworkWeight(name string) bool {
+	rest, ok := strings.CutPrefix(name, "w.")
+	if !ok {
+		if rest, ok = strings.CutPrefix(name, "b."); !ok {
+			return false
+		}
+	}
+	parts := strings.Split(rest, ".")
+	if len(parts) < 2 {
+		return false
+	}
+	for _, p := range parts {
+		if p == "" || strings.Trim(p, "0123456789") != "" {
+			return false
+		}
+	}
+	return true
+}
+
+// splitWeights separates a network's weight rows from the others.
+func splitWeights(t diag.Table) (rest, weights diag.Table) {
+	for _, s := range t {
+		if IsNetworkWeight(s.Name) {
+			weights = append(weights, s)
+		} else {
+			rest = append(rest, s)
+		}
+	}
+	return rest, weights
+}
+
+// weightsNote summarises the weight rows in one line.
+func weightsNote(w diag.Table, k int) string {
+	maxR, minESS, bad := 0.0, math.Inf(1), 0
+	for _, s := range w {
+		if !math.IsNaN(s.RHat) {
+			maxR = max(maxR, s.RHat)
+		}
+		if !math.IsNaN(s.ESSBulk) {
+			minESS = min(minESS, s.ESSBulk)
+		}
+		if s.RHat > 1.01 || s.ESSBulk < 100*float64(k) || math.IsNaN(s.RHat) {
+			bad++
+		}
+	}
+	return fmt.Sprintf("%d weights and biases (%d of them with R-hat > 1.01 or bulk-ESS < %d; max R-hat %.3f, min bulk-ESS %.0f): expected, a network's weights are not identified (permuting the hidden units gives the same function), so they give no warnings; the network's convergence check is the function-space check of its predictions.", len(w), bad, 100*k, maxR, minESS)
 }
 
 // Figure sizes.
@@ -122,6 +187,12 @@ func FromTrace(title string, tr *langevin.Trace, opt Options) (*Report, error) {
 		r.Notes = append(r.Notes, fmt.Sprintf("%d of %d chains hold no draw (the run stopped before they began) and are left out.", empty, all))
 	}
 	r.Table = diag.Summarize(tr.Names, params)
+	if opt.Network {
+		r.Table, r.Weights = splitWeights(r.Table)
+		if len(r.Weights) > 0 {
+			r.WeightsNote = weightsNote(r.Weights, tr.NumChains())
+		}
+	}
 	r.Notes = append(r.Notes, fmt.Sprintf("%d chains × %d draws (thin %d) after %d burn-in iterations per chain.", tr.NumChains(), n, max(1, tr.Thin), tr.BurnIn))
 	if opt.Trajectory {
 		r.Notes = append(r.Notes, "The draws are an optimiser's iterates, a trajectory rather than posterior draws: ESS and R-hat do not apply.")
@@ -129,6 +200,9 @@ func FromTrace(title string, tr *langevin.Trace, opt Options) (*Report, error) {
 	} else {
 		r.Warnings = Warnings(tr, r.Table)
 		r.Passed = strings.Join(Checks(tr), "; ")
+		if len(r.Weights) > 0 {
+			r.Passed = strings.Replace(r.Passed, "for every column", "for every column but the network's weights", 1)
+		}
 		r.MinESS = 100 * float64(tr.NumChains())
 	}
 
@@ -137,12 +211,28 @@ func FromTrace(title string, tr *langevin.Trace, opt Options) (*Report, error) {
 		maxP = 8
 	}
 	np := min(maxP, len(tr.Names))
+	order := make([]int, 0, len(tr.Names)) // the columns drawn, in order
+	for pass := 0; pass < 2; pass++ {
+		for j, name := range tr.Names {
+			if opt.Network && IsNetworkWeight(name) == (pass == 0) {
+				continue // a network's σ² before its weights
+			}
+			if !opt.Network && pass == 1 {
+				continue
+			}
+			order = append(order, j)
+		}
+	}
+	order = order[:np]
 	var sec Section
 	sec.Title = "Parameters"
 	if np < len(tr.Names) {
 		sec.Text = fmt.Sprintf("The first %d of %d columns; the table above lists all.", np, len(tr.Names))
+		if opt.Network {
+			sec.Text = fmt.Sprintf("%d of %d columns, the noise variance before the weights; the table above lists all.", np, len(tr.Names))
+		}
 	}
-	for j := 0; j < np; j++ {
+	for _, j := range order {
 		name := tr.Names[j]
 		series := traceSeries(tr, j)
 		figs := []struct {
@@ -180,11 +270,17 @@ func FromTrace(title string, tr *langevin.Trace, opt Options) (*Report, error) {
 			sec.Figures = append(sec.Figures, Figure{Title: "pair plot", PNG: png})
 		}
 	}
+	if opt.Network {
+		// A network's checks are its predictions': before its weights.
+		r.Sections = append(r.Sections, opt.Sections...)
+	}
 	r.Sections = append(r.Sections, sec)
 	if s, ok := samplerSection(tr); ok {
 		r.Sections = append(r.Sections, s)
 	}
-	r.Sections = append(r.Sections, opt.Sections...)
+	if !opt.Network {
+		r.Sections = append(r.Sections, opt.Sections...)
+	}
 	return r, nil
 }
 
@@ -433,6 +529,8 @@ ul.warnings li { color: #9a1b12; }
 .figs { display: flex; flex-wrap: wrap; gap: 0.5em; }
 figure { margin: 0; } figcaption { font-size: 0.8em; color: #555; }
 img { max-width: 100%; height: auto; }
+details.weights summary { cursor: pointer; margin: 0.6em 0; }
+pre { overflow-x: auto; font-size: 0.85em; }
 </style>
 </head>
 <body>
@@ -449,6 +547,13 @@ img { max-width: 100%; height: auto; }
 {{range .Table}}<tr><td>{{.Name}}</td><td>{{num .Mean}}</td><td>{{num .SD}}</td><td>{{num .MCSEMean}}</td><td>{{num .Q5}}</td><td>{{num .Q50}}</td><td>{{num .Q95}}</td><td{{if lt .ESSBulk $.MinESS}} class="bad"{{end}}>{{ess .ESSBulk}}</td><td>{{ess .ESSTail}}</td><td{{if gt .RHat 1.01}} class="bad"{{end}}>{{rhat .RHat}}</td></tr>
 {{end}}</tbody>
 </table>{{end}}
+{{if .Weights}}<details class="weights"><summary>{{.WeightsNote}}</summary>
+<table class="summary" id="weights">
+<thead><tr><th>variable</th><th>mean</th><th>sd</th><th>mcse</th><th>q5</th><th>q50</th><th>q95</th><th>ess_bulk</th><th>ess_tail</th><th>rhat</th></tr></thead>
+<tbody>
+{{range .Weights}}<tr><td>{{.Name}}</td><td>{{num .Mean}}</td><td>{{num .SD}}</td><td>{{num .MCSEMean}}</td><td>{{num .Q5}}</td><td>{{num .Q50}}</td><td>{{num .Q95}}</td><td>{{ess .ESSBulk}}</td><td>{{ess .ESSTail}}</td><td>{{rhat .RHat}}</td></tr>
+{{end}}</tbody>
+</table></details>{{end}}
 {{range .Notes}}<p>{{.}}</p>
 {{end}}
 {{with .Pre}}<pre>{{.}}</pre>
@@ -459,6 +564,7 @@ img { max-width: 100%; height: auto; }
 {{end}}</ul>{{else}}<p>None: {{.Passed}}.</p>{{end}}{{end}}
 {{range .Sections}}<h2>{{.Title}}</h2>
 {{with .Text}}<p>{{.}}</p>{{end}}
+{{with .Pre}}<pre>{{.}}</pre>{{end}}
 <div class="figs">
 {{range .Figures}}<figure><img alt="{{.Title}}" {{img .PNG}}>{{with .Caption}}<figcaption>{{.}}</figcaption>{{end}}</figure>
 {{end}}</div>
@@ -504,5 +610,73 @@ func PredictiveSection(probs [][]float64, y []float64) (Section, error) {
 		Title:   "Posterior predictive",
 		Text:    "P(y = 1 | x, data) for every test point, sorted by its posterior mean, with the central 90% interval over the draws; squares mark the observed labels (report Figure 5). Wide bands are the points the model is unsure about.",
 		Figures: []Figure{{Title: "sorted predictive probabilities", PNG: png}},
+	}, nil
+}
+
+// BandSection is PredictiveSection for a band already summarised
+// (plot.Band without its Order, which is filled here).
+func BandSection(b plot.Band, y []float64) (Section, error) {
+	b.Order = make([]int, len(b.Mean))
+	for i := range b.Order {
+		b.Order[i] = i
+	}
+	slices.SortStableFunc(b.Order, func(i, j int) int { return cmp.Compare(b.Mean[i], b.Mean[j]) })
+	p, err := plot.SortedPredictive(fmt.Sprintf("posterior predictive on the test set (%d points)", len(b.Mean)), b, 0.9, y)
+	if err != nil {
+		return Section{}, err
+	}
+	png, err := plot.Encode(p, plot.Width, plot.Height, "png")
+	if err != nil {
+		return Section{}, err
+	}
+	return Section{
+		Title:   "Posterior predictive",
+		Text:    "P(y = 1 | x, data) for every test point, sorted by its posterior mean, with the central 90% interval over the draws; squares mark the observed labels (report Figure 5).",
+		Figures: []Figure{{Title: "sorted predictive probabilities", PNG: png}},
+	}, nil
+}
+
+// RegressionSection is the section of a regression's posterior predictive
+// on a test set, in the response's units: mean[i] the predictive mean at
+// test point i, [obsLo, obsHi] the central interval at the given level of a
+// new observation (f and the noise), [fLo, fHi] that of f(xᵢ) alone, y the
+// observed responses. The text gives the coverage of the observation
+// interval: near the level when the noise variance and the spread of f
+// are right; far below it, a σ² or a posterior too narrow (every weight
+// diagnostic can be green while it is).
+func RegressionSection(mean, obsLo, obsHi, fLo, fHi, y []float64, level float64, target string) (Section, error) {
+	if len(y) != len(mean) {
+		return Section{}, fmt.Errorf("report: %d observations for %d predictions", len(y), len(mean))
+	}
+	if target == "" {
+		target = "y"
+	}
+	p, err := plot.SortedRegression(fmt.Sprintf("posterior predictive on the test set (%d points)", len(y)), target, mean, obsLo, obsHi, fLo, fHi, level, y)
+	if err != nil {
+		return Section{}, err
+	}
+	png, err := plot.Encode(p, plot.Width, plot.Height, "png")
+	if err != nil {
+		return Section{}, err
+	}
+	in, inF := 0, 0
+	var width, widthF float64
+	for i, v := range y {
+		if v >= obsLo[i] && v <= obsHi[i] {
+			in++
+		}
+		if v >= fLo[i] && v <= fHi[i] {
+			inF++
+		}
+		width += obsHi[i] - obsLo[i]
+		widthF += fHi[i] - fLo[i]
+	}
+	n := float64(len(y))
+	return Section{
+		Title: "Posterior predictive",
+		Text: fmt.Sprintf("%s at every test point, sorted by its predictive mean, in %s's units: the central %.0f%% interval of a new observation (light: the draws' f and their noise σ²) and of f(x) alone (dark); dots are the observed values. "+
+			"Coverage of the %.0f%% interval of a new observation: %.3f (%d of %d; near %.2f when σ² and the spread of f are right), of f alone %.3f; mean widths %s and %s.",
+			target, target, 100*level, 100*level, float64(in)/n, in, len(y), level, float64(inF)/n, fmtNum(width/n), fmtNum(widthF/n)),
+		Figures: []Figure{{Title: "sorted posterior predictive", PNG: png}},
 	}, nil
 }

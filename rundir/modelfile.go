@@ -3,6 +3,7 @@ package rundir
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 
 	"github.com/langevin-go/langevin/data"
 	"github.com/langevin-go/langevin/model"
@@ -34,6 +35,13 @@ type ModelFile struct {
 	// and its SHA-256, the group levels, the new-levels rule); the model
 	// spec is then empty.
 	Formula json.RawMessage `json:"formula,omitempty"`
+	// ChainWeights, for a network's run of several chains, are the chains'
+	// weights in its posterior predictive, in chain order (summing to 1),
+	// and ChainWeighting how they were chosen ("stacking" or "equal"):
+	// predict mixes the chain files, cut to the shortest, with them.
+	// Absent: every draw alike.
+	ChainWeights   []float64 `json:"chain_weights,omitempty"`
+	ChainWeighting string    `json:"chain_weighting,omitempty"`
 	// Files written before scaler.json and model.Spec (read only).
 	Mean      []float64 `json:"standardize_mean,omitempty"`
 	Scale     []float64 `json:"standardize_scale,omitempty"`
@@ -71,6 +79,18 @@ func DecodeModelFile(b []byte) (*ModelFile, error) {
 			return nil, fmt.Errorf("features[%d] %q named twice: expected the training data's column names, each once", i, name)
 		}
 		seen[name] = true
+	}
+	if mf.ChainWeights != nil {
+		var sum float64
+		for k, w := range mf.ChainWeights {
+			if !(w >= 0 && w <= 1) {
+				return nil, fmt.Errorf("chain_weights[%d] = %g: expected a weight between 0 and 1", k, w)
+			}
+			sum += w
+		}
+		if math.Abs(sum-1) > 1e-6 {
+			return nil, fmt.Errorf("chain_weights sum to %g: expected weights summing to 1", sum)
+		}
 	}
 	return &mf, nil
 }

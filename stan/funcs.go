@@ -192,7 +192,7 @@ var builtins = map[string]bool{}
 func init() {
 	for _, n := range []string{"exp", "log", "sqrt", "square", "inv_logit", "log1p_exp", "tanh", "log1m",
 		"sum", "mean", "sd", "variance", "log_sum_exp", "max", "min", "dot_product", "dot_self", "rows_dot_product",
-		"columns_dot_product", "num_elements", "size", "rows", "cols", "cumulative_sum", "softmax", "log_softmax",
+		"columns_dot_product", "num_elements", "size", "dims", "rows", "cols", "cumulative_sum", "softmax", "log_softmax",
 		"rep_vector", "rep_row_vector", "rep_array", "rep_matrix", "to_vector", "to_row_vector", "to_array_1d",
 		"to_matrix", "append_row", "head", "tail", "segment", "col", "row", "diag_matrix", "diagonal",
 		"diag_pre_multiply", "diag_post_multiply", "multiply_lower_tri_self_transpose", "crossprod", "tcrossprod",
@@ -425,6 +425,16 @@ func (ev *evaluator) call(e *Call) val {
 	case "num_elements":
 		want(1)
 		return val{b: bInt, i: args[0].n()}
+	case "dims":
+		want(1)
+		x := args[0]
+		md := x.matDims()
+		out := ev.ints(len(x.dims) + len(md))
+		copy(out, x.dims)
+		copy(out[len(x.dims):], md)
+		dm := ev.ints(1)
+		dm[0] = len(out)
+		return val{b: bInt, dims: dm, ints: out}
 	case "size":
 		want(1)
 		x := args[0]
@@ -469,7 +479,7 @@ func (ev *evaluator) call(e *Call) val {
 		want(2)
 		n := ev.intOf(e, args[1])
 		x := ev.at(args[0], 0)
-		es := ev.vecs(n)
+		es := ev.vecs(ev.mulSize(e.Pos, n, 1))
 		for k := range es {
 			es[k] = x
 		}
@@ -481,7 +491,7 @@ func (ev *evaluator) call(e *Call) val {
 		if len(args) == 3 {
 			r, c := ev.intOf(e, args[1]), ev.intOf(e, args[2])
 			x := ev.at(args[0], 0)
-			es := ev.vecs(r * c)
+			es := ev.vecs(ev.mulSize(e.Pos, r, c))
 			for k := range es {
 				es[k] = x
 			}
@@ -490,7 +500,7 @@ func (ev *evaluator) call(e *Call) val {
 		want(2)
 		x, m := args[0], ev.intOf(e, args[1])
 		if x.b == bVec { // m copies of the column
-			es := ev.vecs(x.r * m)
+			es := ev.vecs(ev.mulSize(e.Pos, x.r, m))
 			for i := 0; i < x.r; i++ {
 				for j := 0; j < m; j++ {
 					es[i*m+j] = ev.at(x, i)
@@ -499,7 +509,7 @@ func (ev *evaluator) call(e *Call) val {
 			return val{b: bMat, r: x.r, c: m, es: es}
 		}
 		if x.b == bRow {
-			es := ev.vecs(x.c * m)
+			es := ev.vecs(ev.mulSize(e.Pos, x.c, m))
 			for i := 0; i < m; i++ {
 				for j := 0; j < x.c; j++ {
 					es[i*x.c+j] = ev.at(x, j)
@@ -516,11 +526,12 @@ func (ev *evaluator) call(e *Call) val {
 		total := 1
 		for k := range dims {
 			dims[k] = ev.intOf(e, args[k+1])
-			total *= dims[k]
+			total = ev.mulSize(e.Pos, total, dims[k])
 		}
 		y := x
 		y.dims = append(dims, x.dims...)
 		m := x.n()
+		ev.mulSize(e.Pos, total, m)
 		if x.b == bInt {
 			y.ints = ev.ints(total * m)
 			for k := 0; k < total; k++ {

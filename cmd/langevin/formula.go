@@ -9,6 +9,7 @@ import (
 
 	"github.com/langevin-go/langevin"
 	"github.com/langevin-go/langevin/fit"
+	"github.com/langevin-go/langevin/internal/budget"
 	"github.com/langevin-go/langevin/rundir"
 
 	"github.com/langevin-go/langevin/data"
@@ -20,26 +21,25 @@ import (
 // by package formula from the CSV file --data; the command only reads the
 // flags and prints what the package decided.
 
-// buildFormulaModel reads --data as a table and builds the --formula model
-// on all its rows (no test split: the formula names its own columns).
-func buildFormulaModel(j *fit.Problem) error {
+// buildFormulaModel reads --data as a table (data.ReadTable, through
+// formula.Read: every format of the plain path but LIBSVM, under its
+// memory bound) and builds the --formula model on all its rows; --test,
+// when given, is read the same way and returned for the test-set table.
+func buildFormulaModel(j *fit.Problem) (*formula.Frame, error) {
 	c := j.C
 	f, err := formula.Parse(c.Formula.Text)
 	if err != nil {
-		return fit.InputErrorf("--formula: %v", err)
+		return nil, fit.InputErrorf("--formula: %v", err)
 	}
 	priors, err := formula.ParsePriors(c.Formula.Priors)
 	if err != nil {
-		return fit.InputErrorf("--priors: %v", err)
+		return nil, fit.InputErrorf("--priors: %v", err)
 	}
 	// Missing values matter in the formula's columns only (as brms's
 	// model.frame); --missing drop drops their rows, counted per column.
-	tab, dropped, err := formula.ReadCSVFileWith(c.Data, formula.ReadOptions{Columns: f.Columns(), Missing: c.Columns.Missing})
-	if errors.Is(err, formula.ErrMissing) {
-		return fit.InputErrorf("--data: %v (--missing drop drops them)", err)
-	}
+	tab, dropped, err := readFormulaData(c, c.Data, "--data", f)
 	if err != nil {
-		return fit.InputErrorf("--data: %v", err)
+		return nil, err
 	}
 	if dropped != nil {
 		note := "data:     no missing values in the formula's columns (--missing drop: rows with one would have been dropped)"
@@ -48,9 +48,16 @@ func buildFormulaModel(j *fit.Problem) error {
 		}
 		j.DataNotes = append(j.DataNotes, note)
 	}
-	m, err := formula.New(f, tab, formula.Options{Family: c.Formula.Family, Priors: priors})
+	var test *formula.Frame
+	if c.Test != "" {
+		if test, _, err = readFormulaData(c, c.Test, "--test", f); err != nil {
+			return nil, err
+		}
+	}
+	// The design's columns: a quarter of the memory budget, as the data.
+	m, err := formula.New(f, tab, formula.Options{Family: c.Formula.Family, Priors: priors, MaxDesignBytes: budget.Memory() / 4})
 	if err != nil {
-		return fit.InputErrorf("--formula %q on --data %s: %v", c.Formula.Text, c.Data, err)
+		return nil, fit.InputErrorf("--formula %q on --data %s: %v", c.Formula.Text, c.Data, err)
 	}
 	j.M = m
 	j.ModelSettings = formulaSettings(m, c.Formula.Priors)
@@ -58,13 +65,91 @@ func buildFormulaModel(j *fit.Problem) error {
 	if c.Out != "" || c.Report {
 		rec, err := formula.NewRecord(m, c.Data, c.Formula.Priors, c.Columns.Missing, formula.Options{Family: c.Formula.Family}, formula.NewLevelsPopulation)
 		if err != nil {
-			return fit.InputErrorf("--data: %v", err)
+			return nil, fit.InputErrorf("--data: %v", err)
 		}
 		if j.FormulaRecord, err = json.Marshal(rec); err != nil {
-			return err
+			return nil, err
 		}
 	}
+	if test != nil {
+		if err := checkFormulaTest(m, test, c.Test); err != nil {
+			return nil, err
+		}
+	}
+	return test, nil
+}
+
+// checkFormulaTest refuses, before any sampling, a --test file the model
+// cannot score: no response, or a group level the training data lack.
+// Held-out rows of a new level are refused as brms refuses them by default
+// (allow_new_levels = FALSE): the level's effect is not estimated, and
+// scoring it at the population level or with sampled effects is a choice
+// (langevin predict --new-levels makes it).
+func checkFormulaTest(m *formula.Model, test *formula.Frame, path string) error {
+	if _, ok, err := m.Observed(test); err != nil || !ok {
+		if err == nil {
+			err = fmt.Errorf("no column for the response %s", m.Formula.Response.Text)
+		}
+		return fit.InputErrorf("--test %s: the response: %v (the held-out rows are scored against it)", path, err)
+	}
+	_, err := m.Predict(test, nil, formula.NewLevelsError, nil)
+	var nl *formula.NewLevelError
+	if errors.As(err, &nl) {
+		return fit.InputErrorf("--test %s: column %q: level %q (%d new level(s) in all) is not among the training data's levels of the grouping factor %s: held-out rows of a new level are refused, as brms does by default (allow_new_levels = FALSE), since its effect is not estimated; drop those rows, or predict them with langevin predict --new-levels population|sample", path, nl.Group, nl.Level, nl.Count, nl.Group)
+	}
+	if err != nil {
+		return fit.InputErrorf("--test %s: %v", path, err)
+	}
 	return nil
+}
+
+// printFormulaTest prints the test-set table of a --formula run with
+// --test: RMSE (accuracy for bernoulli and probit) of the posterior mean
+// and the mean log predictive density per row, in the data's units, for
+// the posterior and the MAP (formula.Model.ScoreNew).
+func printFormulaTest(w io.Writer, m *formula.Model, tr *langevin.Trace, mapTheta []float64, test *formula.Frame) {
+	d := m.Dim()
+	rows := tr.Rows()
+	for i := range rows {
+		rows[i] = rows[i][:d]
+	}
+	metric := "RMSE"
+	if m.Family == "bernoulli" || m.Family == "probit" {
+		metric = "accuracy"
+	}
+	score := func(draws [][]float64) (float64, float64, error) {
+		sc, err := m.ScoreNew(test, draws)
+		if err != nil {
+			return 0, 0, err
+		}
+		return sc.Value, sc.LPD, nil
+	}
+	tt, err := fit.NewTestTable(metric, test.Len(), rows, mapTheta, score, "")
+	if err != nil {
+		fmt.Fprintf(w, "test set: %v\n\n", err)
+		return
+	}
+	tt.Format(w)
+}
+
+// readFormulaData reads the formula's columns of path (--data or --test,
+// named by flagName) in --format, as the plain path reads a file: a line
+// longer than data.MaxLineBytes and values past a quarter of the memory
+// budget refused, gzip decompressed.
+func readFormulaData(c *fit.Config, path, flagName string, f *formula.Formula) (*formula.Frame, *formula.Dropped, error) {
+	if c.Format == "libsvm" {
+		return nil, nil, fit.InputErrorf("--format libsvm: a --formula names its columns, and LIBSVM has none (read delimited text with a header line, Parquet or a data store)")
+	}
+	tab, dropped, err := formula.Read(path, c.Format, f, data.TableOptions{Missing: c.Columns.Missing, MaxBytes: budget.Memory() / 4})
+	switch {
+	case errors.Is(err, formula.ErrMissing):
+		return nil, nil, fit.InputErrorf("%s %v (--missing drop drops them)", flagName, err)
+	case errors.Is(err, data.ErrTooLarge):
+		return nil, nil, fit.InputErrorf("%s %v (a quarter of the memory budget: of half this machine's memory, or of a quarter of ulimit -v); read fewer rows", flagName, err)
+	case err != nil:
+		return nil, nil, fit.InputErrorf("%s %v", flagName, err)
+	}
+	return tab, dropped, nil
 }
 
 // formulaSettings are the settings that name a --formula run's model in
@@ -115,7 +200,7 @@ func predictFormula(w io.Writer, raw json.RawMessage, r *rundir.Run, path, newLe
 	if err != nil {
 		return fit.InputErrorf("--samples %s: %v", r.Dir, err)
 	}
-	tab, err := formula.ReadCSVFile(path)
+	tab, _, err := formula.Read(path, "auto", m.Formula, data.TableOptions{MaxBytes: budget.Memory() / 4})
 	if err != nil {
 		return fit.InputErrorf("--data: %v", err)
 	}
@@ -157,6 +242,9 @@ func printFormulaHeader(w io.Writer, j *fit.Problem, pc *fit.Config) {
 		fmt.Fprintf(w, "warning:  %s\n", formula.StochasticGradientCaveat)
 	}
 	fmt.Fprintf(w, "formula:  %s\n", m.Formula.Text)
+	for _, l := range m.Warnings() {
+		fmt.Fprintf(w, "warning:  %s\n", l)
+	}
 	for _, l := range j.DataNotes {
 		fmt.Fprintln(w, l)
 	}

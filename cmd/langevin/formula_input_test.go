@@ -126,7 +126,7 @@ func TestRunFormulaMissing(t *testing.T) {
 	args := []string{"--formula", "y ~ x + z", "--quiet", "--target-ess", "100", "--chains", "2"}
 
 	code, _, stderr := runMain(append([]string{"run", "--data", path}, args...)...)
-	if code != 2 || !strings.Contains(stderr, "na.csv: line 5, column 1 (y): missing value") || !strings.Contains(stderr, `column "x": 11 rows have one`) ||
+	if code != 2 || !strings.Contains(stderr, `na.csv:5:1: missing value ("NA") in column "y"`) || !strings.Contains(stderr, `column "x": 11 rows have one`) ||
 		!strings.Contains(stderr, `column "y": 9 rows have one`) || !strings.Contains(stderr, "--missing drop") {
 		t.Errorf("without --missing drop: exit %d, %s", code, stderr)
 	}

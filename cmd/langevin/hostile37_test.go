@@ -31,9 +31,9 @@ func TestHostilePredictAndSpecs(t *testing.T) {
 		t.Fatalf("formula run: exit %d: %s", code, errOut)
 	}
 	expectExit2(t, "text in a predictor", []string{"predict", "--samples", frun, "--data", write("p.csv", "area,rooms\n120.5,3\nbig,2\n")},
-		`column "area" holds text ("big" at row 2), but numbers in the training data`)
+		`p.csv:3:1: cannot parse "big" as a number: column "area" holds numbers`)
 	expectExit2(t, "text in the response", []string{"predict", "--samples", frun, "--data", write("r.csv", "area,rooms,price\n120.5,3,100\n80,2,n/a\n")},
-		"the response", `column "price" holds text ("n/a" at row 2)`)
+		`r.csv:3:3: cannot parse "n/a" as a number: column "price" holds numbers`)
 	// A numbers-only table still predicts, with and without the response.
 	for _, text := range []string{"area,rooms\n120.5,3\n80,2\n", "area,rooms,price\n120.5,3,130\n80,2,95\n"} {
 		if code, _, errOut := runMain("predict", "--samples", frun, "--data", write("ok.csv", text)); code != 0 {

@@ -1,9 +1,6 @@
 package main
 
 import (
-	"crypto/sha256"
-	binenc "encoding/binary"
-	"encoding/hex"
 	"flag"
 	"fmt"
 	"io"
@@ -12,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"gonum.org/v1/gonum/mat"
@@ -49,9 +47,9 @@ func cmdLoo(args []string, stdout, _ io.Writer) error {
 	var out, names string
 	var block int
 	var chainWeights bool
-	var subsample int
+	var subsampleFlag string
 	var seed uint64
-	fs.IntVar(&subsample, "subsample", 0, "estimate from exact PSIS-LOO of `M` rows drawn at random and the point log predictive density at the posterior mean of all rows (loo_subsample's defaults; 0: every row)")
+	fs.StringVar(&subsampleFlag, "subsample", "auto", "estimate from exact PSIS-LOO of `M` rows drawn at random and the point log predictive density at the posterior mean of all rows (loo_subsample's defaults); 0: every row; auto: every row up to 1e8 log-likelihoods (rows × draws), beyond that M by a rule, printed")
 	fs.Uint64Var(&seed, "seed", 1, "--subsample: random seed of the sample")
 	fs.BoolVar(&chainWeights, "chain-weights", false, "also weight each run's chains by stacking of their own PSIS-LOO (Yao, Vehtari & Gelman 2022): chains stuck in different modes get the weights that predict best")
 	fs.StringVar(&out, "out", "", "write the pointwise estimates to `FILE` (CSV: run, row, elpd_loo, p_loo, pareto_k, n_eff, pit)")
@@ -68,13 +66,21 @@ func cmdLoo(args []string, stdout, _ io.Writer) error {
 		dirs = append(dirs, fs.Arg(0))
 		args = fs.Args()[1:]
 	}
+	subsample := -1
+	if subsampleFlag != "auto" {
+		v, err := strconv.Atoi(subsampleFlag)
+		if err != nil || v < 0 || v == 1 {
+			return fit.InputErrorf("--subsample %s: expected 0 (every row), at least 2 rows, or auto", subsampleFlag)
+		}
+		subsample = v
+	} else if len(dirs) > 1 {
+		subsample = 0 // comparisons are of every row
+	}
 	switch {
 	case len(dirs) == 0:
 		return fit.InputErrorf("no run directory: expected langevin loo [flags] DIR... (the --out DIRs of langevin run)")
 	case block < 1:
 		return fit.InputErrorf("--block %d: expected at least 1", block)
-	case subsample < 0 || subsample == 1:
-		return fit.InputErrorf("--subsample %d: expected 0 (every row) or at least 2 rows", subsample)
 	case subsample > 0 && len(dirs) > 1:
 		return fit.InputErrorf("--subsample: one run at a time (subsampled estimates are compared differently)")
 	}
@@ -83,8 +89,9 @@ func cmdLoo(args []string, stdout, _ io.Writer) error {
 		return err
 	}
 	runs := make([]*looRun, len(dirs))
+	var notes []string
 	for i, dir := range dirs {
-		r, err := looOfRun(dir, block, chainWeights, subsample, seed)
+		r, err := looOfRun(dir, block, chainWeights, subsample, seed, &notes)
 		if err != nil {
 			return err
 		}
@@ -98,6 +105,9 @@ func cmdLoo(args []string, stdout, _ io.Writer) error {
 		if err := writeCSV(out, func(w io.Writer) error { return writeLooCSV(w, runs) }); err != nil {
 			return err
 		}
+	}
+	for _, n := range notes {
+		fmt.Fprintln(stdout, n)
 	}
 	for i, r := range runs {
 		if i > 0 {
@@ -150,8 +160,9 @@ func cmdLoo(args []string, stdout, _ io.Writer) error {
 }
 
 // looOfRun rebuilds a run's model on its training rows and computes
-// PSIS-LOO and LOO-PIT over its draws, block rows at a time.
-func looOfRun(dir string, block int, chainWeights bool, subsample int, seed uint64) (*looRun, error) {
+// PSIS-LOO and LOO-PIT over its draws, block rows at a time: of every row,
+// or of a random sample of subsample rows (−1: by rule, looSubsampleRule).
+func looOfRun(dir string, block int, chainWeights bool, subsample int, seed uint64, notes *[]string) (*looRun, error) {
 	if _, err := os.Stat(filepath.Join(dir, "model.json")); err != nil {
 		return nil, fit.InputErrorf("%s: %v (written by langevin run --out)", dir, err)
 	}
@@ -159,9 +170,12 @@ func looOfRun(dir string, block int, chainWeights bool, subsample int, seed uint
 	if err != nil {
 		return nil, err
 	}
-	var m langevin.Model
-	var y []float64
+	if err := checkInputs(dir); err != nil {
+		return nil, err
+	}
+	var src looSource
 	var source string
+	var dim int
 	if raw := formulaOf(r); raw != nil {
 		var rec formula.Record
 		if err := json.Unmarshal(raw, &rec); err != nil {
@@ -171,17 +185,12 @@ func looOfRun(dir string, block int, chainWeights bool, subsample int, seed uint
 		if err != nil {
 			return nil, fit.InputErrorf("%s: %v", dir, err)
 		}
-		m, y, source = fm, fm.Response(), rec.Data
+		src, source, dim = &memSource{rl: fm, y: fm.Response()}, rec.Data, fm.Dim()
 	} else {
-		if m, y, source, err = looModel(dir, r); err != nil {
+		if src, source, dim, err = looModel(dir, r); err != nil {
 			return nil, err
 		}
 	}
-	rl, ok := m.(langevin.RowLogLiker)
-	if !ok {
-		return nil, fit.InputErrorf("%s: the run's model gives no pointwise log-likelihood (langevin loo: linear, logistic, poisson, negbin, probit, robust and --formula runs)", dir)
-	}
-	cdf, _ := m.(langevin.RowCDFer)
 	// the draws, chain after chain, cut to the shortest chain
 	chains := r.Trace.Draws
 	n := -1
@@ -191,15 +200,14 @@ func looOfRun(dir string, block int, chainWeights bool, subsample int, seed uint
 		}
 	}
 	if n < 2 {
-		return nil, fit.InputErrorf("%s: a chain with %d kept draws: expected at least 2 in every chain", dir, max(n, 0))
+		return nil, fit.InputErrorf("%s: a chain with %d kept draw(s): expected at least 2 in every chain (PSIS-LOO needs a sample of the posterior)", dir, max(n, 0))
 	}
-	lr := &looRun{dir: dir, rowsHash: hashRows(y), source: source}
+	lr := &looRun{dir: dir, source: source}
 	for _, ch := range chains {
 		if len(ch) != n {
 			lr.note = fmt.Sprintf("note: the chains differ in length (a chain stopped early); each is cut to its first %d draws", n)
 		}
 	}
-	dim := m.Dim()
 	var draws [][]float64
 	for _, ch := range chains {
 		for _, row := range ch[:n] {
@@ -216,12 +224,19 @@ func looOfRun(dir string, block int, chainWeights bool, subsample int, seed uint
 	if chainWeights {
 		perChain = make([][]loo.Point, len(chains))
 	}
-	N := m.Len()
+	N, S := src.Len(), len(draws)
+	if subsample < 0 {
+		if float64(N)*float64(S) <= looFullBudget {
+			subsample = 0
+		} else {
+			subsample = -1
+		}
+	}
 	which := make([]int, N)
 	for i := range which {
 		which[i] = i
 	}
-	if subsample > 0 && subsample < N {
+	if subsample != 0 && (subsample < 0 || subsample < N) {
 		// loo_subsample's defaults: the point log predictive density at the
 		// posterior mean approximates every row, exact PSIS-LOO of a simple
 		// random sample corrects it (loo.Subsample)
@@ -232,12 +247,38 @@ func looOfRun(dir string, block int, chainWeights bool, subsample int, seed uint
 			}
 		}
 		lr.approx = make([]float64, N)
-		rl.RowLogLik(lr.approx, mean, which)
-		which = rand.New(rand.NewPCG(seed, 0)).Perm(N)[:subsample]
-		slices.Sort(which)
+		if err := src.Approx(lr.approx, mean); err != nil {
+			return nil, fit.InputError{Err: err}
+		}
+		perm := rand.New(rand.NewPCG(seed, 0)).Perm(N)
+		if subsample < 0 {
+			// the rule: a pilot sample, then as many rows as make the
+			// subsampling SE at most looSubsampleFrac of the SE of elpd_loo
+			m0 := min(N, looPilot)
+			pilot := slices.Sorted(slices.Values(perm[:m0]))
+			res, _, err := looBlocks(src, draws, len(chains), pilot, block, nil)
+			if err != nil {
+				return nil, fit.InputError{Err: err}
+			}
+			diff := make([]float64, m0)
+			for j, i := range pilot {
+				diff[j] = res.Pointwise[j].ELPD - lr.approx[i]
+			}
+			m := max(m0, loo.SubsampleSize(lr.approx, diff, looSubsampleFrac))
+			*notes = append(*notes, fmt.Sprintf("auto: --subsample %d of %d rows: %d rows × %d draws is more than %.0e log-likelihoods; m from a pilot of %d rows so that the subsampling SE is at most %g of elpd_loo's SE (--subsample 0: every row)",
+				m, N, N, S, looFullBudget, m0, looSubsampleFrac))
+			subsample = m
+		}
+		which = slices.Sorted(slices.Values(perm[:subsample]))
 		lr.sampled = which
 	}
-	lr.res, lr.pit = looBlocks(rl, cdf, draws, len(chains), which, block, perChain)
+	lr.res, lr.pit, err = looBlocks(src, draws, len(chains), which, block, perChain)
+	if err != nil {
+		return nil, fit.InputError{Err: err}
+	}
+	if lr.rowsHash, err = src.RowsHash(); err != nil {
+		return nil, fit.InputError{Err: err}
+	}
 	if lr.sampled != nil {
 		if lr.ss, err = loo.Subsample(lr.approx, lr.sampled, lr.res.Pointwise); err != nil {
 			return nil, fit.InputError{Err: err}
@@ -258,43 +299,78 @@ func looOfRun(dir string, block int, chainWeights bool, subsample int, seed uint
 	return lr, nil
 }
 
-// looBlocks computes PSIS-LOO of the model's rows which under the draws (nc
-// chains of equal length), block rows at a time, and the LOO-PIT of each row
-// (NaN without a CDF); with perChain not nil, also each chain's own
-// PSIS-LOO of each row, appended to perChain[c].
-func looBlocks(rl langevin.RowLogLiker, cdf langevin.RowCDFer, draws [][]float64, nc int, which []int, block int, perChain [][]loo.Point) (*loo.Result, []float64) {
+// The rule of langevin loo's default --subsample: every row while the
+// log-likelihoods number at most looFullBudget (rows × draws), else a
+// random sample of rows, at least looPilot, enough that the subsampling SE
+// is at most looSubsampleFrac of the SE of elpd_loo (loo.SubsampleSize).
+var looFullBudget = 1e8 // a variable for tests
+
+const (
+	looPilot         = 400
+	looSubsampleFrac = 0.5
+)
+
+// checkInputs refuses a run whose input files (resume.json's digests) have
+// changed or gone since it ran: its draws are of other data.
+func checkInputs(dir string) error {
+	ri, err := rundir.ReadResumeInfo(dir)
+	if err != nil {
+		return nil // an older run: nothing recorded to check
+	}
+	for _, in := range ri.Inputs {
+		path := in.Path
+		if !filepath.IsAbs(path) && ri.Dir != "" {
+			if _, err := os.Stat(path); err != nil {
+				path = filepath.Join(ri.Dir, path)
+			}
+		}
+		now, err := rundir.DigestFile(in.Flag, path)
+		if err != nil || now == nil || now.Size != in.Size || now.SHA256 != in.SHA256 {
+			why := "has changed since it ran (size %d, sha256 %.12s… then): its draws are of other data; restore the file or run again"
+			if now == nil {
+				why = "is missing (size %d, sha256 %.12s… when it ran): the rows left out one at a time are read from it; restore it"
+			}
+			return fit.InputErrorf("%s: the run's --%s %s "+why, dir, in.Flag, in.Path, in.Size, in.SHA256)
+		}
+	}
+	return nil
+}
+
+// looBlocks computes PSIS-LOO of the source's rows which (ascending) under
+// the draws (nc chains of equal length), block rows at a time, and the
+// LOO-PIT of each row (NaN without a CDF); with perChain not nil, also each
+// chain's own PSIS-LOO of each row, appended to perChain[c].
+func looBlocks(src looSource, draws [][]float64, nc int, which []int, block int, perChain [][]loo.Point) (*loo.Result, []float64, error) {
 	S, N := len(draws), len(which)
 	block = min(block, N)
 	ll := mat.NewDense(block, S, nil)
 	var F *mat.Dense
-	if cdf != nil {
+	if src.HasCDF() {
 		F = mat.NewDense(block, S, nil)
 	}
-	rows := make([]int, block)
-	col := make([]float64, block)
 	pts := make([]loo.Point, 0, N)
 	pit := make([]float64, 0, N)
 	var ws loo.Workspace
 	for lo := 0; lo < N; lo += block {
 		b := min(block, N-lo)
-		rows = rows[:b]
-		copy(rows, which[lo:lo+b])
-		for s, th := range draws {
-			rl.RowLogLik(col[:b], th, rows)
-			for j, v := range col[:b] {
-				ll.Set(j, s, v)
-			}
-			if cdf != nil {
-				cdf.RowCDF(col[:b], th, rows)
-				for j, v := range col[:b] {
-					F.Set(j, s, v)
-				}
-			}
+		llb := ll.Slice(0, b, 0, S).(*mat.Dense)
+		var Fb *mat.Dense
+		if F != nil {
+			Fb = F.Slice(0, b, 0, S).(*mat.Dense)
+		}
+		if err := src.Eval(llb, Fb, which[lo:lo+b], draws); err != nil {
+			return nil, nil, err
 		}
 		for j := range b {
-			pts = append(pts, ws.Row(ll.RawRowView(j), nc))
+			row := ll.RawRowView(j)
+			for s, v := range row {
+				if math.IsNaN(v) || math.IsInf(v, 0) {
+					return nil, nil, fmt.Errorf("row %d, draw %d: log-likelihood %v: expected a finite number", which[lo+j]+1, s+1, v)
+				}
+			}
+			pts = append(pts, ws.Row(row, nc))
 			p := math.NaN()
-			if cdf != nil {
+			if F != nil {
 				p = 0
 				for s, w := range ws.Weights() {
 					p += w * F.At(j, s)
@@ -302,25 +378,14 @@ func looBlocks(rl langevin.RowLogLiker, cdf langevin.RowCDFer, draws [][]float64
 			}
 			pit = append(pit, p)
 			if perChain != nil {
-				row, n := ll.RawRowView(j), S/nc
+				n := S / nc
 				for c := range perChain {
 					perChain[c] = append(perChain[c], ws.Row(row[c*n:(c+1)*n], 1))
 				}
 			}
 		}
 	}
-	return loo.Summarize(pts, S), pit
-}
-
-// hashRows identifies the training rows by their responses.
-func hashRows(y []float64) string {
-	h := sha256.New()
-	var b [8]byte
-	for _, v := range y {
-		binenc.LittleEndian.PutUint64(b[:], math.Float64bits(v))
-		h.Write(b[:])
-	}
-	return hex.EncodeToString(h.Sum(nil)[:8])
+	return loo.Summarize(pts, S), pit, nil
 }
 
 func writeLooCSV(w io.Writer, runs []*looRun) error {
@@ -466,13 +531,14 @@ func formatWeights(w io.Writer, names []string, st, pb []float64) {
 }
 
 // looModel rebuilds the model of a --model run from its model.json and
-// training data, with the responses and a description of the rows.
-func looModel(dir string, r *rundir.Run) (langevin.Model, []float64, string, error) {
+// training data, as a source of pointwise log-likelihoods, with a
+// description of the rows and the model's number of parameters.
+func looModel(dir string, r *rundir.Run) (looSource, string, int, error) {
 	mf, sc, err := fit.ReadModelFile(r)
 	if err != nil {
-		return nil, nil, "", err
+		return nil, "", 0, err
 	}
-	f := fit.Config{Set: map[string]bool{}, Data: mf.Data, Target: mf.Target, Model: mf.Kind, Labels: mf.Labels}
+	f := fit.Config{Set: map[string]bool{}, Data: mf.Data, Format: "auto", Target: mf.Target, Model: mf.Kind, Labels: mf.Labels}
 	if mf.Columns.HasText() {
 		f.Columns.Coding = mf.Columns
 	}
@@ -480,44 +546,104 @@ func looModel(dir string, r *rundir.Run) (langevin.Model, []float64, string, err
 		f.Columns.Missing = mf.Columns.Missing
 	}
 	what := filepath.Join(dir, "model.json") + ": the run's data"
+	if sc != nil && sc.TargetScale != 0 {
+		return nil, "", 0, fit.InputErrorf("%s: the run standardised its response: not supported by langevin loo yet", dir)
+	}
 	if f.IsStoreData() {
-		return nil, nil, "", fit.InputErrorf("%s: a data store: langevin loo reads the training rows into memory; convert is one way, not back", what)
+		return looStore(dir, mf, sc)
 	}
 	if _, _, generated, _ := fit.GeneratedData(&f, f.Data); generated {
-		return nil, nil, "", fit.InputErrorf("%s: generated data: langevin loo needs the training rows in a file", what)
+		return nil, "", 0, fit.InputErrorf("%s: generated data: langevin loo needs the training rows in a file", what)
 	}
 	d, err := fit.ReadData(&f, f.Data, what, true)
 	if err != nil {
-		return nil, nil, "", err
+		return nil, "", 0, err
 	}
 	source := mf.Data
 	if mf.Split != nil {
 		if d, err = fit.ApplySplit(mf.Split, d, "train", mf.Data); err != nil {
-			return nil, nil, "", err
+			return nil, "", 0, err
 		}
 		source += fmt.Sprintf(", the %d training rows of its split (seed %d)", d.Len(), mf.Split.Seed)
 	}
 	if d.Y == nil {
-		return nil, nil, "", fit.InputErrorf("%s: no response column %q", what, mf.Target)
+		return nil, "", 0, fit.InputErrorf("%s: no response column %q", what, mf.Target)
 	}
 	var offVals []float64
 	if mf.Spec.Offset != "" {
 		if offVals, err = fit.TakeColumn(d, mf.Spec.Offset, "the run's offset column"); err != nil {
-			return nil, nil, "", err
+			return nil, "", 0, err
 		}
 	}
 	if err := fit.AlignColumns(&data.Dataset{Names: mf.Features, Source: mf.Data}, d, what); err != nil {
-		return nil, nil, "", err
+		return nil, "", 0, err
 	}
 	if sc != nil {
 		sc.Transform(d.X)
 	}
 	m, err := mf.Spec.BuildOffset(d.X, d.Y, offVals)
 	if err != nil {
-		return nil, nil, "", fit.InputErrorf("%s: %v", what, err)
+		return nil, "", 0, fit.InputErrorf("%s: %v", what, err)
 	}
-	if sc != nil && sc.TargetScale != 0 {
-		return nil, nil, "", fit.InputErrorf("%s: the run standardised its response: not supported by langevin loo yet", dir)
+	rl, ok := m.(langevin.RowLogLiker)
+	if !ok {
+		return nil, "", 0, errNoRowLogLik(dir)
 	}
-	return m, d.Y, source, nil
+	cdf, _ := m.(langevin.RowCDFer)
+	return &memSource{rl: rl, cdf: cdf, y: d.Y}, source, m.Dim(), nil
+}
+
+func errNoRowLogLik(dir string) error {
+	return fit.InputErrorf("%s: the run's model gives no pointwise log-likelihood (langevin loo: linear, logistic, poisson, negbin, probit, robust and --formula runs)", dir)
+}
+
+// looStore is looModel of a run on a data store: the store's rows as the
+// run read them (labels recoded by model.json's labels, its hashed split by
+// the run's --test-frac and --seed from resume.json, standardised by
+// scaler.json), streamed a block at a time.
+func looStore(dir string, mf *fit.ModelFile, sc *data.Scaler) (looSource, string, int, error) {
+	st, err := data.OpenStore(mf.Data)
+	if err != nil {
+		return nil, "", 0, fit.InputErrorf("%s: the run's data: %v", dir, err)
+	}
+	if !slices.Equal(st.Names(), mf.Features) {
+		return nil, "", 0, fit.InputErrorf("%s: the run's data %s has features %v, model.json %v", dir, mf.Data, st.Names(), mf.Features)
+	}
+	ri, err := rundir.ReadResumeInfo(dir)
+	if err != nil {
+		return nil, "", 0, fit.InputErrorf("%s: a store run's split is read from its resume.json: %v", dir, err)
+	}
+	c := &fit.Config{}
+	fs := newRunFlagSet(c)
+	fs.SetOutput(io.Discard)
+	if err := fs.Parse(ri.Args); err != nil {
+		return nil, "", 0, fit.InputErrorf("%s: resume.json: %v", dir, err)
+	}
+	var rows data.Rows = st
+	if mf.Labels != nil {
+		rows = data.RecodedRows{Rows: st, Values: mf.Labels}
+	}
+	source := mf.Data
+	if c.Test == "" && c.TestFrac > 0 {
+		train, _ := data.SplitRows(rows, c.TestFrac, c.Seed)
+		rows = train
+		source += fmt.Sprintf(", the %d training rows of its hashed split (seed %d)", train.Len(), c.Seed)
+	}
+	if sc != nil {
+		rows = sc.View(rows)
+	}
+	m, err := mf.Spec.Build(mat.NewDense(1, st.Dim(), nil), []float64{0})
+	if err == nil {
+		if _, ok := m.(langevin.RowLogLiker); !ok {
+			return nil, "", 0, errNoRowLogLik(dir)
+		}
+	}
+	dim := st.Dim()
+	if !mf.Spec.NoIntercept {
+		dim++
+	}
+	if m != nil {
+		dim = m.Dim()
+	}
+	return &storeSource{rows: rows, spec: mf.Spec, what: mf.Data}, source, dim, nil
 }

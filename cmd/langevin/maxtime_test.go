@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/langevin-go/langevin/fit"
 )
 
 // TestMaxTimeWarmup: --max-time holds during a warm-up, which the ESS rule
@@ -27,8 +29,9 @@ func TestMaxTimeWarmup(t *testing.T) {
 // are skipped and the output says so (they ran 3 s past a 3 s budget
 // before). The hook holds the run until its budget has ended.
 func TestMaxTimePredictionsAndChecks(t *testing.T) {
+	fit.BeforeChecksHook = func(ctx context.Context) { <-ctx.Done() }
 	beforePredictions = func(ctx context.Context) { <-ctx.Done() }
-	defer func() { beforePredictions = nil }()
+	defer func() { beforePredictions, fit.BeforeChecksHook = nil, nil }()
 	dir := filepath.Join(t.TempDir(), "out")
 	code, out, errOut := runMain("run", "--sampler", "sgld", "--target-ess", "100", "--quiet", "--max-time", "2s", "--out", dir)
 	if code != 0 {

@@ -59,8 +59,24 @@ func cmdReport(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	title, optimiser := report.RunTitle(settings)
-	if err := report.WriteFile(path, title, tr, report.Options{Settings: settings, MaxParams: *maxParams, Trajectory: optimiser,
-		Intro: fmt.Sprintf("From the CmdStan CSV files in %s.", dir), Pre: fit.RunSigma2ReportNote(r) + fit.RunDataScaleText(r)}); err != nil {
+	opt := report.Options{Settings: settings, MaxParams: *maxParams, Trajectory: optimiser,
+		Intro: fmt.Sprintf("From the CmdStan CSV files in %s.", dir), Pre: fit.RunSigma2ReportNote(r) + fit.RunDataScaleText(r)}
+	kind := settingOf(settings, "model")
+	opt.Network = kind == "mlp"
+	if (kind == "mlp" || kind == "linear") && !optimiser {
+		// The predictions, as the run printed them, from the model and
+		// test set rebuilt from the run's saved arguments.
+		in, why := predictiveInputs{}, "several directories combined: their test sets are not rebuilt"
+		if fs.NArg() == 1 {
+			in, why = runDirPredictive(dir)
+		}
+		if why == "" {
+			opt.Sections = predictiveSections(in, tr)
+		} else {
+			opt.Pre += "predictions: not shown: " + why + "\n"
+		}
+	}
+	if err := report.WriteFile(path, title, tr, opt); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "report:   %s\n", path)
@@ -99,6 +115,15 @@ func runReport(j *fit.Problem, dir string, tr *langevin.Trace, pc *fit.Config, n
 			return "", err
 		}
 		opt.Sections = append(opt.Sections, sec)
+	}
+	_, opt.Network = m.(*model.MLP)
+	if !trajectory {
+		in := predictiveInputs{m: m, test: test, sc: j.Scaler,
+			opts: fit.MLPPredictiveOptions{ChainWeights: c.Mlp.ChainWeights, TargetESS: fit.NetTarget(c), Seed: c.Seed}}
+		if j.Env != nil {
+			in.glm, in.mapTheta = j.Env.Glm, j.Env.MapTh
+		}
+		opt.Sections = append(opt.Sections, predictiveSections(in, tr)...)
 	}
 	if lm, ok := m.(*model.Linear); ok && !trajectory && c.Temperature == 1 {
 		post := lm.Posterior()
@@ -146,4 +171,14 @@ func reportSettings(all [][2]string, c *fit.Config) [][2]string {
 		}
 	}
 	return append(out, [2]string{"metric", fit.Opt[*fit.ExactFlags](c, "exact").Metric})
+}
+
+// settingOf returns the value of key in settings ("" if absent).
+func settingOf(settings [][2]string, key string) string {
+	for _, kv := range settings {
+		if kv[0] == key {
+			return kv[1]
+		}
+	}
+	return ""
 }

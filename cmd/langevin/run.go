@@ -19,39 +19,6 @@ import (
 	"github.com/langevin-go/langevin/stan"
 )
 
-// netTable prints, for a network, one line in place of its weights' rows
-// (their R̂ and ESS say nothing of convergence: hidden units permute and
-// flip sign; the function-space check below is the test), and returns the
-// rows of t that are not weights or biases (a noise scale).
-func netTable(w io.Writer, t diag.Table, inDir bool) diag.Table {
-	var rest diag.Table
-	var weights []string
-	for _, s := range t {
-		if strings.HasPrefix(s.Name, "w.") || strings.HasPrefix(s.Name, "b.") {
-			weights = append(weights, s.Name)
-		} else {
-			rest = append(rest, s)
-		}
-	}
-	if len(weights) == 0 {
-		return t
-	}
-	where := "in summary.csv"
-	if !inDir {
-		where = "in the chain files"
-	}
-	fmt.Fprintf(w, "network:  %d weights and biases (%s … %s), %s, not listed: their R̂ and ESS say nothing of convergence (hidden units permute and flip sign); the predictions are checked in function space below\n",
-		len(weights), weights[0], weights[len(weights)-1], where)
-	if len(rest) > 0 {
-		fmt.Fprintln(w)
-	}
-	return rest
-}
-
-// beforePredictions, when set (by tests), is called with the context of
-// the predictions' and checks' budget before they begin.
-var beforePredictions func(ctx context.Context)
-
 func cmdRun(args []string, stdout, stderr io.Writer) (runErr error) {
 	args, resume, err := resumeArgs(args) // --resume DIR: the run's own arguments
 	if err != nil {
@@ -92,7 +59,6 @@ func cmdRun(args []string, stdout, stderr io.Writer) (runErr error) {
 			return err
 		}
 	}
-	sampling := false // langevin.Run has begun: from here the directory holds the run
 	if rd != nil {
 		st.SetCloser(func(err error) { rd.W.Close(err) })
 		defer func() {
@@ -100,7 +66,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) (runErr error) {
 			// first draw, leaves no directory to refuse the corrected
 			// command; one stopped by a signal keeps its own for --resume.
 			var intr *runctl.Interrupted
-			if !sampling && !errors.As(runErr, &intr) {
+			if !rd.Sampling && !errors.As(runErr, &intr) {
 				rd.W.Discard(runErr)
 			}
 			rd.W.Close(errors.New("the run failed before sampling"))
@@ -125,8 +91,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) (runErr error) {
 		fmt.Fprintln(stderr, "langevin run: "+j.DescribeRows())
 	}
 	build := j.BuildModel
+	var formulaTest *formula.Frame // --formula --test: the held-out rows
 	if c.Formula.Text != "" {
-		build = func() error { return buildFormulaModel(j) }
+		build = func() (err error) { formulaTest, err = buildFormulaModel(j); return err }
 	}
 	if c.Stan != "" {
 		build = func() error { return buildStanModel(j) }
@@ -136,180 +103,17 @@ func cmdRun(args []string, stdout, stderr io.Writer) (runErr error) {
 	}
 	ph.Done("load", "")
 	m := j.M
-	if err := fit.CheckRunSize(c, m, c.EarlyOptions()); err != nil {
-		return err // before any work; checked again with the plan's options
+	if fm, ok := m.(*formula.Model); ok {
+		j.Relabel = func(t diag.Table) diag.Table { return formulaTable(t, fm) } // brms's names, as printed
 	}
-	st.Enter("the MAP", false)
-	// The MAP is the baseline, and the start or the preconditioner's centre;
-	// lap computes it, and the Hessian, at most once for the whole run.
-	lap := fit.NewRunLaplace(c, m)
-	if fit.LaplaceHook != nil {
-		defer fit.LaplaceHook(lap)
-	}
-	// The phases before the sampling end at the first signal or at
-	// --max-time, whatever they are doing (st.do).
-	pre, preCancel := ctx, context.CancelFunc(func() {})
-	if c.MaxTime > 0 {
-		pre, preCancel = context.WithTimeoutCause(ctx, c.MaxTime-time.Since(jobStart),
-			fmt.Errorf("--max-time %v reached before the sampling began (in %s): no draws; raise --max-time", c.MaxTime, "the MAP and the plan"))
-	}
-	defer preCancel()
-	var mapTheta []float64
-	var mapErr error
-	if e := st.Do(pre, func() { mapTheta, mapErr = lap.MAP(pre) }); e != nil {
-		return e
-	}
-	if e := st.Interrupted(); e != nil {
-		return e
-	}
-	if w := fit.SeparationWarning(m, mapTheta); w != "" {
-		fmt.Fprintln(stderr, "langevin run: warning: "+w)
-	}
-	usePrecond := c.UsesLaplacePrecondOn(m)
-	needMAP := c.Init == "map" || c.Init == "laplace" || usePrecond || c.Cv
-	if mapErr != nil && needMAP {
-		return fmt.Errorf("finding the MAP (needed by --init map|laplace and --precond laplace): %w", mapErr)
-	}
-	j.Env = &fit.BuildEnv{C: c, M: m, Lap: lap, MapTh: mapTheta, Points: fit.NetPoints(j.Test)}
-	var laplace []float64
-	if c.UsesLaplaceInitOn(m) || usePrecond {
-		st.Enter("the Laplace approximation", false)
-		if e := st.Do(pre, func() { laplace, err = lap.Diag(pre) }); e != nil {
-			return e
-		}
-		if err != nil {
-			if e := st.Interrupted(); e != nil {
-				return e
-			}
-			return err
-		}
-	}
-	if usePrecond {
-		j.Env.Precond = laplace
-	}
-	st.Enter("the sampler's set-up", false)
-	var s langevin.Sampler
-	if e := st.Do(pre, func() { s, err = c.Def.Build(pre, j.Env) }); e != nil {
-		return e
-	}
-	if e := st.Interrupted(); e != nil {
-		return e
-	}
-	if err != nil {
-		return err
-	}
-	ph.Done("MAP and setup", "")
-	if a := j.Env.Auto; a != nil && a.Net != nil {
-		mapTheta = fit.BestMode(a.Net) // the MAP network of the output
-	}
-	if strings.HasPrefix(j.Env.StepNote, "warning") {
-		fmt.Fprintln(stderr, "langevin run: "+j.Env.StepNote) // also before a run that diverges
-	}
-	if j.Env.SchedNote != "" {
-		fmt.Fprintln(stderr, "langevin run: "+j.Env.SchedNote)
-	}
-	init := c.Initializer(mapTheta, laplace)
-	if j.Env.Init != nil {
-		init = j.Env.Init // the build's own start (--sampler nuts on a degenerate mode)
-	}
-	opts := langevin.Options{
-		Chains: c.Chains, Iters: c.Iters, BurnIn: c.Burnin, Thin: c.Thin, Seed: c.Seed,
-		Init: init, SaveWarmup: !c.Def.Kind.NoWarmup,
-	}
-	if c.ChainID > 0 { // one chain of the analysis: the same draws as in the run of all
-		opts.Chains, opts.FirstChain = 1, c.ChainID-1
-	}
-	auto := j.Env.Auto
-	until := ""
-	if auto != nil {
-		auto.Adjust(c, m, &opts, jobStart) // --max-time covers the whole fit.Problem
-		if opts.Until != nil {
-			until = fmt.Sprintf("until %s, at most %d per chain", fit.NewRHatRule(m, c.TargetESS).ProgressText(), opts.Iters)
-			if auto.Net != nil {
-				until = fmt.Sprintf("until the predictions converge (function-space ESS ≥ %.0f, R̂ ≤ 1.02 median, 1.1 max), at most %d per chain", fit.NetTarget(c), opts.Iters)
-			}
-		}
-	}
-	// The bar counts the run's own cap (a plan's, not --iters' 10⁷).
-	prog := runctl.NewProgress(stderr, c.Quiet, opts.Chains, opts.Iters)
-	prog.Until = until
-	opts.Progress = prog.Update
-	if err := fit.CheckRunSize(c, m, opts); err != nil {
-		return err
-	}
-	if rd != nil {
-		names := append(langevin.ParamNames(m), fit.DerivedNames(m)...)
-		hc := c // the headers record the run as planned (--sampler auto: its choice)
-		if auto != nil {
-			hc = auto.Planned(c, opts.Thin, opts.Iters)
-		}
-		if rd.Resuming() {
-			if opts.Resume, err = rd.ResumeChains(j.ChainConfig(hc), opts.FirstChain+1, opts.Chains, s.StatNames(), names); err != nil {
-				return err
-			}
-		} else if err := rd.OpenChains(j.ChainConfig(hc), opts.FirstChain+1, opts.Chains, s.StatNames(), names); err != nil {
-			return err
-		}
-		opts.Sink = rd.Sink
-		if c.Checkpoint > 0 {
-			opts.Checkpoint, opts.CheckpointEvery = rd.Checkpoint, c.Checkpoint
-		}
-	}
-	st.Enter("sampling", false)
-	sampling = true
-	start := time.Now()
-	prog.Start()
-	// --max-time holds in the warm-up too, which the ESS rule does not
-	// watch (NUTS's warm-up overran a 5 s budget to 17.4 s): the sampling
-	// ends at 9/10 of the budget whatever it is doing.
-	sctx, maxTimeErr := ctx, error(nil)
-	if c.MaxTime > 0 {
-		maxTimeErr = fmt.Errorf("--max-time %v reached", c.MaxTime)
-		var cancel context.CancelFunc
-		sctx, cancel = context.WithDeadlineCause(ctx, jobStart.Add(c.MaxTime/10*9), maxTimeErr)
-		defer cancel()
-	}
-	tr, runErr := langevin.Run(sctx, m, s, opts)
-	prog.Stop()
-	if maxTimeErr != nil && runErr != nil && ctx.Err() == nil && errors.Is(context.Cause(sctx), maxTimeErr) {
-		if tr == nil || tr.NumDraws() == 0 {
-			runErr = fmt.Errorf("%w during the warm-up (burn-in), before a draw was kept: no draws; raise --max-time", maxTimeErr)
-		} else {
-			runErr = nil
-			fmt.Fprintf(stderr, "langevin run: %v during the sampling: the draws so far are kept\n", maxTimeErr)
-		}
-	}
-	elapsed := time.Since(start)
-	ph.Done("sampling", "")
-	intr := st.Interrupted()
-	if intr != nil {
-		runErr = intr
-	}
-	runErr = auto.ExplainError(m, runErr)
-	if rd != nil && tr != nil {
-		rd.Sampled(tr, intr == nil, stderr)
-	}
-	if tr == nil || (runErr != nil && tr.NumDraws() == 0) {
-		if rd != nil {
-			if err := rd.MarkFinished(); err != nil {
-				fmt.Fprintf(stderr, "langevin run: warning: %v\n", err)
-			}
-			rd.W.Close(runErr)
-		}
-		if tr == nil {
-			return fit.InputError{Err: runErr}
-		}
+	ctl := runControl{st: st, ph: ph, stderr: stderr, quiet: c.Quiet}
+	res, runErr := fit.Run(ctx, fit.Job{Problem: j}, fit.Settings{Control: ctl, RunDir: rd, Start: jobStart}, nil)
+	if res == nil {
 		return runErr
 	}
 
-	st.Enter("writing", false)
-	pc := c // the configuration as run (--sampler auto: the sampler it chose)
-	if auto != nil {
-		pc = auto.Config(c, tr)
-	}
-	params, note := fit.CommonLength(tr)
-	params, s2note := fit.Sigma2InTargetUnits(tr.Names, params, j.Spec, j.Scaler)
-	table := diag.Summarize(tr.Names, params)
+	tr, pc, table := res.Trace, res.Config, res.Table
+	mapTheta, intr := res.MAP, res.Interrupted
 	if c.Formula.Text != "" {
 		printFormulaHeader(stdout, j, pc)
 	} else if c.Stan != "" {
@@ -328,10 +132,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) (runErr error) {
 	if j.NoiseNote != "" {
 		fmt.Fprintln(stdout, j.NoiseNote)
 	}
-	printed, checked := table, table // checked: the table the warnings name
-	if fm, ok := m.(*formula.Model); ok {
-		printed = formulaTable(table, fm)
-		checked = printed // brms's names, as printed
+	printed := table
+	if j.Relabel != nil {
+		printed = j.Relabel(table)
 	}
 	if sm, ok := m.(*stan.Model); ok {
 		printed = stanTable(table, sm)
@@ -344,11 +147,10 @@ func cmdRun(args []string, stdout, stderr io.Writer) (runErr error) {
 			return err
 		}
 	}
-	if note != "" {
-		fmt.Fprintln(stdout, note)
-	}
-	if s2note != "" {
-		fmt.Fprintln(stdout, s2note)
+	for _, n := range []string{res.DrawsNote, res.Sigma2Note} {
+		if n != "" {
+			fmt.Fprintln(stdout, n)
+		}
 	}
 	fmt.Fprintln(stdout)
 	if j.Train != nil && fit.NamedTable(c.Data, j.Train.Coding) {
@@ -356,49 +158,25 @@ func cmdRun(args []string, stdout, stderr io.Writer) (runErr error) {
 			return err
 		}
 	}
-	// The run directory is complete before the predictions, which a
-	// signal may cut short.
-	var files string
-	if rd != nil {
-		var sc *data.Scaler
-		if j.Scaler != nil {
-			sc = j.Scaler
-		}
-		rd.Keep(tr)
-		sum := table
-		if runErr != nil && intr == nil {
-			sum = nil // a failed run (exit 1) leaves no summary.csv
-		}
-		if files, err = rd.Finish(runErr, sum, j.ModelFile(), sc); err != nil {
-			return err
-		}
-	}
-	if intr == nil {
-		intr = st.Interrupted() // during the writing
-	}
-
-	if mapErr != nil {
-		fmt.Fprintf(stdout, "MAP baseline: %v\n", mapErr)
+	if res.MAPErr != nil {
+		fmt.Fprintf(stdout, "MAP baseline: %v\n", res.MAPErr)
 	}
 	st.Enter("the test-set predictions", true)
-	// --max-time covers the predictions and the checks: what does not fit
-	// in what is left of it is skipped, and the output says so (they ran
-	// past it before: 3 s → 11.4 s).
-	post := context.Background()
-	if c.MaxTime > 0 {
-		var cancel context.CancelFunc
-		post, cancel = context.WithDeadline(post, jobStart.Add(c.MaxTime))
-		defer cancel()
-	}
+	// --max-time covers the predictions: when it is spent they are
+	// skipped, and the output says so (they ran past it before: 3 s → 11.4 s).
+	post, cancel := fit.PostBudget(c, jobStart)
+	defer cancel()
 	if beforePredictions != nil {
 		beforePredictions(post)
 	}
 	test := j.Test
 	var pred bytes.Buffer
 	predict := func() {
-		if mlp, ok := m.(*model.MLP); ok && test != nil && test.Len() > 0 {
+		if fm, ok := m.(*formula.Model); ok && formulaTest != nil {
+			printFormulaTest(&pred, fm, tr, mapTheta, formulaTest)
+		} else if mlp, ok := m.(*model.MLP); ok && test != nil && test.Len() > 0 {
 			fit.PrintMLPPredictive(&pred, mlp, j.Env.Glm, tr, mapTheta, test, j.Scaler,
-				fit.MLPPredictiveOptions{ChainWeights: c.Mlp.ChainWeights, TargetESS: fit.NetTarget(c), Seed: c.Seed})
+				fit.MLPPredictiveOptions{ChainWeights: c.Mlp.ChainWeights, TargetESS: fit.NetTarget(c), Seed: c.Seed, Weights: res.Weights})
 		} else if g, ok := m.(*model.GLM); ok && test != nil && test.Len() > 0 {
 			fit.PrintGLMPredictive(&pred, g, tr, mapTheta, test, fit.LogOffsets(j.Spec, j.OffTest))
 		} else if test != nil && test.Len() > 0 {
@@ -407,48 +185,30 @@ func cmdRun(args []string, stdout, stderr io.Writer) (runErr error) {
 			fit.PrintPredictiveRows(&pred, m, tr, mapTheta, j.Rows.Test)
 		}
 	}
-	if intr == nil && j.TestLen() > 0 {
-		if st.Do(post, predict) != nil {
+	if intr == nil { // interrupted: no predictions
+		if post.Err() != nil || st.Do(post, predict) != nil {
 			pred.Reset() // left running: its output is not used
-			fmt.Fprintf(stdout, "test set: not scored: --max-time %v reached (langevin predict --samples DIR --data FILE scores held-out rows)\n\n", c.MaxTime)
+			if j.TestLen() > 0 || formulaTest != nil {
+				fmt.Fprintf(stdout, "test set: not scored: --max-time %v reached (langevin predict --samples DIR --data FILE scores held-out rows)\n\n", c.MaxTime)
+			}
 		} else {
 			stdout.Write(pred.Bytes())
 		}
 	}
 	ph.Done("prediction", "")
-	// The run's account — the plan's rules, where the draws went, the
-	// sampler's tuning, the checks — is printed and is the report's.
-	var notes bytes.Buffer
-	if auto != nil {
-		auto.Print(&notes, c, tr)
-	}
-	fit.PrintWhere(&notes, pc, tr, checked, elapsed, mapTheta, j.Env.Sched)
-	if j.Env.StepNote != "" {
-		fmt.Fprintln(&notes, j.Env.StepNote)
-	}
-	if j.Env.SchedNote != "" {
-		fmt.Fprintln(&notes, j.Env.SchedNote)
-	}
-	if intr == nil {
-		var checks bytes.Buffer
-		if post.Err() != nil || st.Do(post, func() {
-			k := fit.PrintKSD(ctx, &checks, pc, m, lap, tr)
-			fit.PrintMisfit(ctx, &checks, pc, m, lap, tr, j.Env.MisfitHint, k)
-		}) != nil {
-			fmt.Fprintf(&notes, "ksd:      not checked: --max-time %v reached\n", c.MaxTime)
-		} else {
-			notes.Write(checks.Bytes())
-		}
-		ph.Done("KSD", "")
-	}
-	stdout.Write(notes.Bytes())
+	io.WriteString(stdout, res.Account)
 	ph.Print(stdout)
-	if files != "" {
-		fmt.Fprintf(stdout, "written:  %s\n", files)
+	if res.Files != "" {
+		fmt.Fprintf(stdout, "written:  %s\n", res.Files)
 	}
 	if c.Report && intr == nil {
 		st.Enter("the report", true)
-		path, err := runReport(j, out, tr, pc, untimedNotes(notes.String()))
+		pre := res.Account
+		if res.Weights != nil {
+			// the weights of the predictive, as predict applies them
+			pre = fmt.Sprintf("auto:     %v\n", res.Weights) + pre
+		}
+		path, err := runReport(j, out, tr, pc, untimedNotes(pre))
 		if err != nil {
 			return fmt.Errorf("report: %w", err)
 		}
@@ -468,4 +228,64 @@ func cmdRun(args []string, stdout, stderr io.Writer) (runErr error) {
 		return runErr
 	}
 	return nil
+}
+
+// netTable prints, for a network, one line in place of its weights' rows
+// (their R̂ and ESS say nothing of convergence: hidden units permute and
+// flip sign; the function-space check below is the test), and returns the
+// rows of t that are not weights or biases (a noise scale).
+func netTable(w io.Writer, t diag.Table, inDir bool) diag.Table {
+	var rest diag.Table
+	var weights []string
+	for _, s := range t {
+		if strings.HasPrefix(s.Name, "w.") || strings.HasPrefix(s.Name, "b.") {
+			weights = append(weights, s.Name)
+		} else {
+			rest = append(rest, s)
+		}
+	}
+	if len(weights) == 0 {
+		return t
+	}
+	where := "in summary.csv"
+	if !inDir {
+		where = "in the chain files"
+	}
+	fmt.Fprintf(w, "network:  %d weights and biases (%s … %s), %s, not listed: their R̂ and ESS say nothing of convergence (hidden units permute and flip sign); the predictions are checked in function space below\n",
+		len(weights), weights[0], weights[len(weights)-1], where)
+	if len(rest) > 0 {
+		fmt.Fprintln(w)
+	}
+	return rest
+}
+
+// beforePredictions, when set (by tests), is called with the context of
+// the predictions' budget before they begin.
+var beforePredictions func(ctx context.Context)
+
+// runControl is the run's fit.Control: the signals' phases (st), the time
+// line (ph), the lines on stderr and the progress bar.
+type runControl struct {
+	st     *runctl.Stopper
+	ph     *runctl.Phases
+	stderr io.Writer
+	quiet  bool
+}
+
+func (r runControl) Enter(phase string, hard bool)          { r.st.Enter(phase, hard) }
+func (r runControl) Do(ctx context.Context, f func()) error { return r.st.Do(ctx, f) }
+func (r runControl) Done(phase string)                      { r.ph.Done(phase, "") }
+func (r runControl) Warn(line string)                       { fmt.Fprintln(r.stderr, "langevin run: "+line) }
+
+func (r runControl) Interrupted() error {
+	if e := r.st.Interrupted(); e != nil {
+		return e
+	}
+	return nil
+}
+
+func (r runControl) Progress(chains, iters int, until string) (func(int, int), func(), func()) {
+	p := runctl.NewProgress(r.stderr, r.quiet, chains, iters)
+	p.Until = until
+	return p.Update, p.Start, p.Stop
 }

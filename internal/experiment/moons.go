@@ -74,7 +74,7 @@ func newMoonsFlagSet(f *moonsFlags) *flag.FlagSet {
 	fs.Float64Var(&f.explore, "explore", 0, "fraction of each cycle in cSGLD's exploration phase (optimisation steps, no noise)")
 	fs.IntVar(&f.burnCycles, "burnin-cycles", 0, "cycles run and discarded before the kept ones (0: the report's run; -1: enough for weights the data do not constrain to reach 95% of their prior variance from the MAP, see relaxCycles)")
 	fs.IntVar(&f.chains, "chains", 1, "independent cSGLD chains from the MAP, each keeping one draw per cycle")
-	fs.StringVar(&f.out, "out", "", "write DIR/grid.csv (grid points, BNN and MAP probabilities, entropies); moons also draws the report's Figures 5, 8 and 9 into DIR/maps.png, DIR/predictive.png and DIR/index.html, spirals its Figures 9 and 10 into DIR/spirals.png, DIR/confusion.png and DIR/index.md")
+	fs.StringVar(&f.out, "out", "", "write DIR/grid.csv (grid points, BNN and MAP probabilities, entropies); moons also draws the report's Figure 8 and the display of its Figure 5 (drawn there for credit) into DIR/maps.png, DIR/predictive.png and DIR/index.html, spirals its Figures 9 and 10 into DIR/spirals.png, DIR/confusion.png and DIR/index.md")
 	return fs
 }
 

@@ -109,7 +109,7 @@ func writeMoonsFigures(dir string, m *model.MLP, mapTheta []float64, draws [][]f
 	}
 
 	rep := &report.Report{
-		Title: "moons: a Bayesian neural network on two moons (report §5.2, Figures 5, 8 and 9)",
+		Title: "moons: a Bayesian neural network on two moons (report §5.2, Figure 8, and the display of Figure 5, which the report draws for credit)",
 		Intro: "2-100-10-1 ReLU network, prior N(0, I), MAP start by Adam, cyclical SGLD with one draw per cycle. Maps over the grid on which the entropies are scored; circles and crosses are the training points of classes 0 and 1.",
 		Pre:   text,
 		Sections: []report.Section{{Title: "Figures", Figures: []report.Figure{

@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// moons --out also draws the report's Figures 5, 8 and 9 (PNG and SVG) and a
+// moons --out also draws the report's Figure 8 and the display of its Figure 5 (PNG and SVG) and a
 // page embedding them. A short run: the figures, not the numbers, are tested
 // here (TestMoonsAcceptance checks the numbers).
 func TestMoonsFigures(t *testing.T) {

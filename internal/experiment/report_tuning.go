@@ -318,6 +318,28 @@ func runReportTuning(ctx context.Context, args []string, stdout, stderr io.Write
 		pg.Printf("| %s | %s | %.4g | %.3f | %.4f | %.3f |\n", r.score, r.grid, r.step, r.acc, r.valLPD, r.testAcc)
 		fmt.Fprintf(stdout, "%-38s %10.4g %8.3f %10.4f %8.3f\n", r.score, r.step, r.acc, r.valLPD, r.testAcc)
 	}
+	ds := []int{10, 40, 160, 640}
+	drows, err := stepsByDimension(ctx, ds, 3000, 4000, f.Seed)
+	if err != nil {
+		return err
+	}
+	pg.Printf("\n## The step must shrink as d grows: dual averaging to the optimal acceptance on N(0, I_d)\n\n| d | RWM step (acceptance) | MALA step (acceptance) | MALA at d = %d's step: acceptance |\n|---|---|---|---|\n", ds[0])
+	fmt.Fprintf(stdout, "\nsteps by dimension (dual averaging, 3000 warm-up, 4000 iterations)\n%6s %18s %18s %22s\n", "d", "RWM step (acc)", "MALA step (acc)", "MALA at d=10's step")
+	var rwm, mala []float64
+	for _, r := range drows {
+		rwm, mala = append(rwm, r.rwmStep), append(mala, r.malaStep)
+		pg.Printf("| %d | %.4f (%.3f) | %.4f (%.3f) | %.3f |\n", r.d, r.rwmStep, r.rwmAcc, r.malaStep, r.malaAcc, r.malaAccAtFirstStep)
+		fmt.Fprintf(stdout, "%6d %10.4f (%.3f) %10.4f (%.3f) %22.3f\n", r.d, r.rwmStep, r.rwmAcc, r.malaStep, r.malaAcc, r.malaAccAtFirstStep)
+	}
+	sr, err1 := checkStepExponent("RWM", ds, rwm, -0.5, 0.06)
+	sm, err2 := checkStepExponent("MALA", ds, mala, -1.0/3, 0.06)
+	pg.Printf("\nLog-log slopes: RWM d^%.3f (theory d^−1/2), MALA d^%.3f (theory d^−1/3).\n", sr, sm)
+	fmt.Fprintf(stdout, "slopes: RWM d^%.3f (theory -0.5), MALA d^%.3f (theory -0.333)\n", sr, sm)
+	for _, e := range []error{err1, err2} {
+		if cerr == nil {
+			cerr = e
+		}
+	}
 	if cerr != nil {
 		fmt.Fprintf(stdout, "warning: %v\n", cerr)
 		pg.Printf("\n**Warning:** %v\n", cerr)
