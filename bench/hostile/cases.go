@@ -346,7 +346,13 @@ var probes = []probe{
 		return inputError(e.run("run", "--data", formulaData(e), "--formula", f, "--quiet", "--out", e.path("o")), "--formula")
 	}},
 	{"formula: unicode column names", true, func(e *env) result {
-		p := write(e.path("uni.csv"), "ŷ,größe,温度\n"+strings.Repeat("1,0.5,2\n0,1.5,1\n1,0.2,3\n0,2.5,0.5\n", 20))
+		var sb strings.Builder
+		sb.WriteString("ŷ,größe,温度\n")
+		rng := rand.New(rand.NewPCG(9, 9))
+		for range 80 {
+			fmt.Fprintf(&sb, "%d,%.3f,%.3f\n", rng.IntN(2), rng.NormFloat64(), rng.NormFloat64())
+		}
+		p := write(e.path("uni.csv"), sb.String())
 		o := e.run("run", "--data", p, "--formula", "ŷ ~ größe + 温度", "--family", "bernoulli", "--quiet", "--out", e.path("o"))
 		if o.code != 0 || o.trace() {
 			return bad("%v: %s", o, firstLine(o.stderr))
