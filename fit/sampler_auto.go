@@ -52,6 +52,9 @@ func buildAuto(ctx context.Context, b *BuildEnv) (langevin.Sampler, error) {
 	if c.Planned {
 		opts.Kind = "sgld"
 	}
+	if c.PlanKind != "" {
+		opts.Kind = c.PlanKind
+	}
 	if _, isMLP := b.M.(*model.MLP); !isMLP && !BlockPlanned(b.M, &opts) {
 		if l, err := b.Lap.Approx(ctx); err == nil {
 			opts.MAP, opts.NegHess = l.Mean, l.Prec

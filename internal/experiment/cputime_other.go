@@ -2,7 +2,10 @@
 
 package experiment
 
-import "time"
+import (
+	"os"
+	"time"
+)
 
 var processStart = time.Now()
 
@@ -10,3 +13,6 @@ var processStart = time.Now()
 func processCPU() time.Duration { return time.Since(processStart) }
 
 const cpuClock = false
+
+// maxRSS is 0 where getrusage is not available.
+func maxRSS(*os.ProcessState) int64 { return 0 }

@@ -3,6 +3,7 @@
 package experiment
 
 import (
+	"os"
 	"syscall"
 	"time"
 )
@@ -19,3 +20,12 @@ func processCPU() time.Duration {
 }
 
 const cpuClock = true
+
+// maxRSS returns a finished child's peak resident set in KiB (0 when the
+// system does not say).
+func maxRSS(ps *os.ProcessState) int64 {
+	if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
+		return ru.Maxrss
+	}
+	return 0
+}
