@@ -3,6 +3,7 @@ package fit
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -36,6 +37,20 @@ type Control interface {
 	// none), and the functions that start and stop its display.
 	Progress(chains, iters int, until string) (update func(chain, done int), start, stop func())
 }
+
+// PostBudget returns the context of the work after the sampling (the
+// checks, the test-set predictions): it ends with --max-time, counted from
+// start (never, without one).
+func PostBudget(c *Config, start time.Time) (context.Context, context.CancelFunc) {
+	if c.MaxTime <= 0 {
+		return context.Background(), func() {}
+	}
+	return context.WithDeadline(context.Background(), start.Add(c.MaxTime))
+}
+
+// BeforeChecksHook, when set (by tests), is called with the context of the
+// checks' budget (PostBudget) before they begin.
+var BeforeChecksHook func(ctx context.Context)
 
 // noControl is the Control of a run nobody follows.
 type noControl struct{}
@@ -77,11 +92,11 @@ func runProblem(ctx context.Context, j *Problem, s Settings) (res *Result, runEr
 		defer LaplaceHook(lap)
 	}
 	// The phases before the sampling end at the first signal or at
-	// --max-time, whatever they are doing (ctl.Do).
+	// the time budget (MaxTime), whatever they are doing (ctl.Do).
 	pre, preCancel := ctx, context.CancelFunc(func() {})
 	if c.MaxTime > 0 {
 		pre, preCancel = context.WithTimeoutCause(ctx, c.MaxTime-time.Since(jobStart),
-			fmt.Errorf("--max-time %v reached before the sampling began (in %s): no draws; raise --max-time", c.MaxTime, "the MAP and the plan"))
+			&TimeBudgetError{Limit: c.MaxTime, Phase: "the MAP and the plan"})
 	}
 	defer preCancel()
 	var mapTheta []float64
@@ -98,7 +113,7 @@ func runProblem(ctx context.Context, j *Problem, s Settings) (res *Result, runEr
 	usePrecond := c.UsesLaplacePrecondOn(m)
 	needMAP := c.Init == "map" || c.Init == "laplace" || usePrecond || c.Cv
 	if mapErr != nil && needMAP {
-		return nil, fmt.Errorf("finding the MAP (needed by --init map|laplace and --precond laplace): %w", mapErr)
+		return nil, &MAPError{Err: mapErr}
 	}
 	j.Env = &BuildEnv{C: c, M: m, Lap: lap, MapTh: mapTheta, Points: NetPoints(j.Test)}
 	var laplace []float64
@@ -141,7 +156,7 @@ func runProblem(ctx context.Context, j *Problem, s Settings) (res *Result, runEr
 	}
 	init := c.Initializer(mapTheta, laplace)
 	if j.Env.Init != nil {
-		init = j.Env.Init // the build's own start (--sampler nuts on a degenerate mode)
+		init = j.Env.Init // the build's own start (NUTS on a degenerate mode)
 	}
 	opts := langevin.Options{
 		Chains: c.Chains, Iters: c.Iters, BurnIn: c.Burnin, Thin: c.Thin, Seed: c.Seed,
@@ -153,7 +168,7 @@ func runProblem(ctx context.Context, j *Problem, s Settings) (res *Result, runEr
 	auto := j.Env.Auto
 	until := ""
 	if auto != nil {
-		auto.Adjust(c, m, &opts, jobStart) // --max-time covers the whole job
+		auto.Adjust(c, m, &opts, jobStart) // the time budget covers the whole job
 		if opts.Until != nil {
 			until = fmt.Sprintf("until %s, at most %d per chain", NewRHatRule(m, c.TargetESS).ProgressText(), opts.Iters)
 			if auto.Net != nil {
@@ -161,7 +176,7 @@ func runProblem(ctx context.Context, j *Problem, s Settings) (res *Result, runEr
 			}
 		}
 	}
-	// The bar counts the run's own cap (a plan's, not --iters' 10⁷).
+	// The bar counts the run's own cap (a plan's, not the default 10⁷).
 	update, startBar, stopBar := ctl.Progress(opts.Chains, opts.Iters, until)
 	opts.Progress = update
 	if s.Control == nil {
@@ -172,7 +187,7 @@ func runProblem(ctx context.Context, j *Problem, s Settings) (res *Result, runEr
 	}
 	if rd != nil {
 		names := append(langevin.ParamNames(m), DerivedNames(m)...)
-		hc := c // the headers record the run as planned (--sampler auto: its choice)
+		hc := c // the headers record the run as planned (the auto sampler: its choice)
 		if auto != nil {
 			hc = auto.Planned(c, opts.Thin, opts.Iters)
 		}
@@ -190,8 +205,26 @@ func runProblem(ctx context.Context, j *Problem, s Settings) (res *Result, runEr
 	ctl.Enter("sampling", false)
 	start := time.Now()
 	startBar()
-	tr, runErr := langevin.Run(ctx, m, smp, opts)
+	// --max-time holds in the warm-up too, which the ESS rule does not
+	// watch (NUTS's warm-up ran a 5 s budget to 17.4 s): the sampling ends
+	// at 9/10 of the budget whatever it is doing.
+	sctx, maxTimeErr := ctx, error(nil)
+	if c.MaxTime > 0 {
+		maxTimeErr = fmt.Errorf("--max-time %v reached", c.MaxTime)
+		var cancel context.CancelFunc
+		sctx, cancel = context.WithDeadlineCause(ctx, jobStart.Add(c.MaxTime/10*9), maxTimeErr)
+		defer cancel()
+	}
+	tr, runErr := langevin.Run(sctx, m, smp, opts)
 	stopBar()
+	if maxTimeErr != nil && runErr != nil && ctx.Err() == nil && errors.Is(context.Cause(sctx), maxTimeErr) {
+		if tr == nil || tr.NumDraws() == 0 {
+			runErr = fmt.Errorf("%w during the warm-up (burn-in), before a draw was kept: no draws; raise --max-time", maxTimeErr)
+		} else {
+			runErr = nil
+			ctl.Warn(fmt.Sprintf("%v during the sampling: the draws so far are kept", maxTimeErr))
+		}
+	}
 	elapsed := time.Since(start)
 	ctl.Done("sampling")
 	intr := ctl.Interrupted()
@@ -215,7 +248,7 @@ func runProblem(ctx context.Context, j *Problem, s Settings) (res *Result, runEr
 	}
 
 	ctl.Enter("writing", false)
-	pc := c // the configuration as run (--sampler auto: the sampler it chose)
+	pc := c // the configuration as run (the auto sampler: the sampler it chose)
 	if auto != nil {
 		pc = auto.Config(c, tr)
 	}
@@ -263,11 +296,46 @@ func runProblem(ctx context.Context, j *Problem, s Settings) (res *Result, runEr
 		fmt.Fprintln(&notes, j.Env.SchedNote)
 	}
 	if intr == nil {
+		// The checks come within --max-time too: skipped, and said so,
+		// when it is spent (they ran 3 s past a 3 s budget before).
 		ctl.Enter("the KSD check", true)
-		k := PrintKSD(ctx, &notes, pc, m, lap, tr)
-		PrintMisfit(ctx, &notes, pc, m, lap, tr, j.Env.MisfitHint, k)
+		post, cancel := PostBudget(c, jobStart)
+		defer cancel()
+		if BeforeChecksHook != nil {
+			BeforeChecksHook(post)
+		}
+		var checks bytes.Buffer
+		if post.Err() != nil || ctl.Do(post, func() {
+			k := PrintKSD(post, &checks, pc, m, lap, tr)
+			PrintMisfit(post, &checks, pc, m, lap, tr, j.Env.MisfitHint, k)
+		}) != nil {
+			fmt.Fprintf(&notes, "ksd:      not checked: --max-time %v reached\n", c.MaxTime)
+		} else {
+			notes.Write(checks.Bytes())
+		}
 		ctl.Done("KSD")
 	}
 	res.Account = notes.String()
 	return res, runErr
 }
+
+// TimeBudgetError is the time budget of a run (Config.MaxTime) ending
+// before the sampling began: there are no draws.
+type TimeBudgetError struct {
+	Limit time.Duration
+	Phase string // what the run was doing
+}
+
+func (e *TimeBudgetError) Error() string {
+	return fmt.Sprintf("the time budget of %v ended before the sampling began (in %s): no draws", e.Limit, e.Phase)
+}
+
+// MAPError is the failure to find a MAP that the run needs: for its
+// initial points, its preconditioner or its control variates.
+type MAPError struct{ Err error }
+
+func (e *MAPError) Error() string {
+	return "finding the MAP (needed for the initial points and the preconditioner): " + e.Err.Error()
+}
+
+func (e *MAPError) Unwrap() error { return e.Err }

@@ -5,8 +5,8 @@ import (
 	"github.com/langevin-go/langevin/diag"
 )
 
-// RunWriter is where the run of a Problem writes as it goes (langevin run
-// --out DIR): the chains' draws as they come, the checkpoints, and at the
+// RunWriter is where the run of a Problem writes as it goes (langevin run's
+// output directory): the chains' draws as they come, the checkpoints, and at the
 // end the summary and the model. The command passes one in Settings;
 // [RunDir.Writer] is the run directory's.
 type RunWriter interface {

@@ -15,10 +15,12 @@ import (
 // TestRunFormulaHostile: formulas that cannot give an answer are refused
 // with exit 2 and a message naming the column (or the formula's position):
 // nesting past formula.MaxDepth, y ~ y, a predictor that separates a
-// bernoulli response under the flat prior on b.
+// bernoulli response under the flat prior on b; a message about a 100 KB
+// term or a 1 MB level stays under 2,000 bytes.
 func TestRunFormulaHostile(t *testing.T) {
 	path := formulaCSV(t, 60)
 	sep := writeFile(t, t.TempDir(), "sep.csv", "y,x,z\n0,-1,0.3\n0,-2,-0.5\n0,-0.5,1.1\n1,1,0.2\n1,2,-0.7\n1,0.5,0.9\n0,-3,0.1\n1,3,-0.2\n")
+	bigLevel := writeFile(t, t.TempDir(), "big.csv", "y,x,g\n1,0.5,s1\n2,0.1,"+strings.Repeat("L", 1<<20)+"\n")
 	deep := "y ~ I(" + strings.Repeat("log(", 100_000) + "x" + strings.Repeat(")", 100_000) + ")"
 	for _, tc := range []struct {
 		args []string
@@ -28,6 +30,9 @@ func TestRunFormulaHostile(t *testing.T) {
 		{[]string{"--data", path, "--formula", "y ~ y"}, []string{"column 5: the response's column y is also a predictor"}},
 		{[]string{"--data", path, "--formula", "y ~ x + (1 | y)"}, []string{"the response's column y is also the grouping factor"}},
 		{[]string{"--data", sep, "--formula", "y ~ x + z", "--family", "bernoulli"}, []string{"the predictor x separates the outcomes of y", "b_x", "--priors 'b ~ normal(0, 2.5)'"}},
+		// Long input is named, not copied: a 100 KB term, a 1 MB level.
+		{[]string{"--data", path, "--formula", "y ~ x + I(" + strings.Repeat("x+", 50_000) + "zz)"}, []string{`no column "zz" in the data`}},
+		{[]string{"--data", path, "--formula", "y ~ x + (1 | g)", "--test", bigLevel}, []string{`column "g": level "LLLL`, "…"}},
 	} {
 		code, _, errs := runMain(append([]string{"run", "--quiet"}, tc.args...)...)
 		ok := code == 2 && len(errs) < 2000

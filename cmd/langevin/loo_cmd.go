@@ -37,6 +37,7 @@ type looRun struct {
 	note      string        // about the draws used, printed under the table
 	chainRes  []*loo.Result // each chain's own PSIS-LOO (--chain-weights)
 	source    string        // the data and split, for messages
+	kfold     *kfoldResult  // --kfold
 }
 
 // cmdLoo estimates each run's expected log predictive density by PSIS-LOO
@@ -56,6 +57,8 @@ func cmdLoo(args []string, stdout, _ io.Writer) error {
 	fs.StringVar(&out, "out", "", "write the pointwise estimates to `FILE` (CSV: run, row, elpd_loo, p_loo, pareto_k, n_eff, pit)")
 	fs.StringVar(&names, "names", "", "`NAME,…`: labels of the runs in the tables (default: the directories' base names)")
 	var withReport bool
+	var kfold int
+	fs.IntVar(&kfold, "kfold", 0, "also K-fold cross-validation: refit each run `K` times with its own arguments (resume.json), each without one fold of a seeded random partition of its training rows, and score the fold's rows (brms's kfold; for rows whose Pareto k̂ is high); 0: none")
 	fs.BoolVar(&withReport, "report", false, "also draw the k̂ plot and the LOO-PIT in a \"LOO\" section of each DIR/report.html (written as langevin report writes it when missing)")
 	fs.IntVar(&block, "block", 256, "rows of log-likelihoods held at a time (memory: rows × draws × 8 bytes)")
 	var dirs []string
@@ -79,7 +82,14 @@ func cmdLoo(args []string, stdout, _ io.Writer) error {
 	} else if len(dirs) > 1 {
 		subsample = 0 // comparisons are of every row
 	}
+	if kfold != 0 && subsampleFlag == "auto" {
+		subsample = 0 // p_kfold needs every row's lpd
+	}
 	switch {
+	case kfold < 0 || kfold == 1:
+		return fit.InputErrorf("--kfold %d: expected 0 (none) or at least 2 folds", kfold)
+	case kfold > 0 && subsample > 0:
+		return fit.InputErrorf("--kfold with --subsample: K-fold scores every row")
 	case len(dirs) == 0:
 		return fit.InputErrorf("no run directory: expected langevin loo [flags] DIR... (the --out DIRs of langevin run)")
 	case block < 1:
@@ -99,6 +109,11 @@ func cmdLoo(args []string, stdout, _ io.Writer) error {
 			return err
 		}
 		r.name = labels[i]
+		if kfold > 0 {
+			if r.kfold, err = looKFold(dir, kfold, seed, r.res.ELPD.Estimate+r.res.PLoo.Estimate); err != nil {
+				return err
+			}
+		}
 		if i > 0 && r.rowsHash != runs[0].rowsHash {
 			return fit.InputErrorf("%s and %s: the runs were fitted to different rows (%s; %s): leave-one-out estimates compare only on the same rows", dirs[0], dir, runs[0].source, r.source)
 		}
@@ -126,6 +141,9 @@ func cmdLoo(args []string, stdout, _ io.Writer) error {
 		}
 		if r.note != "" {
 			fmt.Fprintln(stdout, r.note)
+		}
+		if r.kfold != nil {
+			formatKFold(stdout, r.kfold)
 		}
 		if r.chainW != nil {
 			fmt.Fprintf(stdout, "\nchains: stacking weights of the chains' own PSIS-LOO (%d draws each)\n", r.chainRes[0].Draws)
