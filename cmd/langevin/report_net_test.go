@@ -23,7 +23,10 @@ func TestReportNetworkRegression(t *testing.T) {
 		t.Skip("a network run: skipped with -short")
 	}
 	dir := t.TempDir()
-	out := filepath.Join(dir, "net")
+	t.Chdir(dir)
+	// --out named as the data: the report must read --data gap1d as the
+	// generated set, not as the directory of that name.
+	out := "gap1d"
 	code, _, errOut := runMain("run", "--model", "mlp", "--data", "gap1d", "--n", "300", "--hidden", "8",
 		"--chains", "3", "--iters", "3000", "--map-iters", "1000", "--out", out)
 	if code != 0 {
