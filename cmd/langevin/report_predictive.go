@@ -34,6 +34,20 @@ type predictiveInputs struct {
 	opts     fit.MLPPredictiveOptions
 }
 
+// printedWarnings returns the lines of sections' printed accounts that are
+// warnings ("warning:  …"), without the prefix, for the page's warnings.
+func printedWarnings(secs []report.Section) []string {
+	var out []string
+	for _, sec := range secs {
+		for _, line := range strings.Split(sec.Pre, "\n") {
+			if w, ok := strings.CutPrefix(line, "warning:"); ok {
+				out = append(out, strings.TrimSpace(w))
+			}
+		}
+	}
+	return out
+}
+
 // predictiveSections returns the report's sections about the predictions
 // on the test set. A network (model.MLP): the printed account of its
 // posterior predictive — each chain's stacking weight, the test table
