@@ -10,7 +10,6 @@ import (
 
 	"github.com/langevin-go/langevin"
 	"github.com/langevin-go/langevin/data"
-	"github.com/langevin-go/langevin/diag"
 )
 
 // --sampler auto on a network (--model mlp): NewNetPlan chooses the
@@ -126,71 +125,6 @@ func (a *autoRun) netNotes(tr *langevin.Trace, target float64, chainID, iters in
 		out = append(out, Note{"auto", fmt.Sprintf("length: stopped at the cap of %d iterations before the predictions converged: %v; it would take: %s", a.lastIter(tr), conv, conv.Needs(a.burnin, a.lastIter(tr)))})
 	}
 	return out
-}
-
-// runNet is Run for a network: NewNetPlan's random starts, Adam to their
-// modes, one chain at each, the preconditioner, step and burn-in of the
-// plan, and a run until the predictions at held-out points (the first 100
-// test rows, else training rows) converge in function space — what
-// langevin run --model mlp does with no tuning flag, bit for bit; the
-// test-set scores are those of the chains' mixture with the weights of
-// Settings.ChainWeights (StackChains by default). A zero TargetESS is the
-// function-space target of 100 effective draws; a zero Iters is the plan's
-// cap.
-func runNet(ctx context.Context, net Network, job Job, s Settings) (*Result, error) {
-	plan, err := NewNetPlan(ctx, net, NetPlanOptions{Seed: s.Seed, Starts: s.Chains, Batch: s.Batch, Points: NetPoints(job.Test)})
-	if err != nil {
-		return nil, err
-	}
-	target := float64(netTargetESS)
-	if s.TargetESS > 0 {
-		target = s.TargetESS
-	}
-	iters := s.Iters
-	if iters == 0 {
-		iters = plan.MaxIters
-	}
-	a := &autoRun{Net: plan, netModel: net, burnin: plan.BurnIn}
-	if s.BurnIn > 0 {
-		a.burnin = s.BurnIn
-	}
-	a.burnin = min(a.burnin, iters/2)
-	o := langevin.Options{
-		Chains: s.Chains, Iters: iters, BurnIn: a.burnin, Thin: 1, Seed: s.Seed, Init: plan.Init(),
-		MaxKeep: MaxKeep(target, s.Chains), CheckEvery: netCheckEvery(a.burnin, s.Chains, net),
-		Progress: s.Progress, Sink: s.Sink,
-	}
-	if s.TargetESS >= 0 {
-		o.Until = plan.Until(net, target, &a.conv)
-	}
-	tr, runErr := langevin.Run(ctx, net, plan.Sampler, o)
-	if tr == nil {
-		return nil, runErr
-	}
-	res := &Result{NetPlan: plan, Trace: tr, MAP: BestMode(plan)}
-	params, _ := CommonLength(tr)
-	res.Table = diag.Summarize(tr.Names, params)
-	res.Notes = a.netNotes(tr, target, 0, iters)
-	if runErr == nil {
-		res.Weights = EqualChainWeights(len(tr.Draws))
-		if s.ChainWeights != "equal" && len(tr.Draws) > 1 {
-			if res.Weights, err = StackChains(net, tr, s.Seed); err != nil {
-				res.Weights = EqualChainWeights(len(tr.Draws))
-				res.Weights.Why = "stacking failed: " + err.Error()
-			}
-		}
-		if len(tr.Draws) > 1 {
-			res.Notes = append(res.Notes, Note{"auto", res.Weights.String()})
-		}
-	}
-	if job.Test != nil && job.Test.Len() > 0 && runErr == nil {
-		if res.Weights.Method == "stacking" {
-			res.Test, res.TestErr = scoreDraws(net, MixtureDraws(tr, net.Dim(), res.Weights.W), res.MAP, job.Test)
-		} else {
-			res.Test, res.TestErr = ScoreTest(net, tr, res.MAP, job.Test)
-		}
-	}
-	return res, runErr
 }
 
 func (a *autoRun) lastIter(tr *langevin.Trace) int {

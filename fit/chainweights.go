@@ -20,6 +20,14 @@ import (
 // Above it, a simple random sample of the rows (seeded by the run's seed).
 const stackRows = 2000
 
+// stackMaxDraws is the most draws of a chain its PSIS-LOO uses: a longer
+// chain is thinned evenly to at most this many. The cost of the weights is
+// rows × draws network evaluations (moons: 800 × 4 × 980 took 2.5 s of
+// CPU, as much as the sampling); 500 draws a chain keep the Pareto k̂
+// threshold at 0.63 (min(1 − 1/log₁₀S, 0.7)) and, the draws being
+// autocorrelated, most of a chain's effective draws.
+const stackMaxDraws = 500
+
 // stackMinDraws is the fewest kept draws a chain needs for stacking: each
 // chain's PSIS-LOO fits a generalised Pareto tail to its M = min(S/5,
 // 3√(S/r_eff)) largest importance ratios, 20 draws at S = 100; below it (an
@@ -39,6 +47,9 @@ type ChainWeights struct {
 	// equal weights (stacking maximises it, so Stacked ≥ Equal).
 	Chains         []*loo.Result
 	Rows, N, Draws int // rows used, training rows, draws a chain
+	Thin           int // every Thin-th draw of a chain was used
+	// Stuck are the chains (0-based) whose draws never move: weight 0.
+	Stuck []int
 	Stacked, Equal float64
 	MaxK           float64 // largest Pareto k̂ over the chains and rows
 	// HighK is the fraction of the chains' rows whose k̂ is above
@@ -50,9 +61,75 @@ type ChainWeights struct {
 // Vehtari and Gelman 2022): each chain's own PSIS-LOO of the training rows
 // of m (its RowLogLik), at most stackRows of them (a random sample drawn
 // with seed), and the weights maximising the LOO log score of their
-// mixture (loo.StackChains). The chains are cut to the shortest. With fewer than 2 chains or fewer than stackMinDraws draws in a
-// chain it returns equal weights and says why.
+// mixture (loo.StackChains). The chains are cut to the shortest and
+// thinned evenly to at most stackMaxDraws draws. With fewer than 2 chains
+// or fewer than stackMinDraws draws in a chain it returns equal weights and
+// says why.
+//
+// A chain whose draws never move (a stuck chain) gets weight 0 and is
+// named in Stuck: its PSIS-LOO would be the log density of one point,
+// with every importance ratio alike, which can look better than a chain
+// that explores; the others are stacked.
 func StackChains(m langevin.Model, tr *langevin.Trace, seed uint64) (*ChainWeights, error) {
+	var stuck, moving []int
+	for k, ch := range tr.Draws {
+		if chainStuck(ch, m.Dim()) {
+			stuck = append(stuck, k)
+		} else {
+			moving = append(moving, k)
+		}
+	}
+	if len(stuck) == 0 || len(moving) == 0 {
+		return stackChains(m, tr, seed)
+	}
+	sub := &langevin.Trace{Names: tr.Names, Thin: tr.Thin}
+	for _, k := range moving {
+		sub.Draws = append(sub.Draws, tr.Draws[k])
+	}
+	var cw *ChainWeights
+	if len(moving) == 1 {
+		cw = &ChainWeights{Method: "stacking", W: []float64{1}, Chains: []*loo.Result{nil}}
+	} else {
+		var err error
+		if cw, err = stackChains(m, sub, seed); err != nil {
+			return nil, err
+		}
+	}
+	w := make([]float64, len(tr.Draws))
+	res := make([]*loo.Result, len(tr.Draws))
+	for i, k := range moving {
+		w[k] = cw.W[i]
+		if i < len(cw.Chains) {
+			res[k] = cw.Chains[i]
+		}
+	}
+	if cw.Method != "stacking" { // too short: equal over the moving chains
+		for _, k := range moving {
+			w[k] = 1 / float64(len(moving))
+		}
+	}
+	cw.W, cw.Chains, cw.Stuck = w, res, stuck
+	return cw, nil
+}
+
+// chainStuck reports whether every draw of the chain has the same first d
+// coordinates as its first draw.
+func chainStuck(ch [][]float64, d int) bool {
+	if len(ch) < 2 {
+		return false
+	}
+	for _, r := range ch[1:] {
+		for j, v := range r[:d] {
+			if v != ch[0][j] {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// stackChains is StackChains over chains that all move.
+func stackChains(m langevin.Model, tr *langevin.Trace, seed uint64) (*ChainWeights, error) {
 	K := len(tr.Draws)
 	n := math.MaxInt
 	for _, ch := range tr.Draws {
@@ -82,10 +159,12 @@ func StackChains(m langevin.Model, tr *langevin.Trace, seed uint64) (*ChainWeigh
 		slices.Sort(rows)
 	}
 	d := m.Dim()
+	thin := (n + stackMaxDraws - 1) / stackMaxDraws
+	n = (n + thin - 1) / thin
 	draws := make([][]float64, 0, K*n)
 	for _, ch := range tr.Draws {
-		for _, r := range ch[:n] {
-			draws = append(draws, r[:d])
+		for j := range n {
+			draws = append(draws, ch[j*thin][:d])
 		}
 	}
 	S := len(draws)
@@ -111,7 +190,7 @@ func StackChains(m langevin.Model, tr *langevin.Trace, seed uint64) (*ChainWeigh
 	if err != nil {
 		return nil, err
 	}
-	cw = &ChainWeights{Method: "stacking", W: w, Chains: res, Rows: len(rows), N: N, Draws: n}
+	cw = &ChainWeights{Method: "stacking", W: w, Chains: res, Rows: len(rows), N: N, Draws: n, Thin: thin}
 	lpd, _ := loo.ELPDMatrix(res...)
 	cw.Stacked = StackingObjective(lpd, w)
 	cw.Equal = StackingObjective(lpd, EqualChainWeights(K).W)
@@ -224,11 +303,25 @@ func (cw *ChainWeights) String() string {
 	}
 	el := make([]string, len(cw.Chains))
 	for k, r := range cw.Chains {
+		if r == nil {
+			el[k] = "–"
+			continue
+		}
 		el[k] = fmt.Sprintf("%.1f", r.ELPD.Estimate)
 	}
 	rows := fmt.Sprintf("the %d training rows", cw.N)
 	if cw.Rows < cw.N {
 		rows = fmt.Sprintf("%d of the %d training rows (a random sample; at most %d: the cost is rows × draws network evaluations)", cw.Rows, cw.N, stackRows)
+	}
+	if len(cw.Stuck) > 0 {
+		names := make([]string, len(cw.Stuck))
+		for i, k := range cw.Stuck {
+			names[i] = fmt.Sprint(k + 1)
+		}
+		rows += fmt.Sprintf("; chain %s gets weight 0: its draws never move (a stuck chain, whose PSIS-LOO would be one point's)", strings.Join(names, ", "))
+	}
+	if cw.Thin > 1 {
+		rows += fmt.Sprintf(" and every %d-th draw of a chain (%d draws; at most %d)", cw.Thin, cw.Draws, stackMaxDraws)
 	}
 	return fmt.Sprintf("chain weights: stacking %s (elpd_loo of each chain %s; Pareto k̂ up to %.2f, above %.2f on %.1f%% of the chains' rows; LOO log score of the mixture %.1f, equal weights %.1f) — by each chain's own PSIS-LOO on %s (Yao, Vehtari & Gelman 2022): a network's chains sit at different modes and do not mix, so equal weights would count a mode by the chains that landed in it; --chain-weights equal pools them as they are",
 		strings.Join(ws, " "), strings.Join(el, " "), cw.MaxK, loo.KThreshold(cw.Draws), 100*cw.HighK, cw.Stacked, cw.Equal, rows)

@@ -1,7 +1,6 @@
 package fit
 
 import (
-	"flag"
 	"fmt"
 	"math"
 	"slices"
@@ -12,7 +11,7 @@ import (
 	"github.com/langevin-go/langevin"
 	"github.com/langevin-go/langevin/approx"
 	"github.com/langevin-go/langevin/data"
-	"github.com/langevin-go/langevin/internal/runctl"
+	"github.com/langevin-go/langevin/internal/budget"
 	"github.com/langevin-go/langevin/model"
 	"github.com/langevin-go/langevin/sampler"
 )
@@ -26,7 +25,7 @@ const MaxChains = 1024
 type Config struct {
 	// data
 	Data, Test, Target, Format string
-	Columns                    columnFlags // --id, --drop, --categorical, --missing
+	Columns                    ColumnFlags // --id, --drop, --categorical, --missing
 	TestFrac                   float64
 	Split                      int // --data a UCI benchmark folder: its split
 	Standardize                bool
@@ -37,7 +36,7 @@ type Config struct {
 	// --data, from model.json for predict and compare.
 	Labels []float64
 	// model
-	Formula    formulaConfig // --formula, --family, --priors
+	Formula    FormulaConfig // --formula, --family, --priors
 	Stan       string        // --stan: a Stan program; --data is its data in CmdStan's JSON format
 	Model      string
 	Intercept  bool
@@ -61,6 +60,7 @@ type Config struct {
 	Resume                      string        // --resume DIR (handled before the flags are parsed: resumeArgs)
 	Checkpoint                  time.Duration // --checkpoint: time between checkpoints (0: none)
 	Planned                     bool          // --sampler sgld untuned: auto's plan with SGLD forced (plannedSGLD)
+	PlanKind                    string        // --sampler auto: the kind of sampler its plan must take ("": the cost rule; fit.Run's method)
 	PrecondWhy                  string        // why --precond defaulted to none (multimodal target or cyclical sampler); printed with the result
 	// step size
 	Step                float64
@@ -561,18 +561,12 @@ func multimodalWhy(modelName, samplerName string) string {
 	return ""
 }
 
-// columnFlags are the flags that say how a table's columns are read.
-type columnFlags struct {
-	Id, Drop, categorical, Missing string
+// ColumnFlags are the flags that say how a table's columns are read.
+type ColumnFlags struct {
+	Id, Drop, Categorical, Missing string
+	NA, Sep, Decimal               string       // --na, --sep, --decimal
 	Coding                         *data.Coding // reading new rows: the run's coding
 	OptionalTarget                 bool         // predict: the target may be absent
-}
-
-func (f *columnFlags) Register(fs *flag.FlagSet) {
-	fs.StringVar(&f.Id, "id", "", "ID `COL`umn (a name or number, as --target): never a feature; predict writes it beside each prediction")
-	fs.StringVar(&f.Drop, "drop", "", "`COL,…`: columns not to read (names or numbers, as --target)")
-	fs.StringVar(&f.categorical, "categorical", "", "`COL,…`: columns coded as categorical even if they hold numbers (a column of text is categorical anyway: treatment coding against its first level in byte order)")
-	fs.StringVar(&f.Missing, "missing", "error", "missing values (empty, NA, N/A, NaN, nan, null, NULL): error (exit 2 naming the column and how many rows) or drop (drop those rows, counted per column); never imputed")
 }
 
 func splitList(s string) []string {
@@ -588,29 +582,55 @@ func splitList(s string) []string {
 	return out
 }
 
-// check validates the flags.
-func (f *columnFlags) Check() error {
+// Check validates the column settings.
+func (f *ColumnFlags) Check() error {
 	if f.Missing != data.MissingError && f.Missing != data.MissingDrop && f.Missing != "" {
 		return InputErrorf("--missing %q: expected error or drop", f.Missing)
+	}
+	if f.Decimal != "" && f.Decimal != "." && f.Decimal != "," {
+		return InputErrorf("--decimal %q: expected . or ,", f.Decimal)
+	}
+	if _, err := f.delimiter(); err != nil {
+		return err
+	}
+	if f.Decimal == "," && f.Sep == "," {
+		return InputErrorf("--decimal , with --sep ,: the cells could not be told apart (--sep ; is the usual delimiter with a decimal comma)")
 	}
 	return nil
 }
 
-// csvOptions returns the reader's options for the target column target.
-func (f *columnFlags) CsvOptions(target string) data.CSVOptions {
-	return data.CSVOptions{Target: target, ID: f.Id, Drop: splitList(f.Drop), Categorical: splitList(f.categorical),
-		Missing: f.Missing, Coding: f.Coding, OptionalTarget: f.OptionalTarget}
+// delimiter is --sep as a rune (0: told from the file).
+func (f *ColumnFlags) delimiter() (rune, error) {
+	switch f.Sep {
+	case "":
+		return 0, nil
+	case "tab", `\t`, "\t":
+		return '\t', nil
+	case "space", " ":
+		return ' ', nil
+	}
+	if r := []rune(f.Sep); len(r) == 1 && r[0] != '"' && r[0] != '\n' && r[0] != '\r' {
+		return r[0], nil
+	}
+	return 0, InputErrorf("--sep %q: expected one character (or tab, space)", f.Sep)
 }
 
-type formulaConfig struct {
+// CsvOptions returns the reader's options for the target column target.
+func (f *ColumnFlags) CsvOptions(target string) data.CSVOptions {
+	delim, _ := f.delimiter() // checked by Check
+	var dec rune
+	if f.Decimal == "," {
+		dec = ','
+	}
+	return data.CSVOptions{Target: target, ID: f.Id, Drop: splitList(f.Drop), Categorical: splitList(f.Categorical),
+		Missing: f.Missing, Coding: f.Coding, OptionalTarget: f.OptionalTarget,
+		NA: splitList(f.NA), Delimiter: delim, Decimal: dec}
+}
+
+// FormulaConfig is the model of a --formula run: the formula, its family
+// and its priors.
+type FormulaConfig struct {
 	Text, Family, Priors string
-}
-
-// RegisterFormulaFlags defines --formula, --family and --priors on fs.
-func RegisterFormulaFlags(fs *flag.FlagSet, f *formulaConfig) {
-	fs.StringVar(&f.Text, "formula", "", "model `FORMULA` as lme4/brms write it, e.g. 'y ~ x + (1 + x | g)' (see docs/formulas.md); --data is a CSV file with a header, text columns are categorical; replaces --model")
-	fs.StringVar(&f.Family, "family", "gaussian", "--formula: response family gaussian|bernoulli (logistic)|probit|poisson|negbinomial|student|binomial (the response y | trials(n))")
-	fs.StringVar(&f.Priors, "priors", "", "--formula: priors replacing brms's defaults, 'class ~ dist(args); …' with class Intercept|b|sd|cor|sigma|nu|shape, e.g. 'b ~ normal(0, 1); sd ~ exponential(1)'")
 }
 
 // InputError is a usage or input error: exit code 2.
@@ -687,10 +707,10 @@ func (c *Config) CheckStoreFits() error {
 	}
 	defer st.Close()
 	need := 3 * 8 * int64(st.Len()) * int64(st.Dim()+1)
-	budget := runctl.MemoryBudget()
-	if need > budget {
+	limit := budget.Memory()
+	if need > limit {
 		return InputErrorf("--data %s: a store of %d rows × %d features: --model %s reads its data into memory, about %s, more than %s (half this machine's memory); only --model %v Streams a store",
-			c.Data, st.Len(), st.Dim(), c.Model, runctl.FmtBytes(need), runctl.FmtBytes(budget), model.RowKinds)
+			c.Data, st.Len(), st.Dim(), c.Model, budget.FmtBytes(need), budget.FmtBytes(limit), model.RowKinds)
 	}
 	return nil
 }

@@ -13,7 +13,7 @@ import (
 
 	"github.com/langevin-go/langevin"
 	"github.com/langevin-go/langevin/data"
-	"github.com/langevin-go/langevin/internal/runctl"
+	"github.com/langevin-go/langevin/internal/budget"
 	"github.com/langevin-go/langevin/model"
 )
 
@@ -89,6 +89,16 @@ func (j *Problem) LoadData() error {
 	warns, err := data.CheckColumns(train.X, train.Names)
 	if err != nil {
 		return InputErrorf("--data %s: %v", c.Data, err)
+	}
+	all := full // the rows in the file's order (of the training rows when the file has no other)
+	if all == nil {
+		all = train
+	}
+	warns = append(warns, data.RowNumberColumns(all.X, all.Names)...)
+	if all.Coding != nil && all.Coding.ID != "" {
+		if w := data.DuplicateIDs(all.IDs, all.Coding.ID); w != "" {
+			warns = append(warns, w)
+		}
 	}
 	for _, w := range warns {
 		if j.Stderr != nil {
@@ -182,7 +192,7 @@ func (j *Problem) classes() int {
 // of the memory budget (the data are copied once into their matrix, and the
 // draws need the rest).
 func dataBound() int64 {
-	return runctl.MemoryBudget() / 4
+	return budget.Memory() / 4
 }
 
 // ReadData reads a data file as the run reads its --data. The responses are
@@ -230,7 +240,7 @@ func readData(c *Config, path, flagName string, builtins, guessLabels bool) (*da
 		headerLine = 0
 		// The column flags choose how a file's columns are read; an
 		// embedded set is read whole, so they are refused, not ignored.
-		for _, fl := range []struct{ name, v string }{{"--drop", c.Columns.Drop}, {"--id", c.Columns.Id}, {"--categorical", c.Columns.categorical}} {
+		for _, fl := range []struct{ name, v string }{{"--drop", c.Columns.Drop}, {"--id", c.Columns.Id}, {"--categorical", c.Columns.Categorical}} {
 			if fl.v != "" {
 				return nil, InputErrorf("%s %s: %s is an embedded data set, read whole (features %s); to choose its columns, give them as a CSV file", fl.name, fl.v, path, strings.Join(d.Names, ", "))
 			}

@@ -11,8 +11,6 @@ import (
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
 
-	"flag"
-
 	"github.com/langevin-go/langevin"
 	"github.com/langevin-go/langevin/approx"
 	"github.com/langevin-go/langevin/diag"
@@ -32,7 +30,7 @@ func init() {
 	} {
 		RegisterSampler(&SamplerDef{name: e.name, family: "exact", summary: e.summary, Kind: k, flags: []string{"exact"}, Build: buildExact})
 	}
-	RegisterFlags(FlagGroup{Name: "exact", Title: "Exact-sampler flags", Define: func(fs *flag.FlagSet) any {
+	RegisterFlags(FlagGroup{Name: "exact", Title: "Exact-sampler flags", Define: func(fs FlagDefiner) any {
 		o := &ExactFlags{}
 		fs.IntVar(&o.warmup, "warmup", 0, "warm-up iterations `N` (an alias of --burnin: the step size and metric adapt during the burn-in)")
 		fs.Float64Var(&o.targetAccept, "target-accept", 0, "target mean accept_stat `A` of the step-size tuning (default 0.234 rwm, 0.574 mala, 0.8 nuts)")

@@ -8,6 +8,7 @@ import (
 	"github.com/langevin-go/langevin"
 	"github.com/langevin-go/langevin/approx"
 	"github.com/langevin-go/langevin/data"
+	"github.com/langevin-go/langevin/diag"
 	"github.com/langevin-go/langevin/model"
 	"github.com/langevin-go/langevin/sampler"
 )
@@ -38,6 +39,9 @@ type Problem struct {
 	// DataNotes are lines about how --data was read, printed with the
 	// model (a --formula run's rows dropped for missing values).
 	DataNotes []string
+	// Relabel, when not nil, gives the summary table the names the command
+	// prints (a formula's brms names), which the run's warnings name.
+	Relabel func(diag.Table) diag.Table
 }
 
 // chooseNoise sets s.Hetero for a regression network: --noise-model hetero

@@ -21,6 +21,10 @@ import (
 type Job struct {
 	Model langevin.Model
 	Test  *data.Dataset // nil or empty: no test-set scores
+	// Problem, when not nil, is the job of langevin run: its configuration,
+	// its data and its model, as the command read and built them (Model and
+	// Test are then not read).
+	Problem *Problem
 }
 
 // Settings are the settings of [Run]. A zero field means the rule, stated
@@ -48,6 +52,16 @@ type Settings struct {
 	// Sink, when not nil, receives each chain's draws as they come
 	// (langevin.Options.Sink), for example a run directory's files.
 	Sink func(chain int) langevin.DrawSink
+
+	// Control, when not nil, follows and stops a Problem's run (the
+	// command's signals, time line and progress).
+	Control Control
+	// RunWriter, when not nil, receives a Problem's draws as they come, its
+	// checkpoints, summary and model (a run directory: RunDir.Writer).
+	RunWriter RunWriter
+	// Start is when the job began, from which MaxTime counts (zero: when Run
+	// is called).
+	Start time.Time
 }
 
 // Method forces the kind of sampler of the plan; a nil *Method lets the
@@ -73,6 +87,9 @@ type Note struct {
 // String is the note as langevin run prints it: the key and a colon padded
 // to ten columns, then the text.
 func (n Note) String() string {
+	if n.Key == "" {
+		return n.Text // a line of the account that continues another
+	}
 	k := n.Key + ":"
 	if len(k) < 10 {
 		k += strings.Repeat(" ", 10-len(k))
@@ -97,6 +114,16 @@ type Result struct {
 	// Weights are a network's chain weights in its posterior predictive
 	// (nil for other models).
 	Weights *ChainWeights
+
+	// The account of a Problem's run, as langevin run prints it.
+	Config      *Config       // the configuration as run (the auto sampler: the sampler it chose)
+	MAPErr      error         // why the MAP baseline was not found (nil: found)
+	Elapsed     time.Duration // the sampling's wall time
+	Interrupted error         // the signal that stopped the run (nil: none)
+	DrawsNote   string        // the chains left out or cut to a common length ("": none)
+	Sigma2Note  string        // σ² put back in the response's units ("": not)
+	Files       string        // the files written into the run directory ("": none)
+	Account     string        // the account's lines: the plan's rules, where the draws went, the checks
 }
 
 // autoMaxKeep is the kept draws per chain above which the thinning doubles,
@@ -231,112 +258,128 @@ func ksdChecked(ctx context.Context, lap *approx.RunLaplace, m langevin.Model, t
 
 // Run does what langevin run does with no tuning flag, for a model and its
 // test set: the MAP and the Laplace approximation (approx.RunLaplace, once),
-// the plan (NewPlan; method nil lets the cost rule choose NUTS or SGLD),
-// the burn-in, the growing thinning (MaxKeep) and the ESS stop (UntilESS),
-// then the summary table, the test-set scores of the posterior predictive
-// and of the MAP, and the kernel Stein discrepancy check. Every rule that
-// chose a setting is a note of the result, with its reason.
+// the plan (NewPlan, or NewNetPlan for a network; method nil lets the cost
+// rule choose NUTS or SGLD), the burn-in, the growing thinning (MaxKeep)
+// and the ESS stop, then the summary table, the test-set scores of the
+// posterior predictive and of the MAP, and the kernel Stein discrepancy
+// check. Every rule that chose a setting is a note of the result, with its
+// reason.
 //
-// The same job and settings give the same draws as langevin run, bit for
-// bit (the command's data loading aside: Job holds the data as loaded).
+// Run is langevin run's one pipeline: the command calls it with the job it
+// read (Job.Problem), so the same job and settings give the same draws as
+// the command, bit for bit.
 // Cancelling ctx stops the sampling; the result holds the draws so far,
 // with ctx's error.
 func Run(ctx context.Context, job Job, s Settings, method *Method) (*Result, error) {
+	if job.Problem != nil {
+		return runProblem(ctx, job.Problem, s)
+	}
 	m := job.Model
 	if m == nil {
 		return nil, fmt.Errorf("fit: the job has no model")
 	}
-	if s.Chains == 0 {
-		s.Chains = 4
-	}
-	if s.Seed == 0 {
-		s.Seed = 1
-	}
-	if net, ok := m.(Network); ok {
-		return runNet(ctx, net, job, s)
-	}
-	if s.TargetESS == 0 {
-		s.TargetESS = 400
-	}
-	if s.Iters == 0 {
-		s.Iters = 10_000_000
-	}
-	burnin := -1
-	if s.BurnIn > 0 {
-		burnin = s.BurnIn
-	}
-	lap := NewLaplace(m)
-	mapTheta, err := lap.MAP(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("fit: finding the MAP: %w", err)
-	}
-	opts := PlanOptions{Seed: s.Seed, Batch: s.Batch}
-	if method != nil {
-		opts.Kind = method.Kind
-	}
-	var laplace []float64 // the block-arrow and cost plans have their own initial points
-	if !BlockPlanned(m, &opts) && !CostPlanned(m) {
-		if laplace, err = lap.Diag(ctx); err != nil {
-			return nil, err
-		}
-	}
-	if _, isMLP := m.(*model.MLP); !isMLP && !BlockPlanned(m, &opts) {
-		if l, err := lap.Approx(ctx); err == nil {
-			opts.MAP, opts.NegHess = l.Mean, l.Prec
-		}
-	}
-	if opts.MAP == nil {
-		opts.MAP = mapTheta
-	}
-	plan, err := NewPlan(ctx, m, opts)
+	c, err := s.config(m, method)
 	if err != nil {
 		return nil, err
 	}
-	smp, burn, _ := plan.Configure(s.Iters, burnin, 0, 10)
-	o := langevin.Options{
-		Chains: s.Chains, Iters: s.Iters, BurnIn: burn, Thin: 1, Seed: s.Seed,
-		SaveWarmup: true,
-		MaxKeep:    MaxKeep(math.Max(s.TargetESS, 0), s.Chains), CheckEvery: plan.CheckEvery(),
-		Progress: s.Progress, Sink: s.Sink,
-	}
-	if laplace != nil {
-		o.Init = approx.InitLaplace{Mean: mapTheta, Var: laplace}
-	}
-	if in := plan.Init(); in != nil {
-		o.Init = in
-	}
-	var why string
-	if s.TargetESS > 0 {
-		o.Until = UntilESS(m.Dim(), s.TargetESS, time.Now(), s.MaxTime, &why)
-	}
-	tr, runErr := langevin.Run(ctx, m, smp, o)
-	if tr == nil {
+	j := &Problem{C: c, M: m, Test: job.Test, Train: &data.Dataset{}}
+	res, runErr := runProblem(ctx, j, s)
+	if res == nil {
 		return nil, runErr
 	}
-	res := &Result{Plan: plan, Trace: tr, MAP: mapTheta}
-	params, _ := CommonLength(tr)
-	res.Table = diag.Summarize(tr.Names, params)
+	res.Notes = accountNotes(res.Account)
+	net, isNet := m.(Network)
+	if res.Weights != nil { // a network's chains (RunChainWeights)
+		res.Notes = append(res.Notes, Note{"auto", res.Weights.String()})
+	}
 	if job.Test != nil && job.Test.Len() > 0 && runErr == nil {
-		res.Test, res.TestErr = ScoreTest(m, tr, mapTheta, job.Test)
-	}
-	res.Notes = plan.Notes()
-	target := math.Max(s.TargetESS, 0)
-	switch {
-	case why != "":
-	case target == 0:
-		why = fmt.Sprintf("--iters %d (no ESS rule)", s.Iters)
-	default:
-		why = fmt.Sprintf("--iters %d reached before min bulk-ESS %.0f", s.Iters, target)
-	}
-	res.Notes = append(res.Notes, LengthNote(why, target, s.MaxTime))
-	if runErr == nil {
-		notes, k := ksdChecked(ctx, lap, m, tr, s.Seed)
-		res.Notes = append(res.Notes, notes...)
-		if plan.Kind == "sgld" {
-			res.Notes = append(res.Notes, MisfitNotes(ctx, "sgld", "", lap, m, tr, k)...)
+		if isNet && res.Weights != nil && res.Weights.Method == "stacking" {
+			res.Test, res.TestErr = scoreDraws(net, MixtureDraws(res.Trace, net.Dim(), res.Weights.W), res.MAP, job.Test)
+		} else {
+			res.Test, res.TestErr = ScoreTest(m, res.Trace, res.MAP, job.Test)
 		}
 	}
 	return res, runErr
+}
+
+// config is the configuration of langevin run that s and method amount to
+// on the model m: the command's defaults (DefaultConfig), with the
+// settings s gives, resolved and checked.
+func (s Settings) config(m langevin.Model, method *Method) (*Config, error) {
+	c := DefaultConfig()
+	if _, ok := m.(Network); ok {
+		c.Model = "mlp"
+	}
+	set := func(name string, given bool) {
+		if given {
+			c.Set[name] = true
+		}
+	}
+	if s.Chains != 0 {
+		c.Chains = s.Chains
+		set("chains", true)
+	}
+	if s.Seed != 0 {
+		c.Seed = s.Seed
+		set("seed", true)
+	}
+	switch {
+	case s.TargetESS > 0:
+		c.TargetESS = s.TargetESS
+		set("target-ess", true)
+	case s.TargetESS < 0:
+		c.TargetESS = 0 // no ESS rule
+		set("target-ess", true)
+	}
+	c.MaxTime = s.MaxTime
+	set("max-time", s.MaxTime != 0)
+	if s.Iters > 0 {
+		c.Iters = s.Iters
+		set("iters", true)
+	}
+	if s.BurnIn > 0 {
+		c.Burnin = s.BurnIn
+		set("burnin", true)
+	}
+	if s.Batch > 0 {
+		c.Batch = s.Batch
+		set("batch", true)
+	}
+	if s.ChainWeights != "" {
+		c.Mlp.ChainWeights = s.ChainWeights
+		set("chain-weights", true)
+	}
+	if method != nil {
+		switch method.Kind {
+		case "sgld":
+			c.Sampler = "sgld" // untuned: auto's plan with SGLD forced
+		default:
+			c.PlanKind = method.Kind
+		}
+		c.Def = SamplerTable[c.Sampler]
+	}
+	if err := c.Resolve(); err != nil {
+		return nil, err
+	}
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// accountNotes are the lines of a run's account as notes: the key before
+// the first colon of a line, the text after it.
+func accountNotes(account string) []Note {
+	var out []Note
+	for _, line := range strings.Split(strings.TrimRight(account, "\n"), "\n") {
+		k, text, ok := strings.Cut(line, ":")
+		if !ok || k == "" || strings.ContainsAny(k, " \t") {
+			out = append(out, Note{Text: line})
+			continue
+		}
+		out = append(out, Note{k, strings.TrimLeft(text, " ")})
+	}
+	return out
 }
 
 // NewLaplace returns the run's one MAP and Laplace approximation of m: of

@@ -19,7 +19,7 @@ import (
 	"github.com/langevin-go/langevin"
 	"github.com/langevin-go/langevin/data"
 	"github.com/langevin-go/langevin/diag"
-	"github.com/langevin-go/langevin/internal/runctl"
+	"github.com/langevin-go/langevin/internal/budget"
 	"github.com/langevin-go/langevin/rundir"
 	"github.com/langevin-go/langevin/stancsv"
 )
@@ -42,6 +42,9 @@ type RunDir struct {
 	resumable    bool               // the run stopped early and has a checkpoint
 	finished     bool               // the sampling finished (Sampled): MarkFinished marks the directory
 	keep         *langevin.Trace    // Keep's trace, applied by Finish
+	// Sampling is set when the sampling begins: from then on the directory
+	// holds the run (one stopped before keeps nothing).
+	Sampling bool
 }
 
 // FinishHook, when set (by tests), is called as Finish begins: where a
@@ -406,12 +409,12 @@ func rowBytes(m langevin.Model) int64 {
 // arithmetic saturates: --iters near 2^63 is refused, not wrapped round.
 func CheckRunSize(c *Config, m langevin.Model, o langevin.Options) error {
 	warm, post := o.KeptRows()
-	keep := runctl.SatAdd(warm, post)
+	keep := budget.SatAdd(warm, post)
 	cols := int64(m.Dim()+len(DerivedNames(m))) + 8 // + the sampler's statistics, about 8
 	perRow := rowBytes(m)
-	need := runctl.SatMul(runctl.SatMul(int64(max(o.Chains, 1)), keep), perRow)
-	budget := runctl.MemoryBudget()
-	if need <= budget {
+	need := budget.SatMul(budget.SatMul(int64(max(o.Chains, 1)), keep), perRow)
+	limit := budget.Memory()
+	if need <= limit {
 		return nil
 	}
 	why := ""
@@ -419,7 +422,7 @@ func CheckRunSize(c *Config, m langevin.Model, o langevin.Options) error {
 		why = fmt.Sprintf(" (%d of them warm-up draws, kept for the report)", warm)
 	}
 	return InputErrorf("%s: the %d × %d kept draws%s of %d columns would take %s in memory, more than %s (half this machine's memory, or a quarter of ulimit -v): raise --thin, or lower --iters or --chains",
-		runSizeSettings(c, o), max(o.Chains, 1), keep, why, cols, runctl.FmtBytes(need), runctl.FmtBytes(budget))
+		runSizeSettings(c, o), max(o.Chains, 1), keep, why, cols, budget.FmtBytes(need), budget.FmtBytes(limit))
 }
 
 // runSizeSettings names what set the draws a run keeps: the flags given,

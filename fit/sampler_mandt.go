@@ -2,7 +2,6 @@ package fit
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -40,7 +39,7 @@ func init() {
 		RegisterSampler(&SamplerDef{name: e.name, family: "Mandt et al. (2017)", summary: e.summary, Kind: k,
 			flags: []string{"mandt"}, Build: buildMandt, Check: checkMandt})
 	}
-	RegisterFlags(FlagGroup{Name: "mandt", Title: "Mandt et al. flags", Define: func(fs *flag.FlagSet) any {
+	RegisterFlags(FlagGroup{Name: "mandt", Title: "Mandt et al. flags", Define: func(fs FlagDefiner) any {
 		o := &mandtFlags{}
 		fs.Float64Var(&o.eps, "eps", 2, "SGFS's `ε`: injected noise E = (4/ε)·Cov(ĝ), preconditioner 2(Cov(ĝ)+E)⁻¹ (sgfs, sgfs-diag; sgfs-scalar: 2D/Tr(Cov(ĝ)+E))")
 		fs.Float64Var(&o.hmax, "hmax", 0, "SGFS-d's largest preconditioner entry `H` (our units: Mandt et al.'s h_max/N); 0: off (sgfs-diag)")
@@ -59,8 +58,8 @@ type mandtFlags struct {
 func checkMandt(c *Config) error {
 	o := Opt[*mandtFlags](c, "mandt")
 	switch {
-	case c.Model == "mlp" && !c.StepSet && c.Sampler != "laplace":
-		return InputErrorf("--sampler %s with --model mlp: its step comes from the Hessian and the gradient covariance at the MAP, and a network's Hessian is not positive definite there (a saddle direction per symmetry of the hidden units), so the rule has no stable answer; give --step, or use the default --sampler auto (the network plan: step from the measured curvature)", c.Sampler)
+	case c.Model == "mlp" && !c.StepSet && !netMandtRule[c.Sampler]:
+		return InputErrorf("--sampler %s with --model mlp: its settings come from the Hessian and the gradient covariance at the MAP, and no rule caps them for a network's curvature; give --step, or use --sampler csgd, csgd-diag or iasg (a rule step capped for stability), or the default --sampler auto (the network plan: step from the measured curvature)", c.Sampler)
 	case c.Toy() && c.Sampler != "laplace":
 		return InputErrorf("--sampler %s with --model %s: constant SGD, SGFS and IASG are tuned to the minibatch gradient noise of a data model (--model linear|logistic); the toy targets have none", c.Sampler, c.Model)
 	case !(o.eps > 0) || math.IsInf(o.eps, 0):
@@ -98,7 +97,18 @@ func buildMandt(ctx context.Context, b *BuildEnv) (langevin.Sampler, error) {
 		b.StepNote = note
 		return l.Sampler(), nil
 	}
-	l, err := b.Lap.Approx(ctx)
+	_, isNet := m.(*model.MLP)
+	var l *approx.LaplaceApprox
+	var err error
+	if isNet {
+		// A network's Hessian at Adam's mode is often indefinite: the
+		// floored Laplace approximation (netMandtLaplace).
+		var note string
+		l, note, err = netMandtLaplace(ctx, b)
+		b.StepNote = note
+	} else {
+		l, err = b.Lap.Approx(ctx)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("--sampler %s: %w", c.Sampler, err)
 	}
@@ -148,6 +158,8 @@ func buildMandt(ctx context.Context, b *BuildEnv) (langevin.Sampler, error) {
 		}
 		if c.StepSet {
 			ia.Eta = c.Step
+		} else if isNet {
+			b.StepNote = strings.TrimSpace(b.StepNote + fmt.Sprintf("\nauto:     step: η = %.4g = 0.05/λmax, λmax = %.4g the largest eigenvalue of the Laplace precision at the MAP (eigenvalues floored at the prior's curvature: a network's Hessian there is indefinite): the minibatch curvature adds about 5%% variance", ia.Eta, 0.05/ia.Eta))
 		}
 		window := o.window
 		if window == 0 {
@@ -159,7 +171,19 @@ func buildMandt(ctx context.Context, b *BuildEnv) (langevin.Sampler, error) {
 	}
 	if c.StepSet {
 		cs.Eta = c.Step
+	} else if isNet && netMandtRule[c.Sampler] {
+		var line string
+		if cs, line, err = capNetStep(cs, l.Prec, c.Sampler); err != nil {
+			return nil, err
+		}
+		b.StepNote = strings.TrimSpace(b.StepNote + "\nauto:     " + line)
 	}
 	b.recordStep(cs.Eta)
 	return cs, nil
 }
+
+// netMandtRule are the samplers of Mandt et al. that run on a network with
+// no --step: constant SGD at η* or with the diagonal M*, capped for
+// stability (capNetStep), and IASG at 0.05/λmax of the floored Laplace
+// precision.
+var netMandtRule = map[string]bool{"csgd": true, "csgd-diag": true, "iasg": true}

@@ -2,7 +2,6 @@ package fit
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"math"
 	"strings"
@@ -47,20 +46,20 @@ func init() {
 		summary: "heavy-ball momentum SGD (Polyak 1964) on minibatches, v ← βv + ηĝ (Note 15); default η = (1−β)/N"})
 	RegisterSampler(&SamplerDef{name: "polyak", family: "optimisers", Kind: optim, Build: buildPolyak,
 		summary: "SGD with Polyak–Ruppert iterate averaging from the end of the burn-in (Mandt et al. §6.1): the draws are the running average"})
-	RegisterFlags(FlagGroup{Name: "momentum", Title: "momentum flags", Define: func(fs *flag.FlagSet) any {
+	RegisterFlags(FlagGroup{Name: "momentum", Title: "momentum flags", Define: func(fs FlagDefiner) any {
 		o := &momentumFlags{}
 		fs.Float64Var(&o.beta, "beta", 0.9, "heavy-ball momentum `β` ∈ (0, 1) of --sampler momentum: v ← βv + ηĝ, θ ← θ + v")
 		return o
 	}})
 
-	RegisterFlags(FlagGroup{Name: "psgld", Title: "pSGLD flags", Define: func(fs *flag.FlagSet) any {
+	RegisterFlags(FlagGroup{Name: "psgld", Title: "pSGLD flags", Define: func(fs FlagDefiner) any {
 		o := &psgldFlags{}
 		fs.Float64Var(&o.alpha, "alpha", 0.99, "pSGLD's moving-average weight `α` of V ← αV + (1−α)ḡ⊙ḡ (1 freezes V)")
 		fs.Float64Var(&o.lambda, "lambda", 1e-5, "pSGLD's `λ` in G = diag(1 ⊘ (λ + √V))")
 		fs.BoolVar(&o.correction, "gamma", false, "pSGLD: add Li et al.'s correction term Γ (off by default, as in common practice; costs one more gradient per step)")
 		return o
 	}})
-	RegisterFlags(FlagGroup{Name: "sghmc", Title: "SGHMC flags", Define: func(fs *flag.FlagSet) any {
+	RegisterFlags(FlagGroup{Name: "sghmc", Title: "SGHMC flags", Define: func(fs FlagDefiner) any {
 		o := &sghmcFlags{}
 		fs.Float64Var(&o.friction, "friction", 0.1, "SGHMC friction `α` ∈ (0, 1]: v ← (1−α)v + η M⁻¹ĝ + N(0, 2αητM⁻¹), θ ← θ + v (α = 1 is SGLD)")
 		fs.BoolVar(&o.thermostat, "thermostat", false, "adaptive friction ξ ← ξ + vᵀMv/d − ητ started at --friction (SGNHT, Ding et al. 2014)")

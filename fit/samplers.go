@@ -2,7 +2,6 @@ package fit
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"strings"
 
@@ -193,9 +192,18 @@ func (b *BuildEnv) schedule(a float64) (schedule.Schedule, error) {
 // samplers' own flags are stored in runConfig.opts under their name.
 type FlagGroup struct {
 	Name, Title string
-	// define defines the group's flags on fs and returns the value they are
-	// parsed into (stored in runConfig.opts[name]).
-	Define func(fs *flag.FlagSet) any
+	// Define defines the group's flags on fs and returns the value they are
+	// parsed into (stored in Config.Opts[name]).
+	Define func(fs FlagDefiner) any
+}
+
+// FlagDefiner is where a flag group defines its settings: the command's
+// flag set (a *flag.FlagSet), or DefaultConfig's record of their defaults.
+type FlagDefiner interface {
+	BoolVar(p *bool, name string, value bool, usage string)
+	IntVar(p *int, name string, value int, usage string)
+	Float64Var(p *float64, name string, value float64, usage string)
+	StringVar(p *string, name string, value string, usage string)
 }
 
 var FlagGroups []FlagGroup

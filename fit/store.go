@@ -10,7 +10,7 @@ import (
 	"slices"
 
 	"github.com/langevin-go/langevin/data"
-	"github.com/langevin-go/langevin/internal/runctl"
+	"github.com/langevin-go/langevin/internal/budget"
 	"github.com/langevin-go/langevin/model"
 	"github.com/langevin-go/langevin/predict"
 	"github.com/langevin-go/langevin/rundir"
@@ -33,7 +33,7 @@ type Streamed struct {
 
 // mapLimit returns the size of the largest store file that run
 // memory-maps: a quarter of the memory budget (tests replace it).
-var MapLimit = func() int64 { return runctl.RawMemoryBudget() / 4 }
+var MapLimit = func() int64 { return budget.RawMemory() / 4 }
 
 // replaceAbove is the number of training rows above which minibatches from
 // a store are drawn with replacement: shuffled epochs keep a permutation of

@@ -27,6 +27,10 @@ func gemm(tA, tB blas.Transpose, m, n, k int, a []float64, lda int, b []float64,
 		bigGemm.Dgemm(tA, tB, m, n, k, 1, a, lda, b, ldb, beta, c, ldc)
 		return
 	}
+	if tA == blas.NoTrans && tB == blas.Trans && beta == 1 && k <= smallK {
+		gemmNTSmall(m, n, k, a, lda, b, ldb, c, ldc) // gonum's sums, without a call per entry
+		return
+	}
 	for i := 0; i < m; i += gemmTileM {
 		mi := min(gemmTileM, m-i)
 		var ai []float64

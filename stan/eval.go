@@ -46,6 +46,33 @@ func (ev *evaluator) fail(p Pos, format string, args ...any) {
 	panic(runtimeErr{&Error{File: ev.m.prog.File, Pos: p, Msg: fmt.Sprintf(format, args...)}})
 }
 
+// maxElements is the most scalars one variable may hold (2²⁸, 2 GiB of
+// reals): a larger size in the data is an error, not an out-of-memory crash.
+const maxElements = 1 << 28
+
+// checkSize fails when x, declared at p as name, would hold more than
+// maxElements scalars (the product of its sizes, without overflow).
+func (ev *evaluator) checkSize(p Pos, name string, x val) {
+	n := 1
+	for _, d := range append(x.dims[:len(x.dims):len(x.dims)], x.r, x.c) {
+		if d == 0 {
+			return
+		}
+		if d > maxElements || n > maxElements/d {
+			ev.fail(p, "%s (%s) would hold more than %d values: sizes this large are not supported", name, x.typeString(), maxElements)
+		}
+		n *= d
+	}
+}
+
+// checkStop fails at p when the run was interrupted (Model.Interrupt): a
+// loop that would not end stops at the next iteration.
+func (ev *evaluator) checkStop(p Pos) {
+	if ev.m.stop.Load() {
+		ev.reject(p, "interrupted (a signal or --max-time) in this loop")
+	}
+}
+
 func (ev *evaluator) reset(t *ad.Tape) {
 	ev.t = t
 	ev.terms = ev.terms[:0]
@@ -60,8 +87,29 @@ func (ev *evaluator) reset(t *ad.Tape) {
 	copy(ev.env, ev.m.consts)
 }
 
+// arenaSize fails when a container of n values is asked for, n beyond
+// maxElements (rep_vector(0, N) of a huge N, say): an error, not a crash.
+func (ev *evaluator) arenaSize(n int) {
+	if n > maxElements || n < 0 {
+		ev.fail(Pos{}, "a container of %d values: sizes beyond %d are not supported", n, maxElements)
+	}
+}
+
+// mulSize returns the size a·b of a container built at p, failing when it
+// is negative or beyond maxElements (without overflow).
+func (ev *evaluator) mulSize(p Pos, a, b int) int {
+	if a < 0 || b < 0 {
+		ev.fail(p, "negative size %d", min(a, b))
+	}
+	if a != 0 && (a > maxElements || b > maxElements/a) {
+		ev.fail(p, "a container of %d × %d values: sizes beyond %d are not supported", a, b, maxElements)
+	}
+	return a * b
+}
+
 // floats returns n zeros from the arena (valid until the next reset).
 func (ev *evaluator) floats(n int) []float64 {
+	ev.arenaSize(n)
 	if len(ev.fbuf)+n > cap(ev.fbuf) {
 		ev.fbuf = make([]float64, 0, max(2*cap(ev.fbuf), n, 256))
 	}
@@ -72,6 +120,7 @@ func (ev *evaluator) floats(n int) []float64 {
 }
 
 func (ev *evaluator) vecs(n int) []ad.Vec {
+	ev.arenaSize(n)
 	if len(ev.vbuf)+n > cap(ev.vbuf) {
 		ev.vbuf = make([]ad.Vec, 0, max(2*cap(ev.vbuf), n, 256))
 	}
@@ -82,6 +131,7 @@ func (ev *evaluator) vecs(n int) []ad.Vec {
 
 // vals returns n values from the arena.
 func (ev *evaluator) vals(n int) []val {
+	ev.arenaSize(n)
 	if len(ev.xbuf)+n > cap(ev.xbuf) {
 		ev.xbuf = make([]val, 0, max(2*cap(ev.xbuf), n, 64))
 	}
@@ -91,6 +141,7 @@ func (ev *evaluator) vals(n int) []val {
 }
 
 func (ev *evaluator) ints(n int) []int {
+	ev.arenaSize(n)
 	if len(ev.ibuf)+n > cap(ev.ibuf) {
 		ev.ibuf = make([]int, 0, max(2*cap(ev.ibuf), n, 256))
 	}

@@ -479,7 +479,7 @@ func (ev *evaluator) call(e *Call) val {
 		want(2)
 		n := ev.intOf(e, args[1])
 		x := ev.at(args[0], 0)
-		es := ev.vecs(n)
+		es := ev.vecs(ev.mulSize(e.Pos, n, 1))
 		for k := range es {
 			es[k] = x
 		}
@@ -491,7 +491,7 @@ func (ev *evaluator) call(e *Call) val {
 		if len(args) == 3 {
 			r, c := ev.intOf(e, args[1]), ev.intOf(e, args[2])
 			x := ev.at(args[0], 0)
-			es := ev.vecs(r * c)
+			es := ev.vecs(ev.mulSize(e.Pos, r, c))
 			for k := range es {
 				es[k] = x
 			}
@@ -500,7 +500,7 @@ func (ev *evaluator) call(e *Call) val {
 		want(2)
 		x, m := args[0], ev.intOf(e, args[1])
 		if x.b == bVec { // m copies of the column
-			es := ev.vecs(x.r * m)
+			es := ev.vecs(ev.mulSize(e.Pos, x.r, m))
 			for i := 0; i < x.r; i++ {
 				for j := 0; j < m; j++ {
 					es[i*m+j] = ev.at(x, i)
@@ -509,7 +509,7 @@ func (ev *evaluator) call(e *Call) val {
 			return val{b: bMat, r: x.r, c: m, es: es}
 		}
 		if x.b == bRow {
-			es := ev.vecs(x.c * m)
+			es := ev.vecs(ev.mulSize(e.Pos, x.c, m))
 			for i := 0; i < m; i++ {
 				for j := 0; j < x.c; j++ {
 					es[i*x.c+j] = ev.at(x, j)
@@ -526,11 +526,12 @@ func (ev *evaluator) call(e *Call) val {
 		total := 1
 		for k := range dims {
 			dims[k] = ev.intOf(e, args[k+1])
-			total *= dims[k]
+			total = ev.mulSize(e.Pos, total, dims[k])
 		}
 		y := x
 		y.dims = append(dims, x.dims...)
 		m := x.n()
+		ev.mulSize(e.Pos, total, m)
 		if x.b == bInt {
 			y.ints = ev.ints(total * m)
 			for k := 0; k < total; k++ {

@@ -3,6 +3,8 @@ package stan
 import (
 	"fmt"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Pos is a position in a Stan program: 1-based line and column (in bytes).
@@ -162,7 +164,11 @@ func lex(file, src string) ([]token, error) {
 				}
 			}
 			if !found {
-				return nil, &Error{file, p, fmt.Sprintf("unexpected character %q", rune(c))}
+				r, _ := utf8.DecodeRuneInString(src[i:])
+				if r >= utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsDigit(r)) {
+					return nil, &Error{file, p, fmt.Sprintf("unexpected character %q: identifiers are ASCII letters, digits and underscores, as in Stan", r)}
+				}
+				return nil, &Error{file, p, fmt.Sprintf("unexpected character %q", r)}
 			}
 		}
 	}

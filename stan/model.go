@@ -3,8 +3,10 @@ package stan
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"github.com/langevin-go/langevin/ad"
 	"github.com/langevin-go/langevin/transform"
@@ -39,6 +41,10 @@ type Model struct {
 	tapes    sync.Pool
 	dry      bool
 	funcs    map[string]*FuncDef
+	stop     atomic.Bool           // Interrupt: evaluations reject at the next loop iteration
+	fault    atomic.Pointer[Error] // the first internal error while sampling
+	rejected *Error                // the dry run's last rejection
+	onFault  func(error)           // OnFault
 	// Notes says what was left out (generated quantities that draw random
 	// numbers).
 	Notes []string
@@ -169,12 +175,71 @@ func New(prog *Program, data *Data) (m *Model, err error) {
 	// a first evaluation finds the errors the checker cannot see
 	m.dry = true
 	theta := make([]float64, dim)
-	m.ad.LogPrior(theta, make([]float64, dim))
+	lp := m.ad.LogPrior(theta, make([]float64, dim))
+	// A program that rejects θ = 0 may accept other points; one that
+	// rejects 100 uniform(−2, 2) points (CmdStan's initialisation) too is
+	// refused with its rejection.
+	rng := rand.New(rand.NewPCG(1, 1))
+	for try := 0; math.IsInf(lp, -1) && m.rejected != nil && try < 100; try++ {
+		for k := range theta {
+			theta[k] = 4*rng.Float64() - 2
+		}
+		lp = m.ad.LogPrior(theta, nil)
+	}
+	if math.IsInf(lp, -1) && m.rejected != nil {
+		return nil, &Error{File: m.rejected.File, Pos: m.rejected.Pos, Msg: "the log density is −∞ at θ = 0 and at 100 random points in (−2, 2): " + m.rejected.Msg}
+	}
+	m.rejected = nil
 	if len(m.outNames) > 0 {
 		m.Derive(theta, make([]float64, len(m.outNames)))
 	}
 	m.dry = false
 	return m, nil
+}
+
+// Interrupt makes every evaluation still running, and every later one,
+// stop at its next loop iteration with a rejection (log density −∞): a
+// program whose loop never ends returns, so that a run stopped by a signal
+// or a time limit can end. It is safe to call from any goroutine.
+func (m *Model) Interrupt() { m.stop.Store(true) }
+
+// Fault returns the first internal error met while sampling (an error of
+// the evaluator, not of the program; its point was given log density −∞),
+// or nil.
+func (m *Model) Fault() error {
+	if e := m.fault.Load(); e != nil {
+		return e
+	}
+	return nil
+}
+
+// OnFault sets f to be called once, from the evaluating goroutine, at the
+// first internal error (see Fault). Set it before sampling.
+func (m *Model) OnFault(f func(error)) { m.onFault = f }
+
+// recovered handles a panic r of an evaluation: the program's errors and
+// rejections give log density −∞ (in the dry run, New's errors); any other
+// panic is a fault of the evaluator, kept by Fault, and also gives −∞
+// instead of crashing the run.
+func (m *Model) recovered(r any) {
+	switch e := r.(type) {
+	case runtimeErr:
+		if m.dry {
+			panic(r)
+		}
+	case rejectErr:
+		if m.dry {
+			m.rejected = e.Error
+		}
+	default:
+		if m.dry {
+			panic(r)
+		}
+		f := &Error{File: m.prog.File, Msg: fmt.Sprintf("internal error evaluating the program (please report it): %v", r)}
+		if m.fault.CompareAndSwap(nil, f) && m.onFault != nil {
+			m.onFault(f)
+		}
+	}
 }
 
 // evalError converts a panic of the evaluator to an error.
@@ -292,10 +357,7 @@ func (m *Model) Derive(theta, dst []float64) {
 	func() {
 		defer func() {
 			if r := recover(); r != nil {
-				if _, ok := r.(runtimeErr); ok && m.dry {
-					panic(r)
-				}
-				evalError(r) // re-panics what is not the program's
+				m.recovered(r)
 			}
 		}()
 		m.setParams(ev, t.Theta(), false)
@@ -337,10 +399,7 @@ func (m *Model) prior(t *ad.Tape) (out ad.Vec) {
 	ev := m.evaluatorOf(t)
 	defer func() {
 		if r := recover(); r != nil {
-			if _, ok := r.(runtimeErr); ok && m.dry {
-				panic(r)
-			}
-			evalError(r) // re-panics what is not the program's
+			m.recovered(r)
 			out = t.Const(math.Inf(-1))
 		}
 	}()

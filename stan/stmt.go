@@ -49,6 +49,7 @@ func (ev *evaluator) newVar(d *Decl) val {
 			x.c = size(1)
 		}
 	}
+	ev.checkSize(d.Pos, d.Name, x)
 	n := x.n()
 	if x.b == bInt {
 		if len(x.dims) > 0 {
@@ -145,6 +146,7 @@ func (ev *evaluator) exec(s Stmt) {
 			if ev.endIteration() {
 				break
 			}
+			ev.checkStop(s.Pos)
 		}
 	case *While:
 		for ev.truth(s.Cond) {
@@ -152,6 +154,7 @@ func (ev *evaluator) exec(s Stmt) {
 			if ev.endIteration() {
 				break
 			}
+			ev.checkStop(s.Pos)
 		}
 	case *If:
 		if ev.truth(s.Cond) {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/langevin-go/langevin/data"
 	"github.com/langevin-go/langevin/fit"
+	"github.com/langevin-go/langevin/internal/budget"
 	"github.com/langevin-go/langevin/internal/runctl"
 )
 
@@ -89,6 +90,6 @@ func cmdConvert(args []string, stdout, stderr io.Writer) error {
 		size = fi.Size()
 	}
 	fmt.Fprintf(stdout, "%s: %d rows × %d features + target %q, %s, %s, from %s in %.1f s\n",
-		out, n, st.Dim(), st.Target(), prec, runctl.FmtBytes(size), in, time.Since(t0).Seconds())
+		out, n, st.Dim(), st.Target(), prec, budget.FmtBytes(size), in, time.Since(t0).Seconds())
 	return nil
 }

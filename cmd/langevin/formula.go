@@ -9,7 +9,7 @@ import (
 
 	"github.com/langevin-go/langevin"
 	"github.com/langevin-go/langevin/fit"
-	"github.com/langevin-go/langevin/internal/runctl"
+	"github.com/langevin-go/langevin/internal/budget"
 	"github.com/langevin-go/langevin/rundir"
 
 	"github.com/langevin-go/langevin/data"
@@ -55,9 +55,9 @@ func buildFormulaModel(j *fit.Problem) (*formula.Frame, error) {
 		}
 	}
 	// The design's columns: a quarter of the memory budget, as the data.
-	m, err := formula.New(f, tab, formula.Options{Family: c.Formula.Family, Priors: priors, MaxDesignBytes: runctl.MemoryBudget() / 4})
+	m, err := formula.New(f, tab, formula.Options{Family: c.Formula.Family, Priors: priors, MaxDesignBytes: budget.Memory() / 4})
 	if err != nil {
-		return nil, fit.InputErrorf("--formula %q on --data %s: %v", c.Formula.Text, c.Data, err)
+		return nil, fit.InputErrorf("--formula %q on --data %s: %v", clipText(c.Formula.Text, 200), c.Data, err)
 	}
 	j.M = m
 	j.ModelSettings = formulaSettings(m, c.Formula.Priors)
@@ -95,7 +95,7 @@ func checkFormulaTest(m *formula.Model, test *formula.Frame, path string) error 
 	_, err := m.Predict(test, nil, formula.NewLevelsError, nil)
 	var nl *formula.NewLevelError
 	if errors.As(err, &nl) {
-		return fit.InputErrorf("--test %s: column %q: level %q (%d new level(s) in all) is not among the training data's levels of the grouping factor %s: held-out rows of a new level are refused, as brms does by default (allow_new_levels = FALSE), since its effect is not estimated; drop those rows, or predict them with langevin predict --new-levels population|sample", path, nl.Group, nl.Level, nl.Count, nl.Group)
+		return fit.InputErrorf("--test %s: column %q: level %q (%d new level(s) in all) is not among the training data's levels of the grouping factor %s: held-out rows of a new level are refused, as brms does by default (allow_new_levels = FALSE), since its effect is not estimated; drop those rows, or predict them with langevin predict --new-levels population|sample", path, nl.Group, clipText(nl.Level, 40), nl.Count, nl.Group)
 	}
 	if err != nil {
 		return fit.InputErrorf("--test %s: %v", path, err)
@@ -140,7 +140,7 @@ func readFormulaData(c *fit.Config, path, flagName string, f *formula.Formula) (
 	if c.Format == "libsvm" {
 		return nil, nil, fit.InputErrorf("--format libsvm: a --formula names its columns, and LIBSVM has none (read delimited text with a header line, Parquet or a data store)")
 	}
-	tab, dropped, err := formula.Read(path, c.Format, f, data.TableOptions{Missing: c.Columns.Missing, MaxBytes: runctl.MemoryBudget() / 4})
+	tab, dropped, err := formula.Read(path, c.Format, f, data.TableOptions{Missing: c.Columns.Missing, MaxBytes: budget.Memory() / 4})
 	switch {
 	case errors.Is(err, formula.ErrMissing):
 		return nil, nil, fit.InputErrorf("%s %v (--missing drop drops them)", flagName, err)
@@ -200,7 +200,7 @@ func predictFormula(w io.Writer, raw json.RawMessage, r *rundir.Run, path, newLe
 	if err != nil {
 		return fit.InputErrorf("--samples %s: %v", r.Dir, err)
 	}
-	tab, _, err := formula.Read(path, "auto", m.Formula, data.TableOptions{MaxBytes: runctl.MemoryBudget() / 4})
+	tab, _, err := formula.Read(path, "auto", m.Formula, data.TableOptions{MaxBytes: budget.Memory() / 4})
 	if err != nil {
 		return fit.InputErrorf("--data: %v", err)
 	}
@@ -307,4 +307,13 @@ func formulaReportTrace(tr *langevin.Trace, m *formula.Model) *langevin.Trace {
 		v.Warmup[c] = langevin.Draws{Theta: pick(w.Theta), Stats: w.Stats, Iters: w.Iters}
 	}
 	return &v
+}
+
+// clipText returns s, or its first n characters and "…" (a message names
+// a long formula or level, never copies it whole).
+func clipText(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
 }

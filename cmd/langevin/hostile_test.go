@@ -22,7 +22,7 @@ import (
 
 	"github.com/langevin-go/langevin/data"
 	"github.com/langevin-go/langevin/fit"
-	"github.com/langevin-go/langevin/internal/runctl"
+	"github.com/langevin-go/langevin/internal/budget"
 	"github.com/langevin-go/langevin/rundir"
 )
 
@@ -172,8 +172,8 @@ func TestHostileIters(t *testing.T) {
 // that the default job was refused on a 16 GB machine; it must run on a
 // 4 GB one, and a run that keeps its draws at thin 1 must still be refused.
 func TestHostileDefaultJobMemory(t *testing.T) {
-	runctl.BudgetHook = func() int64 { return 2 << 30 } // half of a 4 GB machine
-	defer func() { runctl.BudgetHook = nil }()
+	budget.Hook = func() int64 { return 2 << 30 } // half of a 4 GB machine
+	defer func() { budget.Hook = nil }()
 	code, _, errOut := runMain("run", "--quiet", "--target-ess", "100")
 	if code != 0 {
 		t.Fatalf("default job with a 2 GiB budget: exit %d: %s", code, errOut)

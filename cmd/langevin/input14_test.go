@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/langevin-go/langevin/data"
-	"github.com/langevin-go/langevin/internal/runctl"
+	"github.com/langevin-go/langevin/internal/budget"
 )
 
 // help -h, help help, -h -h print the usage instead of recursing.
@@ -52,9 +52,9 @@ func TestRunLimits(t *testing.T) {
 			t.Errorf("%v: exit %d, %q; want 2 and %q", tc.args, code, errOut, tc.want)
 		}
 	}
-	runctl.BudgetHook = func() int64 { return 1 << 20 }
+	budget.Hook = func() int64 { return 1 << 20 }
 	code, _, errOut := runMain(append([]string{"run"}, fast...)...)
-	runctl.BudgetHook = nil
+	budget.Hook = nil
 	if code != 2 || !regexp.MustCompile(`4 × 1500 kept draws of 23 columns would take [0-9.]+ MiB in memory, more than 1.0 MiB .*raise --thin, or lower --iters or --chains`).MatchString(errOut) {
 		t.Errorf("oversized run: exit %d, %q", code, errOut)
 	}

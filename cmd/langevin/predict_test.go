@@ -86,8 +86,8 @@ func TestPredictErrors(t *testing.T) {
 		{[]string{"run", "--model", "mlp", "--data", "moons", "--activation", "softmax"}, "--activation"},
 		{[]string{"run", "--model", "mlp", "--data", "moons", "--hidden", "10,x"}, "--hidden"},
 		{[]string{"run", "--model", "mlp", "--data", "moons", "--precond", "laplace"}, "not available"},
-		{[]string{"run", "--model", "mlp", "--data", "moons", "--sampler", "csgd"}, "not positive definite"},
-		{[]string{"run", "--model", "mlp", "--data", "moons", "--sampler", "iasg"}, "not positive definite"},
+		{[]string{"run", "--model", "mlp", "--data", "moons", "--sampler", "csgd-full"}, "csgd, csgd-diag or iasg"},
+		{[]string{"run", "--model", "mlp", "--data", "moons", "--sampler", "sgfs"}, "csgd, csgd-diag or iasg"},
 		{[]string{"run", "--model", "mlp", "--data", "moons", "--init", "map"}, "its own mode"},
 		{[]string{"run", "--model", "mlp", "--data", "moons", "--map-lr", "0.1"}, "--map-lr"},
 	} {

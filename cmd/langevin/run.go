@@ -44,22 +44,10 @@ func cmdRun(args []string, stdout, stderr io.Writer) (runErr error) {
 	if c.Report && out == "" {
 		out = fit.DefaultReportDir
 	}
-	var rd *fit.RunDir // the draws stream into DIR as they come
-	if resume != nil {
-		if rd, err = fit.ReopenRunDir(resume); err != nil {
-			return err
-		}
-		fmt.Fprintln(stderr, "langevin run: "+resume.Describe()) // even with --quiet
-	} else if out != "" {
-		if rd, err = fit.CreateRunDir(out, c.Overwrite); err != nil {
-			return err
-		}
-		if err := rd.SaveResumeInfo(c, args); err != nil {
-			rd.W.Discard(err)
-			return err
-		}
+	rd, err := openRunDir(c, resume, out, args, stderr) // the draws stream into DIR as they come
+	if err != nil {
+		return err
 	}
-	sampling := false // langevin.Run has begun: from here the directory holds the run
 	if rd != nil {
 		st.SetCloser(func(err error) { rd.W.Close(err) })
 		defer func() {
@@ -67,7 +55,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) (runErr error) {
 			// first draw, leaves no directory to refuse the corrected
 			// command; one stopped by a signal keeps its own for --resume.
 			var intr *runctl.Interrupted
-			if !sampling && !errors.As(runErr, &intr) {
+			if !rd.Sampling && !errors.As(runErr, &intr) {
 				rd.W.Discard(runErr)
 			}
 			rd.W.Close(errors.New("the run failed before sampling"))
@@ -104,279 +92,56 @@ func cmdRun(args []string, stdout, stderr io.Writer) (runErr error) {
 	}
 	ph.Done("load", "")
 	m := j.M
-	if err := fit.CheckRunSize(c, m, c.EarlyOptions()); err != nil {
-		return err // before any work; checked again with the plan's options
-	}
-	st.Enter("the MAP", false)
-	// The MAP is the baseline, and the start or the preconditioner's centre;
-	// lap computes it, and the Hessian, at most once for the whole run.
-	lap := fit.NewRunLaplace(c, m)
-	if fit.LaplaceHook != nil {
-		defer fit.LaplaceHook(lap)
-	}
-	// The phases before the sampling end at the first signal or at
-	// --max-time, whatever they are doing (st.do).
-	pre, preCancel := ctx, context.CancelFunc(func() {})
-	if c.MaxTime > 0 {
-		pre, preCancel = context.WithTimeoutCause(ctx, c.MaxTime-time.Since(jobStart),
-			fmt.Errorf("--max-time %v reached before the sampling began (in %s): no draws; raise --max-time", c.MaxTime, "the MAP and the plan"))
-	}
-	defer preCancel()
-	var mapTheta []float64
-	var mapErr error
-	if e := st.Do(pre, func() { mapTheta, mapErr = lap.MAP(pre) }); e != nil {
-		return e
-	}
-	if e := st.Interrupted(); e != nil {
-		return e
-	}
-	if w := fit.SeparationWarning(m, mapTheta); w != "" {
-		fmt.Fprintln(stderr, "langevin run: warning: "+w)
-	}
-	usePrecond := c.UsesLaplacePrecondOn(m)
-	needMAP := c.Init == "map" || c.Init == "laplace" || usePrecond || c.Cv
-	if mapErr != nil && needMAP {
-		return fmt.Errorf("finding the MAP (needed by --init map|laplace and --precond laplace): %w", mapErr)
-	}
-	j.Env = &fit.BuildEnv{C: c, M: m, Lap: lap, MapTh: mapTheta, Points: fit.NetPoints(j.Test)}
-	var laplace []float64
-	if c.UsesLaplaceInitOn(m) || usePrecond {
-		st.Enter("the Laplace approximation", false)
-		if e := st.Do(pre, func() { laplace, err = lap.Diag(pre) }); e != nil {
-			return e
-		}
-		if err != nil {
-			if e := st.Interrupted(); e != nil {
-				return e
-			}
-			return err
-		}
-	}
-	if usePrecond {
-		j.Env.Precond = laplace
-	}
-	st.Enter("the sampler's set-up", false)
-	var s langevin.Sampler
-	if e := st.Do(pre, func() { s, err = c.Def.Build(pre, j.Env) }); e != nil {
-		return e
-	}
-	if e := st.Interrupted(); e != nil {
-		return e
-	}
-	if err != nil {
-		return err
-	}
-	ph.Done("MAP and setup", "")
-	if a := j.Env.Auto; a != nil && a.Net != nil {
-		mapTheta = fit.BestMode(a.Net) // the MAP network of the output
-	}
-	if strings.HasPrefix(j.Env.StepNote, "warning") {
-		fmt.Fprintln(stderr, "langevin run: "+j.Env.StepNote) // also before a run that diverges
-	}
-	if j.Env.SchedNote != "" {
-		fmt.Fprintln(stderr, "langevin run: "+j.Env.SchedNote)
-	}
-	init := c.Initializer(mapTheta, laplace)
-	if j.Env.Init != nil {
-		init = j.Env.Init // the build's own start (--sampler nuts on a degenerate mode)
-	}
-	opts := langevin.Options{
-		Chains: c.Chains, Iters: c.Iters, BurnIn: c.Burnin, Thin: c.Thin, Seed: c.Seed,
-		Init: init, SaveWarmup: !c.Def.Kind.NoWarmup,
-	}
-	if c.ChainID > 0 { // one chain of the analysis: the same draws as in the run of all
-		opts.Chains, opts.FirstChain = 1, c.ChainID-1
-	}
-	auto := j.Env.Auto
-	until := ""
-	if auto != nil {
-		auto.Adjust(c, m, &opts, jobStart) // --max-time covers the whole fit.Problem
-		if opts.Until != nil {
-			until = fmt.Sprintf("until %s, at most %d per chain", fit.NewRHatRule(m, c.TargetESS).ProgressText(), opts.Iters)
-			if auto.Net != nil {
-				until = fmt.Sprintf("until the predictions converge (function-space ESS ≥ %.0f, R̂ ≤ 1.02 median, 1.1 max), at most %d per chain", fit.NetTarget(c), opts.Iters)
-			}
-		}
-	}
-	// The bar counts the run's own cap (a plan's, not --iters' 10⁷).
-	prog := runctl.NewProgress(stderr, c.Quiet, opts.Chains, opts.Iters)
-	prog.Until = until
-	opts.Progress = prog.Update
-	if err := fit.CheckRunSize(c, m, opts); err != nil {
-		return err
-	}
-	if rd != nil {
-		names := append(langevin.ParamNames(m), fit.DerivedNames(m)...)
-		hc := c // the headers record the run as planned (--sampler auto: its choice)
-		if auto != nil {
-			hc = auto.Planned(c, opts.Thin, opts.Iters)
-		}
-		if rd.Resuming() {
-			if opts.Resume, err = rd.ResumeChains(j.ChainConfig(hc), opts.FirstChain+1, opts.Chains, s.StatNames(), names); err != nil {
-				return err
-			}
-		} else if err := rd.OpenChains(j.ChainConfig(hc), opts.FirstChain+1, opts.Chains, s.StatNames(), names); err != nil {
-			return err
-		}
-		opts.Sink = rd.Sink
-		if c.Checkpoint > 0 {
-			opts.Checkpoint, opts.CheckpointEvery = rd.Checkpoint, c.Checkpoint
-		}
-	}
-	st.Enter("sampling", false)
-	sampling = true
-	start := time.Now()
-	prog.Start()
-	tr, runErr := langevin.Run(ctx, m, s, opts)
-	prog.Stop()
-	elapsed := time.Since(start)
-	ph.Done("sampling", "")
-	intr := st.Interrupted()
-	if intr != nil {
-		runErr = intr
-	}
-	runErr = auto.ExplainError(m, runErr)
-	if rd != nil && tr != nil {
-		rd.Sampled(tr, intr == nil, stderr)
-	}
-	if tr == nil || (runErr != nil && tr.NumDraws() == 0) {
-		if rd != nil {
-			if err := rd.MarkFinished(); err != nil {
-				fmt.Fprintf(stderr, "langevin run: warning: %v\n", err)
-			}
-			rd.W.Close(runErr)
-		}
-		if tr == nil {
-			return fit.InputError{Err: runErr}
-		}
-		return runErr
-	}
-
-	st.Enter("writing", false)
-	pc := c // the configuration as run (--sampler auto: the sampler it chose)
-	if auto != nil {
-		pc = auto.Config(c, tr)
-	}
-	params, note := fit.CommonLength(tr)
-	params, s2note := fit.Sigma2InTargetUnits(tr.Names, params, j.Spec, j.Scaler)
-	table := diag.Summarize(tr.Names, params)
-	if c.Formula.Text != "" {
-		printFormulaHeader(stdout, j, pc)
-	} else if c.Stan != "" {
-		fmt.Fprintf(stdout, "Stan program %s on %s (d = %d), %s, %s\n\n", c.Stan, j.Train.Source, m.Dim(), pc.Describe(), c.ChainsText())
-	} else if c.Toy() {
-		fmt.Fprintf(stdout, "toy target %s (d = %d, no data, gradient noise sd %g), %s, %s\n\n",
-			c.Model, m.Dim(), c.GradNoise, pc.Describe(), c.ChainsText())
-	} else {
-		fmt.Fprintf(stdout, "%s on %s (N = %d train, %d test, d = %d), %s, %s\n\n",
-			fit.ModelTitle(c.Model, m), j.Train.Source, j.TrainLen(), j.TestLen(), m.Dim(), pc.Describe(), c.ChainsText())
-	}
-	fit.PrintCoding(stdout, j.Train)
-	if l := fit.LabelsNote(c, j.Train.Target); l != "" {
-		fmt.Fprintln(stdout, l)
-	}
-	if j.NoiseNote != "" {
-		fmt.Fprintln(stdout, j.NoiseNote)
-	}
-	printed, checked := table, table // checked: the table the warnings name
 	if fm, ok := m.(*formula.Model); ok {
-		printed = formulaTable(table, fm)
-		checked = printed // brms's names, as printed
+		j.Relabel = func(t diag.Table) diag.Table { return formulaTable(t, fm) } // brms's names, as printed
 	}
-	if sm, ok := m.(*stan.Model); ok {
-		printed = stanTable(table, sm)
-	}
-	if err := printed.Format(stdout); err != nil {
-		return err
-	}
-	if note != "" {
-		fmt.Fprintln(stdout, note)
-	}
-	if s2note != "" {
-		fmt.Fprintln(stdout, s2note)
-	}
-	fmt.Fprintln(stdout)
-	if j.Train != nil && fit.NamedTable(c.Data, j.Train.Coding) {
-		if err := fit.PrintDataScale(stdout, tr, j.Train.Names, j.Scaler); err != nil {
-			return err
-		}
-	}
-	// The run directory is complete before the predictions, which a
-	// signal may cut short.
-	var files string
-	var weights *fit.ChainWeights // a network's chains' in its predictive, recorded in model.json
-	if runErr == nil && intr == nil {
-		weights = fit.RunChainWeights(m, j.Env.Glm, tr, c.Mlp.ChainWeights, c.Seed)
-	}
+	ctl := runControl{st: st, ph: ph, stderr: stderr, quiet: c.Quiet}
+	set := fit.Settings{Control: ctl, Start: jobStart}
 	if rd != nil {
-		var sc *data.Scaler
-		if j.Scaler != nil {
-			sc = j.Scaler
-		}
-		rd.Keep(tr)
-		sum := table
-		if runErr != nil && intr == nil {
-			sum = nil // a failed run (exit 1) leaves no summary.csv
-		}
-		mf := j.ModelFile()
-		weights.Record(mf)
-		if files, err = rd.Finish(runErr, sum, mf, sc); err != nil {
-			return err
-		}
+		set.RunWriter = rd.Writer(j)
 	}
-	if intr == nil {
-		intr = st.Interrupted() // during the writing
+	res, runErr := fit.Run(ctx, fit.Job{Problem: j}, set, nil)
+	if res == nil {
+		return runError(runErr)
 	}
 
-	if mapErr != nil {
-		fmt.Fprintf(stdout, "MAP baseline: %v\n", mapErr)
+	tr, pc, intr := res.Trace, res.Config, res.Interrupted
+	if err := printSummary(stdout, j, res, rd != nil); err != nil {
+		return err
+	}
+	if res.MAPErr != nil {
+		fmt.Fprintf(stdout, "MAP baseline: %v\n", res.MAPErr)
 	}
 	st.Enter("the test-set predictions", true)
-	test := j.Test
-	if intr != nil {
-		// Interrupted: no predictions.
-	} else if fm, ok := m.(*formula.Model); ok && formulaTest != nil {
-		printFormulaTest(stdout, fm, tr, mapTheta, formulaTest)
-	} else if mlp, ok := m.(*model.MLP); ok && test != nil && test.Len() > 0 {
-		fit.PrintMLPPredictive(stdout, mlp, j.Env.Glm, tr, mapTheta, test, j.Scaler,
-			fit.MLPPredictiveOptions{ChainWeights: c.Mlp.ChainWeights, TargetESS: fit.NetTarget(c), Seed: c.Seed, Weights: weights})
-	} else if g, ok := m.(*model.GLM); ok && test != nil && test.Len() > 0 {
-		fit.PrintGLMPredictive(stdout, g, tr, mapTheta, test, fit.LogOffsets(j.Spec, j.OffTest))
-	} else if test != nil && test.Len() > 0 {
-		fit.PrintPredictive(stdout, m, tr, mapTheta, test)
-	} else if j.TestLen() > 0 {
-		fit.PrintPredictiveRows(stdout, m, tr, mapTheta, j.Rows.Test)
+	// --max-time covers the predictions: when it is spent they are
+	// skipped, and the output says so (they ran past it before: 3 s → 11.4 s).
+	post, cancel := fit.PostBudget(c, jobStart)
+	defer cancel()
+	if beforePredictions != nil {
+		beforePredictions(post)
+	}
+	if intr == nil { // interrupted: no predictions
+		var pred bytes.Buffer
+		if post.Err() != nil || st.Do(post, func() { printPredictions(&pred, j, res, formulaTest) }) != nil {
+			if j.TestLen() > 0 || formulaTest != nil {
+				fmt.Fprintf(stdout, "test set: not scored: --max-time %v reached (langevin predict --samples DIR --data FILE scores held-out rows)\n\n", c.MaxTime)
+			}
+		} else {
+			stdout.Write(pred.Bytes())
+		}
 	}
 	ph.Done("prediction", "")
-	// The run's account — the plan's rules, where the draws went, the
-	// sampler's tuning, the checks — is printed and is the report's.
-	var notes bytes.Buffer
-	if auto != nil {
-		auto.Print(&notes, c, tr)
-	}
-	fit.PrintWhere(&notes, pc, tr, checked, elapsed, mapTheta, j.Env.Sched)
-	if j.Env.StepNote != "" {
-		fmt.Fprintln(&notes, j.Env.StepNote)
-	}
-	if j.Env.SchedNote != "" {
-		fmt.Fprintln(&notes, j.Env.SchedNote)
-	}
-	if intr == nil {
-		k := fit.PrintKSD(ctx, &notes, pc, m, lap, tr)
-		fit.PrintMisfit(ctx, &notes, pc, m, lap, tr, j.Env.MisfitHint, k)
-		ph.Done("KSD", "")
-	}
-	stdout.Write(notes.Bytes())
+	io.WriteString(stdout, res.Account)
 	ph.Print(stdout)
-	if files != "" {
-		fmt.Fprintf(stdout, "written:  %s\n", files)
+	if res.Files != "" {
+		fmt.Fprintf(stdout, "written:  %s\n", res.Files)
 	}
 	if c.Report && intr == nil {
 		st.Enter("the report", true)
-		pre := notes.String()
-		if weights != nil {
+		pre := res.Account
+		if res.Weights != nil {
 			// the weights of the predictive, as predict applies them
-			pre = fmt.Sprintf("auto:     %v\n", weights) + pre
+			pre = fmt.Sprintf("auto:     %v\n", res.Weights) + pre
 		}
 		path, err := runReport(j, out, tr, pc, untimedNotes(pre))
 		if err != nil {
@@ -398,4 +163,171 @@ func cmdRun(args []string, stdout, stderr io.Writer) (runErr error) {
 		return runErr
 	}
 	return nil
+}
+
+// netTable prints, for a network, one line in place of its weights' rows
+// (their R̂ and ESS say nothing of convergence: hidden units permute and
+// flip sign; the function-space check below is the test), and returns the
+// rows of t that are not weights or biases (a noise scale).
+func netTable(w io.Writer, t diag.Table, inDir bool) diag.Table {
+	var rest diag.Table
+	var weights []string
+	for _, s := range t {
+		if strings.HasPrefix(s.Name, "w.") || strings.HasPrefix(s.Name, "b.") {
+			weights = append(weights, s.Name)
+		} else {
+			rest = append(rest, s)
+		}
+	}
+	if len(weights) == 0 {
+		return t
+	}
+	where := "in summary.csv"
+	if !inDir {
+		where = "in the chain files"
+	}
+	fmt.Fprintf(w, "network:  %d weights and biases (%s … %s), %s, not listed: their R̂ and ESS say nothing of convergence (hidden units permute and flip sign); the predictions are checked in function space below\n",
+		len(weights), weights[0], weights[len(weights)-1], where)
+	if len(rest) > 0 {
+		fmt.Fprintln(w)
+	}
+	return rest
+}
+
+// beforePredictions, when set (by tests), is called with the context of
+// the predictions' budget before they begin.
+var beforePredictions func(ctx context.Context)
+
+// runControl is the run's fit.Control: the signals' phases (st), the time
+// line (ph), the lines on stderr and the progress bar.
+type runControl struct {
+	st     *runctl.Stopper
+	ph     *runctl.Phases
+	stderr io.Writer
+	quiet  bool
+}
+
+func (r runControl) Enter(phase string, hard bool)          { r.st.Enter(phase, hard) }
+func (r runControl) Do(ctx context.Context, f func()) error { return r.st.Do(ctx, f) }
+func (r runControl) Done(phase string)                      { r.ph.Done(phase, "") }
+func (r runControl) Warn(line string)                       { fmt.Fprintln(r.stderr, "langevin run: "+line) }
+
+func (r runControl) Interrupted() error {
+	if e := r.st.Interrupted(); e != nil {
+		return e
+	}
+	return nil
+}
+
+func (r runControl) Progress(chains, iters int, until string) (func(int, int), func(), func()) {
+	p := runctl.NewProgress(r.stderr, r.quiet, chains, iters)
+	p.Until = until
+	return p.Update, p.Start, p.Stop
+}
+
+// openRunDir checks and locks the run's directory before any work: the
+// directory of --resume, or --out's (nil without one).
+func openRunDir(c *fit.Config, resume *fit.ResumeState, out string, args []string, stderr io.Writer) (*fit.RunDir, error) {
+	if resume != nil {
+		rd, err := fit.ReopenRunDir(resume)
+		if err != nil {
+			return nil, err
+		}
+		fmt.Fprintln(stderr, "langevin run: "+resume.Describe()) // even with --quiet
+		return rd, nil
+	}
+	if out == "" {
+		return nil, nil
+	}
+	rd, err := fit.CreateRunDir(out, c.Overwrite)
+	if err != nil {
+		return nil, err
+	}
+	if err := rd.SaveResumeInfo(c, args); err != nil {
+		rd.W.Discard(err)
+		return nil, err
+	}
+	return rd, nil
+}
+
+// printSummary prints what the run fitted, its summary table and the notes
+// under it, and the table in the data's units where the data were scaled.
+func printSummary(stdout io.Writer, j *fit.Problem, res *fit.Result, inDir bool) error {
+	c, m, pc, table := j.C, j.M, res.Config, res.Table
+	if c.Formula.Text != "" {
+		printFormulaHeader(stdout, j, pc)
+	} else if c.Stan != "" {
+		fmt.Fprintf(stdout, "Stan program %s on %s (d = %d), %s, %s\n\n", c.Stan, j.Train.Source, m.Dim(), pc.Describe(), c.ChainsText())
+	} else if c.Toy() {
+		fmt.Fprintf(stdout, "toy target %s (d = %d, no data, gradient noise sd %g), %s, %s\n\n",
+			c.Model, m.Dim(), c.GradNoise, pc.Describe(), c.ChainsText())
+	} else {
+		fmt.Fprintf(stdout, "%s on %s (N = %d train, %d test, d = %d), %s, %s\n\n",
+			fit.ModelTitle(c.Model, m), j.Train.Source, j.TrainLen(), j.TestLen(), m.Dim(), pc.Describe(), c.ChainsText())
+	}
+	fit.PrintCoding(stdout, j.Train)
+	if l := fit.LabelsNote(c, j.Train.Target); l != "" {
+		fmt.Fprintln(stdout, l)
+	}
+	if j.NoiseNote != "" {
+		fmt.Fprintln(stdout, j.NoiseNote)
+	}
+	printed := table
+	if j.Relabel != nil {
+		printed = j.Relabel(table)
+	}
+	if sm, ok := m.(*stan.Model); ok {
+		printed = stanTable(table, sm)
+	}
+	if _, ok := m.(*model.MLP); ok {
+		printed = netTable(stdout, table, inDir)
+	}
+	if len(printed) > 0 {
+		if err := printed.Format(stdout); err != nil {
+			return err
+		}
+	}
+	for _, n := range []string{res.DrawsNote, res.Sigma2Note} {
+		if n != "" {
+			fmt.Fprintln(stdout, n)
+		}
+	}
+	fmt.Fprintln(stdout)
+	if j.Train != nil && fit.NamedTable(c.Data, j.Train.Coding) {
+		if err := fit.PrintDataScale(stdout, res.Trace, j.Train.Names, j.Scaler); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// printPredictions prints the test-set scores of the posterior predictive
+// and of the MAP.
+func printPredictions(stdout io.Writer, j *fit.Problem, res *fit.Result, formulaTest *formula.Frame) {
+	c, m, tr, mapTheta, test := j.C, j.M, res.Trace, res.MAP, j.Test
+	if fm, ok := m.(*formula.Model); ok && formulaTest != nil {
+		printFormulaTest(stdout, fm, tr, mapTheta, formulaTest)
+	} else if mlp, ok := m.(*model.MLP); ok && test != nil && test.Len() > 0 {
+		fit.PrintMLPPredictive(stdout, mlp, j.Env.Glm, tr, mapTheta, test, j.Scaler,
+			fit.MLPPredictiveOptions{ChainWeights: c.Mlp.ChainWeights, TargetESS: fit.NetTarget(c), Seed: c.Seed, Weights: res.Weights})
+	} else if g, ok := m.(*model.GLM); ok && test != nil && test.Len() > 0 {
+		fit.PrintGLMPredictive(stdout, g, tr, mapTheta, test, fit.LogOffsets(j.Spec, j.OffTest))
+	} else if test != nil && test.Len() > 0 {
+		fit.PrintPredictive(stdout, m, tr, mapTheta, test)
+	} else if j.TestLen() > 0 {
+		fit.PrintPredictiveRows(stdout, m, tr, mapTheta, j.Rows.Test)
+	}
+}
+
+// runError phrases the errors of fit.Run that the command's flags set.
+func runError(err error) error {
+	var tb *fit.TimeBudgetError
+	if errors.As(err, &tb) {
+		return fmt.Errorf("--max-time %v reached before the sampling began (in %s): no draws; raise --max-time", tb.Limit, tb.Phase)
+	}
+	var me *fit.MAPError
+	if errors.As(err, &me) {
+		return fmt.Errorf("finding the MAP (needed by --init map|laplace and --precond laplace): %w", me.Err)
+	}
+	return err
 }

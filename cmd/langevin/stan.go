@@ -1,7 +1,12 @@
 package main
 
 import (
+	"fmt"
+	"io"
 	"os"
+	"os/signal"
+	"syscall"
+	"time"
 
 	"github.com/langevin-go/langevin/data"
 	"github.com/langevin-go/langevin/diag"
@@ -43,6 +48,10 @@ func buildStanModel(j *fit.Problem) error {
 	for _, n := range m.Notes {
 		j.Stderr.Write([]byte("langevin run: note: " + n + "\n"))
 	}
+	interruptStan(m, c.MaxTime, j.Stderr)
+	m.OnFault(func(err error) {
+		fmt.Fprintf(j.Stderr, "langevin run: warning: %v: the point was rejected and the run goes on, but its draws may be biased\n", err)
+	})
 	j.M = m
 	j.ModelSettings = [][2]string{{"model", "stan"}, {"stan", c.Stan}}
 	source := c.Data
@@ -51,6 +60,34 @@ func buildStanModel(j *fit.Problem) error {
 	}
 	j.Train = &data.Dataset{Source: source}
 	return nil
+}
+
+// stanGrace is how long past --max-time a Stan program's evaluation may
+// run before it is interrupted: the run stops itself at --max-time between
+// iterations, so only an evaluation stuck in a loop is still running then.
+const stanGrace = 5 * time.Second
+
+// interruptStan interrupts m's evaluations (Model.Interrupt: each loop
+// rejects at its next iteration) at the first SIGINT or SIGTERM, and
+// stanGrace after maxTime (if set), so that a program whose loop does not
+// end lets the run stop cleanly with its draws; a second signal still
+// exits at once (runctl).
+func interruptStan(m *stan.Model, maxTime time.Duration, stderr io.Writer) {
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	var expire <-chan time.Time
+	if maxTime > 0 {
+		expire = time.After(maxTime + stanGrace)
+	}
+	go func() {
+		select {
+		case <-sigs:
+		case <-expire:
+			fmt.Fprintf(stderr, "langevin run: --max-time %v passed %v ago and the Stan program is still evaluating (a loop that does not end?): interrupting it\n", maxTime, stanGrace)
+		}
+		signal.Stop(sigs)
+		m.Interrupt()
+	}()
 }
 
 // stanTable is the summary table a --stan run prints: the parameters,

@@ -12,7 +12,7 @@ import (
 
 	"github.com/langevin-go/langevin/data"
 	"github.com/langevin-go/langevin/fit"
-	"github.com/langevin-go/langevin/internal/runctl"
+	"github.com/langevin-go/langevin/internal/budget"
 )
 
 // logisticCSV writes n rows of 3 features and a 0/1 label y drawn from a
@@ -127,7 +127,7 @@ func TestRunStoreStreamsLikeMemory(t *testing.T) {
 		args := append([]string{"run", "--seed", "3", "--chains", "2"}, s...)
 		dirS, dirM := filepath.Join(dir, fmt.Sprint("s", k)), filepath.Join(dir, fmt.Sprint("m", k))
 		code, outS, errs := runMain(append(args, "--data", store, "--out", dirS)...)
-		fit.MapLimit = func() int64 { return runctl.RawMemoryBudget() / 4 }
+		fit.MapLimit = func() int64 { return budget.RawMemory() / 4 }
 		if code != 0 {
 			t.Fatalf("%v streamed: exit %d: %s", s, code, errs)
 		}
@@ -271,8 +271,8 @@ func TestRunStoreInputErrors(t *testing.T) {
 	if code != 2 || !strings.Contains(errs, "row 37: label 2") {
 		t.Errorf("bad label: exit %d, %s", code, errs)
 	}
-	runctl.BudgetHook = func() int64 { return 1000 }
-	defer func() { runctl.BudgetHook = nil }()
+	budget.Hook = func() int64 { return 1000 }
+	defer func() { budget.Hook = nil }()
 	code, _, errs = runMain("run", "--data", store, "--model", "probit", "--quiet")
 	if code != 2 || !strings.Contains(errs, "--model probit reads its data into memory") {
 		t.Errorf("probit on a store over budget: exit %d, %s", code, errs)

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/langevin-go/langevin/internal/runctl"
+	"github.com/langevin-go/langevin/internal/budget"
 )
 
 // weather writes a table of 2,917 days' weather in 2023 with the date as
@@ -46,8 +46,8 @@ func TestHighCardinalityText(t *testing.T) {
 	expectExit2(t, "decimal commas", []string{"run", "--data", weather(t, true), "--target", "rain", "--drop", "date", "--quiet"},
 		`column "temp" holds numbers written with a decimal comma`, "--drop temp", "--categorical temp")
 
-	runctl.BudgetHook = func() int64 { return 32 << 20 } // the data fit, 64 chains' draws do not
-	defer func() { runctl.BudgetHook = nil }()
+	budget.Hook = func() int64 { return 32 << 20 } // the data fit, 64 chains' draws do not
+	defer func() { budget.Hook = nil }()
 	errOut := expectExit2(t, "--categorical date, 32 MiB of memory", []string{"run", "--data", path, "--target", "rain", "--categorical", "date", "--chains", "64", "--quiet"},
 		"--chains 64", "would take")
 	for _, flag := range []string{"--iters", "--burnin", "--thin "} {

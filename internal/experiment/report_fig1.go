@@ -93,7 +93,7 @@ func checkReportFig1(paths []fig1Path) error {
 
 func runReportFig1(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	c := NewFlags("report-fig1", "")
-	iters := c.Int("iters", 600, "steps `N` per method")
+	iters := c.Int("iters", 2000, "steps `N` per method (2000: the Langevin chain spans ≈ 50 of its correlation times along the long axis, 1/(η·λmin) = 38 steps)")
 	pg, err := c.ParsePage(args, stdout, "report-fig1: random walk, Langevin dynamics and gradient descent in 2-D (seed report, Fig. 1)")
 	if err != nil {
 		return err

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/langevin-go/langevin/internal/budget"
 )
 
 // LogEvery is the interval of the progress log line when stderr is not a
@@ -34,7 +36,7 @@ type Progress struct {
 // NewProgress returns a progress line on w for chains chains of iters
 // iterations each; quiet prints nothing.
 func NewProgress(w io.Writer, quiet bool, chains, iters int) *Progress {
-	p := &Progress{w: w, quiet: quiet, total: SatMul(int64(chains), int64(max(iters, 1))), done: make([]atomic.Int64, chains)}
+	p := &Progress{w: w, quiet: quiet, total: budget.SatMul(int64(chains), int64(max(iters, 1))), done: make([]atomic.Int64, chains)}
 	if f, ok := w.(*os.File); ok {
 		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
 			p.terminal = true

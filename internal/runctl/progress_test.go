@@ -4,6 +4,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/langevin-go/langevin/internal/budget"
 )
 
 // TestProgressSaturates is row 5 of the hostile inputs (issue 24): the
@@ -14,7 +16,7 @@ func TestProgressSaturates(t *testing.T) {
 	if p.total <= 0 {
 		t.Errorf("progress total of 4 chains × 2^63−1 iterations = %d, want positive (saturated)", p.total)
 	}
-	if SatMul(math.MaxInt64/2, 3) != math.MaxInt64 || SatAdd(math.MaxInt64, 1) != math.MaxInt64 || SatMul(3, 4) != 12 {
+	if budget.SatMul(math.MaxInt64/2, 3) != math.MaxInt64 || budget.SatAdd(math.MaxInt64, 1) != math.MaxInt64 || budget.SatMul(3, 4) != 12 {
 		t.Errorf("SatMul/SatAdd do not saturate")
 	}
 }

@@ -1,4 +1,7 @@
-package runctl
+// Package budget is the memory a run may take: half the machine's memory,
+// bounded by the address-space limit, and the saturating counts that
+// compare a run's needs with it.
+package budget
 
 import (
 	"fmt"
@@ -8,17 +11,17 @@ import (
 	"strings"
 )
 
-// MemoryBudget is the memory the kept draws of a run may take: half the
+// Memory is the memory the kept draws of a run may take: half the
 // machine's memory (from /proc/meminfo), or 8 GiB where that is unknown, and
 // at most a quarter of the process's address-space limit (ulimit -v: the
 // Go runtime reserves much more address space than it uses).
 //
 // LANGEVIN_MEMORY_MIB, if set to a positive number, is the budget in MiB
 // instead (a container whose /proc/meminfo shows the host's memory).
-// BudgetHook, when set (by tests), replaces it.
-func MemoryBudget() int64 {
-	if BudgetHook != nil {
-		return BudgetHook()
+// Hook, when set (by tests), replaces it.
+func Memory() int64 {
+	if Hook != nil {
+		return Hook()
 	}
 	if v, err := strconv.ParseInt(os.Getenv("LANGEVIN_MEMORY_MIB"), 10, 64); err == nil && v > 0 {
 		return min(v, 1<<40) << 20
@@ -30,12 +33,12 @@ func MemoryBudget() int64 {
 	return b
 }
 
-// RawMemoryBudget is MemoryBudget without BudgetHook.
-func RawMemoryBudget() int64 {
-	h := BudgetHook
-	BudgetHook = nil
-	defer func() { BudgetHook = h }()
-	return MemoryBudget()
+// RawMemory is Memory without Hook.
+func RawMemory() int64 {
+	h := Hook
+	Hook = nil
+	defer func() { Hook = h }()
+	return Memory()
 }
 
 func machineBudget() int64 {
@@ -51,8 +54,8 @@ func machineBudget() int64 {
 	return 8 << 30
 }
 
-// BudgetHook, when set (by tests), replaces MemoryBudget.
-var BudgetHook func() int64
+// Hook, when set (by tests), replaces Memory.
+var Hook func() int64
 
 // SatAdd and SatMul add and multiply non-negative counts, saturating at
 // math.MaxInt64.
