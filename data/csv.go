@@ -77,9 +77,10 @@ type CSVOptions struct {
 	// to every format.
 	MaxBytes int64
 
-	// use, when not nil, reads a Table (ReadTable): these columns, all
+	// table reads a Table (ReadTable): the columns of use (nil: all), all
 	// features, no target; the other columns ignored.
-	use []string
+	table bool
+	use   []string
 }
 
 // ErrTooLarge is wrapped by the errors of readers for data that would hold
@@ -143,7 +144,7 @@ func ParseCSV(r io.Reader, name string, opt CSVOptions) (*Dataset, error) {
 
 // parseCSV reads delimited text as ParseCSV does, up to the table before
 // its coding: it returns the Dataset itself when every cell is a number and
-// no column is typed (never when reading a Table: opt.use set), else the
+// no column is typed (never when reading a Table: opt.table), else the
 // table.
 func parseCSV(r io.Reader, name string, opt CSVOptions) (*table, *Dataset, error) {
 	perr := func(line, col int, format string, args ...any) error {
@@ -236,7 +237,7 @@ func parseCSV(r io.Reader, name string, opt CSVOptions) (*table, *Dataset, error
 		}
 		rows = head[1:]
 	}
-	if k < 2 && opt.use == nil {
+	if k < 2 && !opt.table {
 		return nil, nil, perr(first.line, 0, "need at least 2 columns (features and a target), found 1 (delimiter %q)", delim)
 	}
 	t, tmsg := targetIndex(names, opt)
@@ -413,15 +414,16 @@ func parseCSV(r io.Reader, name string, opt CSVOptions) (*table, *Dataset, error
 	feat := blocks[0]
 	if len(blocks) > 1 {
 		feat = make([]float64, 0, nrows*p)
-		for _, b := range blocks {
+		for i, b := range blocks {
 			feat = append(feat, b...)
+			blocks[i] = nil // the copy grows as the blocks go
 		}
 	}
 	tbl.n, tbl.x = nrows, feat
 	if tbl.target != nil {
 		tbl.y = ys
 	}
-	if !typed && !tbl.hasTextOrMissing() && opt.use == nil {
+	if !typed && !tbl.hasTextOrMissing() && !opt.table {
 		// All numbers, every cell: the features as read.
 		ds := &Dataset{Names: slices.Clone(tbl.featureNames()), Source: name, Y: ys}
 		if t >= 0 {
@@ -555,7 +557,7 @@ func csvColumns(names []string, t int, opt CSVOptions) ([]*colState, error) {
 			nf++
 		}
 	}
-	if nf == 0 && opt.use != nil {
+	if nf == 0 && opt.table {
 		return nil, perr("none of the columns %s is in the file (the file has %s)", strings.Join(quoteAll(opt.use), ", "), listNames(names))
 	}
 	if nf == 0 {
@@ -742,7 +744,7 @@ func trimSet(delim rune) string {
 // targetIndex returns the index of the target column among names (-1 when
 // opt.OptionalTarget allows it to be absent), or an error message.
 func targetIndex(names []string, opt CSVOptions) (int, string) {
-	if opt.use != nil {
+	if opt.table {
 		return -1, "" // a Table: no target
 	}
 	target := opt.Target

@@ -51,10 +51,10 @@ func (t *Table) Column(name string) (*TableColumn, bool) {
 
 // TableOptions say which columns ReadTable reads and how.
 type TableOptions struct {
-	// Columns names the columns to read; the file's other columns are
-	// ignored (a missing value or a mix of numbers and text in them does
-	// not matter). A name the file lacks is left out (the caller names it);
-	// none of them in the file is an error.
+	// Columns names the columns to read (nil: every column); the file's
+	// other columns are ignored (a missing value or a mix of numbers and
+	// text in them does not matter). A name the file lacks is left out (the
+	// caller names it); none of them in the file is an error.
 	Columns []string
 	// Categorical names columns read as categorical even when their cells
 	// are numbers.
@@ -92,11 +92,7 @@ func ReadTable(path, format string, opt TableOptions) (*Table, error) {
 	if opt.Missing != "" && opt.Missing != MissingError && opt.Missing != MissingDrop {
 		return nil, &ParseError{File: path, Msg: fmt.Sprintf("missing-value rule %q: expected %q or %q", opt.Missing, MissingError, MissingDrop)}
 	}
-	use := opt.Columns
-	if use == nil {
-		use = []string{}
-	}
-	copt := CSVOptions{Header: true, Delimiter: opt.Delimiter, Categorical: opt.Categorical, Missing: opt.Missing, MaxBytes: opt.MaxBytes, use: use}
+	copt := opt.csvOptions()
 	var r io.Reader
 	name := path
 	if path == "-" {
@@ -128,6 +124,24 @@ func ReadTable(path, format string, opt TableOptions) (*Table, error) {
 	default:
 		return nil, &ParseError{File: name, Msg: format + " data hold no named columns (a table with a header line, Parquet or a data store is read by its columns' names)"}
 	}
+	if err != nil {
+		return nil, err
+	}
+	return tbl.columns()
+}
+
+// csvOptions are the options of parseCSV that read a Table.
+func (opt TableOptions) csvOptions() CSVOptions {
+	return CSVOptions{Header: true, Delimiter: opt.Delimiter, Categorical: opt.Categorical, Missing: opt.Missing, MaxBytes: opt.MaxBytes, table: true, use: opt.Columns}
+}
+
+// ParseTable reads delimited text from r as ReadTable reads a file (name
+// is how errors name it).
+func ParseTable(r io.Reader, name string, opt TableOptions) (*Table, error) {
+	if opt.Missing != "" && opt.Missing != MissingError && opt.Missing != MissingDrop {
+		return nil, &ParseError{File: name, Msg: fmt.Sprintf("missing-value rule %q: expected %q or %q", opt.Missing, MissingError, MissingDrop)}
+	}
+	tbl, _, err := parseCSV(r, name, opt.csvOptions())
 	if err != nil {
 		return nil, err
 	}
@@ -202,7 +216,7 @@ func storeTable(path string, opt TableOptions) (*Table, error) {
 	names := append(slices.Clone(st.Names()), st.Target())
 	var idx []int
 	for j, n := range names {
-		if slices.Contains(opt.Columns, n) {
+		if opt.Columns == nil || slices.Contains(opt.Columns, n) {
 			idx = append(idx, j)
 		}
 	}

@@ -48,6 +48,8 @@ type ChainWeights struct {
 	Chains         []*loo.Result
 	Rows, N, Draws int // rows used, training rows, draws a chain
 	Thin           int // every Thin-th draw of a chain was used
+	// Stuck are the chains (0-based) whose draws never move: weight 0.
+	Stuck []int
 	Stacked, Equal float64
 	MaxK           float64 // largest Pareto k̂ over the chains and rows
 	// HighK is the fraction of the chains' rows whose k̂ is above
@@ -63,7 +65,71 @@ type ChainWeights struct {
 // thinned evenly to at most stackMaxDraws draws. With fewer than 2 chains
 // or fewer than stackMinDraws draws in a chain it returns equal weights and
 // says why.
+//
+// A chain whose draws never move (a stuck chain) gets weight 0 and is
+// named in Stuck: its PSIS-LOO would be the log density of one point,
+// with every importance ratio alike, which can look better than a chain
+// that explores; the others are stacked.
 func StackChains(m langevin.Model, tr *langevin.Trace, seed uint64) (*ChainWeights, error) {
+	var stuck, moving []int
+	for k, ch := range tr.Draws {
+		if chainStuck(ch, m.Dim()) {
+			stuck = append(stuck, k)
+		} else {
+			moving = append(moving, k)
+		}
+	}
+	if len(stuck) == 0 || len(moving) == 0 {
+		return stackChains(m, tr, seed)
+	}
+	sub := &langevin.Trace{Names: tr.Names, Thin: tr.Thin}
+	for _, k := range moving {
+		sub.Draws = append(sub.Draws, tr.Draws[k])
+	}
+	var cw *ChainWeights
+	if len(moving) == 1 {
+		cw = &ChainWeights{Method: "stacking", W: []float64{1}, Chains: []*loo.Result{nil}}
+	} else {
+		var err error
+		if cw, err = stackChains(m, sub, seed); err != nil {
+			return nil, err
+		}
+	}
+	w := make([]float64, len(tr.Draws))
+	res := make([]*loo.Result, len(tr.Draws))
+	for i, k := range moving {
+		w[k] = cw.W[i]
+		if i < len(cw.Chains) {
+			res[k] = cw.Chains[i]
+		}
+	}
+	if cw.Method != "stacking" { // too short: equal over the moving chains
+		for _, k := range moving {
+			w[k] = 1 / float64(len(moving))
+		}
+	}
+	cw.W, cw.Chains, cw.Stuck = w, res, stuck
+	return cw, nil
+}
+
+// chainStuck reports whether every draw of the chain has the same first d
+// coordinates as its first draw.
+func chainStuck(ch [][]float64, d int) bool {
+	if len(ch) < 2 {
+		return false
+	}
+	for _, r := range ch[1:] {
+		for j, v := range r[:d] {
+			if v != ch[0][j] {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// stackChains is StackChains over chains that all move.
+func stackChains(m langevin.Model, tr *langevin.Trace, seed uint64) (*ChainWeights, error) {
 	K := len(tr.Draws)
 	n := math.MaxInt
 	for _, ch := range tr.Draws {
@@ -237,11 +303,22 @@ func (cw *ChainWeights) String() string {
 	}
 	el := make([]string, len(cw.Chains))
 	for k, r := range cw.Chains {
+		if r == nil {
+			el[k] = "–"
+			continue
+		}
 		el[k] = fmt.Sprintf("%.1f", r.ELPD.Estimate)
 	}
 	rows := fmt.Sprintf("the %d training rows", cw.N)
 	if cw.Rows < cw.N {
 		rows = fmt.Sprintf("%d of the %d training rows (a random sample; at most %d: the cost is rows × draws network evaluations)", cw.Rows, cw.N, stackRows)
+	}
+	if len(cw.Stuck) > 0 {
+		names := make([]string, len(cw.Stuck))
+		for i, k := range cw.Stuck {
+			names[i] = fmt.Sprint(k + 1)
+		}
+		rows += fmt.Sprintf("; chain %s gets weight 0: its draws never move (a stuck chain, whose PSIS-LOO would be one point's)", strings.Join(names, ", "))
 	}
 	if cw.Thin > 1 {
 		rows += fmt.Sprintf(" and every %d-th draw of a chain (%d draws; at most %d)", cw.Thin, cw.Draws, stackMaxDraws)

@@ -56,9 +56,9 @@ type Settings struct {
 	// Control, when not nil, follows and stops a Problem's run (the
 	// command's signals, time line and progress).
 	Control Control
-	// RunDir, when not nil, receives a Problem's draws as they come, its
-	// checkpoints, summary and model (--out DIR).
-	RunDir *RunDir
+	// RunWriter, when not nil, receives a Problem's draws as they come, its
+	// checkpoints, summary and model (a run directory: RunDir.Writer).
+	RunWriter RunWriter
 	// Start is when the job began, from which MaxTime counts (zero: when Run
 	// is called).
 	Start time.Time
@@ -116,7 +116,7 @@ type Result struct {
 	Weights *ChainWeights
 
 	// The account of a Problem's run, as langevin run prints it.
-	Config      *Config       // the configuration as run (--sampler auto: the sampler it chose)
+	Config      *Config       // the configuration as run (the auto sampler: the sampler it chose)
 	MAPErr      error         // why the MAP baseline was not found (nil: found)
 	Elapsed     time.Duration // the sampling's wall time
 	Interrupted error         // the signal that stopped the run (nil: none)

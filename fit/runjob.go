@@ -80,7 +80,7 @@ func runProblem(ctx context.Context, j *Problem, s Settings) (res *Result, runEr
 	if jobStart.IsZero() {
 		jobStart = time.Now()
 	}
-	rd := s.RunDir
+	rd := s.RunWriter
 	if err := CheckRunSize(c, m, c.EarlyOptions()); err != nil {
 		return nil, err // before any work; checked again with the plan's options
 	}
@@ -92,11 +92,11 @@ func runProblem(ctx context.Context, j *Problem, s Settings) (res *Result, runEr
 		defer LaplaceHook(lap)
 	}
 	// The phases before the sampling end at the first signal or at
-	// --max-time, whatever they are doing (ctl.Do).
+	// the time budget (MaxTime), whatever they are doing (ctl.Do).
 	pre, preCancel := ctx, context.CancelFunc(func() {})
 	if c.MaxTime > 0 {
 		pre, preCancel = context.WithTimeoutCause(ctx, c.MaxTime-time.Since(jobStart),
-			fmt.Errorf("--max-time %v reached before the sampling began (in %s): no draws; raise --max-time", c.MaxTime, "the MAP and the plan"))
+			&TimeBudgetError{Limit: c.MaxTime, Phase: "the MAP and the plan"})
 	}
 	defer preCancel()
 	var mapTheta []float64
@@ -113,7 +113,7 @@ func runProblem(ctx context.Context, j *Problem, s Settings) (res *Result, runEr
 	usePrecond := c.UsesLaplacePrecondOn(m)
 	needMAP := c.Init == "map" || c.Init == "laplace" || usePrecond || c.Cv
 	if mapErr != nil && needMAP {
-		return nil, fmt.Errorf("finding the MAP (needed by --init map|laplace and --precond laplace): %w", mapErr)
+		return nil, &MAPError{Err: mapErr}
 	}
 	j.Env = &BuildEnv{C: c, M: m, Lap: lap, MapTh: mapTheta, Points: NetPoints(j.Test)}
 	var laplace []float64
@@ -156,7 +156,7 @@ func runProblem(ctx context.Context, j *Problem, s Settings) (res *Result, runEr
 	}
 	init := c.Initializer(mapTheta, laplace)
 	if j.Env.Init != nil {
-		init = j.Env.Init // the build's own start (--sampler nuts on a degenerate mode)
+		init = j.Env.Init // the build's own start (NUTS on a degenerate mode)
 	}
 	opts := langevin.Options{
 		Chains: c.Chains, Iters: c.Iters, BurnIn: c.Burnin, Thin: c.Thin, Seed: c.Seed,
@@ -168,7 +168,7 @@ func runProblem(ctx context.Context, j *Problem, s Settings) (res *Result, runEr
 	auto := j.Env.Auto
 	until := ""
 	if auto != nil {
-		auto.Adjust(c, m, &opts, jobStart) // --max-time covers the whole job
+		auto.Adjust(c, m, &opts, jobStart) // the time budget covers the whole job
 		if opts.Until != nil {
 			until = fmt.Sprintf("until %s, at most %d per chain", NewRHatRule(m, c.TargetESS).ProgressText(), opts.Iters)
 			if auto.Net != nil {
@@ -176,7 +176,7 @@ func runProblem(ctx context.Context, j *Problem, s Settings) (res *Result, runEr
 			}
 		}
 	}
-	// The bar counts the run's own cap (a plan's, not --iters' 10⁷).
+	// The bar counts the run's own cap (a plan's, not the default 10⁷).
 	update, startBar, stopBar := ctl.Progress(opts.Chains, opts.Iters, until)
 	opts.Progress = update
 	if s.Control == nil {
@@ -187,15 +187,11 @@ func runProblem(ctx context.Context, j *Problem, s Settings) (res *Result, runEr
 	}
 	if rd != nil {
 		names := append(langevin.ParamNames(m), DerivedNames(m)...)
-		hc := c // the headers record the run as planned (--sampler auto: its choice)
+		hc := c // the headers record the run as planned (the auto sampler: its choice)
 		if auto != nil {
 			hc = auto.Planned(c, opts.Thin, opts.Iters)
 		}
-		if rd.Resuming() {
-			if opts.Resume, err = rd.ResumeChains(j.ChainConfig(hc), opts.FirstChain+1, opts.Chains, smp.StatNames(), names); err != nil {
-				return nil, err
-			}
-		} else if err := rd.OpenChains(j.ChainConfig(hc), opts.FirstChain+1, opts.Chains, smp.StatNames(), names); err != nil {
+		if opts.Resume, err = rd.Open(hc, opts.FirstChain+1, opts.Chains, smp.StatNames(), names); err != nil {
 			return nil, err
 		}
 		opts.Sink = rd.Sink
@@ -207,9 +203,6 @@ func runProblem(ctx context.Context, j *Problem, s Settings) (res *Result, runEr
 		opts.Sink = s.Sink
 	}
 	ctl.Enter("sampling", false)
-	if rd != nil {
-		rd.Sampling = true
-	}
 	start := time.Now()
 	startBar()
 	// --max-time holds in the warm-up too, which the ESS rule does not
@@ -240,14 +233,13 @@ func runProblem(ctx context.Context, j *Problem, s Settings) (res *Result, runEr
 	}
 	runErr = auto.ExplainError(m, runErr)
 	if rd != nil && tr != nil {
-		rd.Sampled(tr, intr == nil, j.Stderr)
+		rd.Sampled(tr, intr == nil)
 	}
 	if tr == nil || (runErr != nil && tr.NumDraws() == 0) {
 		if rd != nil {
-			if err := rd.MarkFinished(); err != nil {
+			if err := rd.Abandon(runErr); err != nil {
 				ctl.Warn(fmt.Sprintf("warning: %v", err))
 			}
-			rd.W.Close(runErr)
 		}
 		if tr == nil {
 			return nil, InputError{Err: runErr}
@@ -256,7 +248,7 @@ func runProblem(ctx context.Context, j *Problem, s Settings) (res *Result, runEr
 	}
 
 	ctl.Enter("writing", false)
-	pc := c // the configuration as run (--sampler auto: the sampler it chose)
+	pc := c // the configuration as run (the auto sampler: the sampler it chose)
 	if auto != nil {
 		pc = auto.Config(c, tr)
 	}
@@ -278,14 +270,11 @@ func runProblem(ctx context.Context, j *Problem, s Settings) (res *Result, runEr
 		res.Weights = RunChainWeights(m, j.Env.Glm, tr, c.Mlp.ChainWeights, c.Seed)
 	}
 	if rd != nil {
-		rd.Keep(tr)
 		sum := res.Table
 		if runErr != nil && intr == nil {
 			sum = nil // a failed run (exit 1) leaves no summary.csv
 		}
-		mf := j.ModelFile()
-		res.Weights.Record(mf)
-		if res.Files, err = rd.Finish(runErr, sum, mf, j.Scaler); err != nil {
+		if res.Files, err = rd.Finish(tr, runErr, sum, res.Weights); err != nil {
 			return nil, err
 		}
 	}
@@ -329,3 +318,24 @@ func runProblem(ctx context.Context, j *Problem, s Settings) (res *Result, runEr
 	res.Account = notes.String()
 	return res, runErr
 }
+
+// TimeBudgetError is the time budget of a run (Config.MaxTime) ending
+// before the sampling began: there are no draws.
+type TimeBudgetError struct {
+	Limit time.Duration
+	Phase string // what the run was doing
+}
+
+func (e *TimeBudgetError) Error() string {
+	return fmt.Sprintf("the time budget of %v ended before the sampling began (in %s): no draws", e.Limit, e.Phase)
+}
+
+// MAPError is the failure to find a MAP that the run needs: for its
+// initial points, its preconditioner or its control variates.
+type MAPError struct{ Err error }
+
+func (e *MAPError) Error() string {
+	return "finding the MAP (needed for the initial points and the preconditioner): " + e.Err.Error()
+}
+
+func (e *MAPError) Unwrap() error { return e.Err }

@@ -216,10 +216,27 @@ func meanSD(a []float64) (m, s float64) {
 }
 
 func preview(l []string) string {
+	more := ""
 	if len(l) > 4 {
-		return strings.Join(l[:4], ", ") + ", …"
+		l, more = l[:4], ", …"
 	}
-	return strings.Join(l, ", ")
+	c := make([]string, len(l))
+	for i, v := range l {
+		c[i] = clip(v)
+	}
+	return strings.Join(c, ", ") + more
+}
+
+// clip returns s, or its first 40 characters and "…": a message names a
+// level or a cell, never copies a 10 MB one.
+func clip(s string) string {
+	if len(s) <= 40 {
+		return s
+	}
+	if r := []rune(s); len(r) > 40 {
+		return string(r[:40]) + "…"
+	}
+	return s
 }
 
 // factor returns the codes and levels of a categorical expression: a
@@ -267,7 +284,7 @@ func (e *env) factor(x *Expr) (codes []int, levels []string, isCat bool, err err
 				break
 			}
 		}
-		return nil, nil, false, e.errf(src, "column %q holds text (%q at row %d), but numbers in the training data: expected a number in every row", src.Name, cell, row)
+		return nil, nil, false, e.errf(src, "column %q holds text (%q at row %d), but numbers in the training data: expected a number in every row", src.Name, clip(cell), row)
 	}
 	tr := cd.levels
 	idx := make(map[string]int, len(tr))
@@ -278,7 +295,7 @@ func (e *env) factor(x *Expr) (codes []int, levels []string, isCat bool, err err
 	for i, k := range codes {
 		j, ok := idx[levels[k]]
 		if !ok {
-			return nil, nil, false, e.errf(x, "%s: level %q (row %d) was not in the training data (levels %s)", x.Text, levels[k], i+1, preview(tr))
+			return nil, nil, false, e.errf(x, "%s: level %q (row %d) was not in the training data (levels %s)", clip(x.Text), clip(levels[k]), i+1, preview(tr))
 		}
 		out[i] = j
 	}
@@ -298,7 +315,7 @@ func (e *env) block(x *Expr, contrasts bool) (*block, error) {
 			start = 1
 		}
 		if len(levels)-start < 1 {
-			return nil, e.errf(x, "%s has a single level %q: nothing to estimate", x.Text, levels[0])
+			return nil, e.errf(x, "%s has a single level %q: nothing to estimate", x.Text, clip(levels[0]))
 		}
 		if n := len(levels); e.train && n > MaxLevels && n*MinRowsPerLevel > len(codes) {
 			return nil, e.errf(x, "%s has %d levels in %d rows, fewer than %d rows a level: as a population-level predictor it would be %d columns, each coefficient learnt from a handful of rows under a flat prior; make it a group-level term (1 | %s), whose effects share one prior, or leave it out (an identifier?)",

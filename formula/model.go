@@ -33,7 +33,7 @@ type Options struct {
 	// unweighted means, which moves the Intercept prior a little).
 	Trials string
 	// Centring chooses the parameterisation of the group effects:
-	// "centred", "noncentred", or "" for the rule (CentredMedianRows).
+	// "centred", "noncentred", or "" for the rule (CentredMinRows).
 	Centring string
 	// Unscaled keeps the population-level design in the data's units
 	// inside the model (θ's b block is then b itself). The zero value
@@ -45,11 +45,9 @@ type Options struct {
 	MaxDesignBytes int64
 }
 
-// CentredMedianRows and CentredMinRows are the rule of the group effects'
-// parameterisation: a term whose median level has at least
-// CentredMedianRows rows and whose fewest has at least CentredMinRows
-// (a binomial cell counts its trials) is centred (parameters
-// r_j ~ N(0, diag(sd) Ω diag(sd))), otherwise non-centred
+// CentredMinRows is the rule of the group effects' parameterisation: a
+// term whose every level has at least this many rows is centred
+// (parameters r_j ~ N(0, diag(sd) Ω diag(sd))), otherwise non-centred
 // (r_j = diag(sd) L z_j, z_j ~ N(0, I), as brms). With few rows per level
 // the data hardly inform r_j and the centred form has a funnel between sd
 // and the r_j; with many, the data pin each r_j and it is the non-centred
@@ -60,18 +58,17 @@ type Options struct {
 // Girolami 2015, "Hamiltonian Monte Carlo for hierarchical models"). 100
 // Bernoulli rows give a level's intercept a data precision of about 25 (at
 // p = ½) against a prior precision 1/sd² of about 1–4 for the usual
-// scales; a Gaussian row gives 1/σ², more. The median, not the fewest,
-// decides, because with random group sizes the fewest of 1,000 levels of
-// mean 100 rows holds about 70, and a few weakly informed levels do not
-// make a funnel when the many others pin sd; the fewest must still hold
-// half. Measured: 3,000 bernoulli rows in 30 levels of 100, centred, the
-// block-arrow SG-MCMC plan in 1.8 s of CPU against 37 s for NUTS on the
-// non-centred form, every population-level and scale parameter within
-// 0.12 NUTS sd and sds within 5% (docs/formulas.md).
-const (
-	CentredMedianRows = 100
-	CentredMinRows    = 50
-)
+// scales. Measured: 3,000 bernoulli rows in 30 levels of 100, centred,
+// the block-arrow SG-MCMC plan in 1.8 s of CPU against 37 s for NUTS on
+// the non-centred form, every population-level and scale parameter within
+// 0.11 NUTS sd and sds within 5% (docs/formulas.md). Not the median
+// level: on 10⁵ bernoulli rows in 1,000 levels of random size (median
+// 100, fewest about 70) with varying slopes the centred joint density
+// has no mode that Newton's method or L-BFGS reaches — after the effects
+// given the scales converge, the slopes' sd and correlation run to the
+// funnel's neck (sd → 0, correlation → 1), where the joint density is
+// unbounded — so the run would stop at the MAP.
+const CentredMinRows = 100
 
 // groupTerm is one varying-effects term (terms | g) in the model.
 type groupTerm struct {
@@ -87,7 +84,7 @@ type groupTerm struct {
 	zb                  transform.Block // z (non-centred) or r (centred)
 	centred             bool
 	forced              bool        // Options.Centring chose the form, not the rule
-	minRows, medRows    int         // rows of the level with the fewest, of the median level
+	minRows             int         // rows of the level with the fewest
 	perm                []int       // K×K transpose, for the centred prior's factor
 	ident               []float64   // K×K identity: the factor of an uncorrelated term
 	zeroK               []float64   // K zeros: the centred prior's mean
@@ -313,12 +310,9 @@ func New(f *Formula, tab Table, opt Options) (*Model, error) {
 			}
 		}
 		gt.minRows = slices.Min(count)
-		sorted := slices.Clone(count)
-		slices.Sort(sorted)
-		gt.medRows = sorted[len(sorted)/2]
 		switch opt.Centring {
 		case "":
-			gt.centred = gt.medRows >= CentredMedianRows && gt.minRows >= CentredMinRows
+			gt.centred = gt.minRows >= CentredMinRows
 		case "centred":
 			gt.centred, gt.forced = true, true
 		case "noncentred":
@@ -791,9 +785,9 @@ func (m *Model) Groups() []string {
 		if !g.corr || g.K == 1 {
 			kind = "uncorrelated"
 		}
-		param := fmt.Sprintf("effects non-centred, r = diag(sd)·L·z (the median level has %d rows, the fewest %d: not ≥ %d and ≥ %d)", g.medRows, g.minRows, CentredMedianRows, CentredMinRows)
+		param := fmt.Sprintf("effects non-centred, r = diag(sd)·L·z (a level has %d rows < %d)", g.minRows, CentredMinRows)
 		if g.centred {
-			param = fmt.Sprintf("effects centred, r ~ N(0, diag(sd)·Ω·diag(sd)) (the median level has %d ≥ %d rows, the fewest %d ≥ %d)", g.medRows, CentredMedianRows, g.minRows, CentredMinRows)
+			param = fmt.Sprintf("effects centred, r ~ N(0, diag(sd)·Ω·diag(sd)) (every level has ≥ %d rows, the fewest %d)", CentredMinRows, g.minRows)
 		}
 		if g.forced {
 			param = "effects non-centred, r = diag(sd)·L·z (as asked)"

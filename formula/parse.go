@@ -69,8 +69,17 @@ type SyntaxError struct {
 }
 
 func (e *SyntaxError) Error() string {
-	return fmt.Sprintf("formula: column %d: %s", e.Col, e.Msg)
+	msg := e.Msg
+	if r := []rune(msg); len(r) > maxMessage {
+		// A message that quotes a term of a 100 KB formula: its start
+		// and end (what was expected).
+		msg = string(r[:maxMessage/2]) + " … " + string(r[len(r)-maxMessage/2:])
+	}
+	return fmt.Sprintf("formula: column %d: %s", e.Col, msg)
 }
+
+// maxMessage is the longest SyntaxError message, in characters.
+const maxMessage = 1000
 
 type token struct {
 	kind string // "id", "num", "op", "eof"

@@ -232,10 +232,10 @@ func (m *Model) inverseLink(eta float64) float64 {
 // NewLevelError is Predict's error for a group level of the new data that
 // the training data did not have, under NewLevelsError.
 type NewLevelError struct {
-	Group, Level string
-	Count        int // new levels of the factor in the new data
+	Group, Level string // Level in full; Error clips it
+	Count        int    // new levels of the factor in the new data
 }
 
 func (e *NewLevelError) Error() string {
-	return fmt.Sprintf("grouping factor %s: level %q of the new data was not in the training data (%d new level(s); predict with new levels at the population level or sampled from the group distribution)", e.Group, e.Level, e.Count)
+	return fmt.Sprintf("grouping factor %s: level %q of the new data was not in the training data (%d new level(s); predict with new levels at the population level or sampled from the group distribution)", e.Group, clip(e.Level), e.Count)
 }

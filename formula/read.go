@@ -32,7 +32,12 @@ func Read(path, format string, f *Formula, opt data.TableOptions) (*Frame, *Drop
 	if opt.Columns == nil {
 		opt.Columns = f.Columns()
 	}
-	t, err := data.ReadTable(path, format, opt)
+	return frameOf(data.ReadTable(path, format, opt))
+}
+
+// frameOf is the Frame of t and the rows dropped, or err (a missing value
+// wrapping ErrMissing too).
+func frameOf(t *data.Table, err error) (*Frame, *Dropped, error) {
 	if errors.Is(err, data.ErrMissing) {
 		err = &missingError{err}
 	}

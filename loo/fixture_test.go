@@ -115,7 +115,7 @@ func relErr(got, want float64) float64 {
 	return math.Abs(got-want) / math.Max(math.Abs(want), 1e-300)
 }
 
-var fixtures = []string{"linear", "linear_scaled", "linear_nox2", "linear_x3", "logistic", "varying", "multimodal"}
+var fixtures = []string{"linear", "linear_scaled", "linear_nox2", "linear_x3", "logistic", "varying", "multimodal", "mlp"}
 
 const fixtureChains = 4
 

@@ -57,19 +57,30 @@ func (c *Convergence) String() string {
 // with draws × rows.
 func ClassConvergence(c Classifier, chains [][][]float64, X *mat.Dense) (*Convergence, error) {
 	k := c.NumClasses()
-	return convergence(chains, X, k, func(th []float64, Xb *mat.Dense, nb int, scratch *mat.Dense, dst []float64, pick []int) {
-		c.ClassProbs(th, Xb, scratch)
+	// The choice of each point's class evaluates every draw there; its
+	// probabilities are kept (cache[s·nb·k + i·k + j]) for the R̂ and ESS,
+	// not computed again.
+	var cache []float64
+	return convergence(chains, X, k, func(s int, _ []float64, _ *mat.Dense, nb int, _ *mat.Dense, dst []float64, pick []int) {
+		p := cache[s*nb*k : (s+1)*nb*k]
 		for i := 0; i < nb; i++ {
-			dst[i] = scratch.At(i, pick[i])
+			dst[i] = p[i*k+pick[i]]
 		}
 	}, func(Xb *mat.Dense, nb int, draws [][]float64, scratch *mat.Dense, pick []int) {
 		// The class with the largest mean probability over the draws.
+		if need := len(draws) * nb * k; cap(cache) < need {
+			cache = make([]float64, need)
+		}
+		cache = cache[:len(draws)*nb*k]
 		sum := make([]float64, nb*k)
-		for _, th := range draws {
+		for s, th := range draws {
 			c.ClassProbs(th, Xb, scratch)
+			p := cache[s*nb*k : (s+1)*nb*k]
 			for i := 0; i < nb; i++ {
 				for j := 0; j < k; j++ {
-					sum[i*k+j] += scratch.At(i, j)
+					v := scratch.At(i, j)
+					p[i*k+j] = v
+					sum[i*k+j] += v
 				}
 			}
 		}
@@ -81,13 +92,13 @@ func ClassConvergence(c Classifier, chains [][][]float64, X *mat.Dense) (*Conver
 
 // RegressConvergence is ClassConvergence for the regression function fₛ(x).
 func RegressConvergence(r Regressor, chains [][][]float64, X *mat.Dense) (*Convergence, error) {
-	return convergence(chains, X, 1, func(th []float64, Xb *mat.Dense, nb int, _ *mat.Dense, dst []float64, _ []int) {
+	return convergence(chains, X, 1, func(_ int, th []float64, Xb *mat.Dense, nb int, _ *mat.Dense, dst []float64, _ []int) {
 		r.RegressionMean(th, Xb, dst[:nb])
 	}, nil)
 }
 
 func convergence(chains [][][]float64, X *mat.Dense, width int,
-	eval func(th []float64, Xb *mat.Dense, nb int, scratch *mat.Dense, dst []float64, pick []int),
+	eval func(s int, th []float64, Xb *mat.Dense, nb int, scratch *mat.Dense, dst []float64, pick []int),
 	choose func(Xb *mat.Dense, nb int, draws [][]float64, scratch *mat.Dense, pick []int)) (*Convergence, error) {
 	if len(chains) == 0 || len(chains[0]) == 0 {
 		return nil, fmt.Errorf("predict: function-space convergence: no draws")
@@ -105,7 +116,7 @@ func convergence(chains [][][]float64, X *mat.Dense, width int,
 	n, cols := X.Dims()
 	S := len(all)
 	res := &Convergence{Points: n, MaxRHat: math.Inf(-1), MinESS: math.Inf(1), WorstRHat: -1, WorstESS: -1}
-	block := BlockRows(S, 1, n)
+	block := BlockRows(S, width, n)  // ClassConvergence keeps S × block × width probabilities
 	vals := make([]float64, S*block) // vals[i*S + s]
 	f := make([]float64, block)
 	pick := make([]int, block)
@@ -130,7 +141,7 @@ func convergence(chains [][][]float64, X *mat.Dense, width int,
 			choose(Xb, nb, all, scratch, pick)
 		}
 		for s, th := range all {
-			eval(th, Xb, nb, scratch, f, pick)
+			eval(s, th, Xb, nb, scratch, f, pick)
 			for i := 0; i < nb; i++ {
 				vals[i*S+s] = f[i]
 			}

@@ -36,9 +36,13 @@ func ScoreRegression(r Regressor, draws [][]float64, X *mat.Dense, y []float64) 
 	v := make([]float64, n)
 	mean := make([]float64, n)
 	acc := make([]logMeanExp, n)
+	var prev []float64
 	for _, th := range draws {
-		r.RegressionMean(th, X, f)
-		noiseVars(r, th, X, v) // σₛ², or σₛ²(xᵢ) of a PointNoise regressor
+		if !sameDraw(th, prev) {
+			r.RegressionMean(th, X, f)
+			noiseVars(r, th, X, v) // σₛ², or σₛ²(xᵢ) of a PointNoise regressor
+		}
+		prev = th
 		for i, fi := range f {
 			mean[i] += fi
 			d := y[i] - fi

@@ -117,8 +117,12 @@ func Classify(c Classifier, draws [][]float64, X *mat.Dense, opt ClassifyOptions
 		Xb := X.Slice(lo, hi, 0, cols).(*mat.Dense)
 		pb := mat.NewDense(hi-lo, k, nil)
 		sum := res.Probs.Slice(lo, hi, 0, k).(*mat.Dense)
+		var prev []float64
 		for _, th := range draws {
-			c.ClassProbs(th, Xb, pb)
+			if !sameDraw(th, prev) {
+				c.ClassProbs(th, Xb, pb)
+			}
+			prev = th
 			sum.Add(sum, pb)
 			for i := 0; i < hi-lo && !opt.ProbsOnly; i++ {
 				res.Expected[lo+i] += entropy(pb.RawRowView(i))
@@ -146,8 +150,12 @@ func Classify(c Classifier, draws [][]float64, X *mat.Dense, opt ClassifyOptions
 			nb := hi - lo
 			Xb := X.Slice(lo, hi, 0, cols).(*mat.Dense)
 			pb := mat.NewDense(nb, k, nil)
+			var prev []float64
 			for s, th := range draws {
-				c.ClassProbs(th, Xb, pb)
+				if !sameDraw(th, prev) {
+					c.ClassProbs(th, Xb, pb)
+				}
+				prev = th
 				copy(all[s*nb*k:(s+1)*nb*k], pb.RawMatrix().Data)
 			}
 			for i := 0; i < nb; i++ {
@@ -163,6 +171,13 @@ func Classify(c Classifier, draws [][]float64, X *mat.Dense, opt ClassifyOptions
 		}
 	}
 	return res, nil
+}
+
+// sameDraw reports whether th is prev itself (the same backing array and
+// length): a weighted mixture's draws repeat a chain's draws in a row
+// (fit.MixtureDraws), whose predictions are then not computed again.
+func sameDraw(th, prev []float64) bool {
+	return len(th) > 0 && len(th) == len(prev) && &th[0] == &prev[0]
 }
 
 // entropy returns −Σ pₖ log pₖ (0 log 0 = 0).
@@ -238,6 +253,13 @@ func Regress(r Regressor, draws [][]float64, X *mat.Dense, level float64) (*Regr
 		nb := hi - lo
 		Xb := X.Slice(lo, hi, 0, cols).(*mat.Dense)
 		for s, th := range draws {
+			if s > 0 && sameDraw(th, draws[s-1]) {
+				copy(f[s*nb:(s+1)*nb], f[(s-1)*nb:s*nb])
+				if pointNoise {
+					copy(v2[s*nb:(s+1)*nb], v2[(s-1)*nb:s*nb])
+				}
+				continue
+			}
 			r.RegressionMean(th, Xb, f[s*nb:(s+1)*nb])
 			if pointNoise {
 				noiseVars(r, th, Xb, v2[s*nb:(s+1)*nb])

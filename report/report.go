@@ -17,6 +17,7 @@
 package report
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/base64"
 	"errors"
@@ -489,10 +490,10 @@ func endOfBurnInNoise(tr *langevin.Trace) (inj, grad float64, ok bool) {
 // WriteHTML writes the report as one self-contained HTML page: inline
 // style, images as data URIs, no scripts and no external resources.
 func (r *Report) WriteHTML(w io.Writer) error {
-	return page.Execute(w, r)
+	return pageTmpl.Execute(w, r)
 }
 
-var page = template.Must(template.New("report").Funcs(template.FuncMap{
+var pageTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
 	"img": func(png []byte) template.HTMLAttr {
 		// base64's alphabet needs no escaping inside a quoted attribute.
 		return template.HTMLAttr(`src="data:image/png;base64,` + base64.StdEncoding.EncodeToString(png) + `"`)
@@ -562,16 +563,39 @@ pre { overflow-x: auto; font-size: 0.85em; }
 {{if .Warnings}}<ul class="warnings">
 {{range .Warnings}}<li>{{.}}</li>
 {{end}}</ul>{{else}}<p>None: {{.Passed}}.</p>{{end}}{{end}}
-{{range .Sections}}<h2>{{.Title}}</h2>
+{{range .Sections}}{{template "section" .}}{{end}}
+</body>
+</html>
+{{define "section"}}<h2>{{.Title}}</h2>
 {{with .Text}}<p>{{.}}</p>{{end}}
 {{with .Pre}}<pre>{{.}}</pre>{{end}}
 <div class="figs">
 {{range .Figures}}<figure><img alt="{{.Title}}" {{img .PNG}}>{{with .Caption}}<figcaption>{{.}}</figcaption>{{end}}</figure>
 {{end}}</div>
-{{end}}
-</body>
-</html>
-`))
+{{end}}`))
+
+// Splice returns the page with sec in it, between the comments
+// <!-- section NAME --> and <!-- /section NAME -->: in place of the one
+// there, else before </body>. A page without </body> is an error.
+func Splice(page []byte, name string, sec Section) ([]byte, error) {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "<!-- section %s -->\n", name)
+	if err := pageTmpl.ExecuteTemplate(&b, "section", sec); err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(&b, "<!-- /section %s -->\n", name)
+	open, end := []byte(fmt.Sprintf("<!-- section %s -->", name)), []byte(fmt.Sprintf("<!-- /section %s -->\n", name))
+	if i := bytes.Index(page, open); i >= 0 {
+		if j := bytes.Index(page[i:], end); j >= 0 {
+			return slices.Concat(page[:i], b.Bytes(), page[i+j+len(end):]), nil
+		}
+	}
+	i := bytes.LastIndex(page, []byte("</body>"))
+	if i < 0 {
+		return nil, errors.New("report: not a page of this package: no </body>")
+	}
+	return slices.Concat(page[:i], b.Bytes(), page[i:]), nil
+}
 
 func fmtNum(v float64) string {
 	switch {
@@ -611,6 +635,45 @@ func PredictiveSection(probs [][]float64, y []float64) (Section, error) {
 		Text:    "P(y = 1 | x, data) for every test point, sorted by its posterior mean, with the central 90% interval over the draws; squares mark the observed labels (report Figure 5). Wide bands are the points the model is unsure about.",
 		Figures: []Figure{{Title: "sorted predictive probabilities", PNG: png}},
 	}, nil
+}
+
+// LOOSection is the section of a run's PSIS-LOO (langevin loo): the k̂ plot
+// (k̂ of every row by its index; rows, when not nil, are the rows' 1-based
+// indices) and, where the model gives a predictive CDF (pit not all NaN),
+// the LOO-PIT histogram against the uniform. text is the loo table as
+// printed.
+func LOOSection(k, pit []float64, rows []int, threshold float64, text string) (Section, error) {
+	sec := Section{
+		Title: "LOO",
+		Text: "Leave-one-out cross-validation by Pareto smoothed importance sampling (langevin loo; docs/loo.md). " +
+			"The k̂ plot shows which rows the estimate cannot be trusted with: above the dashed threshold, see docs/loo.md for what to do. " +
+			"The LOO-PIT of a calibrated model is uniform: a U shape means predictive distributions too narrow, a hump too wide.",
+		Pre: text,
+	}
+	pk, err := plot.ParetoK(fmt.Sprintf("Pareto k̂ of %d rows", len(k)), k, rows, threshold)
+	if err != nil {
+		return Section{}, err
+	}
+	png, err := plot.Encode(pk, plot.Width, plot.Height, "png")
+	if err != nil {
+		return Section{}, err
+	}
+	sec.Figures = append(sec.Figures, Figure{Title: "Pareto k̂ by row", PNG: png})
+	for _, v := range pit {
+		if !math.IsNaN(v) {
+			pp, err := plot.LOOPIT("LOO-PIT", pit)
+			if err != nil {
+				return Section{}, err
+			}
+			png, err := plot.Encode(pp, plot.Width, plot.Height, "png")
+			if err != nil {
+				return Section{}, err
+			}
+			sec.Figures = append(sec.Figures, Figure{Title: "LOO-PIT", PNG: png})
+			break
+		}
+	}
+	return sec, nil
 }
 
 // BandSection is PredictiveSection for a band already summarised

@@ -51,6 +51,15 @@
 // complex numbers and tuples, and any function or distribution not in the
 // lists.
 //
+// Hostile input is an error, not a crash: nesting deeper than 200 levels, a
+// variable or container of more than 2²⁸ values (a huge size in the data),
+// a non-ASCII identifier, and a program that rejects θ = 0 and 100
+// uniform(−2, 2) points (CmdStan's initialisation) are refused with the
+// file, line and column. Model.Interrupt makes a loop that does not end
+// reject at its next iteration (the command calls it at a signal and
+// shortly after --max-time); a panic of the evaluator itself while
+// sampling gives log density −∞ and is kept by Model.Fault.
+//
 // # How it runs
 //
 // The program is interpreted on package ad's tape: each evaluation walks

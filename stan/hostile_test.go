@@ -88,9 +88,14 @@ func TestFaultGuard(t *testing.T) {
 	if m.Fault() != nil {
 		t.Fatalf("fault before any: %v", m.Fault())
 	}
+	calls := 0
+	m.OnFault(func(error) { calls++ })
 	m.recovered("an index out of range in the evaluator")
 	m.recovered("a second one")
 	if f := m.Fault(); f == nil || !strings.Contains(f.Error(), "internal error evaluating the program (please report it): an index out of range") {
 		t.Errorf("fault %v", f)
+	}
+	if calls != 1 {
+		t.Errorf("OnFault called %d times, want once", calls)
 	}
 }

@@ -44,6 +44,7 @@ type Model struct {
 	stop     atomic.Bool           // Interrupt: evaluations reject at the next loop iteration
 	fault    atomic.Pointer[Error] // the first internal error while sampling
 	rejected *Error                // the dry run's last rejection
+	onFault  func(error)           // OnFault
 	// Notes says what was left out (generated quantities that draw random
 	// numbers).
 	Notes []string
@@ -212,6 +213,10 @@ func (m *Model) Fault() error {
 	return nil
 }
 
+// OnFault sets f to be called once, from the evaluating goroutine, at the
+// first internal error (see Fault). Set it before sampling.
+func (m *Model) OnFault(f func(error)) { m.onFault = f }
+
 // recovered handles a panic r of an evaluation: the program's errors and
 // rejections give log density −∞ (in the dry run, New's errors); any other
 // panic is a fault of the evaluator, kept by Fault, and also gives −∞
@@ -230,7 +235,10 @@ func (m *Model) recovered(r any) {
 		if m.dry {
 			panic(r)
 		}
-		m.fault.CompareAndSwap(nil, &Error{File: m.prog.File, Msg: fmt.Sprintf("internal error evaluating the program (please report it): %v", r)})
+		f := &Error{File: m.prog.File, Msg: fmt.Sprintf("internal error evaluating the program (please report it): %v", r)}
+		if m.fault.CompareAndSwap(nil, f) && m.onFault != nil {
+			m.onFault(f)
+		}
 	}
 }
 

@@ -30,6 +30,11 @@ var slow = map[string]bool{
 	"kidiq-kidscore_interaction": true, "earnings-earn_height": true, "earnings-logearn_interaction": true,
 	"arK-arK": true, "garch-garch11": true, "arma-arma11": true, "gp_pois_regr-gp_pois_regr": true,
 	"nes1972-nes": true, "kilpisjarvi_mod-kilpisjarvi": true, "low_dim_gauss_mix-low_dim_gauss_mix": true,
+	"hmm_example-hmm_example": true, "earnings-logearn_height": true, "earnings-log10earn_height": true,
+	"earnings-logearn_height_male": true, "earnings-logearn_logheight_male": true, "earnings-logearn_interaction_z": true,
+	"nes1976-nes": true, "nes1980-nes": true, "nes1984-nes": true, "nes1988-nes": true, "nes1992-nes": true,
+	"nes1996-nes": true, "nes2000-nes": true, "bball_drive_event_0-hmm_drive_0": true, "bball_drive_event_1-hmm_drive_1": true,
+	"diamonds-diamonds": true, "mcycle_gp-accel_gp": true,
 }
 
 var (

@@ -57,7 +57,7 @@ func buildFormulaModel(j *fit.Problem) (*formula.Frame, error) {
 	// The design's columns: a quarter of the memory budget, as the data.
 	m, err := formula.New(f, tab, formula.Options{Family: c.Formula.Family, Priors: priors, MaxDesignBytes: budget.Memory() / 4})
 	if err != nil {
-		return nil, fit.InputErrorf("--formula %q on --data %s: %v", c.Formula.Text, c.Data, err)
+		return nil, fit.InputErrorf("--formula %q on --data %s: %v", clipText(c.Formula.Text, 200), c.Data, err)
 	}
 	j.M = m
 	j.ModelSettings = formulaSettings(m, c.Formula.Priors)
@@ -95,7 +95,7 @@ func checkFormulaTest(m *formula.Model, test *formula.Frame, path string) error 
 	_, err := m.Predict(test, nil, formula.NewLevelsError, nil)
 	var nl *formula.NewLevelError
 	if errors.As(err, &nl) {
-		return fit.InputErrorf("--test %s: column %q: level %q (%d new level(s) in all) is not among the training data's levels of the grouping factor %s: held-out rows of a new level are refused, as brms does by default (allow_new_levels = FALSE), since its effect is not estimated; drop those rows, or predict them with langevin predict --new-levels population|sample", path, nl.Group, nl.Level, nl.Count, nl.Group)
+		return fit.InputErrorf("--test %s: column %q: level %q (%d new level(s) in all) is not among the training data's levels of the grouping factor %s: held-out rows of a new level are refused, as brms does by default (allow_new_levels = FALSE), since its effect is not estimated; drop those rows, or predict them with langevin predict --new-levels population|sample", path, nl.Group, clipText(nl.Level, 40), nl.Count, nl.Group)
 	}
 	if err != nil {
 		return fit.InputErrorf("--test %s: %v", path, err)
@@ -307,4 +307,13 @@ func formulaReportTrace(tr *langevin.Trace, m *formula.Model) *langevin.Trace {
 		v.Warmup[c] = langevin.Draws{Theta: pick(w.Theta), Stats: w.Stats, Iters: w.Iters}
 	}
 	return &v
+}
+
+// clipText returns s, or its first n characters and "…" (a message names
+// a long formula or level, never copies it whole).
+func clipText(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
 }

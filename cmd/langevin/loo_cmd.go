@@ -20,6 +20,7 @@ import (
 	"github.com/langevin-go/langevin/fit"
 	"github.com/langevin-go/langevin/formula"
 	"github.com/langevin-go/langevin/loo"
+	"github.com/langevin-go/langevin/report"
 	"github.com/langevin-go/langevin/rundir"
 )
 
@@ -36,6 +37,7 @@ type looRun struct {
 	note      string        // about the draws used, printed under the table
 	chainRes  []*loo.Result // each chain's own PSIS-LOO (--chain-weights)
 	source    string        // the data and split, for messages
+	kfold     *kfoldResult  // --kfold
 }
 
 // cmdLoo estimates each run's expected log predictive density by PSIS-LOO
@@ -54,6 +56,10 @@ func cmdLoo(args []string, stdout, _ io.Writer) error {
 	fs.BoolVar(&chainWeights, "chain-weights", false, "also weight each run's chains by stacking of their own PSIS-LOO (Yao, Vehtari & Gelman 2022): chains stuck in different modes get the weights that predict best")
 	fs.StringVar(&out, "out", "", "write the pointwise estimates to `FILE` (CSV: run, row, elpd_loo, p_loo, pareto_k, n_eff, pit)")
 	fs.StringVar(&names, "names", "", "`NAME,…`: labels of the runs in the tables (default: the directories' base names)")
+	var withReport bool
+	var kfold int
+	fs.IntVar(&kfold, "kfold", 0, "also K-fold cross-validation: refit each run `K` times with its own arguments (resume.json), each without one fold of a seeded random partition of its training rows, and score the fold's rows (brms's kfold; for rows whose Pareto k̂ is high); 0: none")
+	fs.BoolVar(&withReport, "report", false, "also draw the k̂ plot and the LOO-PIT in a \"LOO\" section of each DIR/report.html (written as langevin report writes it when missing)")
 	fs.IntVar(&block, "block", 256, "rows of log-likelihoods held at a time (memory: rows × draws × 8 bytes)")
 	var dirs []string
 	for {
@@ -76,7 +82,14 @@ func cmdLoo(args []string, stdout, _ io.Writer) error {
 	} else if len(dirs) > 1 {
 		subsample = 0 // comparisons are of every row
 	}
+	if kfold != 0 && subsampleFlag == "auto" {
+		subsample = 0 // p_kfold needs every row's lpd
+	}
 	switch {
+	case kfold < 0 || kfold == 1:
+		return fit.InputErrorf("--kfold %d: expected 0 (none) or at least 2 folds", kfold)
+	case kfold > 0 && subsample > 0:
+		return fit.InputErrorf("--kfold with --subsample: K-fold scores every row")
 	case len(dirs) == 0:
 		return fit.InputErrorf("no run directory: expected langevin loo [flags] DIR... (the --out DIRs of langevin run)")
 	case block < 1:
@@ -96,6 +109,11 @@ func cmdLoo(args []string, stdout, _ io.Writer) error {
 			return err
 		}
 		r.name = labels[i]
+		if kfold > 0 {
+			if r.kfold, err = looKFold(dir, kfold, seed, r.res.ELPD.Estimate+r.res.PLoo.Estimate); err != nil {
+				return err
+			}
+		}
 		if i > 0 && r.rowsHash != runs[0].rowsHash {
 			return fit.InputErrorf("%s and %s: the runs were fitted to different rows (%s; %s): leave-one-out estimates compare only on the same rows", dirs[0], dir, runs[0].source, r.source)
 		}
@@ -123,6 +141,9 @@ func cmdLoo(args []string, stdout, _ io.Writer) error {
 		}
 		if r.note != "" {
 			fmt.Fprintln(stdout, r.note)
+		}
+		if r.kfold != nil {
+			formatKFold(stdout, r.kfold)
 		}
 		if r.chainW != nil {
 			fmt.Fprintf(stdout, "\nchains: stacking weights of the chains' own PSIS-LOO (%d draws each)\n", r.chainRes[0].Draws)
@@ -153,10 +174,58 @@ func cmdLoo(args []string, stdout, _ io.Writer) error {
 		fmt.Fprintln(stdout)
 		formatWeights(stdout, labels, st, pb)
 	}
+	if withReport {
+		for _, r := range runs {
+			path, err := looReport(r)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(stdout, "\nreport:   %s (section LOO)\n", path)
+		}
+	}
 	if out != "" {
 		fmt.Fprintf(stdout, "\nwritten:  %s\n", out)
 	}
 	return nil
+}
+
+// looReport puts the run's k̂ plot, LOO-PIT and table into the "LOO"
+// section of DIR/report.html, writing the page first (langevin report) when
+// there is none.
+func looReport(r *looRun) (string, error) {
+	path := filepath.Join(r.dir, rundir.ReportFile)
+	if _, err := os.Stat(path); err != nil {
+		if err := cmdReport([]string{r.dir}, io.Discard, io.Discard); err != nil {
+			return "", err
+		}
+	}
+	page, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	var text strings.Builder
+	if r.ss != nil {
+		formatSubsampled(&text, r.ss, r.res)
+	} else {
+		formatLOO(&text, r.res)
+	}
+	k := make([]float64, len(r.res.Pointwise))
+	for i, p := range r.res.Pointwise {
+		k[i] = p.K
+	}
+	var rows []int
+	for _, i := range r.sampled {
+		rows = append(rows, i+1)
+	}
+	sec, err := report.LOOSection(k, r.pit, rows, loo.KThreshold(r.res.Draws), strings.TrimSpace(text.String()))
+	if err != nil {
+		return "", err
+	}
+	page, err = report.Splice(page, "loo", sec)
+	if err != nil {
+		return "", fit.InputErrorf("%s: %v", path, err)
+	}
+	return path, os.WriteFile(path, page, 0o644)
 }
 
 // looOfRun rebuilds a run's model on its training rows and computes

@@ -22,7 +22,7 @@ import (
 // 2.5.1 printed them (loo/testdata/*_print.txt), but for the last line,
 // which points to docs/loo.md instead of R's help page.
 func TestLooPrintAsR(t *testing.T) {
-	for _, name := range []string{"linear", "linear_nox2", "logistic", "varying", "multimodal"} {
+	for _, name := range []string{"linear", "linear_nox2", "logistic", "varying", "multimodal", "mlp"} {
 		t.Run(name, func(t *testing.T) {
 			dir := filepath.Join("..", "..", "loo", "testdata")
 			m := readGz(t, filepath.Join(dir, name+".csv.gz"))

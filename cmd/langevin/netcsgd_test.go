@@ -87,3 +87,37 @@ func TestNetConstSGDRule(t *testing.T) {
 		t.Errorf("csgd at the uncapped η* = %g: the predictive passed the check, which then cannot catch an unstable step:\n%s", etaStar, out)
 	}
 }
+
+// TestNetStepTooLargeWarns: a network run with --step 10× the plan's step
+// (η·λmax(MH) = 1 against the plan's 0.1) warns — the function-space checks
+// cannot see a variance the step inflates — and the plan's own step given
+// as --step does not.
+func TestNetStepTooLargeWarns(t *testing.T) {
+	base := []string{"run", "--model", "mlp", "--data", "moons", "--n", "300", "--hidden", "10", "--map-iters", "2000", "--iters", "2000", "--quiet"}
+	code, out, errOut := runMain(base...)
+	if code != 0 {
+		t.Fatalf("default: exit %d: %s", code, errOut)
+	}
+	var eta float64
+	i := strings.Index(out, "auto:     step: η = ")
+	if i < 0 {
+		t.Fatalf("no auto: step line:\n%s", out)
+	}
+	if _, err := fmt.Sscanf(out[i:], "auto:     step: η = %g", &eta); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		f    float64
+		warn bool
+	}{{1, false}, {10, true}} {
+		step := strconv.FormatFloat(c.f*eta, 'g', 4, 64)
+		code, out, errOut := runMain(append(append([]string(nil), base...), "--step", step)...)
+		if code != 0 {
+			t.Fatalf("--step %s: exit %d: %s", step, code, errOut)
+		}
+		warned := strings.Contains(out, "warning:  --step "+step+": η·λmax(MH) = ")
+		if warned != c.warn || (!c.warn && !strings.Contains(out, "stability: --step "+step)) {
+			t.Errorf("--step %s (%g× the plan's): warned %v, want %v:\n%s", step, c.f, warned, c.warn, out)
+		}
+	}
+}

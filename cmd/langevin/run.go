@@ -44,20 +44,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) (runErr error) {
 	if c.Report && out == "" {
 		out = fit.DefaultReportDir
 	}
-	var rd *fit.RunDir // the draws stream into DIR as they come
-	if resume != nil {
-		if rd, err = fit.ReopenRunDir(resume); err != nil {
-			return err
-		}
-		fmt.Fprintln(stderr, "langevin run: "+resume.Describe()) // even with --quiet
-	} else if out != "" {
-		if rd, err = fit.CreateRunDir(out, c.Overwrite); err != nil {
-			return err
-		}
-		if err := rd.SaveResumeInfo(c, args); err != nil {
-			rd.W.Discard(err)
-			return err
-		}
+	rd, err := openRunDir(c, resume, out, args, stderr) // the draws stream into DIR as they come
+	if err != nil {
+		return err
 	}
 	if rd != nil {
 		st.SetCloser(func(err error) { rd.W.Close(err) })
@@ -107,56 +96,18 @@ func cmdRun(args []string, stdout, stderr io.Writer) (runErr error) {
 		j.Relabel = func(t diag.Table) diag.Table { return formulaTable(t, fm) } // brms's names, as printed
 	}
 	ctl := runControl{st: st, ph: ph, stderr: stderr, quiet: c.Quiet}
-	res, runErr := fit.Run(ctx, fit.Job{Problem: j}, fit.Settings{Control: ctl, RunDir: rd, Start: jobStart}, nil)
+	set := fit.Settings{Control: ctl, Start: jobStart}
+	if rd != nil {
+		set.RunWriter = rd.Writer(j)
+	}
+	res, runErr := fit.Run(ctx, fit.Job{Problem: j}, set, nil)
 	if res == nil {
-		return runErr
+		return runError(runErr)
 	}
 
-	tr, pc, table := res.Trace, res.Config, res.Table
-	mapTheta, intr := res.MAP, res.Interrupted
-	if c.Formula.Text != "" {
-		printFormulaHeader(stdout, j, pc)
-	} else if c.Stan != "" {
-		fmt.Fprintf(stdout, "Stan program %s on %s (d = %d), %s, %s\n\n", c.Stan, j.Train.Source, m.Dim(), pc.Describe(), c.ChainsText())
-	} else if c.Toy() {
-		fmt.Fprintf(stdout, "toy target %s (d = %d, no data, gradient noise sd %g), %s, %s\n\n",
-			c.Model, m.Dim(), c.GradNoise, pc.Describe(), c.ChainsText())
-	} else {
-		fmt.Fprintf(stdout, "%s on %s (N = %d train, %d test, d = %d), %s, %s\n\n",
-			fit.ModelTitle(c.Model, m), j.Train.Source, j.TrainLen(), j.TestLen(), m.Dim(), pc.Describe(), c.ChainsText())
-	}
-	fit.PrintCoding(stdout, j.Train)
-	if l := fit.LabelsNote(c, j.Train.Target); l != "" {
-		fmt.Fprintln(stdout, l)
-	}
-	if j.NoiseNote != "" {
-		fmt.Fprintln(stdout, j.NoiseNote)
-	}
-	printed := table
-	if j.Relabel != nil {
-		printed = j.Relabel(table)
-	}
-	if sm, ok := m.(*stan.Model); ok {
-		printed = stanTable(table, sm)
-	}
-	if _, ok := m.(*model.MLP); ok {
-		printed = netTable(stdout, table, rd != nil)
-	}
-	if len(printed) > 0 {
-		if err := printed.Format(stdout); err != nil {
-			return err
-		}
-	}
-	for _, n := range []string{res.DrawsNote, res.Sigma2Note} {
-		if n != "" {
-			fmt.Fprintln(stdout, n)
-		}
-	}
-	fmt.Fprintln(stdout)
-	if j.Train != nil && fit.NamedTable(c.Data, j.Train.Coding) {
-		if err := fit.PrintDataScale(stdout, tr, j.Train.Names, j.Scaler); err != nil {
-			return err
-		}
+	tr, pc, intr := res.Trace, res.Config, res.Interrupted
+	if err := printSummary(stdout, j, res, rd != nil); err != nil {
+		return err
 	}
 	if res.MAPErr != nil {
 		fmt.Fprintf(stdout, "MAP baseline: %v\n", res.MAPErr)
@@ -169,25 +120,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) (runErr error) {
 	if beforePredictions != nil {
 		beforePredictions(post)
 	}
-	test := j.Test
-	var pred bytes.Buffer
-	predict := func() {
-		if fm, ok := m.(*formula.Model); ok && formulaTest != nil {
-			printFormulaTest(&pred, fm, tr, mapTheta, formulaTest)
-		} else if mlp, ok := m.(*model.MLP); ok && test != nil && test.Len() > 0 {
-			fit.PrintMLPPredictive(&pred, mlp, j.Env.Glm, tr, mapTheta, test, j.Scaler,
-				fit.MLPPredictiveOptions{ChainWeights: c.Mlp.ChainWeights, TargetESS: fit.NetTarget(c), Seed: c.Seed, Weights: res.Weights})
-		} else if g, ok := m.(*model.GLM); ok && test != nil && test.Len() > 0 {
-			fit.PrintGLMPredictive(&pred, g, tr, mapTheta, test, fit.LogOffsets(j.Spec, j.OffTest))
-		} else if test != nil && test.Len() > 0 {
-			fit.PrintPredictive(&pred, m, tr, mapTheta, test)
-		} else if j.TestLen() > 0 {
-			fit.PrintPredictiveRows(&pred, m, tr, mapTheta, j.Rows.Test)
-		}
-	}
 	if intr == nil { // interrupted: no predictions
-		if post.Err() != nil || st.Do(post, predict) != nil {
-			pred.Reset() // left running: its output is not used
+		var pred bytes.Buffer
+		if post.Err() != nil || st.Do(post, func() { printPredictions(&pred, j, res, formulaTest) }) != nil {
 			if j.TestLen() > 0 || formulaTest != nil {
 				fmt.Fprintf(stdout, "test set: not scored: --max-time %v reached (langevin predict --samples DIR --data FILE scores held-out rows)\n\n", c.MaxTime)
 			}
@@ -288,4 +223,111 @@ func (r runControl) Progress(chains, iters int, until string) (func(int, int), f
 	p := runctl.NewProgress(r.stderr, r.quiet, chains, iters)
 	p.Until = until
 	return p.Update, p.Start, p.Stop
+}
+
+// openRunDir checks and locks the run's directory before any work: the
+// directory of --resume, or --out's (nil without one).
+func openRunDir(c *fit.Config, resume *fit.ResumeState, out string, args []string, stderr io.Writer) (*fit.RunDir, error) {
+	if resume != nil {
+		rd, err := fit.ReopenRunDir(resume)
+		if err != nil {
+			return nil, err
+		}
+		fmt.Fprintln(stderr, "langevin run: "+resume.Describe()) // even with --quiet
+		return rd, nil
+	}
+	if out == "" {
+		return nil, nil
+	}
+	rd, err := fit.CreateRunDir(out, c.Overwrite)
+	if err != nil {
+		return nil, err
+	}
+	if err := rd.SaveResumeInfo(c, args); err != nil {
+		rd.W.Discard(err)
+		return nil, err
+	}
+	return rd, nil
+}
+
+// printSummary prints what the run fitted, its summary table and the notes
+// under it, and the table in the data's units where the data were scaled.
+func printSummary(stdout io.Writer, j *fit.Problem, res *fit.Result, inDir bool) error {
+	c, m, pc, table := j.C, j.M, res.Config, res.Table
+	if c.Formula.Text != "" {
+		printFormulaHeader(stdout, j, pc)
+	} else if c.Stan != "" {
+		fmt.Fprintf(stdout, "Stan program %s on %s (d = %d), %s, %s\n\n", c.Stan, j.Train.Source, m.Dim(), pc.Describe(), c.ChainsText())
+	} else if c.Toy() {
+		fmt.Fprintf(stdout, "toy target %s (d = %d, no data, gradient noise sd %g), %s, %s\n\n",
+			c.Model, m.Dim(), c.GradNoise, pc.Describe(), c.ChainsText())
+	} else {
+		fmt.Fprintf(stdout, "%s on %s (N = %d train, %d test, d = %d), %s, %s\n\n",
+			fit.ModelTitle(c.Model, m), j.Train.Source, j.TrainLen(), j.TestLen(), m.Dim(), pc.Describe(), c.ChainsText())
+	}
+	fit.PrintCoding(stdout, j.Train)
+	if l := fit.LabelsNote(c, j.Train.Target); l != "" {
+		fmt.Fprintln(stdout, l)
+	}
+	if j.NoiseNote != "" {
+		fmt.Fprintln(stdout, j.NoiseNote)
+	}
+	printed := table
+	if j.Relabel != nil {
+		printed = j.Relabel(table)
+	}
+	if sm, ok := m.(*stan.Model); ok {
+		printed = stanTable(table, sm)
+	}
+	if _, ok := m.(*model.MLP); ok {
+		printed = netTable(stdout, table, inDir)
+	}
+	if len(printed) > 0 {
+		if err := printed.Format(stdout); err != nil {
+			return err
+		}
+	}
+	for _, n := range []string{res.DrawsNote, res.Sigma2Note} {
+		if n != "" {
+			fmt.Fprintln(stdout, n)
+		}
+	}
+	fmt.Fprintln(stdout)
+	if j.Train != nil && fit.NamedTable(c.Data, j.Train.Coding) {
+		if err := fit.PrintDataScale(stdout, res.Trace, j.Train.Names, j.Scaler); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// printPredictions prints the test-set scores of the posterior predictive
+// and of the MAP.
+func printPredictions(stdout io.Writer, j *fit.Problem, res *fit.Result, formulaTest *formula.Frame) {
+	c, m, tr, mapTheta, test := j.C, j.M, res.Trace, res.MAP, j.Test
+	if fm, ok := m.(*formula.Model); ok && formulaTest != nil {
+		printFormulaTest(stdout, fm, tr, mapTheta, formulaTest)
+	} else if mlp, ok := m.(*model.MLP); ok && test != nil && test.Len() > 0 {
+		fit.PrintMLPPredictive(stdout, mlp, j.Env.Glm, tr, mapTheta, test, j.Scaler,
+			fit.MLPPredictiveOptions{ChainWeights: c.Mlp.ChainWeights, TargetESS: fit.NetTarget(c), Seed: c.Seed, Weights: res.Weights})
+	} else if g, ok := m.(*model.GLM); ok && test != nil && test.Len() > 0 {
+		fit.PrintGLMPredictive(stdout, g, tr, mapTheta, test, fit.LogOffsets(j.Spec, j.OffTest))
+	} else if test != nil && test.Len() > 0 {
+		fit.PrintPredictive(stdout, m, tr, mapTheta, test)
+	} else if j.TestLen() > 0 {
+		fit.PrintPredictiveRows(stdout, m, tr, mapTheta, j.Rows.Test)
+	}
+}
+
+// runError phrases the errors of fit.Run that the command's flags set.
+func runError(err error) error {
+	var tb *fit.TimeBudgetError
+	if errors.As(err, &tb) {
+		return fmt.Errorf("--max-time %v reached before the sampling began (in %s): no draws; raise --max-time", tb.Limit, tb.Phase)
+	}
+	var me *fit.MAPError
+	if errors.As(err, &me) {
+		return fmt.Errorf("finding the MAP (needed by --init map|laplace and --precond laplace): %w", me.Err)
+	}
+	return err
 }

@@ -223,7 +223,7 @@ func registerTextFlags(fs *flag.FlagSet, f *fit.ColumnFlags) {
 
 // registerFormulaFlags defines --formula, --family and --priors on fs.
 func registerFormulaFlags(fs *flag.FlagSet, f *fit.FormulaConfig) {
-	fs.StringVar(&f.Text, "formula", "", "model `FORMULA` as lme4/brms write it, e.g. 'y ~ x + (1 + x | g)' (see docs/formulas.md); --data is a CSV file with a header, text columns are categorical; replaces --model")
+	fs.StringVar(&f.Text, "formula", "", "model `FORMULA` as lme4/brms write it, e.g. 'y ~ x + (1 + x | g)' (see docs/formulas.md); --data (and --test) a table with a header: CSV, gzip, Parquet or a store; text columns are categorical; replaces --model")
 	fs.StringVar(&f.Family, "family", "gaussian", "--formula: response family gaussian|bernoulli (logistic)|probit|poisson|negbinomial|student|binomial (the response y | trials(n))")
 	fs.StringVar(&f.Priors, "priors", "", "--formula: priors replacing brms's defaults, 'class ~ dist(args); …' with class Intercept|b|sd|cor|sigma|nu|shape, e.g. 'b ~ normal(0, 1); sd ~ exponential(1)'")
 }

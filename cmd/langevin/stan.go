@@ -49,6 +49,9 @@ func buildStanModel(j *fit.Problem) error {
 		j.Stderr.Write([]byte("langevin run: note: " + n + "\n"))
 	}
 	interruptStan(m, c.MaxTime, j.Stderr)
+	m.OnFault(func(err error) {
+		fmt.Fprintf(j.Stderr, "langevin run: warning: %v: the point was rejected and the run goes on, but its draws may be biased\n", err)
+	})
 	j.M = m
 	j.ModelSettings = [][2]string{{"model", "stan"}, {"stan", c.Stan}}
 	source := c.Data

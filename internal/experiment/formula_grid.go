@@ -157,6 +157,8 @@ type gridRun struct {
 	maxRSS  int64 // KiB
 	sampler string
 	summary map[string][3]float64 // mean, sd, mcse of b_, sd_, cor_, sigma
+	minESS  float64               // the least bulk-ESS of those rows
+	maxRhat float64               // the largest R̂ of those rows
 	tail    string                // the last lines of stderr when the run failed
 }
 
@@ -193,23 +195,28 @@ func runLangevin(ctx context.Context, dir string, args []string) (gridRun, error
 		r.tail = lines[len(lines)-1]
 		return r, nil
 	}
-	r.summary, err = readGridSummary(filepath.Join(dir, "summary.csv"))
+	if err := os.WriteFile(filepath.Join(dir, "stdout.txt"), []byte(stdout.String()), 0o644); err != nil {
+		return r, err
+	}
+	r.summary, r.minESS, r.maxRhat, err = readGridSummary(filepath.Join(dir, "summary.csv"))
 	return r, err
 }
 
 // readGridSummary reads the mean, sd and MCSE of the population-level,
-// scale, correlation and σ rows of a summary.csv.
-func readGridSummary(path string) (map[string][3]float64, error) {
+// scale, correlation and σ rows of a summary.csv, and their least bulk-ESS
+// and largest R̂.
+func readGridSummary(path string) (out map[string][3]float64, minESS, maxRhat float64, err error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return nil, 0, 0, err
 	}
 	defer f.Close()
 	rows, err := csv.NewReader(f).ReadAll()
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, 0, 0, fmt.Errorf("%s: %w", path, err)
 	}
-	out := map[string][3]float64{}
+	minESS = math.Inf(1)
+	out = map[string][3]float64{}
 	for _, row := range rows[1:] {
 		n := row[0]
 		if !(strings.HasPrefix(n, "b_") || strings.HasPrefix(n, "sd_") || strings.HasPrefix(n, "cor_") || n == "sigma") {
@@ -218,12 +225,18 @@ func readGridSummary(path string) (map[string][3]float64, error) {
 		var v [3]float64
 		for k := range v {
 			if v[k], err = strconv.ParseFloat(row[1+k], 64); err != nil {
-				return nil, fmt.Errorf("%s: %s: %w", path, n, err)
+				return nil, 0, 0, fmt.Errorf("%s: %s: %w", path, n, err)
 			}
 		}
 		out[n] = v
+		// columns: variable,mean,sd,mcse_mean,q5,q50,q95,ess_bulk,ess_tail,rhat
+		if len(row) >= 10 {
+			ess, _ := strconv.ParseFloat(row[7], 64)
+			rh, _ := strconv.ParseFloat(row[9], 64)
+			minESS, maxRhat = math.Min(minESS, ess), math.Max(maxRhat, rh)
+		}
 	}
-	return out, nil
+	return out, minESS, maxRhat, nil
 }
 
 // gridCompare returns max |Δmean|/sd_ref, the range of sd/sd_ref, and
@@ -245,9 +258,9 @@ func gridCompare(got, ref map[string][3]float64) (dmax, rlo, rhi float64, ok boo
 		if d > 0.1 && math.Abs(g[0]-r[0]) > 3*se {
 			ok = false
 		}
-		// The sd's relative Monte Carlo error is about √2 times the
+		// The sd's relative Monte Carlo error is about 1/√2 times the
 		// mean's MCSE over the sd (ESS = (sd/mcse)²).
-		sre := math.Sqrt2 * math.Hypot(g[2]/g[1], r[2]/r[1])
+		sre := math.Hypot(g[2]/g[1], r[2]/r[1]) / math.Sqrt2
 		if math.Abs(ratio-1) > 0.1 && math.Abs(ratio-1) > 3*sre {
 			ok = false
 		}
@@ -382,7 +395,7 @@ func runFormulaGrid(ctx context.Context, args []string, stdout, stderr io.Writer
 			failed++
 			row += fmt.Sprintf(" — | — | — | exit %d: %s |", auto.code, strings.ReplaceAll(auto.tail, "|", "\\|"))
 		} else if *ref == "nuts" {
-			rr, err := runLangevin(ctx, filepath.Join(dir, "nuts"), append(args, "--sampler", "nuts", "--seed", "2"))
+			rr, err := runLangevin(ctx, filepath.Join(dir, "nuts"), append(args, "--sampler", "nuts", "--seed", "2", "--iters", "4000"))
 			if err != nil {
 				return err
 			}
@@ -391,7 +404,12 @@ func runFormulaGrid(ctx context.Context, args []string, stdout, stderr io.Writer
 			} else {
 				d, lo, hi, ok := gridCompare(auto.summary, rr.summary)
 				verdict := "yes"
-				if !ok {
+				switch {
+				case rr.maxRhat > 1.01 || rr.minESS < 100:
+					// Not a failure of the run under test: the
+					// reference itself has not converged.
+					verdict = fmt.Sprintf("reference unconverged (R̂ %.3f, bulk-ESS %.0f)", rr.maxRhat, rr.minESS)
+				case !ok:
 					verdict = "**no**"
 					failed++
 				}
@@ -430,7 +448,9 @@ generates each cell's data (y, x, g: N rows in groups levels assigned at random;
 y ~ x + (1 + x | g) with sd 0.8 and 0.5, correlation 0.4, b = 0.7 per sd of x — poisson 0.5, 0.3,
 0.3 — gaussian σ = 0.7; x normal or nine values, in natural units, 12·x + 40 or thousands, or
 standardised), runs ` + "`langevin run --data data.csv --formula … --family …`" + ` with no other flag, and
-compares its b_, sd_, cor_ and sigma rows with ` + "`--sampler nuts --seed 2`" + ` on the same data. A cell is
+compares its b_, sd_, cor_ and sigma rows with ` + "`--sampler nuts --seed 2 --iters 4000`" + ` (4 chains × 3,000
+draws after 1,000 warm-up) on the same data; a reference whose R̂ exceeds 1.01 or bulk-ESS is below 100
+is reported as unconverged, not as an answer. A cell is
 within when every quantity's mean is within 0.1 reference sd and its sd within 10% — or, where not,
 the difference is within 3 combined Monte Carlo standard errors (two runs of ESS 400 differ by
 0.07 sd in mean and 7% in sd at one standard error). CPU is user + system of the whole command

@@ -194,4 +194,9 @@ write.csv(data.frame(name = names(sm), value = f17(sm)), "subsample_estimates.cs
           row.names = FALSE, quote = FALSE)
 capture.output(print(ss), file = "subsample_print.txt")
 
+## 6. A network: the log-likelihoods of a Bayesian MLP classifier (4 tanh
+## units, 60 points of the two moons, 4 chains of MALA from random starts),
+## written by `go run ./mlpll` (mlpll/main.go) before this script runs.
+l_mlp <- do_loo(as.matrix(read.csv(gzfile("mlp.csv.gz"), header = FALSE)), "mlp")
+
 cat("loo", as.character(packageVersion("loo")), "rstantools", as.character(packageVersion("rstantools")), "\n")
