@@ -221,21 +221,41 @@ type colState struct {
 	missLine     int    // line of the first missing cell
 	missTok      string
 	textLine     int // line of the first text cell, 0 if none
+
+	na      []string // CSVOptions.NA: more cells read as missing
+	decimal bool     // CSVOptions.Decimal ',': a number's decimal comma read as a point
+}
+
+// isNA reports whether the cell f is missing: one of MissingTokens or of
+// the column's own (CSVOptions.NA).
+func (s *colState) isNA(f string) bool {
+	return isMissing(f) || slices.Contains(s.na, f)
 }
 
 // cell converts the text f of this column's cell at line into a value: a
 // number, a categorical code, or NaN for a missing value. msg is a
 // ParseError message on failure.
 func (s *colState) cell(f string, line int) (float64, string) {
+	if len(s.na) > 0 && slices.Contains(s.na, f) { // before the number it may be (-999)
+		s.missing++
+		if s.missLine == 0 {
+			s.missLine, s.missTok = line, f
+		}
+		return math.NaN(), ""
+	}
 	if !s.cat {
-		v, msg := parseValue(f)
+		num := f
+		if s.decimal {
+			num = strings.Replace(f, ",", ".", 1)
+		}
+		v, msg := parseValue(num)
 		if msg == "" {
 			if s.firstNum == 0 {
 				s.firstNum, s.firstNumText = line, f
 			}
 			return v, ""
 		}
-		if isMissing(f) {
+		if s.isNA(f) {
 			s.missing++
 			if s.missLine == 0 {
 				s.missLine, s.missTok = line, f
@@ -259,7 +279,7 @@ func (s *colState) cell(f string, line int) (float64, string) {
 		s.cat = true
 		s.codes = map[string]int{}
 	}
-	if isMissing(f) {
+	if s.isNA(f) {
 		s.missing++
 		if s.missLine == 0 {
 			s.missLine, s.missTok = line, f

@@ -62,6 +62,13 @@ type CSVOptions struct {
 	// OptionalTarget allows the target column, given by name, to be absent:
 	// the Dataset then has Y nil (new rows to predict).
 	OptionalTarget bool
+	// NA lists more cells read as a missing value, besides MissingTokens
+	// (a "?" or "-999" that marks one in a file), under the Missing rule.
+	NA []string
+	// Decimal is the decimal mark of the numbers: 0 or '.', or ',' (1,5 is
+	// one and a half; the delimiter, when not given, is then ';').
+	Decimal rune
+
 	// MaxBytes, if positive, bounds the numbers a reader holds in memory
 	// (8 bytes each, checked as it reads; the final matrix is a copy, so
 	// the peak is about twice as much): more is a *ParseError wrapping
@@ -151,6 +158,17 @@ func parseCSV(r io.Reader, name string, opt CSVOptions) (*table, *Dataset, error
 	}
 	if d := opt.Delimiter; d != 0 && (d == '"' || d == '\n' || d == '\r' || d == utf8.RuneError || !utf8.ValidRune(d)) {
 		return nil, nil, perr(0, 0, "invalid delimiter %q", d)
+	}
+	switch opt.Decimal {
+	case 0, '.':
+	case ',':
+		if opt.Delimiter == 0 {
+			opt.Delimiter = ';'
+		} else if opt.Delimiter == ',' {
+			return nil, nil, perr(0, 0, "decimal comma with ',' as the delimiter: the cells could not be told apart (';' is the usual delimiter with a decimal comma)")
+		}
+	default:
+		return nil, nil, perr(0, 0, "decimal mark %q: expected '.' or ','", opt.Decimal)
 	}
 	lr, err := newLineReader(r, name)
 	if err != nil {
@@ -427,7 +445,7 @@ func csvColumns(names []string, t int, opt CSVOptions) ([]*colState, error) {
 	}
 	cols := make([]*colState, len(names))
 	for j, n := range names {
-		cols[j] = &colState{name: n, index: j + 1}
+		cols[j] = &colState{name: n, index: j + 1, na: opt.NA, decimal: opt.Decimal == ','}
 	}
 	if t >= 0 {
 		cols[t].role = roleTarget

@@ -65,7 +65,7 @@ func newLineReader(r io.Reader, name string) (*lineReader, error) {
 // was read to the memory bound (peak RSS 5.7 GB on a 24 GB machine) before.
 const MaxGzipRatio = 200
 
-var bombFloor int64 = 256 << 20 // a variable for tests
+var bombFloor int64 = 64 << 20 // a variable for tests
 
 // ErrGzipBomb is wrapped by the error of a gzip stream that expands more
 // than MaxGzipRatio times.

@@ -253,3 +253,69 @@ func CheckColumns(X *mat.Dense, names []string) (warnings []string, err error) {
 	}
 	return warnings, nil
 }
+
+// RowNumberColumns warns of each column of X that holds the row numbers:
+// distinct integers 1…n or 0…n−1 in any order (n ≥ 10). As a feature such
+// a column makes the answer depend on the order of the rows (an ID or an
+// index written out with the data); names are X's column names.
+func RowNumberColumns(X *mat.Dense, names []string) (warnings []string) {
+	if X.IsEmpty() {
+		return nil
+	}
+	n, d := X.Dims()
+	if n < 10 {
+		return nil
+	}
+	seen := make([]bool, n)
+	for j := range d {
+		lo := X.At(0, j)
+		for i := range n {
+			lo = math.Min(lo, X.At(i, j))
+		}
+		if lo != 0 && lo != 1 {
+			continue
+		}
+		clear(seen)
+		ok := true
+		for i := range n {
+			k := X.At(i, j) - lo
+			if k != math.Trunc(k) || k < 0 || k >= float64(n) || seen[int(k)] {
+				ok = false
+				break
+			}
+			seen[int(k)] = true
+		}
+		if !ok {
+			continue
+		}
+		name := "column " + strconv.Itoa(j+1)
+		flagName := strconv.Itoa(j + 1)
+		if j < len(names) {
+			name, flagName = "column "+quote(names[j]), names[j]
+		}
+		warnings = append(warnings, fmt.Sprintf("%s holds the row numbers %g…%g: as a feature it makes the answer depend on the order of the rows; if it numbers the rows, --id %s (written beside each prediction) or --drop %s", name, lo, lo+float64(n-1), flagName, flagName))
+	}
+	return warnings
+}
+
+// DuplicateIDs warns when the ID column (ids, one a row) repeats a value:
+// predictions written beside the IDs cannot be told apart by them.
+func DuplicateIDs(ids []string, column string) string {
+	first := make(map[string]int, len(ids))
+	dups, ex, exA, exB := 0, "", 0, 0
+	for i, id := range ids {
+		if a, ok := first[id]; ok {
+			if dups == 0 {
+				ex, exA, exB = id, a+1, i+1
+			}
+			dups++
+			continue
+		}
+		first[id] = i
+	}
+	if dups == 0 {
+		return ""
+	}
+	return fmt.Sprintf("ID column %s: %d rows repeat an ID that an earlier row has (as %s, rows %d and %d): the predictions written beside the IDs cannot be told apart by them; an ID names each row once (more than once means it is not an ID: a group, or duplicated rows)",
+		quote(column), dups, quote(ex), exA, exB)
+}

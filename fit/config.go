@@ -564,6 +564,7 @@ func multimodalWhy(modelName, samplerName string) string {
 // ColumnFlags are the flags that say how a table's columns are read.
 type ColumnFlags struct {
 	Id, Drop, Categorical, Missing string
+	NA, Sep, Decimal               string       // --na, --sep, --decimal
 	Coding                         *data.Coding // reading new rows: the run's coding
 	OptionalTarget                 bool         // predict: the target may be absent
 }
@@ -586,13 +587,44 @@ func (f *ColumnFlags) Check() error {
 	if f.Missing != data.MissingError && f.Missing != data.MissingDrop && f.Missing != "" {
 		return InputErrorf("--missing %q: expected error or drop", f.Missing)
 	}
+	if f.Decimal != "" && f.Decimal != "." && f.Decimal != "," {
+		return InputErrorf("--decimal %q: expected . or ,", f.Decimal)
+	}
+	if _, err := f.delimiter(); err != nil {
+		return err
+	}
+	if f.Decimal == "," && f.Sep == "," {
+		return InputErrorf("--decimal , with --sep ,: the cells could not be told apart (--sep ; is the usual delimiter with a decimal comma)")
+	}
 	return nil
+}
+
+// delimiter is --sep as a rune (0: told from the file).
+func (f *ColumnFlags) delimiter() (rune, error) {
+	switch f.Sep {
+	case "":
+		return 0, nil
+	case "tab", `\t`, "\t":
+		return '\t', nil
+	case "space", " ":
+		return ' ', nil
+	}
+	if r := []rune(f.Sep); len(r) == 1 && r[0] != '"' && r[0] != '\n' && r[0] != '\r' {
+		return r[0], nil
+	}
+	return 0, InputErrorf("--sep %q: expected one character (or tab, space)", f.Sep)
 }
 
 // CsvOptions returns the reader's options for the target column target.
 func (f *ColumnFlags) CsvOptions(target string) data.CSVOptions {
+	delim, _ := f.delimiter() // checked by Check
+	var dec rune
+	if f.Decimal == "," {
+		dec = ','
+	}
 	return data.CSVOptions{Target: target, ID: f.Id, Drop: splitList(f.Drop), Categorical: splitList(f.Categorical),
-		Missing: f.Missing, Coding: f.Coding, OptionalTarget: f.OptionalTarget}
+		Missing: f.Missing, Coding: f.Coding, OptionalTarget: f.OptionalTarget,
+		NA: splitList(f.NA), Delimiter: delim, Decimal: dec}
 }
 
 // FormulaConfig is the model of a --formula run: the formula, its family

@@ -90,6 +90,16 @@ func (j *Problem) LoadData() error {
 	if err != nil {
 		return InputErrorf("--data %s: %v", c.Data, err)
 	}
+	all := full // the rows in the file's order (of the training rows when the file has no other)
+	if all == nil {
+		all = train
+	}
+	warns = append(warns, data.RowNumberColumns(all.X, all.Names)...)
+	if all.Coding != nil && all.Coding.ID != "" {
+		if w := data.DuplicateIDs(all.IDs, all.Coding.ID); w != "" {
+			warns = append(warns, w)
+		}
+	}
 	for _, w := range warns {
 		if j.Stderr != nil {
 			fmt.Fprintf(j.Stderr, "langevin run: warning: --data %s: %s\n", c.Data, w)

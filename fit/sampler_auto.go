@@ -112,7 +112,14 @@ func (a *autoRun) Adjust(c *Config, m langevin.Model, o *langevin.Options, start
 	}
 	a.rhat = NewRHatRule(m, c.TargetESS)
 	c.rhat = a.rhat
-	o.Until = UntilRule(m.Dim(), c.TargetESS, a.rhat, start, c.MaxTime, &a.stopWhy)
+	o.Until = UntilRule(m.Dim(), c.TargetESS, a.rhat, start, SamplingBudget(c.MaxTime), &a.stopWhy)
+}
+
+// SamplingBudget is the part of a --max-time budget T the ESS rule may
+// sample for: 4T/5, leaving the rest to the test-set predictions and the
+// checks (KSD, misfit), which are skipped, and say so, when it runs out.
+func SamplingBudget(t time.Duration) time.Duration {
+	return t / 5 * 4
 }
 
 // Config returns the configuration the run amounts to, for the output: the

@@ -9,10 +9,21 @@ import (
 	"github.com/langevin-go/langevin/model"
 )
 
+// BenchmarkLogPrior evaluates the log density and gradient of three
+// posteriordb posteriors: eight schools (vectorised, 10 parameters), kidiq
+// (a vectorised regression on 434 rows) and arK (a loop of scalars).
 func BenchmarkLogPrior(b *testing.B) {
-	for _, p := range posteriors[:3] {
-		b.Run(p.model, func(b *testing.B) {
-			m := load(b, p.model, p.data)
+	for _, p := range pdbIndex(b) {
+		switch p.Name {
+		case "eight_schools-eight_schools_noncentered", "kidiq-kidscore_momiq", "arK-arK":
+		default:
+			continue
+		}
+		b.Run(p.Model, func(b *testing.B) {
+			m, err := pdbLoad(b, p)
+			if err != nil {
+				b.Fatal(err)
+			}
 			theta := make([]float64, m.Dim())
 			g := make([]float64, m.Dim())
 			b.ReportAllocs()
@@ -20,16 +31,6 @@ func BenchmarkLogPrior(b *testing.B) {
 				m.LogPrior(theta, g)
 			}
 		})
-	}
-}
-
-func BenchmarkLogPriorArK(b *testing.B) {
-	m := load(b, "arK", "arK")
-	theta := make([]float64, m.Dim())
-	g := make([]float64, m.Dim())
-	b.ReportAllocs()
-	for b.Loop() {
-		m.LogPrior(theta, g)
 	}
 }
 

@@ -8,25 +8,6 @@ import (
 	"testing"
 )
 
-// posteriors are the posteriordb posteriors in testdata: program and data.
-var posteriors = []struct{ name, model, data string }{
-	{"eight_schools-eight_schools_noncentered", "eight_schools_noncentered", "eight_schools"},
-	{"kidiq-kidscore_momiq", "kidscore_momiq", "kidiq"},
-	{"kidiq-kidscore_interaction", "kidscore_interaction", "kidiq"},
-	{"earnings-earn_height", "earn_height", "earnings"},
-	{"earnings-logearn_interaction", "logearn_interaction", "earnings"},
-	{"arK-arK", "arK", "arK"},
-	{"garch-garch11", "garch11", "garch"},
-	{"nes1972-nes", "nes", "nes1972"},
-	{"sblrc-blr", "blr", "sblrc"},
-	{"mesquite-logmesquite", "logmesquite", "mesquite"},
-	{"low_dim_gauss_mix-low_dim_gauss_mix", "low_dim_gauss_mix", "low_dim_gauss_mix"},
-	{"arma-arma11", "arma11", "arma"},
-	{"kilpisjarvi_mod-kilpisjarvi", "kilpisjarvi", "kilpisjarvi_mod"},
-	{"gp_pois_regr-gp_regr", "gp_regr", "gp_pois_regr"},
-	{"gp_pois_regr-gp_pois_regr", "gp_pois_regr", "gp_pois_regr"},
-}
-
 func mustRead(t testing.TB, path string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(path)
@@ -122,11 +103,6 @@ func checkGrad(t *testing.T, m *Model, scale float64) {
 }
 
 func TestGradPosteriors(t *testing.T) {
-	for _, p := range posteriors {
-		t.Run(p.name, func(t *testing.T) {
-			checkGrad(t, load(t, p.model, p.data), 0.5)
-		})
-	}
 	for _, p := range built {
 		t.Run(p.model, func(t *testing.T) {
 			checkGrad(t, load(t, p.model, p.data), 0.5)

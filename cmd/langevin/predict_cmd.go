@@ -40,6 +40,7 @@ func cmdPredict(args []string, stdout, _ io.Writer) error {
 	fs.StringVar(&split, "split", "all", "rows of --data to score: all, or test|train of the run's own seeded split (--data must be the run's data; the run's own data needs --split: all scores its training rows too)")
 	fs.StringVar(&f.Columns.Id, "id", "", "ID `COL`umn of --data written beside each prediction (default: the run's --id column, when the file has it)")
 	fs.StringVar(&f.Columns.Missing, "missing", "", "missing values in --data: error or drop (default: the run's --missing rule)")
+	registerTextFlags(fs, &f.Columns)
 	fs.Uint64Var(&f.Seed, "seed", 2, "generated data: random seed (the run's default seed 1 generated its training data)")
 	fs.IntVar(&f.N, "n", 1000, "generated data: number of points")
 	fs.Float64Var(&f.Noise, "noise", 0.1, "generated data: noise sd")

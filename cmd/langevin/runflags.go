@@ -13,7 +13,7 @@ import (
 
 // The groups of the common flags, in the order of run -h.
 var commonGroups = []struct{ title, flags string }{
-	{"data", "data split test test-frac target id drop categorical missing format standardize n noise k"},
+	{"data", "data split test test-frac target id drop categorical missing na sep decimal format standardize n noise k"},
 	{"model", "stan formula family priors model intercept prior-scale offset exposure nu hidden activation likelihood classes noise-var learn-noise noise-model map-iters map-batch map-lr chain-weights grad-noise rho"},
 	{"run", "sampler target-ess max-time chains chain-id iters burnin thin seed init precond out overwrite resume checkpoint report quiet"},
 	{"step size", "step schedule step-b decay step-floor cycles explore temperature temperature-start"},
@@ -209,7 +209,16 @@ func registerColumnFlags(fs *flag.FlagSet, f *fit.ColumnFlags) {
 	fs.StringVar(&f.Id, "id", "", "ID `COL`umn (a name or number, as --target): never a feature; predict writes it beside each prediction")
 	fs.StringVar(&f.Drop, "drop", "", "`COL,…`: columns not to read (names or numbers, as --target)")
 	fs.StringVar(&f.Categorical, "categorical", "", "`COL,…`: columns coded as categorical even if they hold numbers (a column of text is categorical anyway: treatment coding against its first level in byte order)")
-	fs.StringVar(&f.Missing, "missing", "error", "missing values (empty, NA, N/A, NaN, nan, null, NULL): error (exit 2 naming the column and how many rows) or drop (drop those rows, counted per column); never imputed")
+	fs.StringVar(&f.Missing, "missing", "error", "missing values (empty, NA, N/A, NaN, nan, null, NULL, and --na's): error (exit 2 naming the column and how many rows) or drop (drop those rows, counted per column); never imputed")
+	registerTextFlags(fs, f)
+}
+
+// registerTextFlags defines --na, --sep and --decimal, how the cells of a
+// text file are read (run and predict).
+func registerTextFlags(fs *flag.FlagSet, f *fit.ColumnFlags) {
+	fs.StringVar(&f.NA, "na", "", "`TOKEN,…`: more cells that mean a missing value (for example ? or -999), besides the empty cell, NA, N/A, NaN, nan, null, NULL")
+	fs.StringVar(&f.Sep, "sep", "", "delimiter of a CSV file: , ; tab space or another character (default: told from the first lines)")
+	fs.StringVar(&f.Decimal, "decimal", ".", "decimal mark of the numbers: . or , (with ',' the delimiter is ; unless --sep says otherwise)")
 }
 
 // registerFormulaFlags defines --formula, --family and --priors on fs.
