@@ -22,22 +22,11 @@ func ReadFile(path, format string, opt CSVOptions) (*Dataset, error) {
 	if format != "" && format != "auto" && LookupFormat(format) == nil {
 		return nil, &ParseError{File: path, Msg: fmt.Sprintf("unknown format %q: expected %s", format, formatList(append(Formats(), "auto")))}
 	}
-	var r io.Reader
-	name := path
-	if path == "-" {
-		r, name = os.Stdin, "standard input"
-	} else {
-		f, err := openFile(path)
-		if err != nil {
-			return nil, err
-		}
-		defer f.Close()
-		r = f
+	br, name, format, closeFile, err := openSniffed(path, format)
+	if err != nil {
+		return nil, err
 	}
-	br := bufio.NewReaderSize(r, 64<<10)
-	if format == "" || format == "auto" {
-		format = SniffFormat(br, path)
-	}
+	defer closeFile()
 	f := LookupFormat(format)
 	if !f.Typed {
 		if typed := opt.ID != "" || len(opt.Drop) > 0 || len(opt.Categorical) > 0 || opt.Missing == MissingDrop || opt.Coding.HasText(); typed {
@@ -94,4 +83,24 @@ func SniffFormat(br *bufio.Reader, name string) string {
 		}
 	}
 	return last
+}
+
+// openSniffed opens path ("-": standard input, named so) for one buffered
+// pass and resolves format "" or "auto" from the content (SniffFormat).
+// closeFile closes the file; it is a no-op for standard input.
+func openSniffed(path, format string) (br *bufio.Reader, name, resolved string, closeFile func(), err error) {
+	var r io.Reader = os.Stdin
+	name, closeFile = "standard input", func() {}
+	if path != "-" {
+		f, err := openFile(path)
+		if err != nil {
+			return nil, "", "", nil, err
+		}
+		r, name, closeFile = f, path, func() { f.Close() }
+	}
+	br = bufio.NewReaderSize(r, 64<<10)
+	if format == "" || format == "auto" {
+		format = SniffFormat(br, path)
+	}
+	return br, name, format, closeFile, nil
 }

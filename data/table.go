@@ -1,11 +1,9 @@
 package data
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"slices"
 	"strings"
 )
@@ -93,27 +91,15 @@ func ReadTable(path, format string, opt TableOptions) (*Table, error) {
 		return nil, &ParseError{File: path, Msg: fmt.Sprintf("missing-value rule %q: expected %q or %q", opt.Missing, MissingError, MissingDrop)}
 	}
 	copt := opt.csvOptions()
-	var r io.Reader
-	name := path
-	if path == "-" {
-		r, name = os.Stdin, "standard input"
-	} else {
-		f, err := openFile(path)
-		if err != nil {
-			return nil, err
-		}
-		defer f.Close()
-		r = f
+	br, name, format, closeFile, err := openSniffed(path, format)
+	if err != nil {
+		return nil, err
 	}
-	br := bufio.NewReaderSize(r, 64<<10)
-	if format == "" || format == "auto" {
-		format = SniffFormat(br, path)
-	}
+	defer closeFile()
 	if LookupFormat(format).FileOnly && path == "-" {
 		return nil, &ParseError{File: name, Msg: format + " data must be a file, not a stream"}
 	}
 	var tbl *table
-	var err error
 	switch format {
 	case "csv":
 		tbl, _, err = parseCSV(br, name, copt)

@@ -49,7 +49,7 @@ type ChainWeights struct {
 	Rows, N, Draws int // rows used, training rows, draws a chain
 	Thin           int // every Thin-th draw of a chain was used
 	// Stuck are the chains (0-based) whose draws never move: weight 0.
-	Stuck []int
+	Stuck          []int
 	Stacked, Equal float64
 	MaxK           float64 // largest Pareto k̂ over the chains and rows
 	// HighK is the fraction of the chains' rows whose k̂ is above

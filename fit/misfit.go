@@ -331,6 +331,10 @@ func PrintMisfit(ctx context.Context, w io.Writer, c *Config, m langevin.Model, 
 		return
 	}
 	for _, n := range MisfitNotes(ctx, c.Sampler, hint, lap, m, tr, ksd) {
+		if n.Key == "warning" && !c.Set["sampler"] {
+			// --sampler auto chose it: the user gave no --sampler to blame
+			n.Text = strings.Replace(n.Text, "--sampler "+c.Sampler+" misfits", "the plan's sampler ("+c.Sampler+", chosen by --sampler auto) misfits", 1)
+		}
 		fmt.Fprintln(w, n)
 	}
 }

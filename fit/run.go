@@ -390,7 +390,10 @@ func NewLaplace(m langevin.Model) *approx.RunLaplace {
 		base = nm.Model
 	}
 	lap := &approx.RunLaplace{Model: base}
-	if BlockMAPApplies(base) {
+	switch {
+	case CostPlanned(base):
+		lap.FindMAP = costMAP // BlockMAP where it applies
+	case BlockMAPApplies(base):
 		lap.FindMAP = BlockMAP
 	}
 	return lap

@@ -58,7 +58,7 @@ type mandtFlags struct {
 func checkMandt(c *Config) error {
 	o := Opt[*mandtFlags](c, "mandt")
 	switch {
-	case c.Model == "mlp" && !c.StepSet && !netMandtRule[c.Sampler]:
+	case c.Model == "mlp" && !c.StepSet && c.Sampler != "laplace" && !netMandtRule[c.Sampler]:
 		return InputErrorf("--sampler %s with --model mlp: its settings come from the Hessian and the gradient covariance at the MAP, and no rule caps them for a network's curvature; give --step, or use --sampler csgd, csgd-diag or iasg (a rule step capped for stability), or the default --sampler auto (the network plan: step from the measured curvature)", c.Sampler)
 	case c.Toy() && c.Sampler != "laplace":
 		return InputErrorf("--sampler %s with --model %s: constant SGD, SGFS and IASG are tuned to the minibatch gradient noise of a data model (--model linear|logistic); the toy targets have none", c.Sampler, c.Model)

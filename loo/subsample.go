@@ -116,23 +116,10 @@ func SubsampleSize(approx, diff []float64, frac float64) int {
 		panic("loo: SubsampleSize needs at least two differences")
 	}
 	N := float64(len(approx))
-	ve, va := sampleVar(diff), sampleVar(approx)
+	ve, va := variance(diff), variance(approx)
 	m := math.Ceil(1 / (frac*frac*va/(N*ve) + 1/N))
 	if math.IsNaN(m) || m > N {
 		return len(approx)
 	}
 	return max(int(m), 2)
-}
-
-func sampleVar(x []float64) float64 {
-	var m float64
-	for _, v := range x {
-		m += v
-	}
-	m /= float64(len(x))
-	var ss float64
-	for _, v := range x {
-		ss += (v - m) * (v - m)
-	}
-	return ss / float64(len(x)-1)
 }

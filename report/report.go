@@ -106,6 +106,9 @@ type Options struct {
 	// parameter plots show the other columns (σ²) first. The convergence
 	// check of a network is in function space (a section of the caller's).
 	Network bool
+	// Warnings are added to the page's own (the caller's checks, such as a
+	// network's function-space check).
+	Warnings []string
 }
 
 // IsNetworkWeight reports whether name is a network's weight or bias
@@ -199,7 +202,7 @@ func FromTrace(title string, tr *langevin.Trace, opt Options) (*Report, error) {
 		r.Notes = append(r.Notes, "The draws are an optimiser's iterates, a trajectory rather than posterior draws: ESS and R-hat do not apply.")
 		r.NoWarnings = true
 	} else {
-		r.Warnings = Warnings(tr, r.Table)
+		r.Warnings = append(Warnings(tr, r.Table), opt.Warnings...)
 		r.Passed = strings.Join(Checks(tr), "; ")
 		if len(r.Weights) > 0 {
 			r.Passed = strings.Replace(r.Passed, "for every column", "for every column but the network's weights", 1)
@@ -230,7 +233,7 @@ func FromTrace(title string, tr *langevin.Trace, opt Options) (*Report, error) {
 	if np < len(tr.Names) {
 		sec.Text = fmt.Sprintf("The first %d of %d columns; the table above lists all.", np, len(tr.Names))
 		if opt.Network {
-			sec.Text = fmt.Sprintf("%d of %d columns, the noise variance before the weights; the table above lists all.", np, len(tr.Names))
+			sec.Text = fmt.Sprintf("%d of %d columns, any that are not weights (σ²) first; a weight's marginal is one mode's or a mixture of permuted ones, not a quantity to report; the table above lists all.", np, len(tr.Names))
 		}
 	}
 	for _, j := range order {

@@ -72,6 +72,7 @@ func cmdReport(args []string, stdout, stderr io.Writer) error {
 		}
 		if why == "" {
 			opt.Sections = predictiveSections(in, tr)
+			opt.Warnings = printedWarnings(opt.Sections)
 		} else {
 			opt.Pre += "predictions: not shown: " + why + "\n"
 		}
@@ -123,7 +124,9 @@ func runReport(j *fit.Problem, dir string, tr *langevin.Trace, pc *fit.Config, n
 		if j.Env != nil {
 			in.glm, in.mapTheta = j.Env.Glm, j.Env.MapTh
 		}
-		opt.Sections = append(opt.Sections, predictiveSections(in, tr)...)
+		secs := predictiveSections(in, tr)
+		opt.Sections = append(opt.Sections, secs...)
+		opt.Warnings = append(opt.Warnings, printedWarnings(secs)...)
 	}
 	if lm, ok := m.(*model.Linear); ok && !trajectory && c.Temperature == 1 {
 		post := lm.Posterior()

@@ -34,6 +34,20 @@ type predictiveInputs struct {
 	opts     fit.MLPPredictiveOptions
 }
 
+// printedWarnings returns the lines of sections' printed accounts that are
+// warnings ("warning:  …"), without the prefix, for the page's warnings.
+func printedWarnings(secs []report.Section) []string {
+	var out []string
+	for _, sec := range secs {
+		for _, line := range strings.Split(sec.Pre, "\n") {
+			if w, ok := strings.CutPrefix(line, "warning:"); ok {
+				out = append(out, strings.TrimSpace(w))
+			}
+		}
+	}
+	return out
+}
+
 // predictiveSections returns the report's sections about the predictions
 // on the test set. A network (model.MLP): the printed account of its
 // posterior predictive — each chain's stacking weight, the test table
@@ -154,12 +168,19 @@ func runDirPredictive(dir string) (in predictiveInputs, why string) {
 	if c.Formula.Text != "" || c.Stan != "" || c.Toy() {
 		return in, "the test set of a formula, Stan or toy run is not rebuilt here (langevin predict scores one)"
 	}
-	// Relative paths of the saved arguments are the run's.
+	// Relative paths of the saved arguments are the run's: a file, or a
+	// UCI folder (data.txt), under the directory the run began in. A name
+	// (moons, australian) stays a name even where a directory of that name
+	// exists there (often the run's own --out).
 	for _, p := range []*string{&c.Data, &c.Test} {
-		if *p != "" && !filepath.IsAbs(*p) && ri.Dir != "" {
-			if _, err := os.Stat(filepath.Join(ri.Dir, *p)); err == nil {
-				*p = filepath.Join(ri.Dir, *p)
-			}
+		if *p == "" || filepath.IsAbs(*p) || ri.Dir == "" {
+			continue
+		}
+		full := filepath.Join(ri.Dir, *p)
+		if st, err := os.Stat(full); err == nil && st.Mode().IsRegular() {
+			*p = full
+		} else if _, err := os.Stat(filepath.Join(full, "data.txt")); err == nil {
+			*p = full
 		}
 	}
 	j := &fit.Problem{C: c, Stderr: io.Discard}
