@@ -56,7 +56,7 @@ type Config struct {
 	Init, Precond, Out          string
 	Quiet, Report, Overwrite    bool
 	TargetESS                   float64       // --sampler auto: stop at this min bulk-ESS
-	MaxTime                     time.Duration // --sampler auto: time budget of the sampling (0: none)
+	MaxTime                     time.Duration // time budget of the job, every sampler (0: none)
 	Resume                      string        // --resume DIR (handled before the flags are parsed: resumeArgs)
 	Checkpoint                  time.Duration // --checkpoint: time between checkpoints (0: none)
 	Planned                     bool          // --sampler sgld untuned: auto's plan with SGLD forced (plannedSGLD)
@@ -226,10 +226,10 @@ func (c *Config) Resolve() error {
 		}
 	}
 	if c.Sampler != "auto" && !c.Planned {
-		for _, f := range []string{"target-ess", "max-time"} {
-			if c.Set[f] {
-				return InputErrorf("--%s: only for --sampler auto (the default) and an untuned --sampler sgld", f)
-			}
+		// --max-time holds for every sampler (the draws so far are kept);
+		// the ESS rule is the plan's
+		if c.Set["target-ess"] {
+			return InputErrorf("--target-ess: only for --sampler auto (the default) and an untuned --sampler sgld")
 		}
 	}
 	if c.Def.Kind.Exact {

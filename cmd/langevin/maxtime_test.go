@@ -24,6 +24,21 @@ func TestMaxTimeWarmup(t *testing.T) {
 	}
 }
 
+// TestMaxTimeAnySampler: --max-time is taken by a sampler the user names
+// (it was refused unless --sampler auto, and so for every --stan program,
+// whose default is NUTS), and holds in its warm-up and sampling as under
+// auto.
+func TestMaxTimeAnySampler(t *testing.T) {
+	for _, s := range []string{"nuts", "mala"} {
+		dir := filepath.Join(t.TempDir(), "out")
+		code, _, errOut := runMain("run", "--sampler", s, "--iters", "1000000", "--max-time", "400ms", "--quiet", "--out", dir)
+		// exit 1 when the budget ends in the warm-up, 0 with the draws so far
+		if code == 2 || !strings.Contains(errOut, "--max-time 400ms reached") {
+			t.Errorf("--sampler %s: exit %d: %s", s, code, errOut)
+		}
+	}
+}
+
 // TestMaxTimePredictionsAndChecks: the test-set predictions and the checks
 // (KSD, misfit) come within --max-time too; when the budget is spent they
 // are skipped and the output says so (they ran 3 s past a 3 s budget

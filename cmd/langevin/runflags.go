@@ -60,7 +60,7 @@ func newRunFlagSet(c *fit.Config) *flag.FlagSet {
 
 	fs.StringVar(&c.Sampler, "sampler", d.Sampler, "algorithm `NAME`: "+strings.Join(fit.SamplerNames(), "|")+" (see the list above)")
 	fs.Float64Var(&c.TargetESS, "target-ess", d.TargetESS, "--sampler auto: run until the smallest bulk-ESS over the parameters and chains reaches `E` (or --max-time, or --iters); 0: no ESS rule, run to --iters (what each process of --chain-id does)")
-	fs.DurationVar(&c.MaxTime, "max-time", d.MaxTime, "--sampler auto: stop after `T` from the start of the job (for example 10m) even if --target-ess is not reached; a budget that ends before the sampling begins (MAP, plan) is an error (0: no limit; not reproducible)")
+	fs.DurationVar(&c.MaxTime, "max-time", d.MaxTime, "stop after `T` from the start of the job (for example 10m), keeping the draws so far (--sampler auto: even if --target-ess is not reached; every other sampler: before --iters); a budget that ends before the sampling begins (MAP, plan) or in the warm-up is an error (0: no limit; not reproducible)")
 	fs.IntVar(&c.Chains, "chains", d.Chains, fmt.Sprintf("number of chains `K` (at most %d)", fit.MaxChains))
 	fs.IntVar(&c.ChainID, "chain-id", d.ChainID, "run only chain `C` (1 ≤ C ≤ --chains) of the analysis, for one process (a Slurm array task) per chain: its --out DIR/chain-C.csv is the file that the run of all --chains writes, and langevin summary|report|predict combine the directories (0: all chains)")
 	fs.IntVar(&c.Iters, "iters", d.Iters, "iterations `N` per chain, burn-in included (auto: --sampler auto runs until --target-ess, at most 10000000; a hand-tuned sampler 500000)")
