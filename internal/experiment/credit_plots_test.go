@@ -9,15 +9,16 @@ import (
 )
 
 // checkCreditFigures checks that credit --out, run with its stdout out, also
-// wrote report Figures 3–5 into dir (PNG and SVG: traces with the burn-in,
-// marginals, autocorrelations, predictive bands) and a page embedding them.
+// wrote report Figures 3–5 and 10 into dir (PNG and SVG: traces with the
+// burn-in, marginals, autocorrelations, predictive bands, confusion
+// matrices) and a page embedding them.
 // TestExperimentCredit calls it on its run.
 func checkCreditFigures(t *testing.T, dir, out string) {
 	t.Helper()
 	if !bytes.Contains([]byte(out), []byte("credit-predictive.png")) {
 		t.Errorf("stdout does not name the figures:\n%s", out)
 	}
-	for _, name := range []string{"credit-traces", "credit-marginals", "credit-acf", "credit-predictive"} {
+	for _, name := range []string{"credit-traces", "credit-marginals", "credit-acf", "credit-predictive", "credit-confusion"} {
 		b, err := os.ReadFile(filepath.Join(dir, name+".png"))
 		if err != nil {
 			t.Fatal(err)
@@ -30,7 +31,7 @@ func checkCreditFigures(t *testing.T, dir, out string) {
 		}
 	}
 	b, err := os.ReadFile(filepath.Join(dir, "index.html"))
-	if err != nil || bytes.Count(b, []byte("data:image/png;base64,")) != 4 || !bytes.Contains(b, []byte("NUTS")) {
-		t.Errorf("index.html: %v", err)
+	if n := bytes.Count(b, []byte("data:image/png;base64,")); err != nil || n != 5 || !bytes.Contains(b, []byte("NUTS")) {
+		t.Errorf("index.html: %v (%d embedded images, want the 5 figures; NUTS named: %v)", err, n, bytes.Contains(b, []byte("NUTS")))
 	}
 }
