@@ -63,6 +63,12 @@ type TableOptions struct {
 	Missing string
 	// Delimiter of delimited text: 0 detects it (CSVOptions.Delimiter).
 	Delimiter rune
+	// NA lists more cells read as a missing value, besides MissingTokens
+	// (CSVOptions.NA).
+	NA []string
+	// Decimal is the numbers' decimal mark: 0 or '.', or ','
+	// (CSVOptions.Decimal).
+	Decimal rune
 	// MaxBytes, if positive, bounds the memory the values and the levels'
 	// texts hold (CSVOptions.MaxBytes); more is a *ParseError wrapping
 	// ErrTooLarge, found before the memory is taken.
@@ -118,7 +124,7 @@ func ReadTable(path, format string, opt TableOptions) (*Table, error) {
 
 // csvOptions are the options of parseCSV that read a Table.
 func (opt TableOptions) csvOptions() CSVOptions {
-	return CSVOptions{Header: true, Delimiter: opt.Delimiter, Categorical: opt.Categorical, Missing: opt.Missing, MaxBytes: opt.MaxBytes, table: true, use: opt.Columns}
+	return CSVOptions{Header: true, Delimiter: opt.Delimiter, NA: opt.NA, Decimal: opt.Decimal, Categorical: opt.Categorical, Missing: opt.Missing, MaxBytes: opt.MaxBytes, table: true, use: opt.Columns}
 }
 
 // ParseTable reads delimited text from r as ReadTable reads a file (name

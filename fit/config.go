@@ -627,6 +627,13 @@ func (f *ColumnFlags) CsvOptions(target string) data.CSVOptions {
 		NA: splitList(f.NA), Delimiter: delim, Decimal: dec}
 }
 
+// TableOptions returns the options of a named-column table (a --formula
+// run's data), with memory bound maxBytes.
+func (f *ColumnFlags) TableOptions(maxBytes int64) data.TableOptions {
+	o := f.CsvOptions("")
+	return data.TableOptions{Missing: f.Missing, NA: o.NA, Delimiter: o.Delimiter, Decimal: o.Decimal, MaxBytes: maxBytes}
+}
+
 // FormulaConfig is the model of a --formula run: the formula, its family
 // and its priors.
 type FormulaConfig struct {

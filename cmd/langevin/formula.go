@@ -140,7 +140,7 @@ func readFormulaData(c *fit.Config, path, flagName string, f *formula.Formula) (
 	if c.Format == "libsvm" {
 		return nil, nil, fit.InputErrorf("--format libsvm: a --formula names its columns, and LIBSVM has none (read delimited text with a header line, Parquet or a data store)")
 	}
-	tab, dropped, err := formula.Read(path, c.Format, f, data.TableOptions{Missing: c.Columns.Missing, MaxBytes: budget.Memory() / 4})
+	tab, dropped, err := formula.Read(path, c.Format, f, c.Columns.TableOptions(budget.Memory()/4))
 	switch {
 	case errors.Is(err, formula.ErrMissing):
 		return nil, nil, fit.InputErrorf("%s %v (--missing drop drops them)", flagName, err)

@@ -179,3 +179,42 @@ func TestRunFormulaReadBounded(t *testing.T) {
 		}
 	}
 }
+
+// TestRunFormulaEuropeanNA: --formula reads a file with --sep ;,
+// --decimal , and --na ? as the plain path does (they were silently
+// ignored): the same run, bit for bit, as on the same rows written with
+// '.' and ',' and the '?' rows left out.
+func TestRunFormulaEuropeanNA(t *testing.T) {
+	raw, err := os.ReadFile(formulaCSV(t, 150))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(raw)), "\n")
+	var eu strings.Builder
+	for i, l := range lines {
+		eu.WriteString(strings.ReplaceAll(strings.ReplaceAll(l, ",", ";"), ".", ",") + "\n")
+		if i > 0 && i%30 == 0 {
+			eu.WriteString("2,5;?;s1\n") // a missing x, dropped
+		}
+	}
+	dir := t.TempDir()
+	euPath := writeFile(t, dir, "eu.csv", eu.String())
+	form := []string{"--formula", "y ~ x + (1 | g)"}
+	want := formulaOut(t, append(form, "--data", writeFile(t, dir, "plain.csv", string(raw)))...)
+	got := formulaOut(t, append(form, "--data", euPath, "--sep", ";", "--decimal", ",", "--na", "?", "--missing", "drop")...)
+	keep := func(s string) string {
+		var out []string
+		for _, l := range strings.Split(s, "\n") {
+			if !strings.Contains(l, "missing") && !strings.Contains(l, "dropped") {
+				out = append(out, l)
+			}
+		}
+		return strings.Join(out, "\n")
+	}
+	if keep(got) != keep(want) {
+		t.Errorf("--sep ; --decimal , --na ?:\n%s\nwant (the plain file):\n%s", got, want)
+	}
+	if !strings.Contains(got, `5 of 155 rows dropped for a missing value in a column the formula uses (by column: "x" 5)`) {
+		t.Errorf("the 5 dropped rows are not counted:\n%s", got)
+	}
+}
