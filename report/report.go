@@ -625,7 +625,14 @@ func PredictiveSection(probs [][]float64, y []float64) (Section, error) {
 	if err != nil {
 		return Section{}, err
 	}
-	p, err := plot.SortedPredictive(fmt.Sprintf("posterior predictive on the test set (%d points)", len(y)), b, 0.9, y)
+	return sortedSection(b, y, len(y), " Wide bands are the points the model is unsure about.")
+}
+
+// sortedSection draws the sorted predictive probabilities of the n test
+// points of band b (with its Order) and labels y; more is added to the
+// section's text.
+func sortedSection(b plot.Band, y []float64, n int, more string) (Section, error) {
+	p, err := plot.SortedPredictive(fmt.Sprintf("posterior predictive on the test set (%d points)", n), b, 0.9, y)
 	if err != nil {
 		return Section{}, err
 	}
@@ -635,7 +642,7 @@ func PredictiveSection(probs [][]float64, y []float64) (Section, error) {
 	}
 	return Section{
 		Title:   "Posterior predictive",
-		Text:    "P(y = 1 | x, data) for every test point, sorted by its posterior mean, with the central 90% interval over the draws; squares mark the observed labels (report Figure 5). Wide bands are the points the model is unsure about.",
+		Text:    "P(y = 1 | x, data) for every test point, sorted by its posterior mean, with the central 90% interval over the draws; squares mark the observed labels (report Figure 5)." + more,
 		Figures: []Figure{{Title: "sorted predictive probabilities", PNG: png}},
 	}, nil
 }
@@ -687,19 +694,7 @@ func BandSection(b plot.Band, y []float64) (Section, error) {
 		b.Order[i] = i
 	}
 	slices.SortStableFunc(b.Order, func(i, j int) int { return cmp.Compare(b.Mean[i], b.Mean[j]) })
-	p, err := plot.SortedPredictive(fmt.Sprintf("posterior predictive on the test set (%d points)", len(b.Mean)), b, 0.9, y)
-	if err != nil {
-		return Section{}, err
-	}
-	png, err := plot.Encode(p, plot.Width, plot.Height, "png")
-	if err != nil {
-		return Section{}, err
-	}
-	return Section{
-		Title:   "Posterior predictive",
-		Text:    "P(y = 1 | x, data) for every test point, sorted by its posterior mean, with the central 90% interval over the draws; squares mark the observed labels (report Figure 5).",
-		Figures: []Figure{{Title: "sorted predictive probabilities", PNG: png}},
-	}, nil
+	return sortedSection(b, y, len(b.Mean), "")
 }
 
 // RegressionSection is the section of a regression's posterior predictive
