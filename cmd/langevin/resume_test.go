@@ -291,8 +291,16 @@ func TestResumeKillDefaultJob(t *testing.T) {
 // TestResumeKillNetwork: a network run of --sampler auto (the network plan:
 // random fan-in starts, Adam, SGHMC chains wrapped in restarts, the
 // function-space R̂ stop, the growing thinning) resumes exactly too.
+//
+// With -short the network is smaller (100 rows, 5 hidden units: the same
+// plan — random starts, Adam modes, SGHMC, the function-space stop, thinning
+// grown to 64 — at a quarter of the CPU).
 func TestResumeKillNetwork(t *testing.T) {
-	resumeAfterSignal(t, 6, syscall.SIGKILL, "--model", "mlp", "--data", "moons", "--n", "200", "--hidden", "10")
+	n, hidden := "200", "10"
+	if testing.Short() {
+		n, hidden = "100", "5"
+	}
+	resumeAfterSignal(t, 6, syscall.SIGKILL, "--model", "mlp", "--data", "moons", "--n", n, "--hidden", hidden)
 }
 
 // TestResumeKilledBeforeSummary: a run killed after its sampling finished
