@@ -141,7 +141,7 @@ func givensRow(R, c, u []float64, v float64, q int) float64 {
 		if uk == 0 {
 			continue
 		}
-		rk := R[k*q:(k+1)*q]
+		rk := R[k*q : (k+1)*q]
 		h := math.Hypot(rk[k], uk)
 		cs, sn := rk[k]/h, uk/h
 		rk[k] = h
