@@ -33,6 +33,7 @@ type Workspace struct {
 	heap, pairs                                                          []pair
 	cnt                                                                  [8][256]int32 // sortPairs' counts
 	tail                                                                 []pair        // the smoothed draws of the last PSIS, nil if none
+	bcnt                                                                 []int32       // sortPairs' buckets
 	lmax, cutoff                                                         float64       // its largest raw ratio and the largest one not smoothed
 	f, g, iz                                                             float64       // Row's weights: unsmoothed f/likₛ, smoothed tq·g, all times iz
 	wDone                                                                bool          // w holds the last Row's weights
@@ -170,11 +171,70 @@ func orderKey(v float64) uint64 {
 	return b | 1<<63
 }
 
-// sortPairs sorts h by value, stably (equal values keep their order), by a
+// sortPairs sorts h by value, stably (equal values keep their order): by
+// buckets of the values' order keys, as many as values, rounded up to a
+// power of 2, each key range of equal width, then one insertion sort (which
+// moves values within their bucket only); when the buckets are so uneven
+// that the insertion sort would cost more than 4 moves a value (Σ c_b²/4,
+// c_b the bucket counts), by radixSort. The result is h or the workspace's
+// second buffer.
+func (w *Workspace) sortPairs(h []pair) []pair {
+	n := len(h)
+	if n < 2 {
+		return h
+	}
+	kmin, kmax := orderKey(h[0].v), orderKey(h[0].v)
+	for _, p := range h {
+		k := orderKey(p.v)
+		kmin, kmax = min(kmin, k), max(kmax, k)
+	}
+	if kmin == kmax {
+		return h
+	}
+	lb := bits.Len(uint(n - 1)) // 2^lb ≥ n buckets
+	shift := max(bits.Len64(kmax-kmin)-lb, 0)
+	nb := int((kmax-kmin)>>shift) + 1
+	w.bcnt = slices.Grow(w.bcnt[:0], nb)[:nb]
+	cnt := w.bcnt
+	clear(cnt)
+	for _, p := range h {
+		cnt[(orderKey(p.v)-kmin)>>shift]++
+	}
+	var sum int32
+	var sq int64
+	for b, c := range cnt {
+		cnt[b] = sum
+		sum += c
+		sq += int64(c) * int64(c)
+	}
+	if sq > 16*int64(n) {
+		return w.radixSort(h)
+	}
+	if cap(w.pairs) < n {
+		w.pairs = make([]pair, n)
+	}
+	dst := w.pairs[:n]
+	for _, p := range h {
+		b := (orderKey(p.v) - kmin) >> shift
+		dst[cnt[b]] = p
+		cnt[b]++
+	}
+	for i := 1; i < n; i++ {
+		p := dst[i]
+		j := i
+		for ; j > 0 && dst[j-1].v > p.v; j-- {
+			dst[j] = dst[j-1]
+		}
+		dst[j] = p
+	}
+	return dst
+}
+
+// radixSort sorts h by value, stably, by a
 // least-significant-digit radix sort on the values' order keys, a byte at
 // a time, skipping the bytes that all keys share: no comparisons to
 // mispredict. The result is h or the workspace's second buffer.
-func (w *Workspace) sortPairs(h []pair) []pair {
+func (w *Workspace) radixSort(h []pair) []pair {
 	if len(h) < 2 {
 		return h
 	}
