@@ -166,15 +166,17 @@ func acov4(yc []float64, chains, n, t int, g []float64, scale float64) {
 			for ; i+1 < m; i += 2 {
 				a0, a1 := y[i], y[i+1]
 				bb := b[i : i+5 : i+5]
-				b0, b1, b2, b3, b4 := bb[0], bb[1], bb[2], bb[3], bb[4]
-				s00 += a0 * b0
+				s00 += a0 * bb[0]
+				b1 := bb[1]
 				s01 += a0 * b1
-				s02 += a0 * b2
-				s03 += a0 * b3
 				s10 += a1 * b1
+				b2 := bb[2]
+				s02 += a0 * b2
 				s11 += a1 * b2
+				b3 := bb[3]
+				s03 += a0 * b3
 				s12 += a1 * b3
-				s13 += a1 * b4
+				s13 += a1 * bb[4]
 			}
 		}
 		s := [4]float64{s00 + s10, s01 + s11, s02 + s12, s03 + s13}

@@ -34,6 +34,36 @@ func expNeg(x float64) float64 {
 	return math.Float64frombits(expTab[k&255]+uint64(k>>8)<<52) * p
 }
 
+// expShift sets dst[s] = e^(src[s] − c), each as expNeg (c ≥ every
+// src[s]), and returns their sum: expNeg written out in the loop, which a
+// call a value would slow by half.
+func expShift(dst, src []float64, c float64) (sum float64) {
+	const (
+		inv   = 256 / math.Ln2
+		ln2hi = 6.93147180369123816490e-01 / 256
+		ln2lo = math.Ln2/256 - ln2hi
+		magic = 6755399441055744.0
+	)
+	dst = dst[:len(src)]
+	for s, v := range src {
+		x := v - c
+		var e float64
+		if x >= -700 && x <= 0 {
+			t := x*inv + magic
+			k := int64(math.Float64bits(t)) - int64(math.Float64bits(magic))
+			kf := t - magic
+			r := (x - kf*ln2hi) - kf*ln2lo
+			p := 1 + r*(1+r*(1.0/2+r*(1.0/6+r*(1.0/24))))
+			e = math.Float64frombits(expTab[k&255]+uint64(k>>8)<<52) * p
+		} else {
+			e = math.Exp(x)
+		}
+		dst[s] = e
+		sum += e
+	}
+	return sum
+}
+
 // logTab holds, for j = 0…96, cⱼ = 3/4 + j/128, 1/cⱼ and log cⱼ.
 var logTab = func() (t [97][3]float64) {
 	for j := range t {

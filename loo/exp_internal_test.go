@@ -18,6 +18,24 @@ func TestExp(t *testing.T) {
 			t.Errorf("expNeg(%v) = %v, math.Exp %v", x, got, want)
 		}
 	}
+	// expShift is expNeg written out
+	src := []float64{3, 2.5, -1, -697, -698, 3 - 1e-300, math.Inf(-1), 0}
+	for x := -720.0; x <= 3; x += 0.0731 {
+		src = append(src, x)
+	}
+	dst := make([]float64, len(src))
+	var want float64
+	for _, v := range src {
+		want += expNeg(v - 3)
+	}
+	if sum := expShift(dst, src, 3); sum != want {
+		t.Errorf("expShift's sum %v, expNeg's %v", sum, want)
+	}
+	for s, v := range src {
+		if dst[s] != expNeg(v-3) {
+			t.Errorf("expShift(%v − 3) = %v, expNeg %v", v, dst[s], expNeg(v-3))
+		}
+	}
 	if worst > 5e-16 {
 		t.Errorf("largest relative error %.3g", worst)
 	}

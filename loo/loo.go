@@ -77,12 +77,7 @@ func (w *Workspace) Row(ll []float64, chains int) Point {
 	var sumLik float64
 	for ch := range chains {
 		seg, l := ll[ch*n:(ch+1)*n], lik[ch*n:(ch+1)*n:(ch+1)*n]
-		var sum float64
-		for s, v := range seg {
-			e := expNeg(v - c)
-			l[s] = e
-			sum += e
-		}
+		sum := expShift(l, seg, c)
 		w.means[ch] = sum / float64(n)
 		sumLik += sum
 	}

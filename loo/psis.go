@@ -108,7 +108,8 @@ func (w *Workspace) smooth(tail []pair, cut, lmax float64) float64 {
 	if len(w.lq) != m { // log(1 − pⱼ), pⱼ = (j + ½)/M, for this M
 		w.lq = grow(w.lq, m)
 		for j := range w.lq {
-			w.lq[j] = math.Log1p(-(float64(j) + 0.5) / float64(m))
+			// 1 − pⱼ = (M − j − ½)/M to half an ulp
+			w.lq[j] = logPos((float64(m-j) - 0.5) / float64(m))
 		}
 	}
 	w.tq = grow(w.tq, m)
