@@ -34,34 +34,52 @@ func expNeg(x float64) float64 {
 	return math.Float64frombits(expTab[k&255]+uint64(k>>8)<<52) * p
 }
 
+// expTabInv holds the bits of 2^(−j/256), j = 0…255.
+var expTabInv = func() (t [256]uint64) {
+	for j := range t {
+		t[j] = math.Float64bits(math.Exp2(-float64(j) / 256))
+	}
+	return t
+}()
+
 // expShift sets dst[s] = e^(src[s] − c), each as expNeg (c ≥ every
-// src[s]), and returns their sum: expNeg written out in the loop, which a
-// call a value would slow by half.
-func expShift(dst, src []float64, c float64) (sum float64) {
+// src[s]), and inv[s] = e^(c − src[s]) to the same accuracy, and returns the
+// sum of dst and the smallest src[s]: expNeg written out in the loop, which
+// a call a value would slow by half, its polynomial split into even and odd
+// parts E and O for e^r = E + O and e^(−r) = E − O. Where e^(c − src[s])
+// would overflow (src[s] − c < −700), inv[s] is math.Exp's.
+func expShift(dst, inv, src []float64, c float64) (sum, lo float64) {
 	const (
-		inv   = 256 / math.Ln2
+		scale = 256 / math.Ln2
 		ln2hi = 6.93147180369123816490e-01 / 256
 		ln2lo = math.Ln2/256 - ln2hi
 		magic = 6755399441055744.0
 	)
-	dst = dst[:len(src)]
+	dst, inv = dst[:len(src)], inv[:len(src)]
+	lo = c
 	for s, v := range src {
+		if v < lo {
+			lo = v
+		}
 		x := v - c
-		var e float64
+		var e, ei float64
 		if x >= -700 && x <= 0 {
-			t := x*inv + magic
+			t := x*scale + magic
 			k := int64(math.Float64bits(t)) - int64(math.Float64bits(magic))
 			kf := t - magic
 			r := (x - kf*ln2hi) - kf*ln2lo
-			p := 1 + r*(1+r*(1.0/2+r*(1.0/6+r*(1.0/24))))
-			e = math.Float64frombits(expTab[k&255]+uint64(k>>8)<<52) * p
+			r2 := r * r
+			E := 1 + r2*(1.0/2+r2*(1.0/24))
+			O := r * (1 + r2*(1.0/6))
+			e = math.Float64frombits(expTab[k&255]+uint64(k>>8)<<52) * (E + O)
+			ei = math.Float64frombits(expTabInv[k&255]-uint64(k>>8)<<52) * (E - O)
 		} else {
-			e = math.Exp(x)
+			e, ei = math.Exp(x), math.Exp(-x)
 		}
-		dst[s] = e
+		dst[s], inv[s] = e, ei
 		sum += e
 	}
-	return sum
+	return sum, lo
 }
 
 // logTab holds, for j = 0…96, cⱼ = 3/4 + j/128, 1/cⱼ and log cⱼ.
