@@ -42,9 +42,16 @@ func TestLargest(t *testing.T) {
 				}
 				return 0
 			})
-			got := w.largest(x, n)
+			got := w.largest(x, 1, n)
 			if !slices.Equal(got, ref[S-n:]) {
 				t.Errorf("%s S=%d n=%d: tails differ", name, S, n)
+			}
+			neg := make([]float64, S)
+			for s, v := range x {
+				neg[s] = -v
+			}
+			if got := w.largest(neg, -1, n); !slices.Equal(got, ref[S-n:]) {
+				t.Errorf("%s S=%d n=%d: tails of −(−x) differ", name, S, n)
 			}
 		}
 	}

@@ -29,11 +29,13 @@ type pair struct {
 // first. The zero value is ready to use; a Workspace must not be used by two
 // goroutines at once.
 type Workspace struct {
-	lik, w, lw, tx, z, sel, yc, means, rho, theta, ell, lq, tl, tq []float64
-	heap, pairs                                                    []pair
-	cnt                                                            [8][256]int32 // sortPairs' counts
-	tail                                                           []pair        // the smoothed draws of the last PSIS, nil if none
-	lmax, cutoff                                                   float64       // its largest raw ratio and the largest one not smoothed
+	lik, w, lw, tx, z, sel, yc, means, rho, acov, theta, ell, lq, tl, tq []float64
+	heap, pairs                                                          []pair
+	cnt                                                                  [8][256]int32 // sortPairs' counts
+	tail                                                                 []pair        // the smoothed draws of the last PSIS, nil if none
+	lmax, cutoff                                                         float64       // its largest raw ratio and the largest one not smoothed
+	f, g, iz                                                             float64       // Row's weights: unsmoothed f/likₛ, smoothed tq·g, all times iz
+	wDone                                                                bool          // w holds the last Row's weights
 }
 
 // PSIS replaces the log importance ratios lw, one per draw, by Pareto
@@ -51,7 +53,7 @@ func (w *Workspace) PSIS(lw []float64, reff float64) (k float64) {
 			lmax = v
 		}
 	}
-	k = w.psis(lw, reff, lmax)
+	k = w.psis(lw, 1, reff, lmax)
 	w.writeTail(lw)
 	return k
 }
@@ -63,15 +65,16 @@ func (w *Workspace) writeTail(lw []float64) {
 	}
 }
 
-// psis is PSIS given the largest log ratio lmax, but leaves lw as it is:
-// the smoothed ratios are w.tq, relative to e^lmax, for the draws w.tail.
-func (w *Workspace) psis(lw []float64, reff, lmax float64) (k float64) {
-	S := len(lw)
+// psis is PSIS of the log ratios sgn·x (sgn = ±1) given the largest of them,
+// lmax, but leaves x as it is: the smoothed ratios are w.tq, relative to
+// e^lmax, for the draws w.tail.
+func (w *Workspace) psis(x []float64, sgn, reff, lmax float64) (k float64) {
+	S := len(x)
 	m := TailLen(S, reff)
 	k = math.Inf(1)
 	w.tail = nil
 	if m >= 5 && m < S {
-		tail := w.largest(lw, m+1) // ascending, tail[0] the cutoff
+		tail := w.largest(x, sgn, m+1) // ascending, tail[0] the cutoff
 		cut := tail[0].v - lmax
 		w.cutoff = tail[0].v
 		tail = tail[1:]
@@ -116,7 +119,8 @@ func (w *Workspace) smooth(tail []pair, cut, lmax float64) float64 {
 	return k
 }
 
-// largest returns the n largest values of x with their indices, ascending,
+// largest returns the n largest values of sgn·x (sgn = ±1, exact) with their
+// indices, ascending,
 // ordered as R's stable sort.int orders them (equal values by draw, so that
 // of equal values at the cutoff the later draws are in the tail). A
 // sample of every (S/256)-th value gives a bound below which the n largest
@@ -124,13 +128,13 @@ func (w *Workspace) smooth(tail []pair, cut, lmax float64) float64 {
 // and sorted, and the last n kept. When the bound misses (fewer than n
 // values above it), the bound is the n-th largest value itself, by
 // quickselect on a copy.
-func (w *Workspace) largest(x []float64, n int) []pair {
+func (w *Workspace) largest(x []float64, sgn float64, n int) []pair {
 	S := len(x)
 	bound := math.Inf(-1)
 	if q := 256; S >= 4*q && n < S/4 {
 		w.sel = grow(w.sel, q)
 		for j := range q {
-			w.sel[j] = x[j*S/q]
+			w.sel[j] = sgn * x[j*S/q]
 		}
 		// expected n·q/S sample values above the n-th largest; go 4 sd and
 		// 4 values further down
@@ -140,11 +144,13 @@ func (w *Workspace) largest(x []float64, n int) []pair {
 			bound = nthSmallest(w.sel[:q], q-1-r)
 		}
 	}
-	h := w.gather(x, bound)
+	h := w.gather(x, sgn, bound)
 	if len(h) < n {
 		w.sel = grow(w.sel, S)
-		copy(w.sel, x)
-		h = w.gather(x, nthSmallest(w.sel, S-n))
+		for s, v := range x {
+			w.sel[s] = sgn * v
+		}
+		h = w.gather(x, sgn, nthSmallest(w.sel, S-n))
 	}
 	// The candidates are in draw order, and the sort is stable: the last
 	// n are the n largest, of equal values at the cutoff the later draws.
@@ -205,11 +211,11 @@ func (w *Workspace) sortPairs(h []pair) []pair {
 	return src
 }
 
-// gather returns the values of x not below t with their indices.
-func (w *Workspace) gather(x []float64, t float64) []pair {
+// gather returns the values of sgn·x not below t with their indices.
+func (w *Workspace) gather(x []float64, sgn, t float64) []pair {
 	h := w.heap[:0]
 	for s, v := range x {
-		if v >= t {
+		if v *= sgn; v >= t {
 			h = append(h, pair{v, int32(s)})
 		}
 	}
