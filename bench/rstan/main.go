@@ -50,17 +50,17 @@ type posterior struct{ Name, Model, Data string }
 
 func main() {
 	var (
-		run      = flag.String("run", "", "measure the posteriors whose names match this `regexp` (default all)")
-		out      = flag.String("out", "stan/testdata/rstan.csv", "append the results to `file`")
-		cache    = flag.String("cache", filepath.Join(os.Getenv("HOME"), ".cache", "langevin-rstan"), "`dir` for compiled models, data and runs")
-		table    = flag.Bool("table", false, "print -out's results as a Markdown table and exit")
-		only     = flag.String("only", "", "run one side only: rstan or langevin")
-		maxTime  = flag.String("max-time", "", "stop langevin's run after this `duration` (Go syntax: 10m), keeping the draws so far (marked)")
-		ref      = flag.Bool("ref", false, "write rstan's summary (10 chains) as NAME.ref.json of the posteriors without one, and measure nothing")
-		oneName  = flag.String("one", "", "(internal) measure langevin on the posterior `name` and print its line")
-		progF    = flag.String("prog", "", "(internal, with -one) the program")
-		dataF    = flag.String("data", "", "(internal, with -one) the data")
-		refF     = flag.String("reffile", "", "(internal, with -one) the reference summary")
+		run     = flag.String("run", "", "measure the posteriors whose names match this `regexp` (default all)")
+		out     = flag.String("out", "stan/testdata/rstan.csv", "append the results to `file`")
+		cache   = flag.String("cache", filepath.Join(os.Getenv("HOME"), ".cache", "langevin-rstan"), "`dir` for compiled models, data and runs")
+		table   = flag.Bool("table", false, "print -out's results as a Markdown table and exit")
+		only    = flag.String("only", "", "run one side only: rstan or langevin")
+		maxTime = flag.String("max-time", "", "stop langevin's run after this `duration` (Go syntax: 10m), keeping the draws so far (marked)")
+		ref     = flag.Bool("ref", false, "write rstan's summary (10 chains) as NAME.ref.json of the posteriors without one, and measure nothing")
+		oneName = flag.String("one", "", "(internal) measure langevin on the posterior `name` and print its line")
+		progF   = flag.String("prog", "", "(internal, with -one) the program")
+		dataF   = flag.String("data", "", "(internal, with -one) the data")
+		refF    = flag.String("reffile", "", "(internal, with -one) the reference summary")
 	)
 	flag.Parse()
 	if *oneName != "" {
