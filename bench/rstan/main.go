@@ -93,7 +93,7 @@ func main() {
 	}
 	defer f.Close()
 	if st, _ := f.Stat(); st.Size() == 0 {
-		fmt.Fprintln(f, "sampler,posterior,cpu_s,min_ess_bulk,worst,other_s")
+		fmt.Fprintln(f, "sampler,posterior,cpu_s,min_ess_bulk,worst,other_s,match")
 	}
 	for _, p := range ps {
 		if !re.MatchString(p.Name) || strings.Contains(p.Name, "lotka_volterra") || strings.Contains(p.Name, "one_comp") {
@@ -295,8 +295,50 @@ func one(name, progFile, dataFile, refFile, maxTime string) error {
 			worst, least = n, e
 		}
 	}
-	fmt.Printf("langevin,%s,%.2f,%.1f,%s%s,%.1f\n", name, used, least, worst, stopped, cpuSeconds())
+	fmt.Printf("langevin,%s,%.2f,%.1f,%s%s,%.1f,%s\n", name, used, least, worst, stopped, cpuSeconds(), match(tr, col, refFile))
 	return nil
+}
+
+// match is TestPosteriordb's check of the draws against the reference
+// summary: for every parameter |mean − ref mean| ≤ 0.1 ref sd + 3 MCSE and
+// the sd within 10% of the reference's; "yes", "no (k checks fail)", or
+// "no reference".
+func match(tr *langevin.Trace, col map[string]int, refFile string) string {
+	b, err := os.ReadFile(refFile)
+	if err != nil {
+		return "no reference"
+	}
+	var ref struct{ Summary map[string][2]float64 }
+	if err := json.Unmarshal(b, &ref); err != nil {
+		return "no reference"
+	}
+	bad := 0
+	for n, rs := range ref.Summary {
+		j, ok := col[n]
+		if !ok {
+			bad++
+			continue
+		}
+		ch := tr.Param(j)
+		var s, s2, k float64
+		for _, c := range ch {
+			for _, v := range c {
+				s, s2, k = s+v, s2+v*v, k+1
+			}
+		}
+		mean := s / k
+		sd := math.Sqrt((s2 - k*mean*mean) / (k - 1))
+		if math.Abs(mean-rs[0]) > 0.1*rs[1]+3*diag.MCSEMean(ch) {
+			bad++
+		}
+		if r := sd / rs[1]; r < 0.9 || r > 1.1 {
+			bad++
+		}
+	}
+	if bad > 0 {
+		return fmt.Sprintf("no (%d checks fail)", bad)
+	}
+	return "yes"
 }
 
 func cpuSeconds() float64 {

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"sort"
 	"strconv"
+	"strings"
 )
 
 // regression matches the linear regressions of at least 1000 rows among
@@ -16,8 +17,8 @@ import (
 var regression = regexp.MustCompile(`^(earnings-|nes(1972|1976|1984|1988|1992|1996)-|diamonds-)`)
 
 type result struct {
-	cpu, ess float64
-	worst    string
+	cpu, ess     float64
+	worst, match string
 }
 
 // readResults reads the results file: the last line of each sampler and
@@ -28,7 +29,9 @@ func readResults(file string) (map[string]map[string]result, error) {
 		return nil, err
 	}
 	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
+	r := csv.NewReader(f)
+	r.FieldsPerRecord = -1 // rstan's lines have no match column
+	rows, err := r.ReadAll()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", file, err)
 	}
@@ -36,6 +39,13 @@ func readResults(file string) (map[string]map[string]result, error) {
 	for i, r := range rows {
 		if i == 0 {
 			continue
+		}
+		if len(r) < 6 {
+			return nil, fmt.Errorf("%s:%d: expected 6 or 7 columns, found %d", file, i+1, len(r))
+		}
+		match := ""
+		if len(r) > 6 {
+			match = r[6]
 		}
 		cpu, err1 := strconv.ParseFloat(r[2], 64)
 		ess, err2 := strconv.ParseFloat(r[3], 64)
@@ -45,7 +55,7 @@ func readResults(file string) (map[string]map[string]result, error) {
 		if out[r[1]] == nil {
 			out[r[1]] = map[string]result{}
 		}
-		out[r[1]][r[0]] = result{cpu, ess, r[4]}
+		out[r[1]][r[0]] = result{cpu, ess, r[4], match}
 	}
 	return out, nil
 }
@@ -63,8 +73,8 @@ func writeTable(w io.Writer, file string) error {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	fmt.Fprintln(w, "| posterior | rstan CPU s | rstan min bulk-ESS | langevin CPU s | langevin min bulk-ESS | ESS/s ratio |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|")
+	fmt.Fprintln(w, "| posterior | match | rstan CPU s | langevin CPU s | rstan min bulk-ESS | langevin min bulk-ESS | ESS/s ratio |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|")
 	var all, reg []float64
 	for _, n := range names {
 		r, okR := res[n]["rstan"]
@@ -90,7 +100,10 @@ func writeTable(w io.Writer, file string) error {
 		if regression.MatchString(n) {
 			name += " (regression)"
 		}
-		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s |\n", name, rc, re, lc, le, ratio)
+		if i := strings.Index(l.worst, " ("); i >= 0 { // stopped by -max-time
+			le += l.worst[i:]
+		}
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s |\n", name, l.match, rc, lc, re, le, ratio)
 	}
 	fmt.Fprintf(w, "\nMedian ESS/s ratio: %s over the %d posteriors measured, %s over the %d regressions with N ≥ 1000.\n",
 		median(all), len(all), median(reg), len(reg))
