@@ -215,7 +215,7 @@ func (p *Plan) Notes() []Note {
 // LengthNote says why the run stopped: why is what UntilESS recorded, or
 // the rule's own reason when it did not stop the run.
 func LengthNote(why string, target float64, maxTime time.Duration) Note {
-	return Note{"auto", fmt.Sprintf("length: ran until %s (--target-ess %.0f, --max-time %v)", why, target, maxTime)}
+	return Note{"auto", fmt.Sprintf("length: ran until %s ({target-ess} %.0f, {max-time} %v)", why, target, maxTime)}
 }
 
 // KSDNotes checks the draws of tr against the Laplace approximation of lap
@@ -251,7 +251,7 @@ func ksdChecked(ctx context.Context, lap *approx.RunLaplace, m langevin.Model, t
 	}
 	out := []Note{{"ksd", fmt.Sprintf("%.3g (IMQ kernel in Laplace-sd units, %d draws); %d Laplace draws: %.3g; ratio %.2f: %s", k.Run, k.N, k.N, k.Reference, k.Run/k.Reference, verdict)}}
 	if k.Worse {
-		out = append(out, Note{"warning", fmt.Sprintf("the kernel Stein discrepancy is %.1f× the Laplace reference's (> %g): the draws are further from the posterior than a Gaussian approximation's — the sampler is biased (a smaller --step) or has not mixed", k.Run/k.Reference, diag.KSDWorseFactor)})
+		out = append(out, Note{"warning", fmt.Sprintf("the kernel Stein discrepancy is %.1f× the Laplace reference's (> %g): the draws are further from the posterior than a Gaussian approximation's — the sampler is biased (a smaller {step}) or has not mixed", k.Run/k.Reference, diag.KSDWorseFactor)})
 	}
 	return out, &k
 }
