@@ -50,13 +50,24 @@ type ExactFlags struct {
 	tune, Metric, gridScore string
 }
 
-// exactDefaults are the iteration counts of the exact samplers when
-// {iters}/{burnin}/{warmup}/{thin} are not given: the CLI's SGLD defaults
-// (500000/50000/450) would waste hours on a full-data sampler.
-var exactDefaults = map[string]struct{ warmup, draws int }{
-	"nuts": {1000, 1000}, // Stan's
-	"mala": {2000, 10000},
-	"rwm":  {5000, 20000},
+// exactDefaults are the exact samplers: their iteration counts when
+// {iters}/{burnin}/{warmup}/{thin} are not given (the CLI's SGLD defaults,
+// 500000/50000/450, would waste hours on a full-data sampler), and their
+// kernel for a step (0: tuned), a diagonal or dense preconditioner and the
+// warm-up's adaptation.
+var exactDefaults = map[string]struct {
+	warmup, draws int
+	kernel        func(step float64, precond []float64, cov *mat.SymDense, a sampler.Adapt, o *ExactFlags) langevin.Sampler
+}{
+	"nuts": {1000, 1000, func(step float64, precond []float64, _ *mat.SymDense, a sampler.Adapt, o *ExactFlags) langevin.Sampler { // Stan's
+		return sampler.NUTS{Step: step, MaxDepth: o.maxDepth, Precond: precond, Adapt: a}
+	}},
+	"mala": {2000, 10000, func(step float64, precond []float64, cov *mat.SymDense, a sampler.Adapt, _ *ExactFlags) langevin.Sampler {
+		return sampler.MALA{Step: step, Precond: precond, PrecondFull: cov, Adapt: a}
+	}},
+	"rwm": {5000, 20000, func(step float64, precond []float64, cov *mat.SymDense, a sampler.Adapt, _ *ExactFlags) langevin.Sampler {
+		return sampler.RWM{Step: step, Precond: precond, PrecondFull: cov, Adapt: a}
+	}},
 }
 
 // resolveExact resolves {warmup} against {burnin} and fills in the exact
@@ -172,14 +183,7 @@ func buildExact(ctx context.Context, b *BuildEnv) (langevin.Sampler, error) {
 		step = c.Step
 	}
 	b.StepA = step
-	switch c.Sampler {
-	case "rwm":
-		return sampler.RWM{Step: step, Precond: precond, PrecondFull: cov, Adapt: a}, nil
-	case "mala":
-		return sampler.MALA{Step: step, Precond: precond, PrecondFull: cov, Adapt: a}, nil
-	default:
-		return sampler.NUTS{Step: step, MaxDepth: o.maxDepth, Precond: precond, Adapt: a}, nil
-	}
+	return exactDefaults[c.Sampler].kernel(step, precond, cov, a, o), nil
 }
 
 // PrintExact prints the exact samplers' per-chain statistics: tuned step,

@@ -73,6 +73,7 @@ func RegisterSampler(d *SamplerDef) {
 	}
 	SamplerTable[d.name] = d
 	samplerOrder = append(samplerOrder, d.name)
+	Methods[d.name] = familyMethod[d.family](d.name)
 }
 
 // SamplerNames returns the registered names, family by family.
