@@ -167,15 +167,7 @@ func (mt *metric) solveL(dst, r []float64) {
 		}
 		return
 	}
-	d := mt.d
-	for i := 0; i < d; i++ {
-		s := r[i]
-		row := mt.l[i*d : i*d+i]
-		for k, x := range row {
-			s -= x * dst[k]
-		}
-		dst[i] = s / mt.l[i*d+i]
-	}
+	linalg.SolveLower(dst, mt.l, r, mt.d)
 }
 
 // solveLT writes L⁻ᵀ z into dst (back substitution; dst may be z).
@@ -186,14 +178,7 @@ func (mt *metric) solveLT(dst, z []float64) {
 		}
 		return
 	}
-	d := mt.d
-	for i := d - 1; i >= 0; i-- {
-		s := z[i]
-		for k := i + 1; k < d; k++ {
-			s -= mt.l[k*d+i] * dst[k]
-		}
-		dst[i] = s / mt.l[i*d+i]
-	}
+	linalg.SolveLowerT(dst, mt.l, z, mt.d)
 }
 
 // quad returns vᵀ M v.
