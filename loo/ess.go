@@ -78,14 +78,14 @@ func (w *Workspace) relEffMeans(x, means []float64) float64 {
 			yc[c*n+i] = v - m
 		}
 	}
-	// lag(t) is mean_c γ̂_c(t), computed four lags at a time (acov4) and
+	// lag(t) is mean_c γ̂_c(t), computed three lags at a time (acov3) and
 	// cached in w.acov
-	w.acov = grow(w.acov, n+4)
+	w.acov = grow(w.acov, n+3)
 	have := 0
 	lag := func(t int) float64 {
 		for t >= have {
-			acov4(yc, chains, n, have, w.acov[have:have+4], scale)
-			have += 4
+			acov3(yc, chains, n, have, w.acov[have:have+3], scale)
+			have += 3
 		}
 		return w.acov[t]
 	}
@@ -150,34 +150,33 @@ func grow(buf []float64, n int) []float64 {
 	return buf[:n]
 }
 
-// acov4 sets g[j] to mean_c γ̂_c(t+j), j = 0…3, the autocovariances of the
+// acov3 sets g[j] to mean_c γ̂_c(t+j), j = 0…2, the autocovariances of the
 // centred chains yc of n draws each, scaled by scale, in one pass: two
-// draws an iteration against five, eight sums side by side.
-func acov4(yc []float64, chains, n, t int, g []float64, scale float64) {
-	g = g[:4]
+// draws an iteration against four, six sums side by side (as many as the
+// registers hold without spilling).
+func acov3(yc []float64, chains, n, t int, g []float64, scale float64) {
+	g = g[:3]
 	clear(g)
 	for c := range chains {
 		y := yc[c*n : (c+1)*n]
-		var s00, s01, s02, s03, s10, s11, s12, s13 float64
-		m := n - t - 3 // terms common to the four lags: i < m
+		var s00, s01, s02, s10, s11, s12 float64
+		m := n - t - 2 // terms common to the three lags: i < m
 		i := 0
 		if m > 0 {
 			b := y[t:]
 			for ; i+1 < m; i += 2 {
 				a0, a1 := y[i], y[i+1]
-				bb := b[i : i+5 : i+5]
-				b0, b1, b2, b3, b4 := bb[0], bb[1], bb[2], bb[3], bb[4]
+				bb := b[i : i+4 : i+4]
+				b0, b1, b2, b3 := bb[0], bb[1], bb[2], bb[3]
 				s00 += a0 * b0
 				s01 += a0 * b1
 				s02 += a0 * b2
-				s03 += a0 * b3
 				s10 += a1 * b1
 				s11 += a1 * b2
 				s12 += a1 * b3
-				s13 += a1 * b4
 			}
 		}
-		s := [4]float64{s00 + s10, s01 + s11, s02 + s12, s03 + s13}
+		s := [3]float64{s00 + s10, s01 + s11, s02 + s12}
 		for j := range s {
 			for k := i; k < n-t-j; k++ {
 				s[j] += y[k] * y[k+t+j]

@@ -6,10 +6,10 @@ import (
 	"testing"
 )
 
-// TestAcov4 checks the four-lag autocovariance pass against the lagged sums
+// TestAcov3 checks the three-lag autocovariance pass against the lagged sums
 // written out, for every chain length up to 40 and every lag, where the
 // unrolled loop runs zero, one or many times.
-func TestAcov4(t *testing.T) {
+func TestAcov3(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for _, chains := range []int{1, 3} {
 		for n := 1; n <= 40; n++ {
@@ -17,10 +17,10 @@ func TestAcov4(t *testing.T) {
 			for i := range y {
 				y[i] = rng.NormFloat64()
 			}
-			g := make([]float64, 4)
+			g := make([]float64, 3)
 			for lag0 := 0; lag0 <= n; lag0++ {
-				acov4(y, chains, n, lag0, g, 0.5)
-				for j := range 4 {
+				acov3(y, chains, n, lag0, g, 0.5)
+				for j := range 3 {
 					var want float64
 					for c := range chains {
 						var s float64

@@ -59,15 +59,12 @@ func (w *Workspace) Row(ll []float64, chains int) Point {
 	if chains < 1 || S%chains != 0 {
 		panic("loo: number of draws not a multiple of the number of chains")
 	}
-	w.lik, w.w = grow(w.lik, S), grow(w.w, S)
+	w.lik, w.rlik, w.w = grow(w.lik, S), grow(w.rlik, S), grow(w.w, S)
 	lik := w.lik
-	c, lo := ll[0], ll[0]
+	c := ll[0]
 	for _, v := range ll {
 		if v > c {
 			c = v
-		}
-		if v < lo {
-			lo = v
 		}
 	}
 	// likₛ = exp(llₛ − c) and the chains' means of it (for RelEff), in one
@@ -75,13 +72,12 @@ func (w *Workspace) Row(ll []float64, chains int) Point {
 	n := S / chains
 	w.means = grow(w.means, chains)
 	var sumLik float64
+	lo := c
 	for ch := range chains {
-		seg, l := ll[ch*n:(ch+1)*n], lik[ch*n:(ch+1)*n:(ch+1)*n]
-		var sum float64
-		for s, v := range seg {
-			e := expNeg(v - c)
-			l[s] = e
-			sum += e
+		seg := ll[ch*n : (ch+1)*n]
+		sum, m := expShift(lik[ch*n:(ch+1)*n], w.rlik[ch*n:(ch+1)*n], seg, c)
+		if m < lo {
+			lo = m
 		}
 		w.means[ch] = sum / float64(n)
 		sumLik += sum
@@ -94,15 +90,17 @@ func (w *Workspace) Row(ll []float64, chains int) Point {
 	if w.tail != nil {
 		var qmax float64
 		for _, q := range w.tq {
-			qmax = math.Max(qmax, q)
+			if q > qmax {
+				qmax = q
+			}
 		}
 		mx = math.Max(w.cutoff, logPos(qmax)+w.lmax)
 	}
 	var elpd, e, w2, v float64
 	if c-lo < 700 {
 		// Unsmoothed weights are xₛ = exp(−llₛ − mx) = f/likₛ,
-		// f = exp(−c − mx): one division a draw instead of an exponential,
-		// while the range of ll keeps likₛ normal. Their products with likₛ
+		// f = exp(−c − mx): one product a draw with 1/likₛ, which expShift
+		// gave with likₛ, while the range of ll keeps both normal. Their products with likₛ
 		// are all f, so that Σₛ xₛlikₛ needs only the smoothed draws, and
 		// their terms of loo's var_epd, Σₛ xₛ²(likₛ − e)² = Σₛ (f − e·xₛ)²,
 		// follow from sums about e₀ = mean likₛ, which is known now:
@@ -114,22 +112,39 @@ func (w *Workspace) Row(ll []float64, chains int) Point {
 		// magnitude), and their terms, each f/e₀ and dₛ ≈ 0, are taken out.
 		f := math.Exp(-c - mx)
 		e0 := sumLik / float64(S)
+		r0 := 1 / e0
+		rlik := w.rlik
 		w.tl = grow(w.tl, len(w.tail))
 		for j, p := range w.tail {
 			w.tl[j] = lik[p.i]
-			lik[p.i] = e0
+			rlik[p.i] = r0
 		}
-		var z, q, a, b float64
-		for _, l := range lik {
-			x := f / l
+		// two draws a step, two sets of sums: the additions' latency
+		var z, q, a, b, z1, q1, a1, b1 float64
+		s := 0
+		for ; s+1 < S; s += 2 {
+			x, x1 := f*rlik[s], f*rlik[s+1]
+			d, d1 := f-e0*x, f-e0*x1
+			z += x
+			q += x * x
+			a += d * d
+			b += x * d
+			z1 += x1
+			q1 += x1 * x1
+			a1 += d1 * d1
+			b1 += x1 * d1
+		}
+		if s < S {
+			x := f * rlik[s]
 			d := f - e0*x
 			z += x
 			q += x * x
 			a += d * d
 			b += x * d
 		}
+		z, q, a, b = z+z1, q+q1, a+a1, b+b1
 		M := float64(len(w.tail))
-		x0 := f / e0
+		x0 := f * r0
 		d0 := f - e0*x0
 		z -= M * x0
 		q -= M * x0 * x0
@@ -137,9 +152,8 @@ func (w *Workspace) Row(ll []float64, chains int) Point {
 		b -= M * x0 * d0
 		E := f * float64(S-len(w.tail))
 		g := math.Exp(w.lmax - mx) // smoothed weights are w.tq·g
-		for j, p := range w.tail {
+		for j := range w.tail {
 			l := w.tl[j]
-			lik[p.i] = l
 			x := w.tq[j] * g
 			z += x
 			E += x * l
@@ -215,8 +229,8 @@ func (w *Workspace) Row(ll []float64, chains int) Point {
 func (w *Workspace) Weights() []float64 {
 	if !w.wDone {
 		a := w.f * w.iz
-		for s, l := range w.lik {
-			w.w[s] = a / l
+		for s, r := range w.rlik {
+			w.w[s] = a * r
 		}
 		for j, p := range w.tail {
 			w.w[p.i] = w.tq[j] * w.g * w.iz
