@@ -3,6 +3,8 @@ package ad
 import (
 	"fmt"
 	"math"
+
+	"gonum.org/v1/gonum/floats"
 )
 
 // Operations on structured parameters: recursions (LinearScan, CumSum),
@@ -102,6 +104,13 @@ func (t *Tape) MatMul(A, B Vec, k int) Vec {
 	n, m := int(A.n)/k, int(B.n)/k
 	out := t.newVec(n * m)
 	y, a, b := t.vals(out), t.vals(A), t.vals(B)
+	if m == 1 { // a matrix times a vector: one dot product a row
+		for i := range y {
+			y[i] = floats.Dot(a[i*k:(i+1)*k], b)
+		}
+		t.push(node{op: opMatMul, out: out, a: A, b: B, k: k})
+		return out
+	}
 	for i := 0; i < n; i++ {
 		yi := y[i*m : (i+1)*m]
 		for l := 0; l < k; l++ {
@@ -122,6 +131,20 @@ func (nd *node) matMulBack(t *Tape, g []float64) {
 	n, m := int(nd.a.n)/k, int(nd.b.n)/k
 	ga, gb := t.adjs(nd.a), t.adjs(nd.b)
 	a, b := t.vals(nd.a), t.vals(nd.b)
+	if m == 1 { // a matrix times a vector
+		for i, gi := range g[:n] {
+			if gi == 0 {
+				continue
+			}
+			if gb != nil {
+				floats.AddScaled(gb, gi, a[i*k:(i+1)*k])
+			}
+			if ga != nil {
+				floats.AddScaled(ga[i*k:(i+1)*k], gi, b)
+			}
+		}
+		return
+	}
 	for i := 0; i < n; i++ {
 		gi := g[i*m : (i+1)*m]
 		for l := 0; l < k; l++ {
