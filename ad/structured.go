@@ -3,8 +3,6 @@ package ad
 import (
 	"fmt"
 	"math"
-
-	"gonum.org/v1/gonum/floats"
 )
 
 // Operations on structured parameters: recursions (LinearScan, CumSum),
@@ -104,9 +102,17 @@ func (t *Tape) MatMul(A, B Vec, k int) Vec {
 	n, m := int(A.n)/k, int(B.n)/k
 	out := t.newVec(n * m)
 	y, a, b := t.vals(out), t.vals(A), t.vals(B)
-	if m == 1 { // a matrix times a vector: one dot product a row
+	if m == 1 { // a matrix times a vector: the same sums, without a loop of length 1
+		b = b[:k]
 		for i := range y {
-			y[i] = floats.Dot(a[i*k:(i+1)*k], b)
+			ai := a[i*k : (i+1)*k]
+			var s float64
+			for l, c := range ai {
+				if c != 0 {
+					s += c * b[l]
+				}
+			}
+			y[i] = s
 		}
 		t.push(node{op: opMatMul, out: out, a: A, b: B, k: k})
 		return out
@@ -131,16 +137,23 @@ func (nd *node) matMulBack(t *Tape, g []float64) {
 	n, m := int(nd.a.n)/k, int(nd.b.n)/k
 	ga, gb := t.adjs(nd.a), t.adjs(nd.b)
 	a, b := t.vals(nd.a), t.vals(nd.b)
-	if m == 1 { // a matrix times a vector
+	if m == 1 { // a matrix times a vector: the same sums as below
+		b = b[:k]
 		for i, gi := range g[:n] {
-			if gi == 0 {
-				continue
+			ai := a[i*k : (i+1)*k]
+			if ga != nil {
+				gai := ga[i*k : (i+1)*k]
+				for l, v := range b {
+					gai[l] += gi * v
+				}
 			}
 			if gb != nil {
-				floats.AddScaled(gb, gi, a[i*k:(i+1)*k])
-			}
-			if ga != nil {
-				floats.AddScaled(ga[i*k:(i+1)*k], gi, b)
+				gb = gb[:k]
+				for l, c := range ai {
+					if c != 0 {
+						gb[l] += c * gi
+					}
+				}
 			}
 		}
 		return

@@ -15,7 +15,7 @@ import (
 func BenchmarkLogPrior(b *testing.B) {
 	for _, p := range pdbIndex(b) {
 		switch p.Name {
-		case "eight_schools-eight_schools_noncentered", "kidiq-kidscore_momiq", "arK-arK":
+		case "eight_schools-eight_schools_noncentered", "kidiq-kidscore_momiq", "arK-arK", "earnings-earn_height", "diamonds-diamonds":
 		default:
 			continue
 		}
