@@ -146,7 +146,7 @@ func planRows(prog *Program, slots []slotInfo, name string) (*rowPlan, error) {
 		for _, s := range prog.Model.Stmts {
 			c.stmt(s)
 			if c.why != "" {
-				return nil, errf(s.pos(), "--rows %s: this statement is not a sum of one term per row: %s (at %d:%d)", name, c.why, c.at.Line, c.at.Col)
+				return nil, errf(s.pos(), "--rows %s: this statement is not a sum of one term per row: %s (at line %d, column %d)", name, c.why, c.at.Line, c.at.Col)
 			}
 		}
 	}
