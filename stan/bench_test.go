@@ -90,3 +90,16 @@ model {
 		}
 	})
 }
+
+// BenchmarkReadData reads a logistic regression's data (10,000 rows of 5
+// features) in CmdStan JSON.
+func BenchmarkReadData(b *testing.B) {
+	js, _, _ := logisticData(10000, 5, 1)
+	b.SetBytes(int64(len(js)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := ParseData("d.json", []byte(js)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
