@@ -615,9 +615,6 @@ func looModel(dir string, r *rundir.Run) (looSource, string, int, error) {
 		f.Columns.Missing = mf.Columns.Missing
 	}
 	what := filepath.Join(dir, "model.json") + ": the run's data"
-	if sc != nil && sc.TargetScale != 0 {
-		return nil, "", 0, fit.InputErrorf("%s: the run standardised its response: not supported by langevin loo yet", dir)
-	}
 	if f.IsStoreData() {
 		return looStore(dir, mf, sc)
 	}
@@ -650,7 +647,17 @@ func looModel(dir string, r *rundir.Run) (looSource, string, int, error) {
 	if sc != nil {
 		sc.Transform(d.X)
 	}
-	m, err := mf.Spec.BuildOffset(d.X, d.Y, offVals)
+	// A run that standardised its response (an MLP regression) has a model
+	// of z = (y − ȳ)/s_y, with ȳ and s_y of its training rows in
+	// scaler.json: the model is built on z, and log p(y|θ) =
+	// log p(z|θ) − log s_y (memSource.logSY).
+	resp, logSY := d.Y, 0.0
+	if sc != nil && sc.TargetScale != 0 {
+		resp = slices.Clone(d.Y)
+		sc.TransformTarget(resp)
+		logSY = math.Log(sc.TargetScale)
+	}
+	m, err := mf.Spec.BuildOffset(d.X, resp, offVals)
 	if err != nil {
 		return nil, "", 0, fit.InputErrorf("%s: %v", what, err)
 	}
@@ -659,7 +666,7 @@ func looModel(dir string, r *rundir.Run) (looSource, string, int, error) {
 		return nil, "", 0, errNoRowLogLik(dir)
 	}
 	cdf, _ := m.(langevin.RowCDFer)
-	return &memSource{rl: rl, cdf: cdf, y: d.Y}, source, m.Dim(), nil
+	return &memSource{rl: rl, cdf: cdf, y: d.Y, logSY: logSY}, source, m.Dim(), nil
 }
 
 func errNoRowLogLik(dir string) error {
@@ -701,6 +708,10 @@ func looStore(dir string, mf *fit.ModelFile, sc *data.Scaler) (looSource, string
 	if sc != nil {
 		rows = sc.View(rows)
 	}
+	var ysc *data.Scaler
+	if sc != nil && sc.TargetScale != 0 {
+		ysc = sc
+	}
 	m, err := mf.Spec.Build(mat.NewDense(1, st.Dim(), nil), []float64{0})
 	if err == nil {
 		if _, ok := m.(langevin.RowLogLiker); !ok {
@@ -714,5 +725,5 @@ func looStore(dir string, mf *fit.ModelFile, sc *data.Scaler) (looSource, string
 	if m != nil {
 		dim = m.Dim()
 	}
-	return &storeSource{rows: rows, spec: mf.Spec, what: mf.Data}, source, dim, nil
+	return &storeSource{rows: rows, spec: mf.Spec, what: mf.Data, ysc: ysc}, source, dim, nil
 }

@@ -150,8 +150,13 @@ func looKFold(dir string, K int, seed uint64, lpd float64) (*kfoldResult, error)
 			X.SetRow(j, d.X.RawRowView(i))
 			y[j] = d.Y[i]
 		}
+		logSY := 0.0
 		if sck != nil {
 			sck.Transform(X)
+			if sck.TargetScale != 0 { // a model of z = (y − ȳ)/s_y, as looModel
+				sck.TransformTarget(y)
+				logSY = math.Log(sck.TargetScale)
+			}
 		}
 		m, err := mk.Spec.Build(X, y)
 		if err != nil {
@@ -171,7 +176,7 @@ func looKFold(dir string, K int, seed uint64, lpd float64) (*kfoldResult, error)
 		for s, th := range draws {
 			rl.RowLogLik(col, th[:m.Dim()], rows)
 			for j, v := range col {
-				ll.Set(j, s, v)
+				ll.Set(j, s, v-logSY)
 			}
 		}
 		for j, i := range test {
