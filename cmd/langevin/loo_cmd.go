@@ -59,6 +59,8 @@ func cmdLoo(args []string, stdout, _ io.Writer) error {
 	var withReport bool
 	var kfold int
 	fs.IntVar(&kfold, "kfold", 0, "also K-fold cross-validation: refit each run `K` times with its own arguments (resume.json), each without one fold of a seeded random partition of its training rows, and score the fold's rows (brms's kfold; for rows whose Pareto k̂ is high); 0: none")
+	var kfoldBy string
+	fs.StringVar(&kfoldBy, "kfold-by", "", "what a fold of a --formula run holds: whole levels of the `COLUMN` (grouped folds, brms's kfold(folds = \"grouped\")), or rows; default: the formula's first grouping factor, printed (rows without one)")
 	fs.BoolVar(&withReport, "report", false, "also draw the k̂ plot and the LOO-PIT in a \"LOO\" section of each DIR/report.html (written as langevin report writes it when missing)")
 	fs.IntVar(&block, "block", 256, "rows of log-likelihoods held at a time (memory: rows × draws × 8 bytes)")
 	var dirs []string
@@ -88,6 +90,8 @@ func cmdLoo(args []string, stdout, _ io.Writer) error {
 	switch {
 	case kfold < 0 || kfold == 1:
 		return fit.InputErrorf("--kfold %d: expected 0 (none) or at least 2 folds", kfold)
+	case kfoldBy != "" && kfold == 0:
+		return fit.InputErrorf("--kfold-by %s: without --kfold K there are no folds", kfoldBy)
 	case kfold > 0 && subsample > 0:
 		return fit.InputErrorf("--kfold with --subsample: K-fold scores every row")
 	case len(dirs) == 0:
@@ -110,7 +114,7 @@ func cmdLoo(args []string, stdout, _ io.Writer) error {
 		}
 		r.name = labels[i]
 		if kfold > 0 {
-			if r.kfold, err = looKFold(dir, kfold, seed, r.res.ELPD.Estimate+r.res.PLoo.Estimate); err != nil {
+			if r.kfold, err = looKFold(dir, kfold, kfoldBy, seed, r.res.ELPD.Estimate+r.res.PLoo.Estimate); err != nil {
 				return err
 			}
 		}
