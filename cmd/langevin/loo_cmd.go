@@ -729,5 +729,6 @@ func looStore(dir string, mf *fit.ModelFile, sc *data.Scaler) (looSource, string
 	if m != nil {
 		dim = m.Dim()
 	}
-	return &storeSource{rows: rows, spec: mf.Spec, what: mf.Data, ysc: ysc}, source, dim, nil
+	_, cdf := m.(langevin.RowCDFer)
+	return &storeSource{rows: rows, spec: mf.Spec, what: mf.Data, ysc: ysc, cdf: cdf}, source, dim, nil
 }

@@ -91,6 +91,7 @@ type storeSource struct {
 	// 0; nil otherwise): the model is built on z, and log s_y is taken
 	// from its log-likelihoods, as memSource's logSY
 	ysc   *data.Scaler
+	cdf   bool // the model gives P(Y ≤ yᵢ | θ) (langevin.RowCDFer): LOO-PIT
 	x, y  []float64
 	z     []float64
 	col   []float64
@@ -102,10 +103,23 @@ type storeSource struct {
 const storeBlock = 4096
 
 func (s *storeSource) Len() int     { return s.rows.Len() }
-func (s *storeSource) HasCDF() bool { return false }
+func (s *storeSource) HasCDF() bool { return s.cdf }
 
 // block reads the rows (ascending) and builds the model on them.
 func (s *storeSource) block(rows []int) (langevin.RowLogLiker, error) {
+	m, err := s.blockModel(rows)
+	if err != nil {
+		return nil, err
+	}
+	rl, ok := m.(langevin.RowLogLiker)
+	if !ok {
+		return nil, fmt.Errorf("%s: model %s gives no pointwise log-likelihood", s.what, s.spec.Kind)
+	}
+	return rl, nil
+}
+
+// blockModel reads the rows (ascending) and builds the model on them.
+func (s *storeSource) blockModel(rows []int) (langevin.Model, error) {
 	b, p := len(rows), s.rows.Dim()
 	if cap(s.x) < b*p {
 		s.x = make([]float64, b*p)
@@ -132,27 +146,30 @@ func (s *storeSource) block(rows []int) (langevin.RowLogLiker, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: rows %d–%d: %v", s.what, rows[0]+1, rows[b-1]+1, err)
 	}
-	rl, ok := m.(langevin.RowLogLiker)
-	if !ok {
-		return nil, fmt.Errorf("%s: model %s gives no pointwise log-likelihood", s.what, s.spec.Kind)
-	}
 	for j := range b {
 		s.local[j] = j
 	}
-	return rl, nil
+	return m, nil
 }
 
-func (s *storeSource) Eval(ll, _ *mat.Dense, rows []int, draws [][]float64) error {
+func (s *storeSource) Eval(ll, F *mat.Dense, rows []int, draws [][]float64) error {
 	rl, err := s.block(rows)
 	if err != nil {
 		return err
 	}
+	cdf, _ := rl.(langevin.RowCDFer)
 	col, local := s.col[:len(rows)], s.local[:len(rows)]
 	shift := s.logSY()
 	for d, th := range draws {
 		rl.RowLogLik(col, th, local)
 		for j, v := range col {
 			ll.Set(j, d, v-shift)
+		}
+		if F != nil && cdf != nil {
+			cdf.RowCDF(col, th, local)
+			for j, v := range col {
+				F.Set(j, d, v)
+			}
 		}
 	}
 	return nil
