@@ -38,6 +38,7 @@ type Config struct {
 	// model
 	Formula    FormulaConfig // --formula, --family, --priors
 	Stan       string        // --stan: a Stan program; --data is its data in CmdStan's JSON format
+	Rows       string        // --rows: the Stan program's row count (a data int); its likelihood is subsampled by rows
 	Model      string
 	Intercept  bool
 	PriorScale float64
@@ -111,6 +112,7 @@ func (c *Config) CheckApplies() error {
 		{"model target test-frac id drop categorical split standardize intercept prior-scale offset exposure", c.Formula.Text == "",
 			"--formula names the model, its response, intercept, offsets and columns, and --data is read as it is (no test split, no standardisation; --test gives held-out rows): write it in the formula"},
 		{"family priors", c.Formula.Text != "", "only with --formula"},
+		{"rows", c.Stan != "", "only with --stan (it names the Stan program's row count)"},
 		{"formula model target test test-frac id drop categorical missing format split standardize intercept prior-scale offset exposure", c.Stan == "",
 			"--stan names the model and --data is its data (CmdStan's JSON format)"},
 		{"batch replace cv clip clip-value noise-every", !k.Exact, "--sampler " + c.Sampler + " uses all the data at every step (exact MCMC)"},

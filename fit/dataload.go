@@ -63,7 +63,7 @@ func (j *Problem) LoadData() error {
 		}
 	} else {
 		train, test = data.TrainTest(full, c.TestFrac, c.Seed)
-		j.split = &savedSplit{Rows: full.Len(), TestFrac: c.TestFrac, Seed: c.Seed}
+		j.TestSplit = &TestSplit{Rows: full.Len(), TestFrac: c.TestFrac, Seed: c.Seed}
 	}
 	if c.Model == "softmax" {
 		if err := checkSoftmaxLabels(train, test); err != nil {

@@ -13,6 +13,15 @@ import (
 	"github.com/langevin-go/langevin/sampler"
 )
 
+// TestSplit is the seeded split data.TrainTest(d, TestFrac, Seed) of a
+// data set d of Rows rows: the split a run made, which a prediction on the
+// same data repeats.
+type TestSplit struct {
+	Rows     int
+	TestFrac float64
+	Seed     uint64
+}
+
 // Problem is one langevin run: its configuration and what the run made of it.
 type Problem struct {
 	C             *Config
@@ -29,10 +38,10 @@ type Problem struct {
 	// offTrain and offTest are the --offset/--exposure column's values, as
 	// read (nil without one).
 	offTrain, OffTest []float64
-	Env               *BuildEnv   // the sampler's build: its schedule and step
-	Rows              *Streamed   // --data a store, streamed (train and test are stubs)
-	split             *savedSplit // the seeded train/test split of --data, if the run made one
-	uci               *data.UCI   // --data a UCI benchmark folder
+	Env               *BuildEnv  // the sampler's build: its schedule and step
+	Rows              *Streamed  // --data a store, streamed (train and test are stubs)
+	TestSplit         *TestSplit // the seeded train/test split of the data, if the run made one
+	uci               *data.UCI  // --data a UCI benchmark folder
 	// NoiseNote is the noise rule's auto: line of a regression network
 	// ("" when no rule ran).
 	NoiseNote string

@@ -140,17 +140,13 @@ func precondGradVar(m langevin.Model, theta []float64, idx []int, precond []floa
 // theta (one row at a time): the moments behind the empirical Fisher
 // information and the minibatch gradient's variance.
 func rowGradMoments(m langevin.Model, theta []float64, idx []int, sum, sumSq []float64) {
-	g := make([]float64, m.Dim())
-	one := make([]int, 1)
 	clear(sum)
 	clear(sumSq)
-	for _, i := range idx {
-		one[0] = i
-		clear(g)
-		m.LogLik(theta, one, g)
+	langevin.RowGrads(m, theta, idx, langevin.RowTerms{}, make([]float64, m.Dim()), nil, func(_ int, g []float64) error {
 		for j, v := range g {
 			sum[j] += v
 			sumSq[j] += v * v
 		}
-	}
+		return nil
+	})
 }

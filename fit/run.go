@@ -57,7 +57,7 @@ type Settings struct {
 	// command's signals, time line and progress).
 	Control Control
 	// RunWriter, when not nil, receives a Problem's draws as they come, its
-	// checkpoints, summary and model (a run directory: RunDir.Writer).
+	// checkpoints, summary and model (langevin run's: its run directory).
 	RunWriter RunWriter
 	// Start is when the job began, from which MaxTime counts (zero: when Run
 	// is called).

@@ -85,15 +85,6 @@ func RunChainWeights(m langevin.Model, glm *approx.GLMLaplace, tr *langevin.Trac
 	return NetChainWeights(net, glm, tr, method, seed)
 }
 
-// Record writes the weights into model.json's contents mf (nothing when cw
-// or mf is nil), where predict reads them.
-func (cw *ChainWeights) Record(mf *ModelFile) {
-	if cw == nil || mf == nil {
-		return
-	}
-	mf.ChainWeights, mf.ChainWeighting = cw.W, cw.Method
-}
-
 // PrintMLPPredictive prints the weights of the chains (stacking of their
 // PSIS-LOO unless o says equal), the predict package's metrics of the
 // posterior predictive — the chains' mixture with those weights, and with

@@ -1,7 +1,6 @@
 package fit
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -12,8 +11,6 @@ import (
 	"github.com/langevin-go/langevin/data"
 	"github.com/langevin-go/langevin/internal/budget"
 	"github.com/langevin-go/langevin/model"
-	"github.com/langevin-go/langevin/predict"
-	"github.com/langevin-go/langevin/rundir"
 )
 
 // A data store (langevin convert) given to run --data is streamed, not
@@ -188,71 +185,4 @@ func (j *Problem) DescribeRows() string {
 		how += fmt.Sprintf("; test rows by a hashed split seeded with --seed: %d train, %d test", s.train.Len(), s.Test.Len())
 	}
 	return how + ")"
-}
-
-// PredictStore is langevin predict on a store, streamed in blocks: the
-// model.json's model on the store's rows (standardised on the fly with the
-// run's scaler.json), the metrics of predict.ClassifyBlocks and --out's rows
-// written block by block — the numbers of the in-memory path.
-func PredictStore(w io.Writer, f *Config, mf *ModelFile, sc *data.Scaler, r *rundir.Run, samples string, level float64, bins int, out string) error {
-	st, err := data.OpenStore(f.Data)
-	if err != nil {
-		return InputError{Err: err}
-	}
-	defer st.Close()
-	if f.Target != "" && f.Target != st.Target() && f.Target != "-1" {
-		return InputErrorf("--target %s: %s: the store's target column is %q", f.Target, f.Data, st.Target())
-	}
-	if !slices.Equal(st.Names(), mf.Features) {
-		return InputErrorf("--data %s: features %v, the run's training data had %v (a store must have the training columns, in order)", f.Data, st.Names(), mf.Features)
-	}
-	var rows data.Rows = st
-	if mf.Labels != nil {
-		rows = data.RecodedRows{Rows: st, Values: mf.Labels}
-	}
-	if sc != nil {
-		rows = sc.View(rows)
-	}
-	m, err := mf.Spec.BuildRows(rows)
-	if err != nil {
-		return InputErrorf("--data %s: %v", f.Data, err)
-	}
-	draws, err := PredictiveDraws(r, mf, m.Dim())
-	if err != nil {
-		return err
-	}
-	c, ok := m.(predict.Classifier)
-	if !ok {
-		return InputErrorf("model %s: no class probabilities", mf.Kind)
-	}
-	fmt.Fprintf(w, "%s (%s) on %s: %d rows, %d draws from %s\n", mf.Kind, mf.Data, f.Data, st.Len(), len(draws), samples)
-	if l := ClassesLine(mf); l != "" && mf.Labels != nil {
-		fmt.Fprintln(w, l)
-	}
-	fmt.Fprintln(w)
-	var each func(*predict.Classification, []float64) error
-	var bw *bufio.Writer
-	if out != "" {
-		fh, err := os.Create(out)
-		if err != nil {
-			return InputErrorf("--out %s: %v", out, err)
-		}
-		defer fh.Close()
-		bw = bufio.NewWriterSize(fh, 1<<20)
-		if err := predict.WriteClassHeader(bw, c.NumClasses()); err != nil {
-			return err
-		}
-		each = func(res *predict.Classification, y []float64) error { return res.WriteCSVRows(bw, y) }
-	}
-	res, err := predict.ClassifyBlocks(c, draws, data.Blocks(rows, 0), predict.ClassifyOptions{Level: level}, bins, each)
-	if err != nil {
-		return InputErrorf("--data %s: %v", f.Data, err)
-	}
-	PrintClassScores(w, res.Metrics, res.Entropy, res.Expected, res.MutualInfo)
-	if bw != nil {
-		if err := bw.Flush(); err != nil {
-			return fmt.Errorf("--out %s: %w", out, err)
-		}
-	}
-	return nil
 }

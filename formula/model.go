@@ -159,6 +159,8 @@ type Model struct {
 
 	warnings []string // Warnings
 
+	coll *collapsed // the gaussian likelihood's sufficient statistics (nil: none)
+
 	taylorMu   sync.Mutex
 	taylorLast *taylor // TaylorAt's last expansion
 }
@@ -607,7 +609,11 @@ func (m *Model) build(P int) {
 		return lp
 	}
 	m.pack(P)
+	m.coll = m.collapse()
 	lik := func(t *ad.Tape, batch []int) ad.Vec {
+		if batch == nil && m.coll != nil {
+			return m.collapsedLik(t, m.coll, P)
+		}
 		// A minibatch reads its rows' records (Model.pack) into contiguous
 		// arrays first: the same values, so the same results bit for bit.
 		X, y, yi, trials, offset := m.x, m.y, m.yi, m.trials, m.offset

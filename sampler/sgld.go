@@ -154,6 +154,7 @@ func (s SGLD) NewChain(m langevin.Model, theta0 []float64, rng *rand.Rand) (lang
 	}
 	if s.NoiseEvery > 0 {
 		c.gi = make([]float64, d)
+		c.g0 = make([]float64, d)
 		c.sum = make([]float64, d)
 		c.sumsq = make([]float64, d)
 	}
@@ -162,17 +163,18 @@ func (s SGLD) NewChain(m langevin.Model, theta0 []float64, rng *rand.Rand) (lang
 
 type sgldChain struct {
 	*gradChain
-	rng            *rand.Rand
-	ann            anneal
-	tau            float64 // temperature of the last step
-	pre, sqrtPre   []float64
-	preMean        float64
-	every          int
-	noiseGrad      float64
-	gi, sum, sumsq []float64
-	full, chol     []float64 // dense M and its lower Cholesky factor, row-major (nil: diagonal)
-	op             PrecondOperator
-	mg, xi         []float64
+	rng          *rand.Rand
+	ann          anneal
+	tau          float64 // temperature of the last step
+	pre, sqrtPre []float64
+	preMean      float64
+	every        int
+	noiseGrad    float64
+	gi, g0       []float64 // scratch of RowGrads
+	sum, sumsq   []float64
+	full, chol   []float64 // dense M and its lower Cholesky factor, row-major (nil: diagonal)
+	op           PrecondOperator
+	mg, xi       []float64
 }
 
 // PrecondOperator is a constant preconditioner M given by its action, for
@@ -243,29 +245,13 @@ func (c *sgldChain) estimateNoise(eta float64) {
 	m := c.est.Model()
 	clear(c.sum)
 	clear(c.sumsq)
-	centre := c.est.ControlVariate()
-	tay := c.est.Taylor()
-	for i := range batch {
-		clear(c.gi)
-		if tay != nil {
-			tay.Rest(c.theta, batch[i:i+1], c.gi)
-		} else {
-			m.LogLik(c.theta, batch[i:i+1], c.gi)
-		}
-		if centre != nil && tay == nil {
-			for j := range c.gi {
-				c.gi[j] = -c.gi[j]
-			}
-			m.LogLik(centre, batch[i:i+1], c.gi)
-			for j := range c.gi {
-				c.gi[j] = -c.gi[j]
-			}
-		}
-		for j, v := range c.gi {
+	langevin.RowGrads(m, c.theta, batch, c.est.RowTerms(), c.gi, c.g0, func(_ int, g []float64) error {
+		for j, v := range g {
 			c.sum[j] += v
 			c.sumsq[j] += v * v
 		}
-	}
+		return nil
+	})
 	b := float64(len(batch))
 	n := float64(m.Len())
 	if b < 2 {

@@ -15,7 +15,7 @@ import (
 func BenchmarkLogPrior(b *testing.B) {
 	for _, p := range pdbIndex(b) {
 		switch p.Name {
-		case "eight_schools-eight_schools_noncentered", "kidiq-kidscore_momiq", "arK-arK":
+		case "eight_schools-eight_schools_noncentered", "kidiq-kidscore_momiq", "arK-arK", "earnings-earn_height", "diamonds-diamonds":
 		default:
 			continue
 		}
@@ -89,4 +89,17 @@ model {
 			langevin.LogPosterior(h, theta, g)
 		}
 	})
+}
+
+// BenchmarkReadData reads a logistic regression's data (10,000 rows of 5
+// features) in CmdStan JSON.
+func BenchmarkReadData(b *testing.B) {
+	js, _, _ := logisticData(10000, 5, 1)
+	b.SetBytes(int64(len(js)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := ParseData("d.json", []byte(js)); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

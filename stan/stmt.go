@@ -81,6 +81,19 @@ func (ev *evaluator) execBlock(b *Block) {
 }
 
 func (ev *evaluator) exec(s Stmt) {
+	if ev.mode != modeAll {
+		f := ev.m.rows.flags[s]
+		if ev.mode == modePrior && f&fRow != 0 && f&fPrior == 0 || ev.mode == modeRows && f&fPrior != 0 && f&fRow == 0 {
+			return
+		}
+		if f&fRowLoop != 0 { // inside the loop over the rows, every statement counts
+			mode := ev.mode
+			ev.mode = modeAll
+			ev.exec(s)
+			ev.mode = mode
+			return
+		}
+	}
 	switch s := s.(type) {
 	case *Decl:
 		x := ev.newVar(s)

@@ -137,7 +137,7 @@ func looKFoldFormula(dir string, r *rundir.Run, raw json.RawMessage, K int, by s
 		if code := runCommand(append([]string{"run"}, append(args, "--data", trainCSV, "--out", out, "--quiet")...), io.Discard, &errb); code != 0 {
 			return nil, fmt.Errorf("--kfold: the refit without fold %d of %d: exit %d: %s", k+1, K, code, strings.TrimSpace(errb.String()))
 		}
-		rk, err := fit.ReadRuns([]string{out})
+		rk, err := readRuns([]string{out})
 		if err != nil {
 			return nil, err
 		}
@@ -157,7 +157,7 @@ func looKFoldFormula(dir string, r *rundir.Run, raw json.RawMessage, K int, by s
 		if err != nil {
 			return nil, fmt.Errorf("--kfold: fold %d: %v", k+1, err)
 		}
-		draws, err := fit.DrawsOf(rk, mk.Dim())
+		draws, err := drawsOf(rk, mk.Dim())
 		if err != nil {
 			return nil, err
 		}

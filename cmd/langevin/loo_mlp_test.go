@@ -10,7 +10,6 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/langevin-go/langevin/data"
-	"github.com/langevin-go/langevin/fit"
 	"github.com/langevin-go/langevin/model"
 )
 
@@ -43,18 +42,18 @@ func TestLooMLPRegression(t *testing.T) {
 		}
 		d.Y[i] = mustFloat(t, r[3])
 	}
-	r, err := fit.ReadRuns([]string{dir})
+	r, err := readRuns([]string{dir})
 	if err != nil {
 		t.Fatal(err)
 	}
-	mf, sc, err := fit.ReadModelFile(r)
+	mf, sc, err := readModelFile(r)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// the rows in the order of the run's training set (--test-frac 0 still
 	// shuffles them), which is the order of langevin loo's rows
 	if mf.Split != nil {
-		if d, err = fit.ApplySplit(mf.Split, d, "train", csvPath); err != nil {
+		if d, err = applySplit(mf.Split, d, "train", csvPath); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -37,7 +37,7 @@ func cmdReport(args []string, stdout, stderr io.Writer) error {
 		return fit.InputErrorf("--params %d: expected at least 1", *maxParams)
 	}
 	dir := fs.Arg(0)
-	r, err := fit.ReadRuns(fs.Args())
+	r, err := readRuns(fs.Args())
 	if err != nil {
 		return err
 	}
@@ -46,7 +46,7 @@ func cmdReport(args []string, stdout, stderr io.Writer) error {
 		// model.json and scaler.json are read as predict reads them, so that
 		// a scaler that does not fit the model is refused here too, not
 		// silently left out of the page's tables on the data's scale.
-		if _, _, err := fit.ReadModelFile(r); err != nil {
+		if _, _, err := readModelFile(r); err != nil {
 			return err
 		}
 	}
@@ -60,7 +60,7 @@ func cmdReport(args []string, stdout, stderr io.Writer) error {
 	}
 	title, optimiser := report.RunTitle(settings)
 	opt := report.Options{Settings: settings, MaxParams: *maxParams, Trajectory: optimiser,
-		Intro: fmt.Sprintf("From the CmdStan CSV files in %s.", dir), Pre: fit.RunSigma2ReportNote(r) + fit.RunDataScaleText(r)}
+		Intro: fmt.Sprintf("From the CmdStan CSV files in %s.", dir), Pre: runSigma2ReportNote(r) + runDataScaleText(r)}
 	kind := settingOf(settings, "model")
 	opt.Network = kind == "mlp"
 	if (kind == "mlp" || kind == "linear") && !optimiser {

@@ -227,9 +227,9 @@ func (r runControl) Progress(chains, iters int, until string) (func(int, int), f
 
 // openRunDir checks and locks the run's directory before any work: the
 // directory of --resume, or --out's (nil without one).
-func openRunDir(c *fit.Config, resume *fit.ResumeState, out string, args []string, stderr io.Writer) (*fit.RunDir, error) {
+func openRunDir(c *fit.Config, resume *resumeState, out string, args []string, stderr io.Writer) (*runDir, error) {
 	if resume != nil {
-		rd, err := fit.ReopenRunDir(resume)
+		rd, err := reopenRunDir(resume)
 		if err != nil {
 			return nil, err
 		}
@@ -239,7 +239,7 @@ func openRunDir(c *fit.Config, resume *fit.ResumeState, out string, args []strin
 	if out == "" {
 		return nil, nil
 	}
-	rd, err := fit.CreateRunDir(out, c.Overwrite)
+	rd, err := createRunDir(out, c.Overwrite)
 	if err != nil {
 		return nil, err
 	}
