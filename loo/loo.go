@@ -59,7 +59,7 @@ func (w *Workspace) Row(ll []float64, chains int) Point {
 	if chains < 1 || S%chains != 0 {
 		panic("loo: number of draws not a multiple of the number of chains")
 	}
-	w.lik, w.rlik, w.w = grow(w.lik, S), grow(w.rlik, S), grow(w.w, S)
+	w.lik, w.rlik, w.w, w.yc = grow(w.lik, S), grow(w.rlik, S), grow(w.w, S), grow(w.yc, S)
 	lik := w.lik
 	c := ll[0]
 	for _, v := range ll {
@@ -67,8 +67,8 @@ func (w *Workspace) Row(ll []float64, chains int) Point {
 			c = v
 		}
 	}
-	// likₛ = exp(llₛ − c) and the chains' means of it (for RelEff), in one
-	// pass
+	// likₛ = exp(llₛ − c), 1/likₛ and the chains' means of likₛ (for
+	// RelEff), in one pass
 	n := S / chains
 	w.means = grow(w.means, chains)
 	var sumLik float64
@@ -81,8 +81,10 @@ func (w *Workspace) Row(ll []float64, chains int) Point {
 		}
 		w.means[ch] = sum / float64(n)
 		sumLik += sum
+		// centred for RelEff while the chain's likelihoods are in cache
+		centre(w.yc[ch*n:(ch+1)*n], lik[ch*n:(ch+1)*n], w.means[ch])
 	}
-	reff := w.relEffMeans(lik, w.means)
+	reff := w.relEffCentred(S, w.means)
 	k := w.psis(ll, -1, reff, -lo) // the log ratios are −ll
 	// mx = max lw: the largest ratio when nothing was smoothed, else the
 	// largest of the smoothed values and the largest value left alone.
