@@ -59,14 +59,35 @@ func (w *Workspace) Row(ll []float64, chains int) Point {
 	if chains < 1 || S%chains != 0 {
 		panic("loo: number of draws not a multiple of the number of chains")
 	}
-	w.lik, w.rlik, w.w, w.yc = grow(w.lik, S), grow(w.rlik, S), grow(w.w, S), grow(w.yc, S)
-	lik := w.lik
 	c := ll[0]
 	for _, v := range ll {
 		if v > c {
 			c = v
 		}
 	}
+	return w.row(ll, chains, c)
+}
+
+// maxFinite returns the largest of ll, or an error naming the row and draw
+// of a value that is not finite: Row's first pass with LOO's check.
+func maxFinite(ll []float64, row int) (float64, error) {
+	c := ll[0]
+	for _, v := range ll {
+		if v > c {
+			c = v
+		}
+		if v-v != 0 { // NaN or ±Inf
+			return 0, finite(ll, row)
+		}
+	}
+	return c, nil
+}
+
+// row is Row given c = max ll.
+func (w *Workspace) row(ll []float64, chains int, c float64) Point {
+	S := len(ll)
+	w.lik, w.rlik, w.w, w.yc = grow(w.lik, S), grow(w.rlik, S), grow(w.w, S), grow(w.yc, S)
+	lik := w.lik
 	// likₛ = exp(llₛ − c), 1/likₛ and the chains' means of likₛ (for
 	// RelEff), in one pass
 	n := S / chains
@@ -351,10 +372,11 @@ func LOO(blocks Blocks, chains int) (*Result, error) {
 		}
 		for i := range r {
 			ll := b.RawRowView(i)
-			if err := finite(ll, len(pts)+1); err != nil {
+			c, err := maxFinite(ll, len(pts)+1)
+			if err != nil {
 				return nil, err
 			}
-			pts = append(pts, w.Row(ll, chains))
+			pts = append(pts, w.row(ll, chains, c))
 		}
 	}
 	if len(pts) == 0 {
