@@ -490,13 +490,26 @@ func (c *Config) UsesLaplacePrecond() bool { return c.Precond == "laplace" && c.
 // without --precond, whose build takes the Laplace diagonal only at a mode
 // that is not degenerate.
 func (c *Config) UsesLaplacePrecondOn(m langevin.Model) bool {
-	if c.Sampler == "auto" && (BlockPlanned(m, nil) || CostPlanned(m)) {
+	if c.Sampler == "auto" && (BlockPlanned(m, nil) || CostPlanned(m) || DiagPlanned(m, c.planKind())) {
 		return false
 	}
 	if c.Sampler == "nuts" && !c.Set["precond"] && CostPlanned(m) {
 		return false // buildExact: the Laplace diagonal only at a mode that is not degenerate
 	}
 	return c.UsesLaplacePrecond()
+}
+
+// planKind is the PlanOptions of --sampler auto's plan as far as they
+// decide its path (DiagPlanned): the sampler it is made to plan.
+func (c *Config) planKind() *PlanOptions {
+	o := &PlanOptions{}
+	if c.Planned {
+		o.Kind = "sgld"
+	}
+	if c.PlanKind != "" {
+		o.Kind = c.PlanKind
+	}
+	return o
 }
 
 // UsesLaplaceInitOn reports whether the initial points of a run on m need
@@ -514,7 +527,7 @@ func (c *Config) UsesLaplaceInitOn(m langevin.Model) bool {
 	if c.Sampler == "nuts" && !c.Set["init"] && CostPlanned(m) {
 		return false // buildExact chooses the initial points
 	}
-	return !(c.Sampler == "auto" && !c.Set["init"] && (BlockPlanned(m, nil) || CostPlanned(m)))
+	return !(c.Sampler == "auto" && !c.Set["init"] && (BlockPlanned(m, nil) || CostPlanned(m) || DiagPlanned(m, c.planKind())))
 }
 
 // Describe is the sampler's name and batch for the output's first line.
