@@ -595,6 +595,37 @@ func splitList(s string) []string {
 	return out
 }
 
+// ReadSettings returns the read flags as model.json records them (nil
+// when none differs from the default).
+func (f *ColumnFlags) ReadSettings() *data.ReadSettings {
+	rs := data.ReadSettings{NA: f.NA, Sep: f.Sep, Decimal: f.Decimal}
+	if rs.Decimal == "." {
+		rs.Decimal = ""
+	}
+	if rs == (data.ReadSettings{}) {
+		return nil
+	}
+	return &rs
+}
+
+// UseRead sets the read flags from a run's settings rs (nil: none), but
+// not those given (set[flag]): predict reads new rows as the run read its
+// data, unless told otherwise.
+func (f *ColumnFlags) UseRead(rs *data.ReadSettings, set map[string]bool) {
+	if rs == nil {
+		return
+	}
+	if !set["na"] && rs.NA != "" {
+		f.NA = rs.NA
+	}
+	if !set["sep"] && rs.Sep != "" {
+		f.Sep = rs.Sep
+	}
+	if !set["decimal"] && rs.Decimal != "" {
+		f.Decimal = rs.Decimal
+	}
+}
+
 // Check validates the column settings.
 func (f *ColumnFlags) Check() error {
 	if f.Missing != data.MissingError && f.Missing != data.MissingDrop && f.Missing != "" {

@@ -245,12 +245,12 @@ func (j *Problem) ChainConfig(c *Config) stancsv.Config {
 // ModelFile returns DIR/model.json's contents, nil for the toy targets.
 func (j *Problem) ModelFile() *ModelFile {
 	if j.FormulaRecord != nil {
-		return &ModelFile{Data: j.C.Data, Formula: j.FormulaRecord}
+		return &ModelFile{Data: j.C.Data, Formula: j.FormulaRecord, Read: j.C.Columns.ReadSettings()}
 	}
 	if j.Train == nil || j.C.Formula.Text != "" || j.C.Stan != "" || !j.Spec.NeedsData() {
 		return nil
 	}
-	return &ModelFile{Spec: j.Spec, Data: j.C.Data, Target: j.Train.Target, Features: j.Train.Names, Split: j.split, Columns: j.Train.Coding, Labels: j.C.Labels}
+	return &ModelFile{Spec: j.Spec, Data: j.C.Data, Target: j.Train.Target, Features: j.Train.Names, Split: j.split, Columns: j.Train.Coding, Labels: j.C.Labels, Read: j.C.Columns.ReadSettings()}
 }
 
 // ApplySplit returns the part of d named by which (train or test) under
@@ -425,7 +425,7 @@ func CheckRunSize(c *Config, m langevin.Model, o langevin.Options) error {
 	if warm > post {
 		why = fmt.Sprintf(" (%d of them warm-up draws, kept for the report)", warm)
 	}
-	if curv > 0 {
+	if curv > 0 && draws <= limit { // the curvature tips it: say so, and what to change
 		return InputErrorf("%s: %s (%s) and the %d × %d kept draws%s of %d columns (%s) would take %s in memory, more than %s (half this machine's memory, or a quarter of ulimit -v): %s",
 			runSizeSettings(c, o), what, budget.FmtBytes(curv), max(o.Chains, 1), keep, why, cols, budget.FmtBytes(draws), budget.FmtBytes(need), budget.FmtBytes(limit), curvatureAdvice(c))
 	}

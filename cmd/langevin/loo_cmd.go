@@ -250,7 +250,7 @@ func looOfRun(dir string, block int, chainWeights bool, subsample int, seed uint
 		if err := json.Unmarshal(raw, &rec); err != nil {
 			return nil, fit.InputErrorf("%s: model.json: formula: %v", dir, err)
 		}
-		fm, err := rec.Rebuild()
+		fm, err := rec.Rebuild(runRead(r))
 		if err != nil {
 			return nil, fit.InputErrorf("%s: %v", dir, err)
 		}
@@ -614,6 +614,7 @@ func looModel(dir string, r *rundir.Run) (looSource, string, int, error) {
 	if mf.Columns != nil {
 		f.Columns.Missing = mf.Columns.Missing
 	}
+	f.Columns.UseRead(mf.Read, nil) // the run's --na, --sep, --decimal
 	what := filepath.Join(dir, "model.json") + ": the run's data"
 	if sc != nil && sc.TargetScale != 0 {
 		return nil, "", 0, fit.InputErrorf("%s: the run standardised its response: not supported by langevin loo yet", dir)

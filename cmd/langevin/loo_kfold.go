@@ -74,6 +74,7 @@ func looKFold(dir string, K int, seed uint64, lpd float64) (*kfoldResult, error)
 	if mf.Columns != nil {
 		f.Columns.Missing = mf.Columns.Missing
 	}
+	f.Columns.UseRead(mf.Read, nil) // the run's --na, --sep, --decimal
 	what := filepath.Join(dir, "model.json") + ": the run's data"
 	d, err := fit.ReadData(&f, f.Data, what, true)
 	if err != nil {
