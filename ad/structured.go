@@ -102,6 +102,21 @@ func (t *Tape) MatMul(A, B Vec, k int) Vec {
 	n, m := int(A.n)/k, int(B.n)/k
 	out := t.newVec(n * m)
 	y, a, b := t.vals(out), t.vals(A), t.vals(B)
+	if m == 1 { // a matrix times a vector: the same sums, without a loop of length 1
+		b = b[:k]
+		for i := range y {
+			ai := a[i*k : (i+1)*k]
+			var s float64
+			for l, c := range ai {
+				if c != 0 {
+					s += c * b[l]
+				}
+			}
+			y[i] = s
+		}
+		t.push(node{op: opMatMul, out: out, a: A, b: B, k: k})
+		return out
+	}
 	for i := 0; i < n; i++ {
 		yi := y[i*m : (i+1)*m]
 		for l := 0; l < k; l++ {
@@ -122,6 +137,27 @@ func (nd *node) matMulBack(t *Tape, g []float64) {
 	n, m := int(nd.a.n)/k, int(nd.b.n)/k
 	ga, gb := t.adjs(nd.a), t.adjs(nd.b)
 	a, b := t.vals(nd.a), t.vals(nd.b)
+	if m == 1 { // a matrix times a vector: the same sums as below
+		b = b[:k]
+		for i, gi := range g[:n] {
+			ai := a[i*k : (i+1)*k]
+			if ga != nil {
+				gai := ga[i*k : (i+1)*k]
+				for l, v := range b {
+					gai[l] += gi * v
+				}
+			}
+			if gb != nil {
+				gb = gb[:k]
+				for l, c := range ai {
+					if c != 0 {
+						gb[l] += c * gi
+					}
+				}
+			}
+		}
+		return
+	}
 	for i := 0; i < n; i++ {
 		gi := g[i*m : (i+1)*m]
 		for l := 0; l < k; l++ {

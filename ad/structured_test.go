@@ -59,6 +59,9 @@ func TestStructuredFiniteDifferences(t *testing.T) {
 		{"MatMul(2×3·3×2)", func(t *ad.Tape, _ []int) ad.Vec {
 			return t.Sum(t.Square(t.MatMul(t.Param(b), t.Param(av), 3)))
 		}},
+		{"MatMul(4×3·3×1)", func(t *ad.Tape, _ []int) ad.Vec { // a matrix times a vector
+			return t.Sum(t.Exp(t.MatMul(t.Param(z), t.Param(mu), 3)))
+		}},
 		{"Gram", func(t *ad.Tape, _ []int) ad.Vec {
 			return t.Dot(t.Gram(t.Param(b), 3), t.Concat(t.Param(av), t.Param(mu)).Slice(0, 4))
 		}},

@@ -129,19 +129,15 @@ func GradVar(m langevin.Model, theta []float64, rows int, rng *rand.Rand) []floa
 		rng.Shuffle(n, func(i, j int) { idx[i], idx[j] = idx[j], idx[i] })
 		idx = idx[:max(2, rows)]
 	}
-	g := make([]float64, d)
 	sum := make([]float64, d)
 	ss := make([]float64, d)
-	one := []int{0}
-	for _, i := range idx {
-		clear(g)
-		one[0] = i
-		m.LogLik(theta, one, g)
+	langevin.RowGrads(m, theta, idx, langevin.RowTerms{}, make([]float64, d), nil, func(_ int, g []float64) error {
 		for j, v := range g {
 			sum[j] += v
 			ss[j] += v * v
 		}
-	}
+		return nil
+	})
 	k := float64(len(idx))
 	for j := range ss {
 		ss[j] = max(0, (ss[j]-sum[j]*sum[j]/k)/(k-1))

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 
 	"github.com/langevin-go/langevin"
@@ -235,9 +236,9 @@ func newBlockPlan(ctx context.Context, m langevin.Model, bs langevin.BlockStruct
 		probes = 1
 	}
 	G := make([][]float64, 0, probes*k)
-	one := make([]int, 1)
 	xi := make([]float64, d)
 	probe := make([]float64, d)
+	gi := make([]float64, d)
 	g0 := make([]float64, d)
 	for pr := 0; pr < probes; pr++ {
 		copy(probe, mp)
@@ -252,29 +253,23 @@ func newBlockPlan(ctx context.Context, m langevin.Model, bs langevin.BlockStruct
 		}
 		mean := make([]float64, d)
 		start := len(G)
-		for _, i := range idx {
+		terms := langevin.RowTerms{Taylor: tay}
+		if cv && tay == nil {
+			terms.Centre = mp
+		}
+		err := langevin.RowGrads(m, probe, idx, terms, gi, g0, func(_ int, gi []float64) error {
 			if err := ctx.Err(); err != nil {
-				return nil, err
+				return err
 			}
-			one[0] = i
-			g := make([]float64, d)
-			switch {
-			case tay != nil:
-				tay.Rest(probe, one, g)
-			case cv:
-				m.LogLik(probe, one, g)
-				clear(g0)
-				m.LogLik(mp, one, g0)
-				for j := range g {
-					g[j] -= g0[j]
-				}
-			default:
-				m.LogLik(probe, one, g)
-			}
+			g := slices.Clone(gi)
 			for j, x := range g {
 				mean[j] += x / float64(k)
 			}
 			G = append(G, g)
+			return nil
+		})
+		if err != nil {
+			return nil, err
 		}
 		for _, g := range G[start:] {
 			for j := range g {
@@ -406,5 +401,5 @@ func (p *Plan) ExplainDivergence(m langevin.Model, err error) error {
 			scales = " (at the MAP: " + strings.Join(parts, ", ") + ")"
 		}
 	}
-	return fmt.Errorf("%w — on the block-arrow plan a smaller step would not help (the step is 0.05/λmax of the preconditioned curvature, measured): the chains left the Laplace approximation N(θ̂, H⁻¹) of the joint MAP%s, which with few rows per group level and non-centred effects can be degenerate, a group scale far above the posterior mass; this plan cannot be trusted on these data: run exact NUTS (--sampler nuts), or with fewer groups or more rows per level", err, scales)
+	return fmt.Errorf("%w — on the block-arrow plan a smaller step would not help (the step is 0.05/λmax of the preconditioned curvature, measured): the chains left the Laplace approximation N(θ̂, H⁻¹) of the joint MAP%s, which with few rows per group level and non-centred effects can be degenerate, a group scale far above the posterior mass; this plan cannot be trusted on these data: run exact NUTS ({sampler} nuts), or with fewer groups or more rows per level", err, scales)
 }

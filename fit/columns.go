@@ -1,6 +1,6 @@
 package fit
 
-// The flags of a table's columns (--id, --drop, --categorical, --missing):
+// The flags of a table's columns ({id}, {drop}, {categorical}, {missing}):
 // thin glue from flags to data.CSVOptions; the rules live in package data
 // (data.Coding), the scale in data.Scaler.Unscale.
 
@@ -19,16 +19,13 @@ import (
 	"github.com/langevin-go/langevin"
 	"github.com/langevin-go/langevin/data"
 	"github.com/langevin-go/langevin/diag"
-	"github.com/langevin-go/langevin/model"
-	"github.com/langevin-go/langevin/predict"
-	"github.com/langevin-go/langevin/rundir"
 )
 
 // readError is the input error of a data reader, with the flag that drops
 // missing values named.
 func readError(err error) error {
 	if errors.Is(err, data.ErrMissing) {
-		return InputErrorf("%v (--missing drop drops them)", err)
+		return InputErrorf("%v ({missing} drop drops them)", err)
 	}
 	var te *data.TextColumnError
 	var pe *data.ParseError
@@ -37,16 +34,16 @@ func readError(err error) error {
 		if strings.ContainsAny(col, " \t\"'$") {
 			col = strconv.Quote(col)
 		}
-		choices := fmt.Sprintf("--drop %s, --id %s if it names the rows (written beside each prediction), or --categorical %s to code it as a category anyway", col, col, col)
+		choices := fmt.Sprintf("{drop} %s, {id} %s if it names the rows (written beside each prediction), or {categorical} %s to code it as a category anyway", col, col, col)
 		if te.What == "decimal-comma numbers" {
-			choices = fmt.Sprintf("--drop %s, or --categorical %s to code it as a category anyway", col, col)
+			choices = fmt.Sprintf("{drop} %s, or {categorical} %s to code it as a category anyway", col, col)
 		}
 		return InputErrorf("%s: %s; %s", pe.File, te, choices)
 	}
 	return InputError{Err: err}
 }
 
-// responseHint suggests the model for responses y that --model kind cannot
+// responseHint suggests the model for responses y that {model} kind cannot
 // take: counts → poisson, real numbers → linear, integer classes → softmax.
 func responseHint(kind string, y []float64) string {
 	ints, nonneg := true, true
@@ -64,13 +61,13 @@ func responseHint(kind string, y []float64) string {
 	}
 	switch {
 	case !ints:
-		return "; the responses are real numbers: --model linear (or robust)"
+		return "; the responses are real numbers: {model} linear (or robust)"
 	case nonneg && len(seen) > 2 && len(seen) <= 20 && kind != "softmax":
-		return fmt.Sprintf("; the responses are %s integers ≥ 0: --model poisson (or negbin) for counts, --model softmax for class labels", strconv.Itoa(len(seen))+" distinct")
+		return fmt.Sprintf("; the responses are %s integers ≥ 0: {model} poisson (or negbin) for counts, {model} softmax for class labels", strconv.Itoa(len(seen))+" distinct")
 	case nonneg && kind != "poisson":
-		return "; the responses are integers ≥ 0: --model poisson (or negbin) for counts"
+		return "; the responses are integers ≥ 0: {model} poisson (or negbin) for counts"
 	case ints:
-		return "; the responses are integers: --model linear"
+		return "; the responses are integers: {model} linear"
 	}
 	return ""
 }
@@ -103,8 +100,8 @@ func coefLayout(names []string, p int) bool {
 	return true
 }
 
-// coefName is the name of feature f's coefficient in the tables: "beta.f".
-func coefName(feature string) string { return "beta." + feature }
+// CoefName is the name of feature f's coefficient in the tables: "beta.f".
+func CoefName(feature string) string { return "beta." + feature }
 
 // maxDataScaleRows bounds the table of coefficients on the data's scale: a
 // wider model (an image's pixels) has no use for one.
@@ -146,7 +143,7 @@ func DataScaleTable(tr *langevin.Trace, features []string, sc *data.Scaler) (tab
 	names := make([]string, p+1)
 	names[0] = "intercept"
 	for j, f := range features {
-		names[j+1] = coefName(f)
+		names[j+1] = CoefName(f)
 	}
 	return diag.Summarize(names, out), true
 }
@@ -192,7 +189,7 @@ func headerlessNames(features []string) bool {
 	return slices.IndexFunc(features, func(f string) bool { return !strings.HasPrefix(f, "V") }) < 0
 }
 
-// SameData reports whether the --data of predict is the run's own data: the
+// SameData reports whether the {data} of predict is the run's own data: the
 // same name (an embedded or generated set) or the same file.
 func SameData(a, b string) bool {
 	if a == b {
@@ -203,105 +200,8 @@ func SameData(a, b string) bool {
 	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
 }
 
-// PredictUnlabelled writes one prediction per row of d, which has no target
-// column: the ID (or the row number) and the predictive probabilities, or
-// the mean and intervals; no metrics. The rows go to out, or to stdout.
-func PredictUnlabelled(stdout io.Writer, mf *ModelFile, sc *data.Scaler, d *data.Dataset, r *rundir.Run, offVals []float64, level float64, out, samples string) error {
-	n := d.Len()
-	m, err := mf.Spec.BuildOffset(d.X, make([]float64, n), offVals)
-	if err != nil {
-		return InputErrorf("--data %s: %v", d.Source, err)
-	}
-	draws, err := PredictiveDraws(r, mf, m.Dim())
-	if err != nil {
-		return err
-	}
-	var buf bytes.Buffer
-	switch mm := m.(type) {
-	case *model.GLM:
-		mean := predict.OffsetMean(mm, draws, d.X, LogOffsets(mf.Spec, offVals), nil)
-		buf.WriteString("y,mean\n")
-		for _, v := range mean {
-			fmt.Fprintf(&buf, ",%g\n", v)
-		}
-	case predict.Classifier:
-		if _, reg := m.(predict.Regressor); reg && !mf.Classifies() {
-			break
-		}
-		res, err := predict.Classify(mm, draws, d.X, predict.ClassifyOptions{Level: level})
-		if err != nil {
-			return err
-		}
-		if err := res.WriteCSV(&buf, make([]float64, n)); err != nil {
-			return err
-		}
-	}
-	if buf.Len() == 0 {
-		reg, ok := m.(predict.Regressor)
-		if !ok {
-			return InputErrorf("model %s: no predictions", mf.Kind)
-		}
-		res, err := Regress(reg, draws, d.X, level, sc)
-		if err != nil {
-			return err
-		}
-		if err := res.WriteCSV(&buf, make([]float64, n)); err != nil {
-			return err
-		}
-	}
-	// The y column (no target here) becomes the ID column.
-	idName := "row"
-	if d.IDs != nil {
-		idName = d.Coding.ID
-	}
-	lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
-	var sb strings.Builder
-	sb.WriteString(csvField(idName) + lines[0][strings.IndexByte(lines[0], ','):] + "\n")
-	for i, l := range lines[1:] {
-		id := strconv.Itoa(i + 1)
-		if d.IDs != nil {
-			id = d.IDs[i]
-		}
-		sb.WriteString(csvField(id) + l[strings.IndexByte(l, ','):] + "\n")
-	}
-	fmt.Fprintf(stdout, "%s (%s) on %s: %d rows without the target %q: predictions only, no metrics; %d draws from %s\n",
-		mf.Kind, mf.Data, d.Source, n, mf.Target, len(draws), samples)
-	if l := ClassesLine(mf); l != "" {
-		fmt.Fprintln(stdout, l)
-	}
-	if out == "" {
-		fmt.Fprintln(stdout)
-		_, err := io.WriteString(stdout, sb.String())
-		return err
-	}
-	if err := os.WriteFile(out, []byte(sb.String()), 0o644); err != nil {
-		return InputErrorf("--out %s: %v", out, err)
-	}
-	fmt.Fprintf(stdout, "written:  %s (%d rows: %s, then the predictions)\n", out, n, idName)
-	return nil
-}
-
-// ClassesLine names the class of each column p.k of the predictions when
-// the labels were recoded (text labels, or two values recoded 0/1):
-// "classes: p.0 is P(V4 = 1), p.1 is P(V4 = 2)"; "" otherwise.
-func ClassesLine(mf *ModelFile) string {
-	var cl []string
-	if mf.Columns != nil {
-		for k, l := range mf.Columns.TargetLevels {
-			cl = append(cl, fmt.Sprintf("p.%d is P(%s = %q)", k, mf.Target, l))
-		}
-	}
-	for k, v := range mf.Labels {
-		cl = append(cl, fmt.Sprintf("p.%d is P(%s = %s)", k, mf.Target, strconv.FormatFloat(v, 'g', -1, 64)))
-	}
-	if cl == nil {
-		return ""
-	}
-	return "classes: " + strings.Join(cl, ", ")
-}
-
-// csvField quotes s for a CSV file when it needs it.
-func csvField(s string) string {
+// CSVField quotes s for a CSV file when it needs it.
+func CSVField(s string) string {
 	if strings.ContainsAny(s, ",\"\n\r") {
 		return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
 	}
@@ -327,7 +227,7 @@ func WithIDs(d *data.Dataset, write func(io.Writer) error) func(io.Writer) error
 			if i > 0 {
 				id = d.IDs[i-1]
 			}
-			bw.WriteString(csvField(id) + "," + l + "\n")
+			bw.WriteString(CSVField(id) + "," + l + "\n")
 		}
 		return bw.Flush()
 	}
@@ -348,41 +248,4 @@ func DataScaleText(tr *langevin.Trace, d *data.Dataset, sc *data.Scaler) string 
 		return ""
 	}
 	return b.String()
-}
-
-// RunDataScaleText is dataScaleText of a run directory, from its model.json
-// and scaler.json; "" when the directory has none.
-func RunDataScaleText(r *rundir.Run) string {
-	if r.Spec == nil {
-		return ""
-	}
-	mf, sc, err := ReadModelFile(r)
-	if err != nil || len(mf.Features) == 0 || !NamedTable(mf.Data, mf.Columns) {
-		return ""
-	}
-	coding := mf.Columns
-	if coding == nil {
-		coding = &data.Coding{}
-	}
-	return DataScaleText(r.Trace, &data.Dataset{Names: mf.Features, Coding: coding}, sc)
-}
-
-// PositionalName maps the name of a coefficient after its column,
-// "beta.age" (the tables on the data's own scale), to the chain files'
-// positional name "beta.1" by the run's features; other names are returned
-// as given.
-func PositionalName(r *rundir.Run, name string) string {
-	if slices.Contains(r.Trace.Names, name) || r.Spec == nil {
-		return name
-	}
-	mf, _, err := ReadModelFile(r)
-	if err != nil {
-		return name
-	}
-	for j, f := range mf.Features {
-		if coefName(f) == name {
-			return "beta." + strconv.Itoa(j+1)
-		}
-	}
-	return name
 }

@@ -15,6 +15,9 @@
 // (Config: Resolve, Validate, Spec), the table of samplers (SamplerTable,
 // RegisterSampler: one file per family, sampler_*.go, each entry with its
 // build rule and flag group), the loading of the data and the model of a
-// run (Problem), its run directory (RunDir) and its printed account (the
-// where-the-draws-went, crossover, test-set and data-scale lines).
+// run (Problem) and its printed account (the where-the-draws-went,
+// crossover, test-set and data-scale lines). The run writes its files only
+// through a RunWriter value (the command's is the run directory's, in
+// package rundir): fit imports no flag, plot, run control, rundir or
+// stancsv.
 package fit

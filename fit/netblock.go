@@ -193,19 +193,15 @@ func lambdaMaxHalf(ctx context.Context, m langevin.Model, theta []float64, h *ha
 // at theta (the gradient noise of a minibatch of B is N²/B (1 − B/N) V).
 func blockNoiseTrace(m langevin.Model, theta []float64, blk sampler.DenseBlock, rows []int) float64 {
 	d, k := m.Dim(), len(blk.Index)
-	gi := make([]float64, d)
-	one := make([]int, 1)
 	G := mat.NewDense(len(rows), k, nil)
 	mean := make([]float64, k)
-	for r, i := range rows {
-		one[0] = i
-		clear(gi)
-		m.LogLik(theta, one, gi)
+	langevin.RowGrads(m, theta, rows, langevin.RowTerms{}, make([]float64, d), nil, func(r int, gi []float64) error {
 		for a, j := range blk.Index {
 			G.Set(r, a, gi[j])
 			mean[a] += gi[j] / float64(len(rows))
 		}
-	}
+		return nil
+	})
 	for r := range rows {
 		for a := range mean {
 			G.Set(r, a, G.At(r, a)-mean[a])

@@ -48,12 +48,12 @@ func netGibbs(m Network, batch, every, units int) (func() (sampler.Conditional, 
 		return nil, 0, fmt.Sprintf("off: %v", err)
 	}
 	if !mm.LearnsNoise() {
-		// Measured: gap1d with --learn-noise=false --noise-var 1e-8 (σ²
+		// Measured: gap1d with {learn-noise}=false {noise-var} 1e-8 (σ²
 		// fixed 10⁶ times below the data's noise) made the conditional the
 		// least-squares fit of an ill-conditioned ΦᵀΦ at each hidden layer
 		// (output weights of 128 against the modes' ±6) and every chain
 		// left the plausible region after 3 restarts.
-		return nil, 0, "off: σ² is fixed (--learn-noise=false): with a σ² the data do not support, the output layer's conditional is an ill-conditioned least-squares fit (gap1d at σ² = 10⁻⁸: output weights of 128, every chain diverged); with σ² learned its conditional is drawn"
+		return nil, 0, "off: σ² is fixed ({learn-noise}=false): with a σ² the data do not support, the output layer's conditional is an ill-conditioned least-squares fit (gap1d at σ² = 10⁻⁸: output weights of 128, every chain diverged); with σ² learned its conditional is drawn"
 	}
 	var moves string
 	if units > 0 {
@@ -140,17 +140,13 @@ func precondGradVar(m langevin.Model, theta []float64, idx []int, precond []floa
 // theta (one row at a time): the moments behind the empirical Fisher
 // information and the minibatch gradient's variance.
 func rowGradMoments(m langevin.Model, theta []float64, idx []int, sum, sumSq []float64) {
-	g := make([]float64, m.Dim())
-	one := make([]int, 1)
 	clear(sum)
 	clear(sumSq)
-	for _, i := range idx {
-		one[0] = i
-		clear(g)
-		m.LogLik(theta, one, g)
+	langevin.RowGrads(m, theta, idx, langevin.RowTerms{}, make([]float64, m.Dim()), nil, func(_ int, g []float64) error {
 		for j, v := range g {
 			sum[j] += v
 			sumSq[j] += v * v
 		}
-	}
+		return nil
+	})
 }

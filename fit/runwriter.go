@@ -7,8 +7,8 @@ import (
 
 // RunWriter is where the run of a Problem writes as it goes (langevin run's
 // output directory): the chains' draws as they come, the checkpoints, and at the
-// end the summary and the model. The command passes one in Settings;
-// [RunDir.Writer] is the run directory's.
+// end the summary and the model. The command passes one in Settings (its
+// run directory's, written through package rundir).
 type RunWriter interface {
 	// Open opens the files of chains chains from chain first (1-based) of
 	// a run as planned (the headers record it), with the sampler's
@@ -29,43 +29,4 @@ type RunWriter interface {
 	// weights (nil: none), closes the files with runErr as their status and
 	// returns the files written, for the output.
 	Finish(tr *langevin.Trace, runErr error, table diag.Table, weights *ChainWeights) (string, error)
-}
-
-// Writer returns the RunWriter of the run directory for the job j.
-func (rd *RunDir) Writer(j *Problem) RunWriter { return dirWriter{rd, j} }
-
-// dirWriter is a RunDir's RunWriter for one job.
-type dirWriter struct {
-	rd *RunDir
-	j  *Problem
-}
-
-func (w dirWriter) Open(planned *Config, first, chains int, statNames, names []string) (res *langevin.Resume, err error) {
-	cfg := w.j.ChainConfig(planned)
-	if w.rd.Resuming() {
-		res, err = w.rd.ResumeChains(cfg, first, chains, statNames, names)
-	} else {
-		err = w.rd.OpenChains(cfg, first, chains, statNames, names)
-	}
-	if err == nil {
-		w.rd.Sampling = true // from here the directory holds the run
-	}
-	return res, err
-}
-
-func (w dirWriter) Sink(chain int) langevin.DrawSink          { return w.rd.Sink(chain) }
-func (w dirWriter) Checkpoint(cp *langevin.Checkpoint) error  { return w.rd.Checkpoint(cp) }
-func (w dirWriter) Sampled(tr *langevin.Trace, finished bool) { w.rd.Sampled(tr, finished, w.j.Stderr) }
-
-func (w dirWriter) Abandon(runErr error) error {
-	err := w.rd.MarkFinished()
-	w.rd.W.Close(runErr)
-	return err
-}
-
-func (w dirWriter) Finish(tr *langevin.Trace, runErr error, table diag.Table, weights *ChainWeights) (string, error) {
-	w.rd.Keep(tr)
-	mf := w.j.ModelFile()
-	weights.Record(mf)
-	return w.rd.Finish(runErr, table, mf, w.j.Scaler)
 }

@@ -1,7 +1,6 @@
 package fit
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -12,11 +11,9 @@ import (
 	"github.com/langevin-go/langevin/data"
 	"github.com/langevin-go/langevin/internal/budget"
 	"github.com/langevin-go/langevin/model"
-	"github.com/langevin-go/langevin/predict"
-	"github.com/langevin-go/langevin/rundir"
 )
 
-// A data store (langevin convert) given to run --data is streamed, not
+// A data store (langevin convert) given to run {data} is streamed, not
 // loaded, by the models that read rows (model.RowKinds: logistic): the
 // split, the standardisation and the model are views over the file
 // (data.SplitRows, data.FitScalerRows and Scaler.View, model.Spec.BuildRows),
@@ -26,9 +23,9 @@ import (
 // Streamed is the data of a run on a store.
 type Streamed struct {
 	store       *data.Store
-	extra       io.Closer       // a --test store
+	extra       io.Closer       // a {test} store
 	train, Test data.Rows       // test: nil or empty when none
-	split       *data.RowSubset // the training rows of the split (nil with --test)
+	split       *data.RowSubset // the training rows of the split (nil with {test})
 }
 
 // mapLimit returns the size of the largest store file that run
@@ -42,7 +39,7 @@ var MapLimit = func() int64 { return budget.RawMemory() / 4 }
 // within B/N.
 const replaceAbove = 1 << 20
 
-// loadStore opens --data as a store and makes the training and test views.
+// loadStore opens {data} as a store and makes the training and test views.
 func (j *Problem) loadStore() error {
 	c := j.C
 	st, err := data.OpenStore(c.Data)
@@ -61,10 +58,10 @@ func (j *Problem) loadStore() error {
 		st.Budget = math.MaxInt64
 	}
 	if c.Target != "" && c.Target != st.Target() && c.Target != "-1" {
-		return InputErrorf("--target %s: %s: the store's target column is %q (chosen when it was written by langevin convert)", c.Target, c.Data, st.Target())
+		return InputErrorf("{target} %s: %s: the store's target column is %q (chosen when it was written by langevin convert)", c.Target, c.Data, st.Target())
 	}
 	if c.Offset != "" || c.Exposure != "" {
-		return InputErrorf("--offset/--exposure: not read from a store")
+		return InputErrorf("{offset}/{exposure}: not read from a store")
 	}
 	j.Train = &data.Dataset{Names: slices.Clone(st.Names()), Target: st.Target(), Source: c.Data}
 	// Labels of two values other than 0/1 are recoded as they are read
@@ -89,14 +86,14 @@ func (j *Problem) loadStore() error {
 			}
 			s.extra, s.Test = ts, recode(ts)
 			if !slices.Equal(ts.Names(), st.Names()) {
-				return InputErrorf("--test %s: features %v, --data %s has %v (a test store must have the training store's columns, in order)", c.Test, ts.Names(), c.Data, st.Names())
+				return InputErrorf("{test} %s: features %v, {data} %s has %v (a test store must have the training store's columns, in order)", c.Test, ts.Names(), c.Data, st.Names())
 			}
 		} else {
-			test, err := ReadData(c, c.Test, "--test", false)
+			test, err := ReadData(c, c.Test, "{test}", false)
 			if err != nil {
 				return err
 			}
-			if err := AlignColumns(j.Train, test, "--test"); err != nil {
+			if err := AlignColumns(j.Train, test, "{test}"); err != nil {
 				return err
 			}
 			s.Test = test
@@ -106,10 +103,10 @@ func (j *Problem) loadStore() error {
 		s.train, s.Test, s.split = train, test, train
 	}
 	if s.train.Len() == 0 {
-		return InputErrorf("--data %s: no training rows", c.Data)
+		return InputErrorf("{data} %s: no training rows", c.Data)
 	}
 	if c.Batch > s.train.Len() {
-		return InputErrorf("--batch %d: expected at most N = %d training rows (0: full batch)", c.Batch, s.train.Len())
+		return InputErrorf("{batch} %d: expected at most N = %d training rows (0: full batch)", c.Batch, s.train.Len())
 	}
 	if c.Standardize {
 		j.Scaler = data.FitScalerRows(s.train)
@@ -137,9 +134,9 @@ func (j *Problem) buildRowsModel() error {
 			if j.Rows.split != nil {
 				le.Row = j.Rows.split.Row(le.Row-1) + 1
 			}
-			return InputErrorf("--data %s: %v (rows of the store counted from 1)", c.Data, le)
+			return InputErrorf("{data} %s: %v (rows of the store counted from 1)", c.Data, le)
 		}
-		return InputErrorf("--data %s: %v", c.Data, err)
+		return InputErrorf("{data} %s: %v", c.Data, err)
 	}
 	j.M, j.Spec = m, s
 	return nil
@@ -185,74 +182,7 @@ func (j *Problem) DescribeRows() string {
 		how += "; rows read with pread"
 	}
 	if s.split != nil {
-		how += fmt.Sprintf("; test rows by a hashed split seeded with --seed: %d train, %d test", s.train.Len(), s.Test.Len())
+		how += fmt.Sprintf("; test rows by a hashed split seeded with {seed}: %d train, %d test", s.train.Len(), s.Test.Len())
 	}
 	return how + ")"
-}
-
-// PredictStore is langevin predict on a store, streamed in blocks: the
-// model.json's model on the store's rows (standardised on the fly with the
-// run's scaler.json), the metrics of predict.ClassifyBlocks and --out's rows
-// written block by block — the numbers of the in-memory path.
-func PredictStore(w io.Writer, f *Config, mf *ModelFile, sc *data.Scaler, r *rundir.Run, samples string, level float64, bins int, out string) error {
-	st, err := data.OpenStore(f.Data)
-	if err != nil {
-		return InputError{Err: err}
-	}
-	defer st.Close()
-	if f.Target != "" && f.Target != st.Target() && f.Target != "-1" {
-		return InputErrorf("--target %s: %s: the store's target column is %q", f.Target, f.Data, st.Target())
-	}
-	if !slices.Equal(st.Names(), mf.Features) {
-		return InputErrorf("--data %s: features %v, the run's training data had %v (a store must have the training columns, in order)", f.Data, st.Names(), mf.Features)
-	}
-	var rows data.Rows = st
-	if mf.Labels != nil {
-		rows = data.RecodedRows{Rows: st, Values: mf.Labels}
-	}
-	if sc != nil {
-		rows = sc.View(rows)
-	}
-	m, err := mf.Spec.BuildRows(rows)
-	if err != nil {
-		return InputErrorf("--data %s: %v", f.Data, err)
-	}
-	draws, err := PredictiveDraws(r, mf, m.Dim())
-	if err != nil {
-		return err
-	}
-	c, ok := m.(predict.Classifier)
-	if !ok {
-		return InputErrorf("model %s: no class probabilities", mf.Kind)
-	}
-	fmt.Fprintf(w, "%s (%s) on %s: %d rows, %d draws from %s\n", mf.Kind, mf.Data, f.Data, st.Len(), len(draws), samples)
-	if l := ClassesLine(mf); l != "" && mf.Labels != nil {
-		fmt.Fprintln(w, l)
-	}
-	fmt.Fprintln(w)
-	var each func(*predict.Classification, []float64) error
-	var bw *bufio.Writer
-	if out != "" {
-		fh, err := os.Create(out)
-		if err != nil {
-			return InputErrorf("--out %s: %v", out, err)
-		}
-		defer fh.Close()
-		bw = bufio.NewWriterSize(fh, 1<<20)
-		if err := predict.WriteClassHeader(bw, c.NumClasses()); err != nil {
-			return err
-		}
-		each = func(res *predict.Classification, y []float64) error { return res.WriteCSVRows(bw, y) }
-	}
-	res, err := predict.ClassifyBlocks(c, draws, data.Blocks(rows, 0), predict.ClassifyOptions{Level: level}, bins, each)
-	if err != nil {
-		return InputErrorf("--data %s: %v", f.Data, err)
-	}
-	PrintClassScores(w, res.Metrics, res.Entropy, res.Expected, res.MutualInfo)
-	if bw != nil {
-		if err := bw.Flush(); err != nil {
-			return fmt.Errorf("--out %s: %w", out, err)
-		}
-	}
-	return nil
 }

@@ -5,7 +5,6 @@ import (
 
 	"github.com/langevin-go/langevin/data"
 	"github.com/langevin-go/langevin/model"
-	"github.com/langevin-go/langevin/rundir"
 )
 
 // sigma2Name is the derived column of a network's learned noise variance,
@@ -38,20 +37,6 @@ func Sigma2InTargetUnits(names []string, params [][][]float64, spec model.Spec, 
 	return out, fmt.Sprintf("sigma2:   the noise variance in y's units: s_y²·exp(log_sigma2), s_y = %.6g the training responses' sd (log_sigma2 and the chain files' sigma2 column are of the standardised response z = (y − ȳ)/s_y)", sc.TargetScale)
 }
 
-// RunSigma2InTargetUnits is Sigma2InTargetUnits for a run directory, from
-// its model.json and scaler.json (the draws as they are when the
-// directory has neither).
-func RunSigma2InTargetUnits(r *rundir.Run, names []string, params [][][]float64) ([][][]float64, string) {
-	if r.Spec == nil {
-		return params, ""
-	}
-	mf, sc, err := ReadModelFile(r)
-	if err != nil {
-		return params, ""
-	}
-	return Sigma2InTargetUnits(names, params, mf.Spec, sc)
-}
-
 // standardisedSigma2 is the index of names' sigma2 column when it is the
 // noise variance of a standardised response (spec.YStandardized, sc's
 // TargetScale > 0), else −1.
@@ -75,16 +60,4 @@ func Sigma2ReportNote(names []string, spec model.Spec, sc *data.Scaler) string {
 		return ""
 	}
 	return fmt.Sprintf("sigma2 (this page's table and plots): exp(log_sigma2), the noise variance of the standardised response z = (y − ȳ)/s_y; in y's units multiply by s_y² = %.6g² (langevin run's table and langevin summary print it so)\n", sc.TargetScale)
-}
-
-// RunSigma2ReportNote is Sigma2ReportNote for a run directory.
-func RunSigma2ReportNote(r *rundir.Run) string {
-	if r.Spec == nil {
-		return ""
-	}
-	mf, sc, err := ReadModelFile(r)
-	if err != nil {
-		return ""
-	}
-	return Sigma2ReportNote(r.Trace.Names, mf.Spec, sc)
 }

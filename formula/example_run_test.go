@@ -38,8 +38,8 @@ func Example_run() {
 		}
 	}
 	// Output:
-	// b_Intercept      mean  1.204  sd 0.458
-	// b_x              mean  0.547  sd 0.058
-	// sd_g__Intercept  mean  1.142  sd 0.526
-	// sigma            mean  0.478  sd 0.049
+	// b_Intercept      mean  1.217  sd 0.456
+	// b_x              mean  0.545  sd 0.060
+	// sd_g__Intercept  mean  1.107  sd 0.473
+	// sigma            mean  0.477  sd 0.046
 }

@@ -78,37 +78,19 @@ func (w *Workspace) relEffMeans(x, means []float64) float64 {
 			yc[c*n+i] = v - m
 		}
 	}
-	// acov2 returns mean_c γ̂_c(t) and mean_c γ̂_c(t+1), in one pass.
-	acov2 := func(t int) (g0, g1 float64) {
-		for c := range chains {
-			y := yc[c*n : (c+1)*n]
-			var s0, s1, s2, s3 float64
-			m := n - t - 1 // terms of lag t+1; lag t has one more
-			if m < 0 {
-				continue
-			}
-			a, b := y[:m], y[t:]
-			i := 0
-			for ; i+1 < m; i += 2 {
-				a0, a1 := a[i], a[i+1]
-				b0, b1, b2 := b[i], b[i+1], b[i+2]
-				s0 += a0 * b0
-				s1 += a1 * b1
-				s2 += a0 * b1
-				s3 += a1 * b2
-			}
-			if i < m {
-				s0 += a[i] * b[i]
-				s2 += a[i] * b[i+1]
-			}
-			s0 += y[m] * y[n-1] // lag t's last term
-			g0 += (s0 + s1) * scale
-			g1 += (s2 + s3) * scale
+	// lag(t) is mean_c γ̂_c(t), computed three lags at a time (acov3) and
+	// cached in w.acov
+	w.acov = grow(w.acov, n+3)
+	have := 0
+	lag := func(t int) float64 {
+		for t >= have {
+			acov3(yc, chains, n, have, w.acov[have:have+3], scale)
+			have += 3
 		}
-		return g0 / float64(chains), g1 / float64(chains)
+		return w.acov[t]
 	}
 	fn := float64(n)
-	a0, a1 := acov2(0)
+	a0, a1 := lag(0), lag(1)
 	meanVar := a0 * fn / (fn - 1)
 	varPlus := meanVar * (fn - 1) / fn
 	if chains > 1 {
@@ -131,7 +113,7 @@ func (w *Workspace) relEffMeans(x, means []float64) float64 {
 	t := 0
 	for t < n-5 && !math.IsNaN(even+odd) && even+odd > 0 {
 		t += 2
-		at, at1 := acov2(t)
+		at, at1 := lag(t), lag(t+1)
 		even = 1 - (meanVar-at)/varPlus
 		odd = 1 - (meanVar-at1)/varPlus
 		if even+odd >= 0 {
@@ -166,4 +148,43 @@ func grow(buf []float64, n int) []float64 {
 		return make([]float64, n)
 	}
 	return buf[:n]
+}
+
+// acov3 sets g[j] to mean_c γ̂_c(t+j), j = 0…2, the autocovariances of the
+// centred chains yc of n draws each, scaled by scale, in one pass: two
+// draws an iteration against four, six sums side by side (as many as the
+// registers hold without spilling).
+func acov3(yc []float64, chains, n, t int, g []float64, scale float64) {
+	g = g[:3]
+	clear(g)
+	for c := range chains {
+		y := yc[c*n : (c+1)*n]
+		var s00, s01, s02, s10, s11, s12 float64
+		m := n - t - 2 // terms common to the three lags: i < m
+		i := 0
+		if m > 0 {
+			b := y[t:]
+			for ; i+1 < m; i += 2 {
+				a0, a1 := y[i], y[i+1]
+				bb := b[i : i+4 : i+4]
+				b0, b1, b2, b3 := bb[0], bb[1], bb[2], bb[3]
+				s00 += a0 * b0
+				s01 += a0 * b1
+				s02 += a0 * b2
+				s10 += a1 * b1
+				s11 += a1 * b2
+				s12 += a1 * b3
+			}
+		}
+		s := [3]float64{s00 + s10, s01 + s11, s02 + s12}
+		for j := range s {
+			for k := i; k < n-t-j; k++ {
+				s[j] += y[k] * y[k+t+j]
+			}
+			g[j] += s[j] * scale
+		}
+	}
+	for j := range g {
+		g[j] /= float64(chains)
+	}
 }

@@ -18,6 +18,35 @@ func TestExp(t *testing.T) {
 			t.Errorf("expNeg(%v) = %v, math.Exp %v", x, got, want)
 		}
 	}
+	// expShift is expNeg written out, with e^(c − x) besides
+	src := []float64{3, 2.5, -1, -697, -698, 3 - 1e-300, math.Inf(-1), 0}
+	for x := -720.0; x <= 3; x += 0.0731 {
+		src = append(src, x)
+	}
+	dst, inv := make([]float64, len(src)), make([]float64, len(src))
+	var want float64
+	for _, v := range src {
+		want += expNeg(v - 3)
+	}
+	if sum, lo := expShift(dst, inv, src, 3); math.Abs(sum-want) > 1e-15*want || lo != math.Inf(-1) {
+		t.Errorf("expShift's sum %v, expNeg's %v; smallest %v, want -Inf", sum, want, lo)
+	}
+	var worstInv float64
+	for s, v := range src {
+		if e := math.Abs(dst[s]-math.Exp(v-3)) / math.Exp(v-3); e > 5e-16 {
+			t.Errorf("expShift(%v − 3) = %v, math.Exp %v", v, dst[s], math.Exp(v-3))
+		}
+		want := math.Exp(3 - v)
+		e := math.Abs(inv[s]-want) / want
+		if math.IsInf(want, 1) && inv[s] == want {
+			e = 0
+		}
+		worstInv = math.Max(worstInv, e)
+		if e > 5e-16 {
+			t.Errorf("expShift's e^(3 − %v) = %v, math.Exp %v", v, inv[s], want)
+		}
+	}
+	t.Logf("expShift: largest relative error of e^(c − x) from math.Exp: %.3g", worstInv)
 	if worst > 5e-16 {
 		t.Errorf("largest relative error %.3g", worst)
 	}

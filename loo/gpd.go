@@ -66,59 +66,76 @@ func GPDQuantile(p, k, sigma float64) float64 {
 }
 
 // meanLog1p returns the mean of log(1 + a·xᵢ) over the ascending x. Unless
-// every a·xᵢ is small, it takes one logarithm a block of 64 factors, their
-// product taken as eight products of eight whose exponents are kept apart,
-// instead of 64 logarithms: the error is a few ulps of each factor, about
-// 1e-15 absolute in the mean.
+// every a·xᵢ is small, it takes one logarithm in all instead of n: the
+// factors 1 + a·xᵢ are multiplied in eight products side by side, whose
+// exponents are moved into an integer every 64 factors (each product's
+// mantissa kept in [1, 2)); the error is a few ulps of each factor, about
+// 1e-15 absolute in the mean. A factor ≤ 0, or a product near overflow or
+// underflow, sends the whole sum to one logarithm a factor.
 func meanLog1p(a float64, x []float64) float64 {
 	n := len(x)
-	var s float64
 	if math.Abs(a*x[n-1]) < 0.01 {
-		for _, xi := range x {
-			s += log1p(a * xi)
-		}
-		return s / float64(n)
+		return sumLog1p(a, x) / float64(n)
 	}
 	const ln2 = 0.693147180559945309417232121458176568
-	var e int
 	ok := func(p float64) bool { return p >= 0x1p-1000 && p <= 0x1p1000 }
-	for i := 0; i < n; i += 64 {
-		// eight products of at most 8 factors each, interleaved so that
-		// they run side by side, then the product of their mantissas
-		// (within [2⁻⁸, 1)) and one logarithm
-		blk := x[i:min(i+64, n)]
-		p0, p1, p2, p3, p4, p5, p6, p7 := 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0
-		j := 0
-		for ; j+7 < len(blk); j += 8 {
-			p0 *= 1 + a*blk[j]
-			p1 *= 1 + a*blk[j+1]
-			p2 *= 1 + a*blk[j+2]
-			p3 *= 1 + a*blk[j+3]
-			p4 *= 1 + a*blk[j+4]
-			p5 *= 1 + a*blk[j+5]
-			p6 *= 1 + a*blk[j+6]
-			p7 *= 1 + a*blk[j+7]
-		}
-		for ; j < len(blk); j++ {
-			p1 *= 1 + a*blk[j]
+	var e int64
+	// renorm moves the exponent of p (normal, positive) into e.
+	renorm := func(p float64) float64 {
+		b := math.Float64bits(p)
+		e += int64(b>>52) - 1023
+		return math.Float64frombits(b&(1<<52-1) | 1023<<52)
+	}
+	p0, p1, p2, p3, p4, p5, p6, p7 := 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0
+	i := 0
+	for ; i+63 < n; i += 64 {
+		blk := x[i : i+64 : i+64]
+		for j := 0; j < 64; j += 8 {
+			b := blk[j : j+8 : j+8]
+			p0 *= 1 + a*b[0]
+			p1 *= 1 + a*b[1]
+			p2 *= 1 + a*b[2]
+			p3 *= 1 + a*b[3]
+			p4 *= 1 + a*b[4]
+			p5 *= 1 + a*b[5]
+			p6 *= 1 + a*b[6]
+			p7 *= 1 + a*b[7]
 		}
 		if !ok(p0) || !ok(p1) || !ok(p2) || !ok(p3) || !ok(p4) || !ok(p5) || !ok(p6) || !ok(p7) {
-			// a factor ≤ 0, or a product near overflow or underflow: one
-			// log each
-			for _, xi := range blk {
-				s += log1p(a * xi)
-			}
-			continue
+			return sumLog1p(a, x) / float64(n)
 		}
-		f := 1.0
-		for _, p := range [8]float64{p0, p1, p2, p3, p4, p5, p6, p7} {
-			b := math.Float64bits(p)
-			e += int(b>>52) - 1022
-			f *= math.Float64frombits(b&(1<<52-1) | 1022<<52) // [½, 1)
-		}
-		s += logPos(f)
+		p0, p1, p2, p3 = renorm(p0), renorm(p1), renorm(p2), renorm(p3)
+		p4, p5, p6, p7 = renorm(p4), renorm(p5), renorm(p6), renorm(p7)
 	}
-	return (s + float64(e)*ln2) / float64(n)
+	for ; i+7 < n; i += 8 {
+		b := x[i : i+8 : i+8]
+		p0 *= 1 + a*b[0]
+		p1 *= 1 + a*b[1]
+		p2 *= 1 + a*b[2]
+		p3 *= 1 + a*b[3]
+		p4 *= 1 + a*b[4]
+		p5 *= 1 + a*b[5]
+		p6 *= 1 + a*b[6]
+		p7 *= 1 + a*b[7]
+	}
+	for ; i < n; i++ {
+		p0 *= 1 + a*x[i]
+	}
+	if !ok(p0) || !ok(p1) || !ok(p2) || !ok(p3) || !ok(p4) || !ok(p5) || !ok(p6) || !ok(p7) {
+		return sumLog1p(a, x) / float64(n)
+	}
+	// eight mantissas in [1, 2): their product is below 2⁸
+	f := renorm(p0) * renorm(p1) * renorm(p2) * renorm(p3) * renorm(p4) * renorm(p5) * renorm(p6) * renorm(p7)
+	return (logPos(f) + float64(e)*ln2) / float64(n)
+}
+
+// sumLog1p is Σᵢ log(1 + a·xᵢ), one logarithm a term.
+func sumLog1p(a float64, x []float64) float64 {
+	var s float64
+	for _, xi := range x {
+		s += log1p(a * xi)
+	}
+	return s
 }
 
 // log1p is log(1 + y) to a few ulps through the hardware-assisted math.Log

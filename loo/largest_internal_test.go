@@ -10,7 +10,8 @@ import (
 // TestLargest checks the tail selection against a stable sort of all
 // values, as R's sort.int(index.return = TRUE) orders them, on inputs with
 // and without ties, trends and heavy tails, through both of its paths (the
-// sampled bound for S ≥ 1024, quickselect below and when the bound misses).
+// sampled bound for S ≥ 1024, quickselect below and when the bound misses)
+// and both of sortPairs' (buckets, and radixSort when they are uneven).
 func TestLargest(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	gens := map[string]func(s int) float64{
@@ -20,6 +21,15 @@ func TestLargest(t *testing.T) {
 		"down":   func(s int) float64 { return -float64(s) },
 		"cauchy": func(int) float64 { return math.Tan(math.Pi * (rng.Float64() - 0.5)) },
 		"const":  func(int) float64 { return 1 },
+		// ties within buckets of the bucket sort
+		"rounded": func(int) float64 { return math.Round(100*rng.NormFloat64()) / 100 },
+		// one far value: the buckets too uneven, the radix sort
+		"outlier": func(s int) float64 {
+			if s == 5 {
+				return 1e300
+			}
+			return rng.NormFloat64()
+		},
 	}
 	var w Workspace
 	for name, g := range gens {
@@ -42,9 +52,16 @@ func TestLargest(t *testing.T) {
 				}
 				return 0
 			})
-			got := w.largest(x, n)
+			got := w.largest(x, 1, n)
 			if !slices.Equal(got, ref[S-n:]) {
 				t.Errorf("%s S=%d n=%d: tails differ", name, S, n)
+			}
+			neg := make([]float64, S)
+			for s, v := range x {
+				neg[s] = -v
+			}
+			if got := w.largest(neg, -1, n); !slices.Equal(got, ref[S-n:]) {
+				t.Errorf("%s S=%d n=%d: tails of −(−x) differ", name, S, n)
 			}
 		}
 	}

@@ -59,89 +59,125 @@ func (w *Workspace) Row(ll []float64, chains int) Point {
 	if chains < 1 || S%chains != 0 {
 		panic("loo: number of draws not a multiple of the number of chains")
 	}
-	w.lik, w.lw, w.w = grow(w.lik, S), grow(w.lw, S), grow(w.w, S)
-	lik, lw, wt := w.lik, w.lw, w.w
-	c, lo := ll[0], ll[0]
+	w.lik, w.rlik, w.w = grow(w.lik, S), grow(w.rlik, S), grow(w.w, S)
+	lik := w.lik
+	c := ll[0]
 	for _, v := range ll {
 		if v > c {
 			c = v
 		}
-		if v < lo {
-			lo = v
-		}
 	}
-	// likₛ = exp(llₛ − c), the chains' means of it (for RelEff) and the
-	// raw log ratios −llₛ, in one pass
+	// likₛ = exp(llₛ − c) and the chains' means of it (for RelEff), in one
+	// pass
 	n := S / chains
 	w.means = grow(w.means, chains)
 	var sumLik float64
+	lo := c
 	for ch := range chains {
-		seg, l, r := ll[ch*n:(ch+1)*n], lik[ch*n:(ch+1)*n], lw[ch*n:(ch+1)*n]
-		var sum float64
-		for s, v := range seg {
-			e := expNeg(v - c)
-			l[s] = e
-			sum += e
-			r[s] = -v
+		seg := ll[ch*n : (ch+1)*n]
+		sum, m := expShift(lik[ch*n:(ch+1)*n], w.rlik[ch*n:(ch+1)*n], seg, c)
+		if m < lo {
+			lo = m
 		}
 		w.means[ch] = sum / float64(n)
 		sumLik += sum
 	}
 	reff := w.relEffMeans(lik, w.means)
-	k := w.psis(lw, reff, -lo)
+	k := w.psis(ll, -1, reff, -lo) // the log ratios are −ll
 	// mx = max lw: the largest ratio when nothing was smoothed, else the
 	// largest of the smoothed values and the largest value left alone.
 	mx := w.lmax
 	if w.tail != nil {
 		var qmax float64
 		for _, q := range w.tq {
-			qmax = math.Max(qmax, q)
+			if q > qmax {
+				qmax = q
+			}
 		}
 		mx = math.Max(w.cutoff, logPos(qmax)+w.lmax)
 	}
 	var elpd, e, w2, v float64
 	if c-lo < 700 {
-		// Unsmoothed weights are exp(−llₛ − mx) = f/likₛ, f = exp(−c − mx):
-		// one division a draw instead of an exponential, while the range
-		// of ll keeps likₛ normal. Their products with likₛ are all f, so
-		// that Σₛ wₛlikₛ needs only the smoothed draws. The smoothed draws
-		// stay out of the first sum (likₛ = +Inf there for the pass): their
-		// raw weights can exceed the others by many orders of magnitude.
+		// Unsmoothed weights are xₛ = exp(−llₛ − mx) = f/likₛ,
+		// f = exp(−c − mx): one product a draw with 1/likₛ, which expShift
+		// gave with likₛ, while the range of ll keeps both normal. Their products with likₛ
+		// are all f, so that Σₛ xₛlikₛ needs only the smoothed draws, and
+		// their terms of loo's var_epd, Σₛ xₛ²(likₛ − e)² = Σₛ (f − e·xₛ)²,
+		// follow from sums about e₀ = mean likₛ, which is known now:
+		// with dₛ = f − e₀xₛ and δ = e − e₀,
+		// Σₛ (f − e·xₛ)² = Σₛ dₛ² − 2δ Σₛ xₛdₛ + δ² Σₛ xₛ²,
+		// one pass with no cancellation to fear (δ is of the order of the
+		// spread of likₛ). The smoothed draws take likₛ = e₀ for the pass
+		// (their raw weights can exceed the others by many orders of
+		// magnitude), and their terms, each f/e₀ and dₛ ≈ 0, are taken out.
 		f := math.Exp(-c - mx)
+		e0 := sumLik / float64(S)
+		r0 := 1 / e0
+		rlik := w.rlik
 		w.tl = grow(w.tl, len(w.tail))
 		for j, p := range w.tail {
 			w.tl[j] = lik[p.i]
-			lik[p.i] = math.Inf(1)
+			rlik[p.i] = r0
 		}
-		var z float64
-		for s, l := range lik {
-			x := f / l
-			wt[s] = x
+		// two draws a step, two sets of sums: the additions' latency
+		var z, q, a, b, z1, q1, a1, b1 float64
+		s := 0
+		for ; s+1 < S; s += 2 {
+			x, x1 := f*rlik[s], f*rlik[s+1]
+			d, d1 := f-e0*x, f-e0*x1
 			z += x
+			q += x * x
+			a += d * d
+			b += x * d
+			z1 += x1
+			q1 += x1 * x1
+			a1 += d1 * d1
+			b1 += x1 * d1
 		}
+		if s < S {
+			x := f * rlik[s]
+			d := f - e0*x
+			z += x
+			q += x * x
+			a += d * d
+			b += x * d
+		}
+		z, q, a, b = z+z1, q+q1, a+a1, b+b1
+		M := float64(len(w.tail))
+		x0 := f * r0
+		d0 := f - e0*x0
+		z -= M * x0
+		q -= M * x0 * x0
+		a -= M * d0 * d0
+		b -= M * x0 * d0
 		E := f * float64(S-len(w.tail))
 		g := math.Exp(w.lmax - mx) // smoothed weights are w.tq·g
-		for j, p := range w.tail {
+		for j := range w.tail {
 			l := w.tl[j]
-			lik[p.i] = l
 			x := w.tq[j] * g
-			wt[p.i] = x
 			z += x
 			E += x * l
 		}
-		iz := 1 / z
-		e = E * iz
+		e = E / z
 		elpd = c + math.Log(e)
-		// normalised weights, Σₛ wₛ² and loo's var_epd = Σₛ wₛ²(likₛ − e)²
-		for s, x := range wt {
-			x *= iz
-			wt[s] = x
-			d := lik[s] - e
-			x2 := x * x
-			w2 += x2
-			v += x2 * d * d
+		dl := e - e0
+		vs := a - 2*dl*b + dl*dl*q
+		for j := range w.tail {
+			x := w.tq[j] * g
+			d := w.tl[j] - e
+			q += x * x
+			vs += x * x * d * d
 		}
+		iz := 1 / z
+		w2 = q * iz * iz
+		v = math.Max(vs, 0) * iz * iz
+		w.f, w.g, w.iz, w.wDone = f, g, iz, false
 	} else {
+		w.lw = grow(w.lw, S)
+		lw, wt := w.lw, w.w
+		for s, x := range ll {
+			lw[s] = -x
+		}
 		w.writeTail(lw)
 		var z float64
 		for s, x := range lw {
@@ -171,6 +207,7 @@ func (w *Workspace) Row(ll []float64, chains int) Point {
 			t += math.Exp(x + lw[s] - m)
 		}
 		elpd = m + math.Log(t) - (mx + math.Log(z))
+		w.wDone = true
 	}
 	lpd := c + math.Log(sumLik) - math.Log(float64(S))
 	// MCSE, on the scale of lik (the variance of the logs does not depend on it).
@@ -187,8 +224,21 @@ func (w *Workspace) Row(ll []float64, chains int) Point {
 }
 
 // Weights returns the normalised PSIS weights of the last Row, one per
-// draw; they are overwritten by the next call.
-func (w *Workspace) Weights() []float64 { return w.w }
+// draw; they are overwritten by the next call. Row leaves them implicit
+// (f/likₛ and the smoothed values), and Weights writes them out.
+func (w *Workspace) Weights() []float64 {
+	if !w.wDone {
+		a := w.f * w.iz
+		for s, r := range w.rlik {
+			w.w[s] = a * r
+		}
+		for j, p := range w.tail {
+			w.w[p.i] = w.tq[j] * w.g * w.iz
+		}
+		w.wDone = true
+	}
+	return w.w
+}
 
 // Estimate is a sum over rows and its standard error √N·sd.
 type Estimate struct{ Estimate, SE float64 }

@@ -29,11 +29,15 @@ type pair struct {
 // first. The zero value is ready to use; a Workspace must not be used by two
 // goroutines at once.
 type Workspace struct {
-	lik, w, lw, tx, z, sel, yc, means, rho, theta, ell, lq, tl, tq []float64
-	heap, pairs                                                    []pair
-	cnt                                                            [8][256]int32 // sortPairs' counts
-	tail                                                           []pair        // the smoothed draws of the last PSIS, nil if none
-	lmax, cutoff                                                   float64       // its largest raw ratio and the largest one not smoothed
+	lik, rlik, w, lw, tx, z, sel, yc, means, rho, acov, theta, ell, tl, tq []float64
+	lq                                                                     map[int][]float64 // lqOf
+	heap, pairs                                                            []pair
+	cnt                                                                    [8][256]int32 // sortPairs' counts
+	tail                                                                   []pair        // the smoothed draws of the last PSIS, nil if none
+	bcnt                                                                   []int32       // sortPairs' buckets
+	lmax, cutoff                                                           float64       // its largest raw ratio and the largest one not smoothed
+	f, g, iz                                                               float64       // Row's weights: unsmoothed f/likₛ, smoothed tq·g, all times iz
+	wDone                                                                  bool          // w holds the last Row's weights
 }
 
 // PSIS replaces the log importance ratios lw, one per draw, by Pareto
@@ -51,7 +55,7 @@ func (w *Workspace) PSIS(lw []float64, reff float64) (k float64) {
 			lmax = v
 		}
 	}
-	k = w.psis(lw, reff, lmax)
+	k = w.psis(lw, 1, reff, lmax)
 	w.writeTail(lw)
 	return k
 }
@@ -63,15 +67,16 @@ func (w *Workspace) writeTail(lw []float64) {
 	}
 }
 
-// psis is PSIS given the largest log ratio lmax, but leaves lw as it is:
-// the smoothed ratios are w.tq, relative to e^lmax, for the draws w.tail.
-func (w *Workspace) psis(lw []float64, reff, lmax float64) (k float64) {
-	S := len(lw)
+// psis is PSIS of the log ratios sgn·x (sgn = ±1) given the largest of them,
+// lmax, but leaves x as it is: the smoothed ratios are w.tq, relative to
+// e^lmax, for the draws w.tail.
+func (w *Workspace) psis(x []float64, sgn, reff, lmax float64) (k float64) {
+	S := len(x)
 	m := TailLen(S, reff)
 	k = math.Inf(1)
 	w.tail = nil
 	if m >= 5 && m < S {
-		tail := w.largest(lw, m+1) // ascending, tail[0] the cutoff
+		tail := w.largest(x, sgn, m+1) // ascending, tail[0] the cutoff
 		cut := tail[0].v - lmax
 		w.cutoff = tail[0].v
 		tail = tail[1:]
@@ -101,22 +106,40 @@ func (w *Workspace) smooth(tail []pair, cut, lmax float64) float64 {
 	if math.IsInf(k, 0) || math.IsNaN(k) {
 		return k
 	}
-	if len(w.lq) != m { // log(1 − pⱼ), pⱼ = (j + ½)/M, for this M
-		w.lq = grow(w.lq, m)
-		for j := range w.lq {
-			w.lq[j] = math.Log1p(-(float64(j) + 0.5) / float64(m))
-		}
-	}
+	lq := w.lqOf(m)
 	w.tq = grow(w.tq, m)
 	for j := range tail {
-		q := sigma*math.Expm1(-k*w.lq[j])/k + ec // GPDQuantile(pⱼ, k, σ) + e^cut (σ > 0 here)
-		w.tq[j] = math.Min(q, 1)
+		q := sigma*math.Expm1(-k*lq[j])/k + ec // GPDQuantile(pⱼ, k, σ) + e^cut (σ > 0 here)
+		if q > 1 {
+			q = 1
+		}
+		w.tq[j] = q
 	}
 	w.tail = tail
 	return k
 }
 
-// largest returns the n largest values of x with their indices, ascending,
+// lqOf returns log(1 − pⱼ), pⱼ = (j + ½)/M, j = 0…M−1, kept for the
+// last 64 values of M the workspace has seen (M varies a little between
+// rows with r_eff).
+func (w *Workspace) lqOf(m int) []float64 {
+	if lq, ok := w.lq[m]; ok {
+		return lq
+	}
+	lq := make([]float64, m)
+	for j := range lq {
+		// 1 − pⱼ = (M − j − ½)/M to half an ulp
+		lq[j] = logPos((float64(m-j) - 0.5) / float64(m))
+	}
+	if w.lq == nil || len(w.lq) >= 64 {
+		w.lq = map[int][]float64{}
+	}
+	w.lq[m] = lq
+	return lq
+}
+
+// largest returns the n largest values of sgn·x (sgn = ±1, exact) with their
+// indices, ascending,
 // ordered as R's stable sort.int orders them (equal values by draw, so that
 // of equal values at the cutoff the later draws are in the tail). A
 // sample of every (S/256)-th value gives a bound below which the n largest
@@ -124,27 +147,30 @@ func (w *Workspace) smooth(tail []pair, cut, lmax float64) float64 {
 // and sorted, and the last n kept. When the bound misses (fewer than n
 // values above it), the bound is the n-th largest value itself, by
 // quickselect on a copy.
-func (w *Workspace) largest(x []float64, n int) []pair {
+func (w *Workspace) largest(x []float64, sgn float64, n int) []pair {
 	S := len(x)
 	bound := math.Inf(-1)
 	if q := 256; S >= 4*q && n < S/4 {
 		w.sel = grow(w.sel, q)
 		for j := range q {
-			w.sel[j] = x[j*S/q]
+			w.sel[j] = sgn * x[j*S/q]
 		}
-		// expected n·q/S sample values above the n-th largest; go 4 sd and
-		// 4 values further down
+		// expected n·q/S sample values above the n-th largest; go 3 sd and
+		// 2 values further down (a miss, about 1 in 1,000, costs a
+		// quickselect)
 		e := float64(n) * float64(q) / float64(S)
-		r := int(e + 4*math.Sqrt(e) + 4)
+		r := int(e + 3*math.Sqrt(e) + 2)
 		if r < q {
 			bound = nthSmallest(w.sel[:q], q-1-r)
 		}
 	}
-	h := w.gather(x, bound)
+	h := w.gather(x, sgn, bound)
 	if len(h) < n {
 		w.sel = grow(w.sel, S)
-		copy(w.sel, x)
-		h = w.gather(x, nthSmallest(w.sel, S-n))
+		for s, v := range x {
+			w.sel[s] = sgn * v
+		}
+		h = w.gather(x, sgn, nthSmallest(w.sel, S-n))
 	}
 	// The candidates are in draw order, and the sort is stable: the last
 	// n are the n largest, of equal values at the cutoff the later draws.
@@ -164,11 +190,70 @@ func orderKey(v float64) uint64 {
 	return b | 1<<63
 }
 
-// sortPairs sorts h by value, stably (equal values keep their order), by a
+// sortPairs sorts h by value, stably (equal values keep their order): by
+// buckets of the values' order keys, as many as values, rounded up to a
+// power of 2, each key range of equal width, then one insertion sort (which
+// moves values within their bucket only); when the buckets are so uneven
+// that the insertion sort would cost more than 4 moves a value (Σ c_b²/4,
+// c_b the bucket counts), by radixSort. The result is h or the workspace's
+// second buffer.
+func (w *Workspace) sortPairs(h []pair) []pair {
+	n := len(h)
+	if n < 2 {
+		return h
+	}
+	kmin, kmax := orderKey(h[0].v), orderKey(h[0].v)
+	for _, p := range h {
+		k := orderKey(p.v)
+		kmin, kmax = min(kmin, k), max(kmax, k)
+	}
+	if kmin == kmax {
+		return h
+	}
+	lb := bits.Len(uint(n - 1)) // 2^lb ≥ n buckets
+	shift := max(bits.Len64(kmax-kmin)-lb, 0)
+	nb := int((kmax-kmin)>>shift) + 1
+	w.bcnt = slices.Grow(w.bcnt[:0], nb)[:nb]
+	cnt := w.bcnt
+	clear(cnt)
+	for _, p := range h {
+		cnt[(orderKey(p.v)-kmin)>>shift]++
+	}
+	var sum int32
+	var sq int64
+	for b, c := range cnt {
+		cnt[b] = sum
+		sum += c
+		sq += int64(c) * int64(c)
+	}
+	if sq > 16*int64(n) {
+		return w.radixSort(h)
+	}
+	if cap(w.pairs) < n {
+		w.pairs = make([]pair, n)
+	}
+	dst := w.pairs[:n]
+	for _, p := range h {
+		b := (orderKey(p.v) - kmin) >> shift
+		dst[cnt[b]] = p
+		cnt[b]++
+	}
+	for i := 1; i < n; i++ {
+		p := dst[i]
+		j := i
+		for ; j > 0 && dst[j-1].v > p.v; j-- {
+			dst[j] = dst[j-1]
+		}
+		dst[j] = p
+	}
+	return dst
+}
+
+// radixSort sorts h by value, stably, by a
 // least-significant-digit radix sort on the values' order keys, a byte at
 // a time, skipping the bytes that all keys share: no comparisons to
 // mispredict. The result is h or the workspace's second buffer.
-func (w *Workspace) sortPairs(h []pair) []pair {
+func (w *Workspace) radixSort(h []pair) []pair {
 	if len(h) < 2 {
 		return h
 	}
@@ -205,16 +290,30 @@ func (w *Workspace) sortPairs(h []pair) []pair {
 	return src
 }
 
-// gather returns the values of x not below t with their indices.
-func (w *Workspace) gather(x []float64, t float64) []pair {
-	h := w.heap[:0]
-	for s, v := range x {
-		if v >= t {
-			h = append(h, pair{v, int32(s)})
-		}
+// gather returns the values of sgn·x not below t with their indices.
+func (w *Workspace) gather(x []float64, sgn, t float64) []pair {
+	if cap(w.heap) < len(x) {
+		w.heap = make([]pair, len(x))
 	}
-	w.heap = h
-	return h
+	h := w.heap[:len(x)]
+	// every value written, the count moved on by the kept ones: no branch
+	// to mispredict
+	k := 0
+	for s, v := range x {
+		v *= sgn
+		h[k] = pair{v, int32(s)}
+		k += b2i(v >= t)
+	}
+	return h[:k]
+}
+
+// b2i is 1 for true, 0 for false (a SETcc).
+func b2i(b bool) int {
+	var i int
+	if b {
+		i = 1
+	}
+	return i
 }
 
 // nthSmallest returns the value that would be at index k of x sorted

@@ -470,29 +470,20 @@ func floydSample(n, k int, rng *rand.Rand) []int {
 // estimator with or without control variates.
 func obsGradCov(m langevin.Model, theta, center []float64, idx []int, dst *mat.SymDense) error {
 	d := m.Dim()
-	g := make([]float64, d)
-	g0 := make([]float64, d)
 	mean := make([]float64, d)
 	acc := make([]float64, d*d)
-	one := make([]int, 1)
-	for _, i := range idx {
-		one[0] = i
-		clear(g)
-		m.LogLik(theta, one, g)
-		if center != nil {
-			clear(g0)
-			m.LogLik(center, one, g0)
-			for j := range g {
-				g[j] -= g0[j]
-			}
-		}
+	err := langevin.RowGrads(m, theta, idx, langevin.RowTerms{Centre: center}, make([]float64, d), make([]float64, d), func(k int, g []float64) error {
 		for j, v := range g {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return fmt.Errorf("sampler: gradient noise: observation %d has a non-finite gradient", i+1)
+				return fmt.Errorf("sampler: gradient noise: observation %d has a non-finite gradient", idx[k]+1)
 			}
 			mean[j] += v
 		}
 		addOuter(acc, g)
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	k := float64(len(idx))
 	setCov(dst, acc, mean, k, k)

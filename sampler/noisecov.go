@@ -39,36 +39,38 @@ func GradCov(m langevin.Model, theta []float64, dst *mat.SymDense) error {
 		return fmt.Errorf("sampler: gradient covariance at a point of %d values into a %d×%d matrix, model has %d parameters", len(theta), dst.SymmetricDim(), dst.SymmetricDim(), d)
 	}
 	n := m.Len()
-	return gradCovOver(m, theta, n, func(i int) int { return i }, dst, float64(n))
+	all := make([]int, n)
+	for i := range all {
+		all[i] = i
+	}
+	return gradCovOver(m, theta, all, dst, float64(n))
 }
 
 // gradCovOver accumulates the covariance of the gradients of the
-// observations idx(0..k−1) with the given divisor.
-func gradCovOver(m langevin.Model, theta []float64, k int, idx func(int) int, dst *mat.SymDense, div float64) error {
+// observations rows with the given divisor.
+func gradCovOver(m langevin.Model, theta []float64, rows []int, dst *mat.SymDense, div float64) error {
 	d := m.Dim()
-	g := make([]float64, d)
 	mean := make([]float64, d)
 	acc := make([]float64, d*d)
-	one := make([]int, 1)
 	// Two passes would need the gradients twice; use the shifted formula
 	// with the first gradient as the shift, which is stable enough here.
 	shift := make([]float64, d)
-	one[0] = idx(0)
-	m.LogLik(theta, one, shift)
-	for i := 0; i < k; i++ {
-		one[0] = idx(i)
-		clear(g)
-		m.LogLik(theta, one, g)
+	langevin.RowGrads(m, theta, rows[:1], langevin.RowTerms{}, shift, nil, func(int, []float64) error { return nil })
+	err := langevin.RowGrads(m, theta, rows, langevin.RowTerms{}, make([]float64, d), nil, func(k int, g []float64) error {
 		for j := range g {
 			g[j] -= shift[j]
 			mean[j] += g[j]
 			if math.IsNaN(g[j]) || math.IsInf(g[j], 0) {
-				return fmt.Errorf("sampler: gradient covariance: observation %d has a non-finite gradient", one[0]+1)
+				return fmt.Errorf("sampler: gradient covariance: observation %d has a non-finite gradient", rows[k]+1)
 			}
 		}
 		addOuter(acc, g)
+		return nil
+	})
+	if err != nil {
+		return err
 	}
-	setCov(dst, acc, mean, float64(k), div)
+	setCov(dst, acc, mean, float64(len(rows)), div)
 	return nil
 }
 
@@ -128,7 +130,7 @@ func EstimateGradCov(m langevin.Model, theta []float64, size, batches int, rng *
 	one := mat.NewSymDense(d, nil)
 	for k := 0; k < batches; k++ {
 		batch := next()
-		if err := gradCovOver(m, theta, size, func(i int) int { return batch[i] }, one, float64(size-1)); err != nil {
+		if err := gradCovOver(m, theta, batch[:size], one, float64(size-1)); err != nil {
 			return err
 		}
 		sum.AddSym(sum, one)

@@ -175,9 +175,10 @@ type StrLit struct {
 
 // Ident is a variable.
 type Ident struct {
-	Pos  Pos
-	Name string
-	slot int
+	Pos      Pos
+	Name     string
+	slot     int
+	rowCount bool // the row count sizing a row-wise local or bounding the loop over the rows: |B| on a batch
 }
 
 // Unary is a prefix operator (- ! +) or the postfix transpose (').

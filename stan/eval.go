@@ -25,7 +25,16 @@ type evaluator struct {
 	pcg   *rand.PCG
 	rng   *rand.Rand // the generated quantities' random numbers (seedFrom)
 	block string
+	mode  uint8 // 0 the whole target; modePrior or modeRows (NewRows)
+	rowN  int   // ≥ 0 on a batch: the row count where it sizes row-wise values
 }
+
+// Modes of an evaluation of a model with rows (NewRows).
+const (
+	modeAll uint8 = iota
+	modePrior
+	modeRows
+)
 
 // runtimeErr is an error while evaluating: the program rejects the point
 // (reject, a constraint of a transformed parameter, a domain error), or
@@ -81,6 +90,7 @@ func (ev *evaluator) reset(t *ad.Tape) {
 	ev.ibuf = ev.ibuf[:0]
 	ev.xbuf = ev.xbuf[:0]
 	ev.loop, ev.depth = 0, 0
+	ev.mode, ev.rowN = modeAll, -1
 	if len(ev.env) != len(ev.m.consts) {
 		ev.env = make([]val, len(ev.m.consts))
 	}
@@ -276,6 +286,9 @@ func (ev *evaluator) eval(e Expr) val {
 	case *RealLit:
 		return val{b: bReal, v: constVec(e.c)}
 	case *Ident:
+		if e.rowCount && ev.rowN >= 0 {
+			return val{b: bInt, i: ev.rowN}
+		}
 		return ev.env[e.slot]
 	case *Unary:
 		x := ev.eval(e.X)
@@ -587,14 +600,17 @@ func (ev *evaluator) matmul(p Pos, a, b val) val {
 	if a.c != b.r {
 		ev.fail(p, "'*' of %s and %s: the inner dimensions %d and %d differ", a.typeString(), b.typeString(), a.c, b.r)
 	}
-	if a.r == 1 && b.c == 1 {
+	if a.b == bRow && b.b == bVec {
 		return val{b: bReal, v: ev.t.Dot(ev.flat(a), ev.flat(b))}
 	}
+	// the result's type follows the operands' types, not their sizes: a
+	// matrix with one row (a minibatch of one row, say) times a vector is a
+	// vector
 	out := val{b: bMat, r: a.r, c: b.c}
 	switch {
-	case b.c == 1:
+	case b.b == bVec:
 		out.b = bVec
-	case a.r == 1:
+	case a.b == bRow:
 		out.b = bRow
 	}
 	if a.c == 0 || out.r*out.c == 0 {

@@ -45,6 +45,8 @@ type Model struct {
 	fault    atomic.Pointer[Error] // the first internal error while sampling
 	rejected *Error                // the dry run's last rejection
 	onFault  func(error)           // OnFault
+	rows     *rowPlan              // NewRows: the row columns and the model block's split
+	n        int                   // NewRows: the number of rows
 	// Notes says what was left out (generated quantities that draw random
 	// numbers).
 	Notes []string
@@ -65,12 +67,38 @@ type output struct {
 // New checks prog against its data and returns the model. Errors name the
 // file, line and column of the construct (or the data's variable) and what
 // was expected.
-func New(prog *Program, data *Data) (m *Model, err error) {
+func New(prog *Program, data *Data) (m *Model, err error) { return newModel(prog, data, "") }
+
+// NewRows is New for a program whose likelihood is a sum over the rows of
+// its data, rows naming the data block's int that counts them (Stan's N):
+// every variable of the data and transformed data blocks whose first
+// dimension is written so is a row column. The model block must separate
+// into terms that read no row column (LogPrior, with the log Jacobians) and
+// terms that read the rows one by one (LogLik(θ, B) = Σ_{i∈B} of them; Len is
+// the number of rows), so that stochastic-gradient samplers scale the
+// likelihood of a minibatch by N/|B|: vectorised statements whose row
+// columns enter element by element (y ~ bernoulli_logit(X * beta)), sums of
+// them added to the target, and loops for (n in 1:N) whose body reads row
+// n only. Any other statement that reads a row column is refused with its
+// file, line and column and what mixes the rows.
+func NewRows(prog *Program, data *Data, rows string) (*Model, error) {
+	if rows == "" {
+		return nil, &Error{File: prog.File, Msg: "NewRows: no row count named"}
+	}
+	return newModel(prog, data, rows)
+}
+
+func newModel(prog *Program, data *Data, rows string) (m *Model, err error) {
 	c, err := check(prog)
 	if err != nil {
 		return nil, err
 	}
 	m = &Model{prog: prog, slots: c.slots, consts: make([]val, len(c.slots)), funcs: c.funcs}
+	if rows != "" {
+		if m.rows, err = planRows(prog, c.slots, rows); err != nil {
+			return nil, err
+		}
+	}
 	m.gq = prog.Generated != nil && !c.hasRng
 	if c.hasRng {
 		m.Notes = append(m.Notes, fmt.Sprintf("%s:%d:%d: the generated quantities block draws random numbers from a distribution without an _rng function here: it is left out of the draws", prog.File, c.rng.Line, c.rng.Col))
@@ -170,7 +198,12 @@ func New(prog *Program, data *Data) (m *Model, err error) {
 			}
 		}
 	}
-	m.ad = ad.NewPlain(dim, 0, m.prior, func(t *ad.Tape, _ []int) ad.Vec { return t.Const(0) })
+	if m.rows != nil {
+		m.n = m.consts[m.rows.nSlot].i
+		m.ad = ad.NewPlain(dim, m.n, m.prior, m.lik)
+	} else {
+		m.ad = ad.NewPlain(dim, 0, m.prior, func(t *ad.Tape, _ []int) ad.Vec { return t.Const(0) })
+	}
 	m.tapes.New = func() any { return &ad.Tape{} }
 	// a first evaluation finds the errors the checker cannot see
 	m.dry = true
@@ -188,6 +221,11 @@ func New(prog *Program, data *Data) (m *Model, err error) {
 	}
 	if math.IsInf(lp, -1) && m.rejected != nil {
 		return nil, &Error{File: m.rejected.File, Pos: m.rejected.Pos, Msg: "the log density is −∞ at θ = 0 and at 100 random points in (−2, 2): " + m.rejected.Msg}
+	}
+	if m.rows != nil && m.n > 0 {
+		// the row terms on one row: sizes that do not follow the batch fail here
+		m.rejected = nil
+		m.ad.LogLik(theta, []int{0}, make([]float64, dim))
 	}
 	m.rejected = nil
 	if len(m.outNames) > 0 {
@@ -324,16 +362,33 @@ func (m *Model) addOutput(d *Decl, x val) {
 // Dim returns the number of unconstrained parameters.
 func (m *Model) Dim() int { return m.ad.Dim() }
 
-// Len returns 0: the target is not split into rows.
-func (m *Model) Len() int { return 0 }
+// Len returns the number of rows (NewRows), or 0: the whole target is in
+// LogPrior.
+func (m *Model) Len() int { return m.n }
 
-// LogPrior returns Stan's target at θ and adds its gradient into grad.
+// LogPrior returns Stan's target at θ and adds its gradient into grad: all
+// of it, or (NewRows) its terms that read no row and the log Jacobians.
 // Where the program rejects θ (reject, a constraint of a transformed
 // parameter, an argument outside a density's support) it is −∞.
 func (m *Model) LogPrior(theta, grad []float64) float64 { return m.ad.LogPrior(theta, grad) }
 
-// LogLik returns 0: the whole target is in LogPrior.
-func (m *Model) LogLik(theta []float64, batch []int, grad []float64) float64 { return 0 }
+// LogLik returns the terms of Stan's target that read the rows, summed over
+// the rows batch (0-based; nil: all), and adds their gradient into grad
+// (NewRows); otherwise 0.
+func (m *Model) LogLik(theta []float64, batch []int, grad []float64) float64 {
+	if m.rows == nil {
+		return 0
+	}
+	return m.ad.LogLik(theta, batch, grad)
+}
+
+// LogLikPair returns LogLik at a and at b on one batch (langevin.PairLogLik).
+func (m *Model) LogLikPair(a, b []float64, batch []int, ga, gb []float64) (la, lb float64) {
+	if m.rows == nil {
+		return 0, 0
+	}
+	return m.ad.LogLikPair(a, b, batch, ga, gb)
+}
 
 // ParamNames returns the names of θ: a parameter's name with __free, and
 // the 1-based position in its unconstrained vector.
@@ -404,6 +459,10 @@ func (m *Model) prior(t *ad.Tape) (out ad.Vec) {
 		}
 	}()
 	m.setParams(ev, t.Theta(), true)
+	if m.rows != nil {
+		ev.mode = modePrior
+		defer func() { ev.mode = modeAll }()
+	}
 	if b := m.prog.TParams; b != nil {
 		ev.execBlock(b)
 		for _, s := range b.Stmts {
@@ -566,4 +625,80 @@ func (m *Model) userDist(dist string) *FuncDef {
 		return f
 	}
 	return m.funcs[dist+"_lpmf"]
+}
+
+// lik evaluates the row terms of the target on the rows batch (NewRows):
+// the row columns gathered to |B| rows, the row count reading |B| where it
+// sizes a row-wise local or bounds the loop over the rows.
+func (m *Model) lik(t *ad.Tape, batch []int) (out ad.Vec) {
+	ev := m.evaluatorOf(t)
+	defer func() {
+		if r := recover(); r != nil {
+			m.recovered(r)
+			out = t.Const(math.Inf(-1))
+		}
+	}()
+	m.setParams(ev, t.Theta(), false)
+	if b := m.prog.TParams; b != nil {
+		ev.execBlock(b)
+	}
+	ev.terms = ev.terms[:0]
+	ev.mode = modeRows
+	ev.rowN = m.n
+	if batch != nil {
+		ev.rowN = len(batch)
+		for _, s := range m.rows.cols {
+			ev.env[s] = ev.gather(m.consts[s], batch)
+		}
+	}
+	ev.execBlock(m.prog.Model)
+	return ev.total()
+}
+
+// gather returns the rows batch of the row column x: its first dimension
+// |B|, storage from the arenas.
+func (ev *evaluator) gather(x val, batch []int) val {
+	n := len(batch)
+	y := x
+	var rows int
+	switch {
+	case len(x.dims) > 0:
+		rows = x.dims[0]
+		y.dims = ev.ints(len(x.dims))
+		copy(y.dims, x.dims)
+		y.dims[0] = n
+	case x.b == bRow:
+		rows, y.c = x.c, n
+	default:
+		rows, y.r = x.r, n
+	}
+	stride := 0
+	if rows > 0 {
+		stride = x.n() / rows
+	}
+	if x.b == bInt {
+		y.ints = ev.ints(n * stride)
+		for j, i := range batch {
+			copy(y.ints[j*stride:(j+1)*stride], x.ints[i*stride:(i+1)*stride])
+		}
+		return y
+	}
+	if n*stride == 0 {
+		y.v = ad.Vec{}
+		return y
+	}
+	src := ev.t.Values(x.v)
+	dst := ev.floats(n * stride)
+	if stride == 1 {
+		for j, i := range batch {
+			dst[j] = src[i]
+		}
+	} else {
+		for j, i := range batch {
+			copy(dst[j*stride:(j+1)*stride], src[i*stride:(i+1)*stride])
+		}
+	}
+	y.es = nil
+	y.v = constVec(dst)
+	return y
 }

@@ -63,7 +63,7 @@ func cmdCompare(args []string, stdout, stderr io.Writer) error {
 	}
 	runs := make([]*rundir.Run, len(dirs))
 	for i, d := range dirs {
-		r, err := fit.ReadRun(d)
+		r, err := readRun(d)
 		if err != nil {
 			return err
 		}
@@ -79,7 +79,7 @@ func cmdCompare(args []string, stdout, stderr io.Writer) error {
 	if params != "" {
 		show = strings.Split(params, ",")
 		for k, p := range show {
-			show[k] = fit.PositionalName(runs[0], p)
+			show[k] = positionalName(runs[0], p)
 		}
 	} else {
 		show = runs[0].Trace.Names[:min(3, len(runs[0].Trace.Names))]
@@ -136,10 +136,10 @@ func compareScores(f *fit.Config, runs []*rundir.Run, dirs []string) (score []fl
 	if f.Data == "" {
 		return score, baseline, "accuracy", "", nil
 	}
-	var mf0 *fit.ModelFile
+	var mf0 *rundir.ModelFile
 	var sc0 *data.Scaler
 	for i, r := range runs {
-		mf, sc, err := fit.ReadModelFile(r)
+		mf, sc, err := readModelFile(r)
 		if err != nil {
 			return nil, 0, "", "", err
 		}
@@ -154,7 +154,7 @@ func compareScores(f *fit.Config, runs []*rundir.Run, dirs []string) (score []fl
 		if err != nil {
 			return nil, 0, "", "", fit.InputErrorf("--data %s: %v", f.Data, err)
 		}
-		draws, err := fit.DrawsOf(r, m.Dim())
+		draws, err := drawsOf(r, m.Dim())
 		if err != nil {
 			return nil, 0, "", "", err
 		}
@@ -208,7 +208,7 @@ func compareScores(f *fit.Config, runs []*rundir.Run, dirs []string) (score []fl
 
 // compareTestData reads --data for a run's model: a generated test set, a
 // file or an embedded data set, standardised with the run's scaler.
-func compareTestData(f *fit.Config, mf *fit.ModelFile, sc *data.Scaler) (*data.Dataset, error) {
+func compareTestData(f *fit.Config, mf *rundir.ModelFile, sc *data.Scaler) (*data.Dataset, error) {
 	fc := *f
 	fc.Model, fc.Labels = mf.Kind, mf.Labels
 	if mf.Columns.HasText() {

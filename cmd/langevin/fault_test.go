@@ -19,7 +19,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/langevin-go/langevin/fit"
 	"github.com/langevin-go/langevin/rundir"
 )
 
@@ -32,7 +31,7 @@ import (
 const asCommand = "LANGEVIN_TEST_AS_COMMAND"
 
 // killAtFinish makes the command started by the tests kill itself with
-// SIGKILL as the run directory's Finish begins (fit.FinishHook).
+// SIGKILL as the run directory's Finish begins (finishHook).
 const killAtFinish = "LANGEVIN_TEST_KILL_AT_FINISH"
 
 func TestMain(m *testing.M) {
@@ -40,7 +39,7 @@ func TestMain(m *testing.M) {
 		if os.Getenv(killAtFinish) == "1" {
 			// Killed where a finished sampling's directory is not yet
 			// complete (no summary.csv, model.json).
-			fit.FinishHook = func() { syscall.Kill(os.Getpid(), syscall.SIGKILL) }
+			finishHook = func() { syscall.Kill(os.Getpid(), syscall.SIGKILL) }
 		}
 		os.Exit(Main(os.Args[1:], os.Stdout, os.Stderr)) // as main does
 	}

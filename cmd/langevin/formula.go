@@ -218,7 +218,7 @@ func predictFormula(w io.Writer, raw json.RawMessage, r *rundir.Run, path string
 	if err != nil {
 		return fit.InputErrorf("--data: %v", err)
 	}
-	draws, err := fit.DrawsOf(r, m.Dim())
+	draws, err := drawsOf(r, m.Dim())
 	if err != nil {
 		return err
 	}

@@ -235,7 +235,7 @@ func looOfRun(dir string, block int, chainWeights bool, subsample int, seed uint
 	if _, err := os.Stat(filepath.Join(dir, "model.json")); err != nil {
 		return nil, fit.InputErrorf("%s: %v (written by langevin run --out)", dir, err)
 	}
-	r, err := fit.ReadRuns([]string{dir})
+	r, err := readRuns([]string{dir})
 	if err != nil {
 		return nil, err
 	}
@@ -603,7 +603,7 @@ func formatWeights(w io.Writer, names []string, st, pb []float64) {
 // training data, as a source of pointwise log-likelihoods, with a
 // description of the rows and the model's number of parameters.
 func looModel(dir string, r *rundir.Run) (looSource, string, int, error) {
-	mf, sc, err := fit.ReadModelFile(r)
+	mf, sc, err := readModelFile(r)
 	if err != nil {
 		return nil, "", 0, err
 	}
@@ -631,7 +631,7 @@ func looModel(dir string, r *rundir.Run) (looSource, string, int, error) {
 	}
 	source := mf.Data
 	if mf.Split != nil {
-		if d, err = fit.ApplySplit(mf.Split, d, "train", mf.Data); err != nil {
+		if d, err = applySplit(mf.Split, d, "train", mf.Data); err != nil {
 			return nil, "", 0, err
 		}
 		source += fmt.Sprintf(", the %d training rows of its split (seed %d)", d.Len(), mf.Split.Seed)
@@ -671,7 +671,7 @@ func errNoRowLogLik(dir string) error {
 // run read them (labels recoded by model.json's labels, its hashed split by
 // the run's --test-frac and --seed from resume.json, standardised by
 // scaler.json), streamed a block at a time.
-func looStore(dir string, mf *fit.ModelFile, sc *data.Scaler) (looSource, string, int, error) {
+func looStore(dir string, mf *rundir.ModelFile, sc *data.Scaler) (looSource, string, int, error) {
 	st, err := data.OpenStore(mf.Data)
 	if err != nil {
 		return nil, "", 0, fit.InputErrorf("%s: the run's data: %v", dir, err)

@@ -50,14 +50,14 @@ var kfoldDrop = map[string]bool{"data": true, "test": true, "test-frac": true, "
 // draws. Plain --model runs on a table of numbers only; lpd is the run's
 // own Σᵢ log (1/S) Σₛ p(yᵢ | θₛ), for p_kfold = lpd − elpd_kfold.
 func looKFold(dir string, K int, seed uint64, lpd float64) (*kfoldResult, error) {
-	r, err := fit.ReadRuns([]string{dir})
+	r, err := readRuns([]string{dir})
 	if err != nil {
 		return nil, err
 	}
 	if formulaOf(r) != nil {
 		return nil, fit.InputErrorf("--kfold: %s is a --formula run: grouped folds are not in langevin loo yet", dir)
 	}
-	mf, _, err := fit.ReadModelFile(r)
+	mf, _, err := readModelFile(r)
 	if err != nil {
 		return nil, err
 	}
@@ -81,7 +81,7 @@ func looKFold(dir string, K int, seed uint64, lpd float64) (*kfoldResult, error)
 		return nil, err
 	}
 	if mf.Split != nil {
-		if d, err = fit.ApplySplit(mf.Split, d, "train", mf.Data); err != nil {
+		if d, err = applySplit(mf.Split, d, "train", mf.Data); err != nil {
 			return nil, err
 		}
 	}
@@ -137,11 +137,11 @@ func looKFold(dir string, K int, seed uint64, lpd float64) (*kfoldResult, error)
 		if code := runCommand(append([]string{"run"}, append(args, "--data", csv, "--target", d.Target, "--test-frac", "0", "--out", out, "--quiet")...), io.Discard, &errb); code != 0 {
 			return nil, fmt.Errorf("--kfold: the refit without fold %d of %d: exit %d: %s", k+1, K, code, strings.TrimSpace(errb.String()))
 		}
-		rk, err := fit.ReadRuns([]string{out})
+		rk, err := readRuns([]string{out})
 		if err != nil {
 			return nil, err
 		}
-		mk, sck, err := fit.ReadModelFile(rk)
+		mk, sck, err := readModelFile(rk)
 		if err != nil {
 			return nil, err
 		}

@@ -132,7 +132,7 @@ func TestYourOwnData(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mf, sc, err := fit.ReadModelFile(r)
+	mf, sc, err := readModelFile(r)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -71,7 +71,7 @@ func cmdPredict(args []string, stdout, _ io.Writer) error {
 			return fit.InputErrorf("--samples %s: %v (written by langevin run --out)", dir, err)
 		}
 	}
-	r, err := fit.ReadRuns(dirs)
+	r, err := readRuns(dirs)
 	if err != nil {
 		return err
 	}
@@ -89,7 +89,7 @@ func cmdPredict(args []string, stdout, _ io.Writer) error {
 	if newLevels != "" {
 		return fit.InputErrorf("--new-levels: only for a --formula run (model.json has no formula)")
 	}
-	mf, sc, err := fit.ReadModelFile(r)
+	mf, sc, err := readModelFile(r)
 	if err != nil {
 		return err
 	}
@@ -115,7 +115,7 @@ func cmdPredict(args []string, stdout, _ io.Writer) error {
 	}
 	if f.IsStoreData() {
 		if f.Streams() {
-			return fit.PredictStore(stdout, &f, mf, sc, r, samples, level, bins, out)
+			return predictStore(stdout, &f, mf, sc, r, samples, level, bins, out)
 		}
 		if err := f.CheckStoreFits(); err != nil {
 			return err
@@ -140,7 +140,7 @@ func cmdPredict(args []string, stdout, _ io.Writer) error {
 		if generated {
 			return fit.InputErrorf("--split %s: --data %s is generated; predict scores its own test set", split, f.Data)
 		}
-		if d, err = fit.ApplySplit(mf.Split, d, split, f.Data); err != nil {
+		if d, err = applySplit(mf.Split, d, split, f.Data); err != nil {
 			return err
 		}
 	}
@@ -159,13 +159,13 @@ func cmdPredict(args []string, stdout, _ io.Writer) error {
 	}
 	fit.PrintCoding(stdout, d)
 	if d.Y == nil {
-		return fit.PredictUnlabelled(stdout, mf, sc, d, r, offVals, level, out, samples)
+		return predictUnlabelled(stdout, mf, sc, d, r, offVals, level, out, samples)
 	}
 	m, err := mf.Spec.BuildOffset(d.X, d.Y, offVals)
 	if err != nil {
 		return fit.InputErrorf("--data %s: %v", f.Data, err)
 	}
-	draws, err := fit.PredictiveDraws(r, mf, m.Dim())
+	draws, err := predictiveDraws(r, mf, m.Dim())
 	if err != nil {
 		return err
 	}
@@ -174,7 +174,7 @@ func cmdPredict(args []string, stdout, _ io.Writer) error {
 		rows = fmt.Sprintf("the %d %s rows of the run's split", d.Len(), split)
 	}
 	fmt.Fprintf(stdout, "%s (%s) on %s: %s, %d draws from %s\n", mf.Kind, mf.Data, d.Source, rows, len(draws), samples)
-	if l := fit.ClassesLine(mf); l != "" && mf.Labels != nil {
+	if l := classesLine(mf); l != "" && mf.Labels != nil {
 		fmt.Fprintln(stdout, l)
 	}
 	fmt.Fprintln(stdout)

@@ -37,7 +37,7 @@ func cmdReport(args []string, stdout, stderr io.Writer) error {
 		return fit.InputErrorf("--params %d: expected at least 1", *maxParams)
 	}
 	dir := fs.Arg(0)
-	r, err := fit.ReadRuns(fs.Args())
+	r, err := readRuns(fs.Args())
 	if err != nil {
 		return err
 	}
@@ -46,7 +46,7 @@ func cmdReport(args []string, stdout, stderr io.Writer) error {
 		// model.json and scaler.json are read as predict reads them, so that
 		// a scaler that does not fit the model is refused here too, not
 		// silently left out of the page's tables on the data's scale.
-		if _, _, err := fit.ReadModelFile(r); err != nil {
+		if _, _, err := readModelFile(r); err != nil {
 			return err
 		}
 	}
@@ -60,7 +60,7 @@ func cmdReport(args []string, stdout, stderr io.Writer) error {
 	}
 	title, optimiser := report.RunTitle(settings)
 	opt := report.Options{Settings: settings, MaxParams: *maxParams, Trajectory: optimiser,
-		Intro: fmt.Sprintf("From the CmdStan CSV files in %s.", dir), Pre: fit.RunSigma2ReportNote(r) + fit.RunDataScaleText(r)}
+		Intro: fmt.Sprintf("From the CmdStan CSV files in %s.", dir), Pre: runSigma2ReportNote(r) + runDataScaleText(r)}
 	kind := settingOf(settings, "model")
 	opt.Network = kind == "mlp"
 	if (kind == "mlp" || kind == "linear") && !optimiser {
@@ -77,6 +77,7 @@ func cmdReport(args []string, stdout, stderr io.Writer) error {
 			opt.Pre += "predictions: not shown: " + why + "\n"
 		}
 	}
+	flagReport(&opt)
 	if err := report.WriteFile(path, title, tr, opt); err != nil {
 		return err
 	}
@@ -141,6 +142,7 @@ func runReport(j *fit.Problem, dir string, tr *langevin.Trace, pc *fit.Config, n
 	}
 	title := fmt.Sprintf("langevin run: %s regression, %s", c.Model, c.Describe())
 	path := filepath.Join(dir, "report.html")
+	flagReport(&opt)
 	return path, report.WriteFile(path, title, tr, opt)
 }
 

@@ -21,7 +21,7 @@ var resumeFree = map[string]bool{"quiet": true, "report": true, "max-time": true
 // --resume DIR: DIR's saved arguments, with the flags of resumeFree given
 // in args, and --out DIR. Any other flag of args must have the saved value:
 // a resumed run keeps its settings.
-func resumeArgs(args []string) ([]string, *fit.ResumeState, error) {
+func resumeArgs(args []string) ([]string, *resumeState, error) {
 	dir, rest, err := cutResumeFlag(args)
 	if err != nil || dir == "" {
 		return args, nil, err
@@ -83,7 +83,7 @@ func resumeArgs(args []string) ([]string, *fit.ResumeState, error) {
 			return nil, nil, fit.InputErrorf("--resume %s: --%s %s %s since the run began (size %d, sha256 %.12s…): a resumed run must read the same data; restore it, or start a new run", dir, in.Flag, in.Path, why, in.Size, in.SHA256)
 		}
 	}
-	return append(out, "--out", dir), fit.NewResumeState(dir, ri), nil
+	return append(out, "--out", dir), newResumeState(dir, ri), nil
 }
 
 // cutResumeFlag removes --resume DIR (or --resume=DIR) from args.

@@ -49,14 +49,14 @@ func cmdRun(args []string, stdout, stderr io.Writer) (runErr error) {
 		return err
 	}
 	if rd != nil {
-		st.SetCloser(func(err error) { rd.W.Close(err) })
+		st.SetCloser(func(err error) { rd.W.Close(flagErr(err)) })
 		defer func() {
 			// A run that failed on its input or its set-up, before its
 			// first draw, leaves no directory to refuse the corrected
 			// command; one stopped by a signal keeps its own for --resume.
 			var intr *runctl.Interrupted
 			if !rd.Sampling && !errors.As(runErr, &intr) {
-				rd.W.Discard(runErr)
+				rd.W.Discard(flagErr(runErr))
 			}
 			rd.W.Close(errors.New("the run failed before sampling"))
 		}()
@@ -227,9 +227,9 @@ func (r runControl) Progress(chains, iters int, until string) (func(int, int), f
 
 // openRunDir checks and locks the run's directory before any work: the
 // directory of --resume, or --out's (nil without one).
-func openRunDir(c *fit.Config, resume *fit.ResumeState, out string, args []string, stderr io.Writer) (*fit.RunDir, error) {
+func openRunDir(c *fit.Config, resume *resumeState, out string, args []string, stderr io.Writer) (*runDir, error) {
 	if resume != nil {
-		rd, err := fit.ReopenRunDir(resume)
+		rd, err := reopenRunDir(resume)
 		if err != nil {
 			return nil, err
 		}
@@ -239,7 +239,7 @@ func openRunDir(c *fit.Config, resume *fit.ResumeState, out string, args []strin
 	if out == "" {
 		return nil, nil
 	}
-	rd, err := fit.CreateRunDir(out, c.Overwrite)
+	rd, err := createRunDir(out, c.Overwrite)
 	if err != nil {
 		return nil, err
 	}

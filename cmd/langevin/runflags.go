@@ -37,6 +37,7 @@ func newRunFlagSet(c *fit.Config) *flag.FlagSet {
 
 	registerFormulaFlags(fs, &c.Formula)
 	fs.StringVar(&c.Stan, "stan", d.Stan, "a Stan program `FILE` as the model (see docs/stan.md); --data is its data in CmdStan's JSON format; the sampler is nuts unless --sampler says otherwise")
+	fs.StringVar(&c.Rows, "rows", d.Rows, "--stan: the data block's int `N` that counts the rows: every data variable whose first dimension is N is a row column, and the likelihood (the model block's terms that read the rows, row by row) runs on minibatches with the plan of --sampler auto, the default then (see docs/stan.md)")
 	fs.StringVar(&c.Model, "model", d.Model, "model: linear|logistic|mlp|softmax (integer class labels 0…K−1; --prior-scale σ₀ is precision λ = 1/σ₀²)|poisson|negbin (counts, log link; --offset/--exposure)|probit (0/1 labels)|robust (Student-t regression), or a toy target that needs no --data: gauss2|mixture25")
 	fs.BoolVar(&c.Intercept, "intercept", d.Intercept, "add an intercept")
 	fs.Float64Var(&c.PriorScale, "prior-scale", d.PriorScale, "prior scale `S`: σ₀ of the N(0, σ₀²I) prior (logistic, default 1), or √v of the N(μ, σ²vI) prior (linear, default 10)")
@@ -157,7 +158,7 @@ func parseRun(args []string, stdout io.Writer) (*fit.Config, error) {
 	c.Set = map[string]bool{}
 	fs.Visit(func(fl *flag.Flag) { c.Set[fl.Name] = true })
 	c.StepSet = c.Set["step"]
-	if c.Stan != "" && !c.Set["sampler"] {
+	if c.Stan != "" && c.Rows == "" && !c.Set["sampler"] {
 		c.Sampler = "nuts" // a Stan program: exact NUTS, as CmdStan
 	}
 	if err := fit.OneOf("model", c.Model, model.Kinds...); err != nil {

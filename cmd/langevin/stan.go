@@ -30,15 +30,22 @@ func buildStanModel(j *fit.Problem) error {
 	}
 	var d *stan.Data
 	if c.Set["data"] {
-		b, err := os.ReadFile(c.Data)
+		f, err := os.Open(c.Data)
 		if err != nil {
 			return fit.InputErrorf("--data: %v", err)
 		}
-		if d, err = stan.ParseData(c.Data, b); err != nil {
+		d, err = stan.ReadData(c.Data, f) // streamed: 8 bytes a number, not the file in memory
+		f.Close()
+		if err != nil {
 			return fit.InputError{Err: err}
 		}
 	}
-	m, err := stan.New(prog, d)
+	var m *stan.Model
+	if c.Rows != "" {
+		m, err = stan.NewRows(prog, d, c.Rows)
+	} else {
+		m, err = stan.New(prog, d)
+	}
 	if err != nil {
 		return fit.InputError{Err: err}
 	}
@@ -54,6 +61,9 @@ func buildStanModel(j *fit.Problem) error {
 	})
 	j.M = m
 	j.ModelSettings = [][2]string{{"model", "stan"}, {"stan", c.Stan}}
+	if c.Rows != "" {
+		j.ModelSettings = append(j.ModelSettings, [2]string{"rows", c.Rows})
+	}
 	source := c.Data
 	if d == nil {
 		source = "no data"

@@ -29,7 +29,7 @@ func cmdSummary(args []string, stdout, stderr io.Writer) error {
 	var r *rundir.Run
 	var err error
 	if st, serr := os.Stat(fs.Arg(0)); serr == nil && st.IsDir() {
-		if r, err = fit.ReadRuns(fs.Args()); err != nil {
+		if r, err = readRuns(fs.Args()); err != nil {
 			return err
 		}
 	} else {
@@ -42,7 +42,7 @@ func cmdSummary(args []string, stdout, stderr io.Writer) error {
 		return fit.InputErrorf("%s: no draws yet (%s)", fs.Arg(0), r.Status())
 	}
 	params, note := fit.CommonLength(tr)
-	params, s2note := fit.RunSigma2InTargetUnits(r, tr.Names, params)
+	params, s2note := runSigma2InTargetUnits(r, tr.Names, params)
 	table := diag.Summarize(tr.Names, params)
 	if *asCSV {
 		return table.WriteCSV(stdout)
@@ -72,7 +72,7 @@ func cmdSummary(args []string, stdout, stderr io.Writer) error {
 	if s2note != "" {
 		fmt.Fprintln(stdout, s2note)
 	}
-	if t := fit.RunDataScaleText(r); t != "" {
+	if t := runDataScaleText(r); t != "" {
 		fmt.Fprint(stdout, "\n"+t)
 	}
 	for _, ch := range r.Chains {

@@ -309,15 +309,17 @@ func constSGDDraws(ctx context.Context, m *model.MLP, theta0 []float64, batch, i
 	d, n := m.Dim(), m.Len()
 	mean := make([]float64, d)
 	sq := make([]float64, d)
-	g := make([]float64, d)
-	for i := 0; i < n; i++ {
-		clear(g)
-		m.LogLik(theta0, []int{i}, g)
+	rows := make([]int, n)
+	for i := range rows {
+		rows[i] = i
+	}
+	langevin.RowGrads(m, theta0, rows, langevin.RowTerms{}, make([]float64, d), nil, func(_ int, g []float64) error {
 		for j, v := range g {
 			mean[j] += v
 			sq[j] += v * v
 		}
-	}
+		return nil
+	})
 	var tr float64
 	for j := range mean {
 		mu := mean[j] / float64(n)

@@ -70,9 +70,14 @@ func newProbAI(ctx context.Context, seed uint64) (*probaiSetup, error) {
 	p := &probaiSetup{m: m, train: train, mapT: mp}
 	d := m.Dim()
 	p.grads = mat.NewDense(probaiN, d, nil)
-	for i := 0; i < probaiN; i++ {
-		m.LogLik(mp, []int{i}, p.grads.RawRowView(i))
+	rows := make([]int, probaiN)
+	for i := range rows {
+		rows[i] = i
 	}
+	langevin.RowGrads(m, mp, rows, langevin.RowTerms{}, make([]float64, d), nil, func(i int, g []float64) error {
+		copy(p.grads.RawRowView(i), g)
+		return nil
+	})
 	for j := 0; j < d; j++ {
 		_, sd := meanSD(mat.Col(nil, j, p.grads))
 		p.trV += sd * sd * float64(probaiN-1) / probaiN

@@ -89,14 +89,14 @@ type uciMethod struct {
 // approximation at the MAP network, 250 independent draws a chain through
 // the linearised network).
 var uciMethods = []uciMethod{
-	{"auto", nil, map[string]string{"SG-MCMC (auto)": "BMA", "MAP network": "MAP network"}},
+	{"auto", nil, map[string]string{"SG-MCMC (auto)": "BMA", "equal weights (auto)": "equal", "MAP network": "MAP network"}},
 	{"ensemble", []string{"--sampler", "ensemble"}, map[string]string{"deep ensemble (5)": "BMA"}},
 	{"swag", []string{"--sampler", "swag", "--iters", "20000", "--burnin", "10000", "--thin", "10", "--batch", "32"}, map[string]string{"SWAG": "BMA"}},
 	{"laplace", []string{"--sampler", "laplace", "--iters", "250", "--burnin", "0", "--thin", "1"}, map[string]string{"Laplace": "BMA"}},
 }
 
 // uciOurs lists our methods' names, in the order of the table.
-var uciOurs = []string{"SG-MCMC (auto)", "MAP network", "deep ensemble (5)", "SWAG", "Laplace"}
+var uciOurs = []string{"SG-MCMC (auto)", "equal weights (auto)", "MAP network", "deep ensemble (5)", "SWAG", "Laplace"}
 
 // uciRow is one method on one split.
 type uciRow struct {
@@ -106,12 +106,18 @@ type uciRow struct {
 	ll, rmse, cover     float64
 	rhatMax, rhatMedian float64 // function-space R̂ over the held-out points (NaN: not printed)
 	cpu                 float64 // CPU seconds of the whole run (all threads)
-	err                 string
-	mcdLL, mcdRMSE      float64 // MC dropout 2018 on this split
-	hasMCD              bool
+	// chainsOK of chains passed the per-chain check of the predictions
+	// (max split-R̂ ≤ 1.1, median bulk-ESS ≥ 100); effChains is 1/Σₖ wₖ² of
+	// the stacking weights (chains: equal weights; 1: one chain takes all);
+	// both 0 when the run printed none (methods other than the default).
+	chainsOK, chains int
+	effChains        float64
+	err              string
+	mcdLL, mcdRMSE   float64 // MC dropout 2018 on this split
+	hasMCD           bool
 }
 
-var uciHeader = []string{"set", "split", "method", "test_ll", "test_rmse", "cover95", "fs_rhat_max", "fs_rhat_median", "cpu_s", "error"}
+var uciHeader = []string{"set", "split", "method", "test_ll", "test_rmse", "cover95", "fs_rhat_max", "fs_rhat_median", "cpu_s", "error", "chains_ok", "chains", "eff_chains"}
 
 func runUCI(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	f := NewFlags("uci", "")
@@ -295,6 +301,10 @@ var (
 	// R̂ across the chains of the function-space check.
 	uciFSLine  = regexp.MustCompile(`^\s+between chains: max R̂ (\S+) \(point \d+\), median R̂ (\S+),`)
 	uciCPULine = regexp.MustCompile(`^cpu:\s+(\S+) s of CPU`)
+	// A chain's row of the per-chain check: number, four numbers, verdict.
+	uciChainLine = regexp.MustCompile(`^\s+\d+\s+\S+\s+\S+\s+\S+\s+\S+\s+(ok|fails: .*)$`)
+	// The stacking weights of the chains.
+	uciWeightsLine = regexp.MustCompile(`^auto:\s+chain weights: stacking ((?:[0-9.]+ ?)+)`)
 )
 
 // runUCISplit runs one method on one split through the command and reads
@@ -311,7 +321,26 @@ func runUCISplit(_ context.Context, s uciSet, k int, m uciMethod, dir string, se
 	}
 	scores := map[string][3]float64{}
 	rhatMax, rhatMed, cpu := math.NaN(), math.NaN(), math.NaN()
+	chainsOK, chains, effChains := 0, 0, math.NaN()
 	for _, line := range strings.Split(out.String(), "\n") {
+		if g := uciChainLine.FindStringSubmatch(line); g != nil {
+			chains++
+			if g[1] == "ok" {
+				chainsOK++
+			}
+			continue
+		}
+		if g := uciWeightsLine.FindStringSubmatch(line); g != nil {
+			var ss float64
+			for _, f := range strings.Fields(g[1]) {
+				w, _ := strconv.ParseFloat(f, 64)
+				ss += w * w
+			}
+			if ss > 0 {
+				effChains = 1 / ss
+			}
+			continue
+		}
 		if g := uciScoreLine.FindStringSubmatch(line); g != nil {
 			name := g[1]
 			switch {
@@ -338,14 +367,20 @@ func runUCISplit(_ context.Context, s uciSet, k int, m uciMethod, dir string, se
 		if !ok {
 			continue
 		}
-		r := uciRow{set: s.name, split: k, method: name, rhatMax: rhatMax, rhatMedian: rhatMed, cpu: cpu}
+		r := uciRow{set: s.name, split: k, method: name, rhatMax: rhatMax, rhatMedian: rhatMed, cpu: cpu, effChains: math.NaN()}
 		if row != "BMA" {
 			r.rhatMax, r.rhatMedian = math.NaN(), math.NaN()
+		} else {
+			r.chainsOK, r.chains, r.effChains = chainsOK, chains, effChains
 		}
 		v, ok := scores[row]
 		switch {
 		case err != nil:
 			r.err = oneLineErr(err.Error() + " " + errb.String())
+		case !ok && row == "equal":
+			// A run of one chain, or one with --chain-weights equal, has no
+			// second row: nothing to compare, not a failure.
+			r.ll, r.rmse, r.cover = math.NaN(), math.NaN(), math.NaN()
 		case !ok:
 			r.err = "the run printed no " + row + " row"
 		default:
@@ -375,7 +410,8 @@ func writeUCIRow(cw *csv.Writer, r uciRow) {
 		}
 		return strconv.FormatFloat(v, 'g', 8, 64)
 	}
-	cw.Write([]string{r.set, strconv.Itoa(r.split), r.method, g(r.ll), g(r.rmse), g(r.cover), g(r.rhatMax), g(r.rhatMedian), g(r.cpu), r.err})
+	cw.Write([]string{r.set, strconv.Itoa(r.split), r.method, g(r.ll), g(r.rmse), g(r.cover), g(r.rhatMax), g(r.rhatMedian), g(r.cpu), r.err,
+		strconv.Itoa(r.chainsOK), strconv.Itoa(r.chains), g(r.effChains)})
 }
 
 // readUCICSV reads the rows of an earlier run (--resume); rows that failed
@@ -401,14 +437,20 @@ func readUCICSV(path string) (map[string]uciRow, error) {
 		return v
 	}
 	for i, rec := range recs {
-		if i == 0 || len(rec) != len(uciHeader) || rec[9] != "" {
+		// Files of earlier versions lack the per-chain columns.
+		if i == 0 || len(rec) != len(uciHeader) && len(rec) != 10 || rec[9] != "" {
 			continue
 		}
 		k, err := strconv.Atoi(rec[1])
 		if err != nil {
 			continue
 		}
-		r := uciRow{set: rec[0], split: k, method: rec[2], ll: p(rec[3]), rmse: p(rec[4]), cover: p(rec[5]), rhatMax: p(rec[6]), rhatMedian: p(rec[7]), cpu: p(rec[8])}
+		r := uciRow{set: rec[0], split: k, method: rec[2], ll: p(rec[3]), rmse: p(rec[4]), cover: p(rec[5]), rhatMax: p(rec[6]), rhatMedian: p(rec[7]), cpu: p(rec[8]), effChains: math.NaN()}
+		if len(rec) == len(uciHeader) {
+			r.chainsOK, _ = strconv.Atoi(rec[10])
+			r.chains, _ = strconv.Atoi(rec[11])
+			r.effChains = p(rec[12])
+		}
 		out[uciKey(r.set, r.split, r.method)] = r
 	}
 	return out, nil
@@ -469,13 +511,18 @@ type uciSummary struct {
 	ll, llSE, rmse, rmseSE    float64
 	n, failed                 int
 	cpu                       float64 // mean CPU seconds per split
+	cpuMax                    float64 // the slowest split's CPU seconds
+	cpuMaxSplit               int     // and its number
+	chainsOK, chains          int     // per-chain checks passed, of chains run, over the splits
+	effChains                 float64 // mean over the splits of 1/Σ w² of the stacking weights
 	rhatMedian, rhatMax       float64 // median over splits of the median R̂; max over splits of the max
 	published, hasRhat, isMCD bool
 }
 
 func summarize(rows []uciRow, set, method string) uciSummary {
 	var ll, rmse, cpu, med []float64
-	s := uciSummary{method: method, rhatMax: math.NaN(), rhatMedian: math.NaN()}
+	s := uciSummary{method: method, rhatMax: math.NaN(), rhatMedian: math.NaN(), cpuMax: math.NaN()}
+	var eff []float64
 	for _, r := range rows {
 		if r.set != set || r.method != method {
 			continue
@@ -485,6 +532,14 @@ func summarize(rows []uciRow, set, method string) uciSummary {
 			continue
 		}
 		ll, rmse, cpu = append(ll, r.ll), append(rmse, r.rmse), append(cpu, r.cpu)
+		if !(r.cpu <= s.cpuMax) {
+			s.cpuMax, s.cpuMaxSplit = r.cpu, r.split
+		}
+		s.chainsOK += r.chainsOK
+		s.chains += r.chains
+		if !math.IsNaN(r.effChains) {
+			eff = append(eff, r.effChains)
+		}
 		if !math.IsNaN(r.rhatMax) {
 			s.hasRhat = true
 			med = append(med, r.rhatMedian)
@@ -496,10 +551,35 @@ func summarize(rows []uciRow, set, method string) uciSummary {
 	s.ll, s.llSE, s.n = meanSE(ll)
 	s.rmse, s.rmseSE, _ = meanSE(rmse)
 	s.cpu, _, _ = meanSE(cpu)
+	s.effChains = math.NaN()
+	if len(eff) > 0 {
+		s.effChains, _, _ = meanSE(eff)
+	}
 	if len(med) > 0 {
 		s.rhatMedian = quantile(med, 0.5)
 	}
 	return s
+}
+
+// uciPairedDiff returns the mean over the splits of method a's test LL
+// minus method b's on the same split, its standard error, and the number of
+// splits where both ran.
+func uciPairedDiff(rows []uciRow, set, a, b string) (mean, se float64, n int) {
+	other := map[int]float64{}
+	for _, r := range rows {
+		if r.set == set && r.method == b && r.err == "" {
+			other[r.split] = r.ll
+		}
+	}
+	var d []float64
+	for _, r := range rows {
+		if r.set == set && r.method == a && r.err == "" {
+			if o, ok := other[r.split]; ok {
+				d = append(d, r.ll-o)
+			}
+		}
+	}
+	return meanSE(d)
 }
 
 // uciSummaries returns, for one set, our methods' summaries and the
@@ -525,7 +605,7 @@ func uciSummaries(s uciSet, rows []uciRow) []uciSummary {
 	}
 	for i, name := range uciPublished {
 		p := s.pub[i]
-		sm := uciSummary{method: name, ll: p.ll, llSE: p.llSE, rmse: p.rmse, rmseSE: p.rmseSE, published: true, cpu: math.NaN(), rhatMax: math.NaN(), rhatMedian: math.NaN()}
+		sm := uciSummary{method: name, ll: p.ll, llSE: p.llSE, rmse: p.rmse, rmseSE: p.rmseSE, published: true, cpu: math.NaN(), cpuMax: math.NaN(), effChains: math.NaN(), rhatMax: math.NaN(), rhatMedian: math.NaN()}
 		if name == "MC dropout 2018" && len(mll) > 0 {
 			sm.ll, sm.llSE, sm.n = meanSE(mll)
 			sm.rmse, sm.rmseSE, _ = meanSE(mrmse)
@@ -548,8 +628,10 @@ func uciTable(sets []uciSet, rows []uciRow) string {
 		}
 		return fmt.Sprintf("%.*f ± %.*f", d, v, d, se)
 	}
-	fmt.Fprintf(&sb, "%-8s %-28s %16s %16s %8s %14s %7s\n", "set", "method", "test LL", "RMSE", "splits", "f-space R̂", "CPU s")
+	fmt.Fprintf(&sb, "%-8s %-28s %16s %16s %8s %14s %9s %6s %7s %14s\n", "set", "method", "test LL", "RMSE", "splits", "f-space R̂", "chains ok", "eff. k", "CPU s", "slowest split")
 	var llPass, llNear, rmsePass, judged, rhatPass, rhatJudged int
+	var stackPass, stackJudged int
+	var stackLines, stackWorse []string
 	var verdicts, short []string
 	for _, s := range sets {
 		sums := uciSummaries(s, rows)
@@ -569,7 +651,17 @@ func uciTable(sets []uciSet, rows []uciRow) string {
 			if !math.IsNaN(sm.cpu) {
 				cpu = fmt.Sprintf("%.1f", sm.cpu)
 			}
-			fmt.Fprintf(&sb, "%-8s %-28s %16s %16s %8s %14s %7s\n", s.name, sm.method, pm(sm.ll, sm.llSE, 2), pm(sm.rmse, sm.rmseSE, 2), splits, rh, cpu)
+			ok, eff, slow := "", "", ""
+			if sm.chains > 0 {
+				ok = fmt.Sprintf("%d/%d", sm.chainsOK, sm.chains)
+			}
+			if !math.IsNaN(sm.effChains) {
+				eff = fmt.Sprintf("%.2f", sm.effChains)
+			}
+			if !math.IsNaN(sm.cpuMax) && sm.n > 1 {
+				slow = fmt.Sprintf("%d (%.1f s)", sm.cpuMaxSplit, sm.cpuMax)
+			}
+			fmt.Fprintf(&sb, "%-8s %-28s %16s %16s %8s %14s %9s %6s %7s %14s\n", s.name, sm.method, pm(sm.ll, sm.llSE, 2), pm(sm.rmse, sm.rmseSE, 2), splits, rh, ok, eff, cpu, slow)
 		}
 		if s.pub[0].rmse == 0 || len(sums) == 0 || sums[0].method != "SG-MCMC (auto)" || sums[0].n == 0 {
 			continue
@@ -587,6 +679,16 @@ func uciTable(sets []uciSet, rows []uciRow) string {
 		}
 		judged++
 		v := fmt.Sprintf("%s: LL %.3f vs best published %.2f (%s): ", s.name, ours.ll, best, bestName)
+		if d, se, n := uciPairedDiff(rows, s.name, "SG-MCMC (auto)", "equal weights (auto)"); n > 0 {
+			stackJudged++
+			switch {
+			case d >= 0:
+				stackPass++
+			case !(d+se >= 0):
+				stackWorse = append(stackWorse, s.name)
+			}
+			stackLines = append(stackLines, fmt.Sprintf("%s %+.4f ± %.4f (%d splits)", s.name, d, se, n))
+		}
 		switch {
 		case ours.ll >= best:
 			llPass++
@@ -627,6 +729,14 @@ func uciTable(sets []uciSet, rows []uciRow) string {
 			v += fmt.Sprintf(" (%d splits only)", ours.n)
 		}
 		verdicts = append(verdicts, v)
+	}
+	if stackJudged > 0 {
+		fmt.Fprintf(&sb, "\nstacked minus equal chain weights, test LL (paired mean ± SE over the splits): %s\n", strings.Join(stackLines, ", "))
+		fmt.Fprintf(&sb, "  stacked ≥ equal on %d of %d sets; worse by more than one paired SE on %d", stackPass, stackJudged, len(stackWorse))
+		if len(stackWorse) > 0 {
+			fmt.Fprintf(&sb, " (%s)", strings.Join(stackWorse, ", "))
+		}
+		fmt.Fprintln(&sb)
 	}
 	if judged > 0 {
 		fmt.Fprintf(&sb, "\nacceptance (the default SG-MCMC): LL ≥ best published on %d of %d sets, within one SE on %d more; RMSE ≤ MC dropout 2016 on %d of %d\n", llPass, judged, llNear, rmsePass, judged)

@@ -98,8 +98,8 @@ func TestUCIStopsOnSignal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Count(string(b), "\n"); got != 3 || strings.Contains(string(b), "uci-tiny,1,") {
-		t.Errorf("uci.csv: want the header and split 0's two rows, got:\n%s", b)
+	if got := strings.Count(string(b), "\n"); got != 4 || strings.Contains(string(b), "uci-tiny,1,") {
+		t.Errorf("uci.csv: want the header and split 0's three rows (its equal-weights row empty: the run printed none), got:\n%s", b)
 	}
 	// --resume runs only split 1.
 	calls = nil
@@ -124,12 +124,16 @@ func TestUCIReadsStackedRows(t *testing.T) {
 	saved := RunCommand
 	defer func() { RunCommand = saved }()
 	RunCommand = func(args []string, stdout, stderr io.Writer) error {
-		fmt.Fprint(stdout, `test set (31 rows; V7 in its units)    log-lik      RMSE   cover95
+		fmt.Fprint(stdout, `auto:     chain weights: stacking 0.500 0.500 0.000 0.000 (elpd_loo of each chain -24.8 -26.0 -26.1 -25.5)
+test set (31 rows; V7 in its units)    log-lik      RMSE   cover95
   stacked (4 chains)             -0.4884    0.1733     1.000
   equal (576 draws)              -0.5147      0.19     1.000
   MAP network                    -0.5598    0.3869     0.968
 
 function space (31 held-out points), each chain alone (144 draws; passes with max split-R̂ ≤ 1.1 and median bulk-ESS ≥ 100):
+  chain  split-R̂ median       max  bulk-ESS median       min
+  1               1.010     1.050              130        90  ok
+  2               1.020     1.210               40        12  fails: split-R̂ 1.210 > 1.1 (point 3)
   between chains: max R̂ 1.373 (point 1), median R̂ 1.036, min bulk-ESS 10: how far the chains' predictions differ
 cpu:      2.00 s of CPU
 `)
@@ -146,7 +150,44 @@ cpu:      2.00 s of CPU
 	if r := got["SG-MCMC (auto)"]; r.err != "" || r.ll != -0.4884 || r.rmse != 0.1733 || r.rhatMax != 1.373 || r.rhatMedian != 1.036 {
 		t.Errorf("SG-MCMC (auto): %+v, want the stacked row's -0.4884, 0.1733 and R̂ 1.373, 1.036", r)
 	}
+	if r := got["SG-MCMC (auto)"]; r.chainsOK != 1 || r.chains != 2 || r.effChains != 2 {
+		t.Errorf("SG-MCMC (auto): %d of %d chains pass, %v effective chains; want 1 of 2 and 2 (weights ½, ½, 0, 0)", r.chainsOK, r.chains, r.effChains)
+	}
+	if r := got["equal weights (auto)"]; r.err != "" || r.ll != -0.5147 || r.rmse != 0.19 {
+		t.Errorf("equal weights (auto): %+v, want the equal row's -0.5147, 0.19", r)
+	}
 	if r := got["MAP network"]; r.ll != -0.5598 {
 		t.Errorf("MAP network: %+v", r)
+	}
+}
+
+// TestUCIStackedAgainstEqual: the table compares the stacked chains with
+// equal weights split by split, and names a set where stacking loses by
+// more than one paired standard error.
+func TestUCIStackedAgainstEqual(t *testing.T) {
+	var rows []uciRow
+	for k := 0; k < 4; k++ {
+		d := 0.01 * float64(k%2) // yacht: stacked ahead by 0.005 on average
+		rows = append(rows,
+			uciRow{set: "yacht", split: k, method: "SG-MCMC (auto)", ll: -0.5 + d, effChains: 2, chains: 4, chainsOK: 3},
+			uciRow{set: "yacht", split: k, method: "equal weights (auto)", ll: -0.5, effChains: math.NaN()},
+			uciRow{set: "boston", split: k, method: "SG-MCMC (auto)", ll: -2.5 - 0.1 - d, effChains: 1, chains: 4},
+			uciRow{set: "boston", split: k, method: "equal weights (auto)", ll: -2.5, effChains: math.NaN()})
+	}
+	sets := []uciSet{}
+	for _, s := range uciSets {
+		if s.name == "yacht" || s.name == "boston" {
+			sets = append(sets, s)
+		}
+	}
+	out := uciTable(sets, rows)
+	for _, want := range []string{
+		"yacht +0.0050 ± 0.0029 (4 splits)",
+		"stacked ≥ equal on 1 of 2 sets; worse by more than one paired SE on 1 (boston)",
+		"12/16", // yacht's four splits: 3 of 4 chains pass each
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
 	}
 }

@@ -1,4 +1,4 @@
-package fit
+package main
 
 // langevin run --resume DIR: the run's arguments come back from
 // DIR/resume.json, the plan is made again (it is deterministic given the
@@ -12,25 +12,26 @@ import (
 	"os"
 
 	"github.com/langevin-go/langevin"
+	"github.com/langevin-go/langevin/fit"
 	"github.com/langevin-go/langevin/rundir"
 	"github.com/langevin-go/langevin/stancsv"
 )
 
-// ResumeState is what a resumed run carries from its start to its chains.
-type ResumeState struct {
+// resumeState is what a resumed run carries from its start to its chains.
+type resumeState struct {
 	dir  string
 	info *rundir.ResumeInfo
 	cp   *rundir.Checkpoint // nil: no checkpoint, the run starts again
 }
 
-// NewResumeState is the state of langevin run --resume DIR: DIR and its
+// newResumeState is the state of langevin run --resume DIR: DIR and its
 // resume.json.
-func NewResumeState(dir string, ri *rundir.ResumeInfo) *ResumeState {
-	return &ResumeState{dir: dir, info: ri}
+func newResumeState(dir string, ri *rundir.ResumeInfo) *resumeState {
+	return &resumeState{dir: dir, info: ri}
 }
 
 // inputDigests identifies the run's input files, for resume.json.
-func inputDigests(c *Config) ([]rundir.InputFile, error) {
+func inputDigests(c *fit.Config) ([]rundir.InputFile, error) {
 	var out []rundir.InputFile
 	for _, f := range []struct{ flag, path string }{{"data", c.Data}, {"test", c.Test}} {
 		if f.path == "" {
@@ -38,7 +39,7 @@ func inputDigests(c *Config) ([]rundir.InputFile, error) {
 		}
 		in, err := rundir.DigestFile(f.flag, f.path)
 		if err != nil {
-			return nil, InputErrorf("--%s %v", f.flag, err)
+			return nil, fit.InputErrorf("--%s %v", f.flag, err)
 		}
 		if in != nil {
 			out = append(out, *in)
@@ -47,41 +48,41 @@ func inputDigests(c *Config) ([]rundir.InputFile, error) {
 	return out, nil
 }
 
-// ReopenRunDir locks the directory of a run to resume, and reads its
+// reopenRunDir locks the directory of a run to resume, and reads its
 // checkpoint.
-func ReopenRunDir(rs *ResumeState) (*RunDir, error) {
+func reopenRunDir(rs *resumeState) (*runDir, error) {
 	w, _, cp, err := rundir.Reopen(rs.dir, rundir.Options{FlushEvery: flushEvery})
 	if err != nil {
 		if errors.Is(err, rundir.ErrLocked) {
-			return nil, InputErrorf("--resume %v: is the run still going?", err)
+			return nil, fit.InputErrorf("--resume %v: is the run still going?", err)
 		}
-		return nil, InputErrorf("--resume %v", err)
+		return nil, fit.InputErrorf("--resume %v", err)
 	}
 	rs.cp = cp
-	return &RunDir{W: w, resume: rs, info: rs.info}, nil
+	return &runDir{W: w, resume: rs, info: rs.info}, nil
 }
 
 // ResumeChains opens the chain files of a resumed run at its checkpoint and
 // returns where the chains continue from; nil, with the files made anew,
 // when there is no checkpoint (the run starts again).
-func (rd *RunDir) ResumeChains(cfg stancsv.Config, first, chains int, statNames, names []string) (*langevin.Resume, error) {
+func (rd *runDir) ResumeChains(cfg stancsv.Config, first, chains int, statNames, names []string) (*langevin.Resume, error) {
 	rs := rd.resume
 	if rs.cp == nil {
 		return nil, rd.OpenChains(cfg, first, chains, statNames, names)
 	}
 	var lcp langevin.Checkpoint
 	if err := lcp.UnmarshalBinary(rs.cp.State); err != nil {
-		return nil, InputErrorf("--resume %s: %s: %v", rs.dir, rundir.CheckpointFile, err)
+		return nil, fit.InputErrorf("--resume %s: %s: %v", rs.dir, rundir.CheckpointFile, err)
 	}
 	if len(rs.cp.Chains) != chains {
-		return nil, InputErrorf("--resume %s: the checkpoint holds %d chains, the run %d", rs.dir, len(rs.cp.Chains), chains)
+		return nil, fit.InputErrorf("--resume %s: the checkpoint holds %d chains, the run %d", rs.dir, len(rs.cp.Chains), chains)
 	}
 	rd.W.SetRunID(runID(cfg, statNames, names))
 	res := &langevin.Resume{Checkpoint: &lcp}
 	for i, m := range rs.cp.Chains {
 		cw, warm, post, err := rd.W.ResumeChain(first+i, cfg, statNames, names, m)
 		if err != nil {
-			return nil, InputErrorf("--resume %v", err)
+			return nil, fit.InputErrorf("--resume %v", err)
 		}
 		rd.chains = append(rd.chains, cw)
 		res.Warmup = append(res.Warmup, warm)
@@ -92,7 +93,7 @@ func (rd *RunDir) ResumeChains(cfg stancsv.Config, first, chains int, statNames,
 
 // Checkpoint is langevin.Options.Checkpoint: the chain files flushed and
 // synced, then DIR/checkpoint.bin.
-func (rd *RunDir) Checkpoint(cp *langevin.Checkpoint) error {
+func (rd *runDir) Checkpoint(cp *langevin.Checkpoint) error {
 	b, err := cp.MarshalBinary()
 	if err != nil {
 		return err
@@ -103,7 +104,7 @@ func (rd *RunDir) Checkpoint(cp *langevin.Checkpoint) error {
 
 // SaveResumeInfo writes DIR/resume.json: the arguments, their working
 // directory and the input files' digests.
-func (rd *RunDir) SaveResumeInfo(c *Config, args []string) error {
+func (rd *runDir) SaveResumeInfo(c *fit.Config, args []string) error {
 	ins, err := inputDigests(c)
 	if err != nil {
 		return err
@@ -125,7 +126,7 @@ func (rd *RunDir) SaveResumeInfo(c *Config, args []string) error {
 // a kill leaves the checkpoint and the files as written, and --resume
 // samples again from the checkpoint to the same end. A run stopped early
 // keeps its checkpoint and its chain files as written.
-func (rd *RunDir) Sampled(tr *langevin.Trace, finished bool, stderr io.Writer) {
+func (rd *runDir) Sampled(tr *langevin.Trace, finished bool, stderr io.Writer) {
 	if rd.info == nil {
 		return
 	}
@@ -147,7 +148,7 @@ func (rd *RunDir) Sampled(tr *langevin.Trace, finished bool, stderr io.Writer) {
 // once summary.csv, model.json and scaler.json are written, before the chain
 // files are rewritten to the kept draws; a run with no draw to write calls
 // it itself.
-func (rd *RunDir) MarkFinished() error {
+func (rd *runDir) MarkFinished() error {
 	if rd.info == nil || !rd.finished || rd.info.Finished {
 		return nil
 	}
@@ -155,7 +156,7 @@ func (rd *RunDir) MarkFinished() error {
 }
 
 // Describe says where a resumed run continues from.
-func (rs *ResumeState) Describe() string {
+func (rs *resumeState) Describe() string {
 	if rs.cp == nil {
 		why := "the run stopped before its first checkpoint"
 		if rs.info.NoCheckpoint != "" {
@@ -171,4 +172,4 @@ func (rs *ResumeState) Describe() string {
 }
 
 // Resuming reports whether the run directory continues a run (--resume).
-func (rd *RunDir) Resuming() bool { return rd.resume != nil }
+func (rd *runDir) Resuming() bool { return rd.resume != nil }
