@@ -254,7 +254,7 @@ func looOfRun(dir string, block int, chainWeights bool, subsample int, seed uint
 		if err := json.Unmarshal(raw, &rec); err != nil {
 			return nil, fit.InputErrorf("%s: model.json: formula: %v", dir, err)
 		}
-		fm, err := rec.Rebuild()
+		fm, err := rec.Rebuild(runRead(r))
 		if err != nil {
 			return nil, fit.InputErrorf("%s: %v", dir, err)
 		}
@@ -618,6 +618,7 @@ func looModel(dir string, r *rundir.Run) (looSource, string, int, error) {
 	if mf.Columns != nil {
 		f.Columns.Missing = mf.Columns.Missing
 	}
+	f.Columns.UseRead(mf.Read, nil) // the run's --na, --sep, --decimal
 	what := filepath.Join(dir, "model.json") + ": the run's data"
 	if f.IsStoreData() {
 		return looStore(dir, mf, sc)

@@ -77,6 +77,7 @@ func looKFold(dir string, K int, by string, seed uint64, lpd float64) (*kfoldRes
 	if mf.Columns != nil {
 		f.Columns.Missing = mf.Columns.Missing
 	}
+	f.Columns.UseRead(mf.Read, nil) // the run's --na, --sep, --decimal
 	what := filepath.Join(dir, "model.json") + ": the run's data"
 	d, err := fit.ReadData(&f, f.Data, what, true)
 	if err != nil {
