@@ -460,26 +460,36 @@ func (c *Config) Spec() model.Spec {
 	if c.Set["prior-scale"] {
 		s.PriorScale = c.PriorScale
 	}
-	switch c.Model {
-	case "mlp":
-		s.Hidden, _ = parseHidden(c.Mlp.Hidden)
-		s.Activation, s.Likelihood, s.Classes = c.Mlp.Activation, c.Mlp.Likelihood, c.Mlp.Classes
-		s.NoiseVar, s.LearnNoise = c.Mlp.NoiseVar, c.Mlp.LearnNoise
-		s.NetDefaults = true // model.MLPDefaults: fan-in prior, standardised response
-	case "gauss2":
-		s.Rho = c.Rho
-	case "poisson", "negbin":
-		s.Offset = c.Offset
-		if c.Exposure != "" {
-			s.Offset, s.Exposure = c.Exposure, true
-		}
-	case "robust":
-		s.Nu = c.Nu
+	if set := kindSettings[c.Model]; set != nil {
+		set(c, &s)
 	}
 	if c.Toy() && c.GradNoise > 0 {
 		s.GradNoise, s.Seed = c.GradNoise, c.Seed
 	}
 	return s
+}
+
+// kindSettings set, by model kind, the settings of the kind's own flags in
+// its spec (model.Spec lists the fields each kind reads).
+var kindSettings = map[string]func(c *Config, s *model.Spec){
+	"mlp": func(c *Config, s *model.Spec) {
+		s.Hidden, _ = parseHidden(c.Mlp.Hidden)
+		s.Activation, s.Likelihood, s.Classes = c.Mlp.Activation, c.Mlp.Likelihood, c.Mlp.Classes
+		s.NoiseVar, s.LearnNoise = c.Mlp.NoiseVar, c.Mlp.LearnNoise
+		s.NetDefaults = true // model.MLPDefaults: fan-in prior, standardised response
+	},
+	"gauss2":  func(c *Config, s *model.Spec) { s.Rho = c.Rho },
+	"poisson": glmOffset,
+	"negbin":  glmOffset,
+	"robust":  func(c *Config, s *model.Spec) { s.Nu = c.Nu },
+}
+
+// glmOffset sets the count models' offset or exposure column.
+func glmOffset(c *Config, s *model.Spec) {
+	s.Offset = c.Offset
+	if c.Exposure != "" {
+		s.Offset, s.Exposure = c.Exposure, true
+	}
 }
 
 // UsesLaplacePrecond reports whether the sampler gets the Laplace diagonal.
