@@ -17,7 +17,7 @@ import (
 	"github.com/langevin-go/langevin/predict"
 )
 
-// GeneratedData returns the generated or installed data set named by --data
+// GeneratedData returns the generated or installed data set named by {data}
 // (data.Generated) and reports whether name is one of them.
 func GeneratedData(c *Config, name string) (train, test *data.Dataset, ok bool, err error) {
 	n := c.N
@@ -26,10 +26,10 @@ func GeneratedData(c *Config, name string) (train, test *data.Dataset, ok bool, 
 	}
 	train, test, ok, err = data.Generated(name, data.GenOptions{N: n, Noise: c.Noise, K: c.K, Seed: c.Seed, MaxBytes: dataBound()})
 	if errors.Is(err, data.ErrTooLarge) {
-		return nil, nil, true, InputErrorf("--data %s: %v (a quarter of the memory budget: of half this machine's memory, or of a quarter of ulimit -v): run it on a machine with more memory", name, err)
+		return nil, nil, true, InputErrorf("{data} %s: %v (a quarter of the memory budget: of half this machine's memory, or of a quarter of ulimit -v): run it on a machine with more memory", name, err)
 	}
 	if err != nil {
-		return nil, nil, true, InputErrorf("--data %s: %v", name, err)
+		return nil, nil, true, InputErrorf("{data} %s: %v", name, err)
 	}
 	return train, test, ok, nil
 }
@@ -156,7 +156,7 @@ func PrintMLPPredictive(w io.Writer, m *model.MLP, glm *approx.GLMLaplace, tr *l
 		if mp := show("MAP network", [][]float64{mapTheta}); bma < mp-0.1 {
 			// The safeguard against a silently wrong answer (constant SGD or
 			// SWAG with a step too large for the network's curvature).
-			fmt.Fprintf(w, "warning:  the posterior draws predict far worse than the MAP network (accuracy %.3f vs %.3f): the sampler did not stay near the posterior — a smaller --step (η·λmax(MH) well below 2), or --sampler sgld\n", bma, mp)
+			fmt.Fprintf(w, "warning:  the posterior draws predict far worse than the MAP network (accuracy %.3f vs %.3f): the sampler did not stay near the posterior — a smaller {step} (η·λmax(MH) well below 2), or {sampler} sgld\n", bma, mp)
 		}
 	}
 	fmt.Fprintln(w)
@@ -216,7 +216,7 @@ func printMLPRegression(w io.Writer, m predict.Regressor, names []string, sets [
 // split-R̂ and bulk-ESS, which judge whether the chain converged where it
 // is, and R̂ across the chains, which measures how far the chains' modes
 // disagree. A chain fails with max split-R̂ > chainRHatMax (1.1) or median
-// bulk-ESS < target (100 unless --target-ess), or when its predictions do
+// bulk-ESS < target (100 unless {target-ess}), or when its predictions do
 // not move at all (a stuck chain); the warning names the chains that fail
 // and only those.
 func printFunctionSpace(w io.Writer, m *model.MLP, reg predict.Regressor, tr *langevin.Trace, test *data.Dataset, target float64) {
@@ -267,7 +267,7 @@ func printFunctionSpace(w io.Writer, m *model.MLP, reg predict.Regressor, tr *la
 		if len(failed) > 1 {
 			who = "chains " + strings.Join(failed, ", ") + " fail"
 		}
-		fmt.Fprintf(w, "warning:  %s the per-chain check of the predictions (max split-R̂ ≤ %g, median bulk-ESS ≥ %g): not stationary where it sits, stuck, or too short — a longer run (--iters), or a smaller --step for a chain that drifts or sticks\n",
+		fmt.Fprintf(w, "warning:  %s the per-chain check of the predictions (max split-R̂ ≤ %g, median bulk-ESS ≥ %g): not stationary where it sits, stuck, or too short — a longer run ({iters}), or a smaller {step} for a chain that drifts or sticks\n",
 			who, chainRHatMax, target)
 	}
 	fmt.Fprintln(w)

@@ -11,9 +11,9 @@ import (
 )
 
 // SettingsOf lists the settings of the configuration c: the run's, or the
-// configuration as run (--sampler auto's choice). The model is --model's,
-// or the one the run built when j.ModelSettings names it (--formula). On a
-// network run by --sampler auto, precond and init are the plan's
+// configuration as run ({sampler} auto's choice). The model is {model}'s,
+// or the one the run built when j.ModelSettings names it ({formula}). On a
+// network run by {sampler} auto, precond and init are the plan's
 // (fisher-groups: its per-group Fisher preconditioner; modes: each chain at
 // its own Adam mode) and modes is their number.
 func (j *Problem) SettingsOf(c *Config) [][2]string {
@@ -41,7 +41,7 @@ func (j *Problem) SettingsOf(c *Config) [][2]string {
 		{"noise_every", strconv.Itoa(c.NoiseEvery)},
 	}...)
 	if b != nil && b.Auto != nil && b.Auto.Net != nil {
-		// --sampler auto on a network: the plan's starts and preconditioner,
+		// {sampler} auto on a network: the plan's starts and preconditioner,
 		// not the flags' (unused) values, so that the chain files say what ran.
 		net := b.Auto.Net
 		for i, kv := range all {
@@ -81,7 +81,7 @@ func rowBytes(m langevin.Model) int64 {
 // memory (warm-up included: run keeps them for the report) would not fit:
 // the rows langevin.Options.KeptRows counts (auto's growing thinning, MaxKeep,
 // included), each of the model's columns and about 8 statistics. The
-// arithmetic saturates: --iters near 2^63 is refused, not wrapped round.
+// arithmetic saturates: {iters} near 2^63 is refused, not wrapped round.
 func CheckRunSize(c *Config, m langevin.Model, o langevin.Options) error {
 	warm, post := o.KeptRows()
 	keep := budget.SatAdd(warm, post)
@@ -96,14 +96,14 @@ func CheckRunSize(c *Config, m langevin.Model, o langevin.Options) error {
 	if warm > post {
 		why = fmt.Sprintf(" (%d of them warm-up draws, kept for the report)", warm)
 	}
-	return InputErrorf("%s: the %d × %d kept draws%s of %d columns would take %s in memory, more than %s (half this machine's memory, or a quarter of ulimit -v): raise --thin, or lower --iters or --chains",
+	return InputErrorf("%s: the %d × %d kept draws%s of %d columns would take %s in memory, more than %s (half this machine's memory, or a quarter of ulimit -v): raise {thin}, or lower {iters} or {chains}",
 		runSizeSettings(c, o), max(o.Chains, 1), keep, why, cols, budget.FmtBytes(need), budget.FmtBytes(limit))
 }
 
 // runSizeSettings names what set the draws a run keeps: the flags given,
 // and the values the plan chose (or the defaults) for those not given, by
 // what they are ("burn-in 481848") — never as a flag the user did not give
-// ("--iters 10000000", auto's cap, which its bound on kept draws makes moot).
+// ("{iters} 10000000", auto's cap, which its bound on kept draws makes moot).
 func runSizeSettings(c *Config, o langevin.Options) string {
 	var given, chosen []string
 	for _, s := range []struct {
@@ -118,9 +118,9 @@ func runSizeSettings(c *Config, o langevin.Options) string {
 	} {
 		switch {
 		case c.Set[s.flag] && s.flag == "chains" && c.ChainID > 0:
-			given = append(given, fmt.Sprintf("--chains %d --chain-id %d", s.set, c.ChainID))
+			given = append(given, fmt.Sprintf("{chains} %d {chain-id} %d", s.set, c.ChainID))
 		case c.Set[s.flag]:
-			given = append(given, fmt.Sprintf("--%s %d", s.flag, s.set))
+			given = append(given, fmt.Sprintf("{%s} %d", s.flag, s.set))
 		case !s.counts:
 		case s.flag == "chains":
 			chosen = append(chosen, fmt.Sprintf("%d chains", s.used))

@@ -72,7 +72,7 @@ func (rd *runDir) OpenChains(cfg stancsv.Config, first, chains int, statNames, n
 	for k := first; k < first+chains; k++ {
 		cw, err := rd.W.Chain(k, cfg, statNames, names)
 		if err != nil {
-			rd.W.Close(err)
+			rd.W.Close(flagErr(err))
 			return err
 		}
 		rd.chains = append(rd.chains, cw)
@@ -126,7 +126,7 @@ func (rd *runDir) Finish(runErr error, table diag.Table, mf *rundir.ModelFile, s
 			}
 		}
 	}
-	if cerr := rd.W.Close(runErr); err == nil {
+	if cerr := rd.W.Close(flagErr(runErr)); err == nil {
 		err = cerr
 	}
 	if err != nil {
