@@ -16,7 +16,7 @@ import (
 	"github.com/langevin-go/langevin/sampler"
 )
 
-// maxChains bounds {chains}: each chain holds its own buffers and file.
+// MaxChains bounds {chains}: each chain holds its own buffers and file.
 const MaxChains = 1024
 
 // Config is the configuration of langevin run: parsed once from the
@@ -705,7 +705,7 @@ func (e InputError) Unwrap() error { return e.Err }
 // InputErrorf is an InputError with fmt.Errorf's message.
 func InputErrorf(format string, a ...any) error { return InputError{fmt.Errorf(format, a...)} }
 
-// defaultReportDir is where langevin run {report} writes when {out} is not
+// DefaultReportDir is where langevin run {report} writes when {out} is not
 // given.
 const DefaultReportDir = "langevin-out"
 
