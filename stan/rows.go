@@ -77,7 +77,6 @@ type rowChecker struct {
 	row    map[int]bool // slots holding row-wise containers (row columns, row-wise locals)
 	elem   map[int]bool // locals declared inside the loop over the rows
 	loop   int          // the slot of the loop over the rows' variable, -1 outside it
-	err    *Error
 	why    string
 	at     Pos
 	inLoop bool
@@ -287,7 +286,7 @@ func (c *rowChecker) stmt(s Stmt) uint8 {
 			if isLit && lo.V == 1 && isN && hi.slot == c.p.nSlot && !c.inLoop {
 				hi.rowCount = true
 				c.inLoop, c.loop = true, s.slot
-				c.body(s.Body)
+				c.stmt(s.Body)
 				c.inLoop, c.loop = false, -1
 				return c.flag(s, fRow|fRowLoop)
 			}
@@ -299,19 +298,19 @@ func (c *rowChecker) stmt(s Stmt) uint8 {
 		} else if k := c.expr(s.Lo); k != kConst && k != kElem {
 			c.bad(s.Lo.pos(), "a loop over a row column: loop for (n in 1:%s) instead", c.p.name)
 		}
-		f = c.body(s.Body)
+		f = c.stmt(s.Body)
 	case *While:
 		if k := c.expr(s.Cond); k != kConst && k != kElem {
 			c.bad(s.Cond.pos(), "a condition reads the rows")
 		}
-		f = c.body(s.Body)
+		f = c.stmt(s.Body)
 	case *If:
 		if k := c.expr(s.Cond); k != kConst && k != kElem {
 			c.bad(s.Cond.pos(), "a condition reads the rows")
 		}
-		f = c.body(s.Then)
+		f = c.stmt(s.Then)
 		if s.Else != nil {
-			f |= c.body(s.Else)
+			f |= c.stmt(s.Else)
 		}
 	case *Block:
 		for _, t := range s.Stmts {
