@@ -47,6 +47,7 @@ type rowPlan struct {
 	nSlot int            // the row count's slot
 	cols  []int          // the row columns' slots
 	flags map[Stmt]uint8 // model-block statements (absent: neither flag)
+	note  string         // what the run should know (generated quantities over all rows)
 }
 
 // rowDists are the distributions whose vectorised density is a sum of one
@@ -138,6 +139,14 @@ func planRows(prog *Program, slots []slotInfo, name string) (*rowPlan, error) {
 				if c.reads(s) {
 					return nil, errf(s.pos(), "--rows %s: the transformed parameters read a row column here: compute per-row values in the model block", name)
 				}
+			}
+		}
+	}
+	if prog.Generated != nil {
+		for _, s := range prog.Generated.Stmts {
+			if c.reads(s) {
+				p.note = fmt.Sprintf("%s:%d:%d: the generated quantities read the row columns: each draw's are computed on all %s rows", prog.File, s.pos().Line, s.pos().Col, name)
+				break
 			}
 		}
 	}
