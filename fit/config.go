@@ -16,7 +16,7 @@ import (
 	"github.com/langevin-go/langevin/sampler"
 )
 
-// maxChains bounds {chains}: each chain holds its own buffers and file.
+// MaxChains bounds {chains}: each chain holds its own buffers and file.
 const MaxChains = 1024
 
 // Config is the configuration of langevin run: parsed once from the
@@ -460,26 +460,36 @@ func (c *Config) Spec() model.Spec {
 	if c.Set["prior-scale"] {
 		s.PriorScale = c.PriorScale
 	}
-	switch c.Model {
-	case "mlp":
-		s.Hidden, _ = parseHidden(c.Mlp.Hidden)
-		s.Activation, s.Likelihood, s.Classes = c.Mlp.Activation, c.Mlp.Likelihood, c.Mlp.Classes
-		s.NoiseVar, s.LearnNoise = c.Mlp.NoiseVar, c.Mlp.LearnNoise
-		s.NetDefaults = true // model.MLPDefaults: fan-in prior, standardised response
-	case "gauss2":
-		s.Rho = c.Rho
-	case "poisson", "negbin":
-		s.Offset = c.Offset
-		if c.Exposure != "" {
-			s.Offset, s.Exposure = c.Exposure, true
-		}
-	case "robust":
-		s.Nu = c.Nu
+	if set := kindSettings[c.Model]; set != nil {
+		set(c, &s)
 	}
 	if c.Toy() && c.GradNoise > 0 {
 		s.GradNoise, s.Seed = c.GradNoise, c.Seed
 	}
 	return s
+}
+
+// kindSettings set, by model kind, the settings of the kind's own flags in
+// its spec (model.Spec lists the fields each kind reads).
+var kindSettings = map[string]func(c *Config, s *model.Spec){
+	"mlp": func(c *Config, s *model.Spec) {
+		s.Hidden, _ = parseHidden(c.Mlp.Hidden)
+		s.Activation, s.Likelihood, s.Classes = c.Mlp.Activation, c.Mlp.Likelihood, c.Mlp.Classes
+		s.NoiseVar, s.LearnNoise = c.Mlp.NoiseVar, c.Mlp.LearnNoise
+		s.NetDefaults = true // model.MLPDefaults: fan-in prior, standardised response
+	},
+	"gauss2":  func(c *Config, s *model.Spec) { s.Rho = c.Rho },
+	"poisson": glmOffset,
+	"negbin":  glmOffset,
+	"robust":  func(c *Config, s *model.Spec) { s.Nu = c.Nu },
+}
+
+// glmOffset sets the count models' offset or exposure column.
+func glmOffset(c *Config, s *model.Spec) {
+	s.Offset = c.Offset
+	if c.Exposure != "" {
+		s.Offset, s.Exposure = c.Exposure, true
+	}
 }
 
 // UsesLaplacePrecond reports whether the sampler gets the Laplace diagonal.
@@ -695,7 +705,7 @@ func (e InputError) Unwrap() error { return e.Err }
 // InputErrorf is an InputError with fmt.Errorf's message.
 func InputErrorf(format string, a ...any) error { return InputError{fmt.Errorf(format, a...)} }
 
-// defaultReportDir is where langevin run {report} writes when {out} is not
+// DefaultReportDir is where langevin run {report} writes when {out} is not
 // given.
 const DefaultReportDir = "langevin-out"
 

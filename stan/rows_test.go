@@ -180,6 +180,10 @@ func TestRowsRefused(t *testing.T) {
 			t.Errorf("--rows %s: got %v, want %s…", rows, err, want)
 		}
 	}
+	prog, _ = Parse("rows.stan", rowsPrograms["vectorised"]+"\ngenerated quantities { vector[N] eta = alpha + X * beta; }")
+	if m, err := NewRows(prog, d, "N"); err != nil || len(m.Notes) != 1 || m.Notes[0] != "rows.stan:4:34: the generated quantities read the row columns: each draw's are computed on all N rows" {
+		t.Errorf("generated quantities over the rows: %v, notes %q", err, m.Notes)
+	}
 	prog, _ = Parse("rows.stan", "data { int N; vector[N] y; }\nparameters { vector[N] mu; }\nmodel { y ~ normal(mu, 1); }")
 	d2, _ := ParseData("d.json", []byte(`{"N": 3, "y": [1, 2, 3]}`))
 	if _, err := NewRows(prog, d2, "N"); err == nil || !strings.Contains(err.Error(), "rows.stan:2:24: --rows N: mu has one value per row") {

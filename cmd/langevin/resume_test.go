@@ -215,8 +215,14 @@ func TestResumeKillSGLDCV(t *testing.T) {
 // TestResumeKillCyclicalSGHMC: cyclical SGHMC (momentum, the schedule's
 // position and its exploration phases, whose draws are not kept), killed,
 // resumed and killed again twice before the last resume.
+//
+// With -short the run is half as long (20,000 iterations, the same 4 cycles).
 func TestResumeKillCyclicalSGHMC(t *testing.T) {
-	resumeAfterSignals(t, 2, syscall.SIGKILL, 3, "--sampler", "csghmc", "--iters", "40000", "--cycles", "4", "--burnin", "1000", "--thin", "10")
+	iters := "40000"
+	if testing.Short() {
+		iters = "20000"
+	}
+	resumeAfterSignals(t, 2, syscall.SIGKILL, 3, "--sampler", "csghmc", "--iters", iters, "--cycles", "4", "--burnin", "1000", "--thin", "10")
 }
 
 // TestResumeKillNUTS: NUTS, killed during its warm-up adaptation or its
@@ -234,8 +240,14 @@ func TestResumeKillNUTS(t *testing.T) {
 
 // TestResumeSIGTERM: a run stopped by SIGTERM (a Slurm pre-emption) closes
 // its files with "Run stopped", keeps its checkpoint and resumes exactly.
+//
+// With -short the run is half as long (15,000 iterations).
 func TestResumeSIGTERM(t *testing.T) {
-	resumeAfterSignal(t, 4, syscall.SIGTERM, "--sampler", "sgld", "--cv", "--iters", "30000", "--burnin", "2000", "--thin", "10")
+	iters := "30000"
+	if testing.Short() {
+		iters = "15000"
+	}
+	resumeAfterSignal(t, 4, syscall.SIGTERM, "--sampler", "sgld", "--cv", "--iters", iters, "--burnin", "2000", "--thin", "10")
 }
 
 // TestResumeRefuses: a resumed run keeps its settings and its data: a

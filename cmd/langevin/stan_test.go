@@ -108,7 +108,7 @@ model {
 		args []string
 		want string
 	}{
-		{[]string{"--stan", bad, "--data", data, "--rows", "N"}, "bad.stan:5:8: --rows N: this statement is not a sum of one term per row: mean of row-wise values mixes the rows (at 5:17)"},
+		{[]string{"--stan", bad, "--data", data, "--rows", "N"}, "bad.stan:5:8: --rows N: this statement is not a sum of one term per row: mean of row-wise values mixes the rows (at line 5, column 17)"},
 		{[]string{"--stan", prog, "--data", data, "--rows", "M"}, "--rows M: the data block declares no int M"},
 		{[]string{"--data", data, "--rows", "N"}, "--rows: not used here: only with --stan"},
 	} {
