@@ -16,7 +16,7 @@ import (
 	"github.com/langevin-go/langevin/sampler"
 )
 
-// maxChains bounds {chains}: each chain holds its own buffers and file.
+// MaxChains bounds {chains}: each chain holds its own buffers and file.
 const MaxChains = 1024
 
 // Config is the configuration of langevin run: parsed once from the
@@ -457,13 +457,26 @@ func (c *Config) UsesLaplacePrecond() bool { return c.Precond == "laplace" && c.
 // without {precond}, whose build takes the Laplace diagonal only at a mode
 // that is not degenerate.
 func (c *Config) UsesLaplacePrecondOn(m langevin.Model) bool {
-	if c.Sampler == "auto" && (BlockPlanned(m, nil) || CostPlanned(m)) {
+	if c.Sampler == "auto" && (BlockPlanned(m, nil) || CostPlanned(m) || DiagPlanned(m, c.planKind())) {
 		return false
 	}
 	if c.Sampler == "nuts" && !c.Set["precond"] && CostPlanned(m) {
 		return false // buildExact: the Laplace diagonal only at a mode that is not degenerate
 	}
 	return c.UsesLaplacePrecond()
+}
+
+// planKind is the PlanOptions of --sampler auto's plan as far as they
+// decide its path (DiagPlanned): the sampler it is made to plan.
+func (c *Config) planKind() *PlanOptions {
+	o := &PlanOptions{}
+	if c.Planned {
+		o.Kind = "sgld"
+	}
+	if c.PlanKind != "" {
+		o.Kind = c.PlanKind
+	}
+	return o
 }
 
 // UsesLaplaceInitOn reports whether the initial points of a run on m need
@@ -481,7 +494,7 @@ func (c *Config) UsesLaplaceInitOn(m langevin.Model) bool {
 	if c.Sampler == "nuts" && !c.Set["init"] && CostPlanned(m) {
 		return false // buildExact chooses the initial points
 	}
-	return !(c.Sampler == "auto" && !c.Set["init"] && (BlockPlanned(m, nil) || CostPlanned(m)))
+	return !(c.Sampler == "auto" && !c.Set["init"] && (BlockPlanned(m, nil) || CostPlanned(m) || DiagPlanned(m, c.planKind())))
 }
 
 // Describe is the sampler's name and batch for the output's first line.
@@ -547,6 +560,37 @@ func splitList(s string) []string {
 		}
 	}
 	return out
+}
+
+// ReadSettings returns the read flags as model.json records them (nil
+// when none differs from the default).
+func (f *ColumnFlags) ReadSettings() *data.ReadSettings {
+	rs := data.ReadSettings{NA: f.NA, Sep: f.Sep, Decimal: f.Decimal}
+	if rs.Decimal == "." {
+		rs.Decimal = ""
+	}
+	if rs == (data.ReadSettings{}) {
+		return nil
+	}
+	return &rs
+}
+
+// UseRead sets the read flags from a run's settings rs (nil: none), but
+// not those given (set[flag]): predict reads new rows as the run read its
+// data, unless told otherwise.
+func (f *ColumnFlags) UseRead(rs *data.ReadSettings, set map[string]bool) {
+	if rs == nil {
+		return
+	}
+	if !set["na"] && rs.NA != "" {
+		f.NA = rs.NA
+	}
+	if !set["sep"] && rs.Sep != "" {
+		f.Sep = rs.Sep
+	}
+	if !set["decimal"] && rs.Decimal != "" {
+		f.Decimal = rs.Decimal
+	}
 }
 
 // Check validates the column settings.
@@ -616,7 +660,7 @@ func (e InputError) Unwrap() error { return e.Err }
 // InputErrorf is an InputError with fmt.Errorf's message.
 func InputErrorf(format string, a ...any) error { return InputError{fmt.Errorf(format, a...)} }
 
-// defaultReportDir is where langevin run {report} writes when {out} is not
+// DefaultReportDir is where langevin run {report} writes when {out} is not
 // given.
 const DefaultReportDir = "langevin-out"
 

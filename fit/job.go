@@ -158,7 +158,7 @@ func (j *Problem) BuildModel() error {
 	return nil
 }
 
-// laplaceHook, when set (by tests), sees the run's Laplace approximation
+// LaplaceHook, when set (by tests), sees the run's Laplace approximation
 // after the run, to count its MAPs and Hessians.
 var LaplaceHook func(*approx.RunLaplace)
 

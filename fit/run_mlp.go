@@ -250,10 +250,15 @@ func printFunctionSpace(w io.Writer, m *model.MLP, reg predict.Regressor, tr *la
 	fmt.Fprintf(w, "function space (%d held-out points), each chain alone (%d draws; passes with max split-R̂ ≤ %g and median bulk-ESS ≥ %g):\n", conv.Points, short, chainRHatMax, target)
 	fmt.Fprintf(w, "  %-6s %14s %9s %16s %9s\n", "chain", "split-R̂ median", "max", "bulk-ESS median", "min")
 	var failed []string
+	worst := 0.0 // the largest length factor of a failing chain
 	for c, cc := range conv.Chains {
 		verdict := "ok"
 		if why := ChainFails(cc, target); why != "" {
 			verdict = "fails: " + why
+			if f := ChainLengthFactor(cc, target); !math.IsInf(f, 0) && !math.IsNaN(f) {
+				verdict += fmt.Sprintf("; it would take about %.1f× the length", f)
+				worst = max(worst, f)
+			}
 			failed = append(failed, strconv.Itoa(c+1))
 		}
 		fmt.Fprintf(w, "  %-6d %14.3f %9.3f %16.0f %9.0f  %s\n", c+1, cc.MedianRHat, cc.MaxRHat, cc.MedianESS, cc.MinESS, verdict)
@@ -267,8 +272,12 @@ func printFunctionSpace(w io.Writer, m *model.MLP, reg predict.Regressor, tr *la
 		if len(failed) > 1 {
 			who = "chains " + strings.Join(failed, ", ") + " fail"
 		}
-		fmt.Fprintf(w, "warning:  %s the per-chain check of the predictions (max split-R̂ ≤ %g, median bulk-ESS ≥ %g): not stationary where it sits, stuck, or too short — a longer run ({iters}), or a smaller {step} for a chain that drifts or sticks\n",
-			who, chainRHatMax, target)
+		take := "a longer run ({iters})"
+		if worst > 1 {
+			take = fmt.Sprintf("a run about %.1f× as long ({iters})", worst)
+		}
+		fmt.Fprintf(w, "warning:  %s the per-chain check of the predictions (max split-R̂ ≤ %g, median bulk-ESS ≥ %g): not stationary where it sits, stuck, or too short — %s, or a smaller {step} for a chain that drifts or sticks\n",
+			who, chainRHatMax, target, take)
 	}
 	fmt.Fprintln(w)
 }
@@ -292,6 +301,27 @@ func ChainFails(cc predict.ChainConvergence, target float64) string {
 		why = append(why, fmt.Sprintf("median bulk-ESS %.0f < %g", cc.MedianESS, target))
 	}
 	return strings.Join(why, ", ")
+}
+
+// ChainLengthFactor returns how many times longer a chain would have to run
+// to pass the per-chain check, from two rates: bulk-ESS grows in proportion
+// to the length, so the median ESS needs target/ESS times the length; and
+// R̂ − 1 falls about as 1/√length, so a max split-R̂ of r needs
+// ((r − 1)/0.1)² times. It is the larger of the two, at least 1; +Inf for a
+// stuck chain (no length helps).
+func ChainLengthFactor(cc predict.ChainConvergence, target float64) float64 {
+	if math.IsNaN(cc.MaxRHat) || math.IsNaN(cc.MedianESS) {
+		return math.Inf(1)
+	}
+	f := 1.0
+	if cc.MedianESS < target {
+		f = max(f, target/math.Max(cc.MedianESS, 1))
+	}
+	if cc.MaxRHat > chainRHatMax {
+		r := (cc.MaxRHat - 1) / (chainRHatMax - 1)
+		f = max(f, r*r)
+	}
+	return f
 }
 
 // PrintRegression prints a regression's test scores against the responses y:

@@ -55,7 +55,7 @@ func buildAuto(ctx context.Context, b *BuildEnv) (langevin.Sampler, error) {
 	if c.PlanKind != "" {
 		opts.Kind = c.PlanKind
 	}
-	if _, isMLP := b.M.(*model.MLP); !isMLP && !BlockPlanned(b.M, &opts) {
+	if _, isMLP := b.M.(*model.MLP); !isMLP && !BlockPlanned(b.M, &opts) && !DiagPlanned(b.M, &opts) {
 		if l, err := b.Lap.Approx(ctx); err == nil {
 			opts.MAP, opts.NegHess = l.Mean, l.Prec
 		}

@@ -54,7 +54,7 @@ type SamplerKind struct {
 	NoWarmup    bool // the burn-in is not kept (ensemble: every member's Adam path, d numbers an iteration)
 }
 
-// The families, in the order of run -h.
+// Families are the families of samplers, in the order of run -h.
 var Families = []string{"optimisers", "SG-MCMC", "Mandt et al. (2017)", "approximations", "exact", "automatic"}
 
 var (

@@ -28,7 +28,7 @@ type Streamed struct {
 	split       *data.RowSubset // the training rows of the split (nil with {test})
 }
 
-// mapLimit returns the size of the largest store file that run
+// MapLimit returns the size of the largest store file that run
 // memory-maps: a quarter of the memory budget (tests replace it).
 var MapLimit = func() int64 { return budget.RawMemory() / 4 }
 

@@ -146,7 +146,7 @@ func planRows(prog *Program, slots []slotInfo, name string) (*rowPlan, error) {
 		for _, s := range prog.Model.Stmts {
 			c.stmt(s)
 			if c.why != "" {
-				return nil, errf(s.pos(), "--rows %s: this statement is not a sum of one term per row: %s (at %d:%d)", name, c.why, c.at.Line, c.at.Col)
+				return nil, errf(s.pos(), "--rows %s: this statement is not a sum of one term per row: %s (at line %d, column %d)", name, c.why, c.at.Line, c.at.Col)
 			}
 		}
 	}
@@ -318,12 +318,15 @@ func (c *rowChecker) stmt(s Stmt) uint8 {
 			f |= c.stmt(t)
 		}
 	case *Print:
+		if !s.Reject { // print is ignored
+			break
+		}
 		for _, a := range s.Args {
 			if _, ok := a.(*StrLit); ok {
 				continue
 			}
 			if k := c.expr(a); k != kConst && k != kElem {
-				c.bad(a.pos(), "print or reject of row-wise values outside the loop over the rows")
+				c.bad(a.pos(), "reject of row-wise values outside the loop over the rows")
 			}
 		}
 		if c.inLoop {
