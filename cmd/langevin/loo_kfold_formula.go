@@ -39,11 +39,13 @@ func looKFoldFormula(dir string, r *rundir.Run, raw json.RawMessage, K int, by s
 	if err := json.Unmarshal(raw, &rec); err != nil {
 		return nil, fit.InputErrorf("%s: model.json: formula: %v", dir, err)
 	}
-	fm, err := rec.Rebuild()
+	read := runRead(r) // the run's delimiter, decimal mark and missing-value tokens
+	fm, err := rec.Rebuild(read)
 	if err != nil {
 		return nil, fit.InputErrorf("--kfold: %s: %v", dir, err)
 	}
-	tab, _, err := formula.Read(rec.Data, "auto", fm.Formula, data.TableOptions{Missing: rec.Missing})
+	read.Missing = rec.Missing
+	tab, _, err := formula.Read(rec.Data, "auto", fm.Formula, read)
 	if err != nil {
 		return nil, fit.InputErrorf("--kfold: %s: the run's data: %v", dir, err)
 	}
@@ -149,7 +151,7 @@ func looKFoldFormula(dir string, r *rundir.Run, raw json.RawMessage, K int, by s
 		if err := json.Unmarshal(rawk, &reck); err != nil {
 			return nil, err
 		}
-		mk, err := reck.Rebuild()
+		mk, err := reck.Rebuild(runRead(rk))
 		if err != nil {
 			return nil, fmt.Errorf("--kfold: fold %d: %v", k+1, err)
 		}
