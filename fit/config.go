@@ -466,7 +466,7 @@ func (c *Config) UsesLaplacePrecondOn(m langevin.Model) bool {
 	return c.UsesLaplacePrecond()
 }
 
-// planKind is the PlanOptions of --sampler auto's plan as far as they
+// planKind is the PlanOptions of {sampler} auto's plan as far as they
 // decide its path (DiagPlanned): the sampler it is made to plan.
 func (c *Config) planKind() *PlanOptions {
 	o := &PlanOptions{}
