@@ -20,6 +20,14 @@ type gradientWorker interface {
 	GradientWork() float64
 }
 
+// rowWorker is a model whose minibatch gradient costs RowWork
+// multiply-adds a row — not GradientWork/N when its full-data passes read
+// a collapsed form of the rows (a gaussian formula's sufficient
+// statistics).
+type rowWorker interface {
+	RowWork() float64
+}
+
 // modeChecker is a model that can tell a degenerate joint mode (one that
 // is no centre for a Laplace approximation) and move off it to a point
 // with the mode's effects on the posterior's scale (formula.Model).
@@ -114,7 +122,11 @@ func newCostPlan(ctx context.Context, m langevin.Model, mp []float64, opt PlanOp
 				rows *= sgWorkPerRowCV
 				per = " × 2 (control variates)"
 			}
-			sgWork := iters * (rows/float64(n)*W + 4*float64(d))
+			perRow := W / float64(n)
+			if rw, ok := m.(rowWorker); ok {
+				perRow = rw.RowWork()
+			}
+			sgWork := iters * (rows*perRow + 4*float64(d))
 			why = fmt.Sprintf("predicted work per chain in multiply-adds: %s, SGLD (block-arrow plan) %.2g iterations × (%d rows%s + 4d) = %.2g (one full gradient W = N × nonzeros of a row + d: the group effects are sparse)",
 				nutsText, iters, sg.Batch.Size, per, sgWork)
 			if sgWork >= nutsWork {

@@ -14,7 +14,8 @@ import (
 )
 
 // TestCostPlanPilot: the pilot of the SG-MCMC plan passes the block-arrow
-// plan as chosen (8,000 gaussian rows in 4 centred groups) and catches
+// plan as chosen (8,000 bernoulli rows in 4 centred groups; gaussian rows
+// collapse to sufficient statistics, where NUTS is cheaper) and catches
 // the same plan at 100× its step, which diverges — the check that turns a
 // cheaper but untrustworthy plan into NUTS with a fallback line.
 func TestCostPlanPilot(t *testing.T) {
@@ -26,7 +27,11 @@ func TestCostPlanPilot(t *testing.T) {
 		a := 0.8 * rng.NormFloat64()
 		for i := 0; i < 2000; i++ {
 			xi := rng.NormFloat64()
-			x, y, g = append(x, xi), append(y, 1+a+0.5*xi+rng.NormFloat64()), append(g, j)
+			yi := 0.0
+			if a+0.5*xi+rng.NormFloat64() > 0 {
+				yi = 1
+			}
+			x, y, g = append(x, xi), append(y, yi), append(g, j)
 		}
 	}
 	fr.AddNumeric("y", y)
@@ -36,7 +41,7 @@ func TestCostPlanPilot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := formula.New(f, fr, formula.Options{})
+	m, err := formula.New(f, fr, formula.Options{Family: "bernoulli"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -49,3 +49,44 @@ func TestCentringRule(t *testing.T) {
 		}
 	}
 }
+
+// TestGaussianCentringRule: gaussian levels of 20 rows (below
+// CentredMinRows) are centred when their rows inform their intercepts
+// well (σ = 0.3 against a level sd of 1: κ ≈ 20·1/0.09 ≫ 10) and
+// non-centred when they do not (σ = 3: κ ≈ 20/9 ≈ 2.2); the groups line
+// gives κ.
+func TestGaussianCentringRule(t *testing.T) {
+	f, err := Parse("y ~ x + (1 | g)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		sigma   float64
+		centred bool
+	}{{0.3, true}, {3, false}} {
+		rng := rand.New(rand.NewPCG(4, 2))
+		var y, x, g []float64
+		for j := 0; j < 40; j++ {
+			a := rng.NormFloat64()
+			for i := 0; i < 20; i++ {
+				xi := rng.NormFloat64()
+				x = append(x, xi)
+				y = append(y, 1+a+0.5*xi+c.sigma*rng.NormFloat64())
+				g = append(g, float64(j))
+			}
+		}
+		fr := &Frame{}
+		fr.AddNumeric("y", y)
+		fr.AddNumeric("x", x)
+		fr.AddNumeric("g", g)
+		m, err := New(f, fr, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		line := m.Groups()[0]
+		t.Log(line)
+		if got := m.groups[0].centred; got != c.centred || !strings.Contains(line, "its intercept") {
+			t.Errorf("σ %g: centred %v, want %v (%s)", c.sigma, got, c.centred, line)
+		}
+	}
+}

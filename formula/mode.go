@@ -13,7 +13,28 @@ import (
 // parameter once — N·(P + 1 + ΣK) + d, not N·d. A cost rule that counts
 // the group effects as dimensions of every row overstates the gradient
 // of a hierarchical model by the number of levels.
+//
+// A gaussian model whose full-data likelihood collapses to sufficient
+// statistics (collapsed) reads its M pseudo-rows instead: M·(P + 1 + K) + d,
+// whatever N.
 func (m *Model) GradientWork() float64 {
+	n := m.n
+	if m.coll != nil {
+		n = len(m.coll.y)
+	}
+	return float64(n)*float64(m.rowNonzeros()) + float64(m.Dim())
+}
+
+// RowWork returns the multiply-adds of one row of a minibatch's gradient:
+// the row's nonzeros plus its share d/N of the prior's — the rows
+// themselves, also when full-data passes read the collapsed statistics.
+func (m *Model) RowWork() float64 {
+	return (float64(m.n)*float64(m.rowNonzeros()) + float64(m.Dim())) / float64(m.n)
+}
+
+// rowNonzeros returns the multiply-adds of one row: its population-level
+// columns, the intercept, and its level's K coefficients in each term.
+func (m *Model) rowNonzeros() int {
 	_, p := m.x.Dims()
 	per := p
 	if m.intercept {
@@ -22,7 +43,7 @@ func (m *Model) GradientWork() float64 {
 	for _, g := range m.groups {
 		per += g.K
 	}
-	return float64(m.n)*float64(max(per, 1)) + float64(m.Dim())
+	return max(per, 1)
 }
 
 // rmsFloor is the root mean square of a non-centred term's standardised

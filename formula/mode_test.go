@@ -120,8 +120,13 @@ func TestDegenerateMode(t *testing.T) {
 			t.Errorf("sd %d at the rescaled point %g, want the spread %g", k, sd, want)
 		}
 	}
-	if want := float64(m.Len())*4 + float64(m.Dim()); m.GradientWork() != want {
-		t.Errorf("GradientWork %g, want N·4 + d = %g", m.GradientWork(), want)
+	// Gaussian: a full-data gradient reads the M pseudo-rows of the
+	// collapsed statistics; a minibatch row, the row itself.
+	if want := float64(len(m.coll.y))*4 + float64(m.Dim()); m.GradientWork() != want {
+		t.Errorf("GradientWork %g, want M·4 + d = %g", m.GradientWork(), want)
+	}
+	if want := (float64(m.Len())*4 + float64(m.Dim())) / float64(m.Len()); m.RowWork() != want {
+		t.Errorf("RowWork %g, want (N·4 + d)/N = %g", m.RowWork(), want)
 	}
 }
 
@@ -138,7 +143,20 @@ func TestCostPlanChooses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	big, err := New(f, wideFrame(4, 2000, 2), Options{})
+	wide := wideFrame(4, 2000, 2)
+	// The same rows as bernoulli outcomes: y > 1.
+	yb := make([]float64, wide.Len())
+	for i, v := range wide.cols["y"].Num {
+		if v > 1 {
+			yb[i] = 1
+		}
+	}
+	wide.AddNumeric("yb", yb)
+	fb, err := Parse("yb ~ x + (1 + x | g)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	big, err := New(fb, wide, Options{Family: "bernoulli"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +166,21 @@ func TestCostPlanChooses(t *testing.T) {
 	}
 	t.Log(p)
 	if p.Kind != "sgld" || p.Fallback != "" || !strings.Contains(p.Why, "NUTS 14,000 full gradients") || !strings.Contains(p.Why, "SGLD") || !strings.Contains(p.Why, "SGLD is cheaper") {
-		t.Errorf("8,000 rows in 4 centred groups: plan %s", p)
+		t.Errorf("8,000 bernoulli rows in 4 centred groups: plan %s", p)
+	}
+	// Gaussian rows collapse to 4 levels × 4 pseudo-rows: a full gradient
+	// costs less than a minibatch, so NUTS.
+	gauss, err := New(f, wide, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err = fit.NewPlan(ctx, gauss, fit.PlanOptions{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Log(p)
+	if p.Kind != "nuts" || p.Fallback != "" || !strings.Contains(p.Why, "NUTS is cheaper") {
+		t.Errorf("8,000 gaussian rows in 4 centred groups: plan %s", p)
 	}
 	small := sleepModel(t, 18, 10, 1, "")
 	p, err = fit.NewPlan(ctx, small, fit.PlanOptions{Seed: 1})

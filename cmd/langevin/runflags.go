@@ -14,7 +14,7 @@ import (
 // The groups of the common flags, in the order of run -h.
 var commonGroups = []struct{ title, flags string }{
 	{"data", "data split test test-frac target id drop categorical missing na sep decimal format standardize n noise k"},
-	{"model", "stan formula family priors model intercept prior-scale offset exposure nu hidden activation likelihood classes noise-var learn-noise noise-model map-iters map-batch map-lr chain-weights grad-noise rho"},
+	{"model", "stan rows formula family priors model intercept prior-scale offset exposure nu hidden activation likelihood classes noise-var learn-noise noise-model map-iters map-batch map-lr chain-weights grad-noise rho"},
 	{"run", "sampler target-ess max-time chains chain-id iters burnin thin seed init precond out overwrite resume checkpoint report quiet"},
 	{"step size", "step schedule step-b decay step-floor cycles explore temperature temperature-start"},
 	{"stochastic gradients", "batch replace cv clip clip-value noise-every"},
@@ -36,7 +36,7 @@ func newRunFlagSet(c *fit.Config) *flag.FlagSet {
 	fs.IntVar(&c.K, "k", d.K, "--data spirals: number of arms (classes)")
 
 	registerFormulaFlags(fs, &c.Formula)
-	fs.StringVar(&c.Stan, "stan", d.Stan, "a Stan program `FILE` as the model (see docs/stan.md); --data is its data in CmdStan's JSON format; the sampler is nuts unless --sampler says otherwise")
+	fs.StringVar(&c.Stan, "stan", d.Stan, "a Stan program `FILE` as the model (see docs/stan.md); --data is its data in CmdStan's JSON format; the sampler is nuts unless --sampler (or --rows) says otherwise")
 	fs.StringVar(&c.Rows, "rows", d.Rows, "--stan: the data block's int `N` that counts the rows: every data variable whose first dimension is N is a row column, and the likelihood (the model block's terms that read the rows, row by row) runs on minibatches with the plan of --sampler auto, the default then (see docs/stan.md)")
 	fs.StringVar(&c.Model, "model", d.Model, "model: linear|logistic|mlp|softmax (integer class labels 0…K−1; --prior-scale σ₀ is precision λ = 1/σ₀²)|poisson|negbin (counts, log link; --offset/--exposure)|probit (0/1 labels)|robust (Student-t regression), or a toy target that needs no --data: gauss2|mixture25")
 	fs.BoolVar(&c.Intercept, "intercept", d.Intercept, "add an intercept")
