@@ -16,7 +16,7 @@ import (
 	"github.com/langevin-go/langevin/schedule"
 )
 
-// DenseCurvatureMax is the largest dimension d at which --sampler auto's
+// DenseCurvatureMax is the largest dimension d at which {sampler} auto's
 // plan forms the dense curvature: the d×d negative Hessian at the MAP, its
 // Cholesky factor and inverse (the Laplace covariance), and the step rule's
 // scaled curvature, eigendecompositions and gradient covariances — about
