@@ -253,13 +253,7 @@ func (h *BlockArrow) forward(x []float64) {
 		for lv := 0; lv < t.Levels; lv++ {
 			l := h.L[ti][lv*K*K : (lv+1)*K*K]
 			y := x[t.Offset+lv*K : t.Offset+(lv+1)*K]
-			for k := 0; k < K; k++ {
-				v := y[k]
-				for q := 0; q < k; q++ {
-					v -= l[k*K+q] * y[q]
-				}
-				y[k] = v / l[k*K+k]
-			}
+			linalg.SolveLower(y, l, y, K)
 			w := h.W[ti][lv*p*K : (lv+1)*p*K]
 			for r, i := range h.border {
 				var v float64
@@ -301,13 +295,7 @@ func (h *BlockArrow) backward(x []float64) {
 					y[k] -= w[r*K+k] * xb
 				}
 			}
-			for k := K - 1; k >= 0; k-- {
-				v := y[k]
-				for q := k + 1; q < K; q++ {
-					v -= l[q*K+k] * y[q]
-				}
-				y[k] = v / l[k*K+k]
-			}
+			linalg.SolveLowerT(y, l, y, K)
 		}
 	}
 }

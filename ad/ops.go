@@ -95,19 +95,69 @@ func st(v Vec) int {
 func (t *Tape) binary(o op, who string, a, b Vec) Vec {
 	n := bsize(who, a, b)
 	out := t.newVec(n)
-	y, x, z := t.vals(out), t.vals(a), t.vals(b)
-	sa, sb := st(a), st(b)
-	for i := range y {
-		u, v := x[i*sa], z[i*sb]
+	y, x, z := t.vals(out), t.vals(a)[:a.n], t.vals(b)[:b.n]
+	// One loop per operation and broadcast (the same arithmetic as one
+	// loop with a switch inside, without the switch and the strides).
+	switch {
+	case len(x) == len(y) && len(z) == len(y):
+		z = z[:len(y)]
 		switch o {
 		case opAdd:
-			y[i] = u + v
+			for i, u := range x {
+				y[i] = u + z[i]
+			}
 		case opSub:
-			y[i] = u - v
+			for i, u := range x {
+				y[i] = u - z[i]
+			}
 		case opMul:
-			y[i] = u * v
+			for i, u := range x {
+				y[i] = u * z[i]
+			}
 		case opDiv:
-			y[i] = u / v
+			for i, u := range x {
+				y[i] = u / z[i]
+			}
+		}
+	case len(x) == 1:
+		u := x[0]
+		switch o {
+		case opAdd:
+			for i, v := range z {
+				y[i] = u + v
+			}
+		case opSub:
+			for i, v := range z {
+				y[i] = u - v
+			}
+		case opMul:
+			for i, v := range z {
+				y[i] = u * v
+			}
+		case opDiv:
+			for i, v := range z {
+				y[i] = u / v
+			}
+		}
+	default: // len(z) == 1
+		v := z[0]
+		switch o {
+		case opAdd:
+			for i, u := range x {
+				y[i] = u + v
+			}
+		case opSub:
+			for i, u := range x {
+				y[i] = u - v
+			}
+		case opMul:
+			for i, u := range x {
+				y[i] = u * v
+			}
+		case opDiv:
+			for i, u := range x {
+				y[i] = u / v
+			}
 		}
 	}
 	t.push(node{op: o, out: out, a: a, b: b})
@@ -268,6 +318,9 @@ func (nd *node) backward(t *Tape) {
 		a, b := nd.a, nd.b
 		ga, gb := t.adjs(a), t.adjs(b)
 		x, z := t.vals(a), t.vals(b)
+		if binaryBack(nd.op, g, ga, gb, x[:a.n], z[:b.n]) {
+			return
+		}
 		sa, sb := st(a), st(b)
 		for i, gi := range g {
 			if gi == 0 {
@@ -403,4 +456,176 @@ func (nd *node) backward(t *Tape) {
 	case opConstrain:
 		nd.tr.Backward(t.adjs(nd.a), t.vals(nd.a), t.vals(nd.out), g, t.jacAdj)
 	}
+}
+
+// binaryBack is the backward pass of an element-wise operation when at most
+// one of its inputs has adjoints (a parameter and data, the usual case):
+// one loop per operation and broadcast, a broadcast scalar's adjoint summed
+// in a register. The sums are those of the general loop, term by term in
+// the same order, so the gradient is the same to the bit. It returns false
+// (and does nothing) when both inputs have adjoints, which may share
+// storage.
+func binaryBack(o op, g, ga, gb, x, z []float64) bool {
+	switch {
+	case ga != nil && gb != nil:
+		return false
+	case ga == nil && gb == nil:
+		return true
+	}
+	n := len(g)
+	if ga != nil { // ∂/∂a: Add, Sub gi; Mul gi·z; Div gi/z
+		if len(ga) == 1 {
+			s := ga[0]
+			switch o {
+			case opAdd, opSub:
+				for _, gi := range g {
+					if gi != 0 {
+						s += gi
+					}
+				}
+			case opMul:
+				if len(z) == 1 {
+					for _, gi := range g {
+						if gi != 0 {
+							s += gi * z[0]
+						}
+					}
+				} else {
+					z = z[:n]
+					for i, gi := range g {
+						if gi != 0 {
+							s += gi * z[i]
+						}
+					}
+				}
+			case opDiv:
+				if len(z) == 1 {
+					for _, gi := range g {
+						if gi != 0 {
+							s += gi / z[0]
+						}
+					}
+				} else {
+					z = z[:n]
+					for i, gi := range g {
+						if gi != 0 {
+							s += gi / z[i]
+						}
+					}
+				}
+			}
+			ga[0] = s
+			return true
+		}
+		ga = ga[:n]
+		switch o {
+		case opAdd, opSub:
+			for i, gi := range g {
+				if gi != 0 {
+					ga[i] += gi
+				}
+			}
+		case opMul:
+			if len(z) == 1 {
+				for i, gi := range g {
+					if gi != 0 {
+						ga[i] += gi * z[0]
+					}
+				}
+			} else {
+				z = z[:n]
+				for i, gi := range g {
+					if gi != 0 {
+						ga[i] += gi * z[i]
+					}
+				}
+			}
+		case opDiv:
+			if len(z) == 1 {
+				for i, gi := range g {
+					if gi != 0 {
+						ga[i] += gi / z[0]
+					}
+				}
+			} else {
+				z = z[:n]
+				for i, gi := range g {
+					if gi != 0 {
+						ga[i] += gi / z[i]
+					}
+				}
+			}
+		}
+		return true
+	}
+	// ∂/∂b: Add gi; Sub −gi; Mul gi·x; Div −gi·x/z²
+	if len(gb) == 1 {
+		s := gb[0]
+		switch o {
+		case opAdd:
+			for _, gi := range g {
+				if gi != 0 {
+					s += gi
+				}
+			}
+		case opSub:
+			for _, gi := range g {
+				if gi != 0 {
+					s -= gi
+				}
+			}
+		case opMul:
+			if len(x) == 1 {
+				for _, gi := range g {
+					if gi != 0 {
+						s += gi * x[0]
+					}
+				}
+			} else {
+				x = x[:n]
+				for i, gi := range g {
+					if gi != 0 {
+						s += gi * x[i]
+					}
+				}
+			}
+		default:
+			return false
+		}
+		gb[0] = s
+		return true
+	}
+	gb = gb[:n]
+	switch o {
+	case opAdd:
+		for i, gi := range g {
+			if gi != 0 {
+				gb[i] += gi
+			}
+		}
+	case opSub:
+		for i, gi := range g {
+			if gi != 0 {
+				gb[i] -= gi
+			}
+		}
+	case opMul:
+		if len(x) == 1 {
+			for i, gi := range g {
+				if gi != 0 {
+					gb[i] += gi * x[0]
+				}
+			}
+		} else {
+			x = x[:n]
+			for i, gi := range g {
+				if gi != 0 {
+					gb[i] += gi * x[i]
+				}
+			}
+		}
+	default:
+		return false
+	}
+	return true
 }

@@ -92,6 +92,16 @@ type Coding struct {
 	RowsDropped  int            `json:"rows_dropped,omitempty"`  // rows dropped for a missing value
 }
 
+// ReadSettings are how a data file was read, as the command's flags gave
+// them: --na (comma-separated tokens), --sep and --decimal ("" when not
+// given). A run records them so that new rows in the same format are read
+// alike.
+type ReadSettings struct {
+	NA      string `json:"na,omitempty"`
+	Sep     string `json:"sep,omitempty"`
+	Decimal string `json:"decimal,omitempty"`
+}
+
 // Features returns the names of the features the coding makes, in the order
 // of the columns of X: a numeric column's own name, a categorical column's
 // "name[level]" for each level but the reference.

@@ -148,7 +148,7 @@ func PrintWhere(w io.Writer, c *Config, tr *langevin.Trace, table diag.Table, el
 		}
 	}
 	if c.PrecondWhy != "" {
-		fmt.Fprintf(w, "auto:     precond: none (%s; --precond laplace to override)\n", c.PrecondWhy)
+		fmt.Fprintf(w, "auto:     precond: none (%s; {precond} laplace to override)\n", c.PrecondWhy)
 	}
 	printCrossover(w, c, tr)
 	if c.Clip > 0 || c.ClipValue > 0 {
@@ -162,7 +162,7 @@ func PrintWhere(w io.Writer, c *Config, tr *langevin.Trace, table diag.Table, el
 			frac := n / float64(total)
 			fmt.Fprintf(w, "clipping: fired in %.0f of %d steps (%.1f%%)", n, total, 100*frac)
 			if frac > 0.05 {
-				fmt.Fprint(w, " — frequent clipping biases the result: raise --clip or lower --step")
+				fmt.Fprint(w, " — frequent clipping biases the result: raise {clip} or lower {step}")
 			}
 			fmt.Fprintln(w)
 		}
@@ -255,14 +255,14 @@ func printCrossover(w io.Writer, c *Config, tr *langevin.Trace) {
 	}
 	fmt.Fprintf(w, "noise:    over the last draws, injected noise variance %.3g vs stochastic-gradient noise %.3g per coordinate\n", lastInj, lastGrad)
 	if len(cross) < measured {
-		fmt.Fprintf(w, "          in %d of %d chains the gradient noise still exceeds the injected noise at the end: those draws are not posterior samples (lower --step, raise --batch or --iters)\n", measured-len(cross), measured)
+		fmt.Fprintf(w, "          in %d of %d chains the gradient noise still exceeds the injected noise at the end: those draws are not posterior samples (lower {step}, raise {batch} or {iters})\n", measured-len(cross), measured)
 		return
 	}
 	sort.Ints(cross)
 	med := cross[len(cross)/2]
 	fmt.Fprintf(w, "          injected noise dominates from iteration %d (median over chains)", med)
 	if med > c.Burnin {
-		fmt.Fprint(w, " — after burn-in: early draws are still optimisation, raise --burnin")
+		fmt.Fprint(w, " — after burn-in: early draws are still optimisation, raise {burnin}")
 	}
 	fmt.Fprintln(w)
 }

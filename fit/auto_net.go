@@ -12,13 +12,13 @@ import (
 	"github.com/langevin-go/langevin/data"
 )
 
-// --sampler auto on a network (--model mlp): NewNetPlan chooses the
+// {sampler} auto on a network ({model} mlp): NewNetPlan chooses the
 // starts, the modes, the preconditioner, the step, the burn-in and the
 // length (until the predictions at held-out points converge); each rule is
 // printed on an auto: line.
 
 // netTargetESS is the function-space ESS a network run aims at unless
-// --target-ess is given: 100 effective draws put the Monte Carlo error of
+// {target-ess} is given: 100 effective draws put the Monte Carlo error of
 // every predictive mean at a tenth of its posterior sd.
 const netTargetESS = 100
 
@@ -120,7 +120,7 @@ func (a *autoRun) netNotes(tr *langevin.Trace, target float64, chainID, iters in
 	case conv.Converged:
 		out = append(out, Note{"auto", fmt.Sprintf("length: ran until the predictions converged: %v", conv)})
 	case chainID > 0:
-		out = append(out, Note{"auto", fmt.Sprintf("length: --iters %d (one chain of an analysis): %v", iters, conv)})
+		out = append(out, Note{"auto", fmt.Sprintf("length: {iters} %d (one chain of an analysis): %v", iters, conv)})
 	default:
 		out = append(out, Note{"auto", fmt.Sprintf("length: stopped at the cap of %d iterations before the predictions converged: %v; it would take: %s", a.lastIter(tr), conv, conv.Needs(a.burnin, a.lastIter(tr)))})
 	}

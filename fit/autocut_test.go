@@ -30,7 +30,7 @@ func TestAutoCutWhy(t *testing.T) {
 		last int
 		want string
 	}{
-		{1000, "--iters 1000 reached before min bulk-ESS 400"},
+		{1000, "{iters} 1000 reached before min bulk-ESS 400"},
 		{370, "cut short (a signal or an error) at iteration 370, 370 of at most 1000"},
 	} {
 		if got := autoCutWhy(c, trace(tc.last)); !strings.Contains(got, tc.want) {

@@ -401,5 +401,5 @@ func (p *Plan) ExplainDivergence(m langevin.Model, err error) error {
 			scales = " (at the MAP: " + strings.Join(parts, ", ") + ")"
 		}
 	}
-	return fmt.Errorf("%w — on the block-arrow plan a smaller step would not help (the step is 0.05/λmax of the preconditioned curvature, measured): the chains left the Laplace approximation N(θ̂, H⁻¹) of the joint MAP%s, which with few rows per group level and non-centred effects can be degenerate, a group scale far above the posterior mass; this plan cannot be trusted on these data: run exact NUTS (--sampler nuts), or with fewer groups or more rows per level", err, scales)
+	return fmt.Errorf("%w — on the block-arrow plan a smaller step would not help (the step is 0.05/λmax of the preconditioned curvature, measured): the chains left the Laplace approximation N(θ̂, H⁻¹) of the joint MAP%s, which with few rows per group level and non-centred effects can be degenerate, a group scale far above the posterior mass; this plan cannot be trusted on these data: run exact NUTS ({sampler} nuts), or with fewer groups or more rows per level", err, scales)
 }

@@ -299,7 +299,7 @@ func (cw *ChainWeights) String() string {
 		if cw.Why != "" {
 			return fmt.Sprintf("chain weights: equal (%s): %s", cw.Why, strings.Join(ws, " "))
 		}
-		return fmt.Sprintf("chain weights: equal (--chain-weights equal): %s", strings.Join(ws, " "))
+		return fmt.Sprintf("chain weights: equal ({chain-weights} equal): %s", strings.Join(ws, " "))
 	}
 	el := make([]string, len(cw.Chains))
 	for k, r := range cw.Chains {
@@ -323,6 +323,6 @@ func (cw *ChainWeights) String() string {
 	if cw.Thin > 1 {
 		rows += fmt.Sprintf(" and every %d-th draw of a chain (%d draws; at most %d)", cw.Thin, cw.Draws, stackMaxDraws)
 	}
-	return fmt.Sprintf("chain weights: stacking %s (elpd_loo of each chain %s; Pareto k̂ up to %.2f, above %.2f on %.1f%% of the chains' rows; LOO log score of the mixture %.1f, equal weights %.1f) — by each chain's own PSIS-LOO on %s (Yao, Vehtari & Gelman 2022): a network's chains sit at different modes and do not mix, so equal weights would count a mode by the chains that landed in it; --chain-weights equal pools them as they are",
+	return fmt.Sprintf("chain weights: stacking %s (elpd_loo of each chain %s; Pareto k̂ up to %.2f, above %.2f on %.1f%% of the chains' rows; LOO log score of the mixture %.1f, equal weights %.1f) — by each chain's own PSIS-LOO on %s (Yao, Vehtari & Gelman 2022): a network's chains sit at different modes and do not mix, so equal weights would count a mode by the chains that landed in it; {chain-weights} equal pools them as they are",
 		strings.Join(ws, " "), strings.Join(el, " "), cw.MaxK, loo.KThreshold(cw.Draws), 100*cw.HighK, cw.Stacked, cw.Equal, rows)
 }

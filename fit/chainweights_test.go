@@ -255,3 +255,23 @@ func inChain(th []float64, ch [][]float64) bool {
 	}
 	return false
 }
+
+// TestChainLengthFactor: a chain short of ESS needs target/ESS times the
+// length, one whose max split-R̂ is 1.2 needs (0.2/0.1)² = 4 times, the
+// larger wins, and a stuck chain cannot be fixed by length.
+func TestChainLengthFactor(t *testing.T) {
+	for _, c := range []struct {
+		cc   predict.ChainConvergence
+		want float64
+	}{
+		{predict.ChainConvergence{MaxRHat: 1.05, MedianESS: 150}, 1},
+		{predict.ChainConvergence{MaxRHat: 1.05, MedianESS: 25}, 4},
+		{predict.ChainConvergence{MaxRHat: 1.2, MedianESS: 150}, 4},
+		{predict.ChainConvergence{MaxRHat: 1.3, MedianESS: 50}, 9},
+		{predict.ChainConvergence{MaxRHat: math.NaN(), MedianESS: math.NaN()}, math.Inf(1)},
+	} {
+		if got := fit.ChainLengthFactor(c.cc, 100); math.Abs(got-c.want) > 1e-12 && got != c.want {
+			t.Errorf("ChainLengthFactor(%+v) = %v, want %v", c.cc, got, c.want)
+		}
+	}
+}

@@ -1,6 +1,6 @@
 package fit
 
-// The flags of a table's columns (--id, --drop, --categorical, --missing):
+// The flags of a table's columns ({id}, {drop}, {categorical}, {missing}):
 // thin glue from flags to data.CSVOptions; the rules live in package data
 // (data.Coding), the scale in data.Scaler.Unscale.
 
@@ -25,7 +25,7 @@ import (
 // missing values named.
 func readError(err error) error {
 	if errors.Is(err, data.ErrMissing) {
-		return InputErrorf("%v (--missing drop drops them)", err)
+		return InputErrorf("%v ({missing} drop drops them)", err)
 	}
 	var te *data.TextColumnError
 	var pe *data.ParseError
@@ -34,16 +34,16 @@ func readError(err error) error {
 		if strings.ContainsAny(col, " \t\"'$") {
 			col = strconv.Quote(col)
 		}
-		choices := fmt.Sprintf("--drop %s, --id %s if it names the rows (written beside each prediction), or --categorical %s to code it as a category anyway", col, col, col)
+		choices := fmt.Sprintf("{drop} %s, {id} %s if it names the rows (written beside each prediction), or {categorical} %s to code it as a category anyway", col, col, col)
 		if te.What == "decimal-comma numbers" {
-			choices = fmt.Sprintf("--drop %s, or --categorical %s to code it as a category anyway", col, col)
+			choices = fmt.Sprintf("{drop} %s, or {categorical} %s to code it as a category anyway", col, col)
 		}
 		return InputErrorf("%s: %s; %s", pe.File, te, choices)
 	}
 	return InputError{Err: err}
 }
 
-// responseHint suggests the model for responses y that --model kind cannot
+// responseHint suggests the model for responses y that {model} kind cannot
 // take: counts → poisson, real numbers → linear, integer classes → softmax.
 func responseHint(kind string, y []float64) string {
 	ints, nonneg := true, true
@@ -61,13 +61,13 @@ func responseHint(kind string, y []float64) string {
 	}
 	switch {
 	case !ints:
-		return "; the responses are real numbers: --model linear (or robust)"
+		return "; the responses are real numbers: {model} linear (or robust)"
 	case nonneg && len(seen) > 2 && len(seen) <= 20 && kind != "softmax":
-		return fmt.Sprintf("; the responses are %s integers ≥ 0: --model poisson (or negbin) for counts, --model softmax for class labels", strconv.Itoa(len(seen))+" distinct")
+		return fmt.Sprintf("; the responses are %s integers ≥ 0: {model} poisson (or negbin) for counts, {model} softmax for class labels", strconv.Itoa(len(seen))+" distinct")
 	case nonneg && kind != "poisson":
-		return "; the responses are integers ≥ 0: --model poisson (or negbin) for counts"
+		return "; the responses are integers ≥ 0: {model} poisson (or negbin) for counts"
 	case ints:
-		return "; the responses are integers: --model linear"
+		return "; the responses are integers: {model} linear"
 	}
 	return ""
 }
@@ -189,7 +189,7 @@ func headerlessNames(features []string) bool {
 	return slices.IndexFunc(features, func(f string) bool { return !strings.HasPrefix(f, "V") }) < 0
 }
 
-// SameData reports whether the --data of predict is the run's own data: the
+// SameData reports whether the {data} of predict is the run's own data: the
 // same name (an embedded or generated set) or the same file.
 func SameData(a, b string) bool {
 	if a == b {

@@ -32,8 +32,8 @@ func TestResolveLength(t *testing.T) {
 		{"auto --iters", "logistic", "auto", 10000, []string{"iters"}, false, 10000, 0, 1, ""},
 		{"auto", "logistic", "auto", 500000, nil, false, 10_000_000, 0, 1, ""},
 		{"untuned sgld: auto's plan", "logistic", "sgld", 500000, []string{"sampler", "target-ess"}, true, 10_000_000, 0, 1, ""},
-		{"tuned sgld --target-ess", "logistic", "sgld", 10000, []string{"sampler", "iters", "target-ess"}, false, 0, 0, 0, "--target-ess: only for --sampler auto"},
-		{"auto --chain-id", "logistic", "auto", 500000, []string{"chain-id"}, false, 0, 0, 0, "--chain-id with --sampler auto: give --iters"},
+		{"tuned sgld --target-ess", "logistic", "sgld", 10000, []string{"sampler", "iters", "target-ess"}, false, 0, 0, 0, "{target-ess}: only for {sampler} auto"},
+		{"auto --chain-id", "logistic", "auto", 500000, []string{"chain-id"}, false, 0, 0, 0, "{chain-id} with {sampler} auto: give {iters}"},
 	} {
 		c := &fit.Config{Model: tc.model, Sampler: tc.sampler, Def: fit.SamplerTable[tc.sampler], Iters: tc.iters,
 			Burnin: 50000, Thin: 450, Chains: 4, Precond: "laplace", TargetESS: 400, Set: map[string]bool{}}

@@ -35,11 +35,12 @@ func (j *Problem) LoadData() error {
 		}
 	}
 	if !generated && !c.IsUCI() {
-		if full, err = readData(c, c.Data, "--data", true, true); err != nil {
+		if full, err = readData(c, c.Data, "{data}", true, true); err != nil {
 			return err
 		}
 	}
 	var train, test *data.Dataset
+	var fileWarns []string // fileOrderWarnings of the rows in the file's order
 	if !generated && c.IsUCI() {
 		// The benchmark's split: its training rows as the data, its test
 		// rows as the test set.
@@ -47,7 +48,7 @@ func (j *Problem) LoadData() error {
 			return InputError{Err: err}
 		}
 		if train, test, err = j.uci.Split(c.Split); err != nil {
-			return InputErrorf("--split %d: %v", c.Split, err)
+			return InputErrorf("{split} %d: %v", c.Split, err)
 		}
 	} else if ownTest != nil && c.Test == "" {
 		train, test = full, ownTest
@@ -55,15 +56,25 @@ func (j *Problem) LoadData() error {
 		train = full
 		tc := *c
 		tc.Columns.Coding = train.Coding // the test file read as the training data were
-		if test, err = ReadData(&tc, c.Test, "--test", false); err != nil {
+		if test, err = ReadData(&tc, c.Test, "{test}", false); err != nil {
 			return err
 		}
-		if err := AlignColumns(train, test, "--test"); err != nil {
+		if err := AlignColumns(train, test, "{test}"); err != nil {
 			return err
 		}
 	} else {
-		train, test = data.TrainTest(full, c.TestFrac, c.Seed)
-		j.TestSplit = &TestSplit{Rows: full.Len(), TestFrac: c.TestFrac, Seed: c.Seed}
+		rows := full.Len()
+		if !generated {
+			// The rows read from the file are ours: split them in place, not
+			// copied (the same parts; a wide file's read held them twice).
+			// The checks that need the file's order of rows come first.
+			fileWarns = fileOrderWarnings(full)
+			train, test = data.TrainTestOwned(full, c.TestFrac, c.Seed)
+			full = nil
+		} else {
+			train, test = data.TrainTest(full, c.TestFrac, c.Seed)
+		}
+		j.TestSplit = &TestSplit{Rows: rows, TestFrac: c.TestFrac, Seed: c.Seed}
 	}
 	if c.Model == "softmax" {
 		if err := checkSoftmaxLabels(train, test); err != nil {
@@ -71,7 +82,7 @@ func (j *Problem) LoadData() error {
 		}
 	}
 	if c.Batch > train.Len() {
-		return InputErrorf("--batch %d: expected at most N = %d training rows (0: full batch)", c.Batch, train.Len())
+		return InputErrorf("{batch} %d: expected at most N = %d training rows (0: full batch)", c.Batch, train.Len())
 	}
 	if col, flagName := c.OffsetColumn(); col != "" {
 		// Out of the features before standardising: the offsets are used as read.
@@ -88,21 +99,19 @@ func (j *Problem) LoadData() error {
 	// naming the column and what to do.
 	warns, err := data.CheckColumns(train.X, train.Names)
 	if err != nil {
-		return InputErrorf("--data %s: %v", c.Data, err)
+		return InputErrorf("{data} %s: %v", c.Data, err)
 	}
-	all := full // the rows in the file's order (of the training rows when the file has no other)
-	if all == nil {
-		all = train
-	}
-	warns = append(warns, data.RowNumberColumns(all.X, all.Names)...)
-	if all.Coding != nil && all.Coding.ID != "" {
-		if w := data.DuplicateIDs(all.IDs, all.Coding.ID); w != "" {
-			warns = append(warns, w)
+	if fileWarns == nil {
+		all := full // the rows in the file's order (of the training rows when the file has no other)
+		if all == nil {
+			all = train
 		}
+		fileWarns = fileOrderWarnings(all)
 	}
+	warns = append(warns, fileWarns...)
 	for _, w := range warns {
 		if j.Stderr != nil {
-			fmt.Fprintf(j.Stderr, "langevin run: warning: --data %s: %s\n", c.Data, w)
+			fmt.Fprintf(j.Stderr, "langevin run: warning: {data} %s: %s\n", c.Data, w)
 		}
 	}
 	if err := singleClass(c, train); err != nil {
@@ -117,6 +126,18 @@ func (j *Problem) LoadData() error {
 	}
 	j.Train, j.Test = train, test
 	return nil
+}
+
+// fileOrderWarnings are the warnings about d's rows in the file's order: a
+// column of the row numbers, and repeated IDs (named by their rows).
+func fileOrderWarnings(d *data.Dataset) []string {
+	warns := append([]string{}, data.RowNumberColumns(d.X, d.Names)...)
+	if d.Coding != nil && d.Coding.ID != "" {
+		if w := data.DuplicateIDs(d.IDs, d.Coding.ID); w != "" {
+			warns = append(warns, w)
+		}
+	}
+	return warns
 }
 
 // SeparationWarning warns when a classifier's MAP has a coefficient so
@@ -143,7 +164,7 @@ func SeparationWarning(m langevin.Model, theta []float64) string {
 		if at < 0 {
 			return ""
 		}
-		return fmt.Sprintf("the MAP has %s = %.3g: the classes are (nearly) separable by the features, so the likelihood keeps growing along it and the posterior is set by the prior alone; give a proper prior (--prior-scale 1, the default; smaller is stronger) or drop the feature that separates them", names[at], theta[at])
+		return fmt.Sprintf("the MAP has %s = %.3g: the classes are (nearly) separable by the features, so the likelihood keeps growing along it and the posterior is set by the prior alone; give a proper prior ({prior-scale} 1, the default; smaller is stronger) or drop the feature that separates them", names[at], theta[at])
 	}
 	return ""
 }
@@ -165,7 +186,7 @@ func singleClass(c *Config, train *data.Dataset) error {
 			return nil
 		}
 	}
-	return InputErrorf("--data %s: the target column %q holds only the label %g in the %d training rows: a classifier needs two classes at least (check --target, or the data)", c.Data, train.Target, train.Y[0], train.Len())
+	return InputErrorf("{data} %s: the target column %q holds only the label %g in the %d training rows: a classifier needs two classes at least (check {target}, or the data)", c.Data, train.Target, train.Y[0], train.Len())
 }
 
 // classes returns, for softmax regression, one more than the largest label
@@ -185,8 +206,8 @@ func (j *Problem) classes() int {
 	return k
 }
 
-// readData reads the data set path given by the flag flagName ("--data" or
-// "--test"); when builtins is true, a path that is not a file may name an
+// readData reads the data set path given by the flag flagName ("{data}" or
+// "{test}"); when builtins is true, a path that is not a file may name an
 // embedded data set.
 // dataBound is the most a data file read into memory may hold: a quarter
 // of the memory budget (the data are copied once into their matrix, and the
@@ -195,15 +216,15 @@ func dataBound() int64 {
 	return budget.Memory() / 4
 }
 
-// ReadData reads a data file as the run reads its --data. The responses are
+// ReadData reads a data file as the run reads its {data}. The responses are
 // recoded to binary labels by c.Labels when set
-// (data.RecodeLabels: the run's --test, predict and compare read as the
+// (data.RecodeLabels: the run's {test}, predict and compare read as the
 // training data were).
 func ReadData(c *Config, path, flagName string, builtins bool) (*data.Dataset, error) {
 	return readData(c, path, flagName, builtins, false)
 }
 
-// readData is ReadData; with guessLabels (the run's --data) a response of
+// readData is ReadData; with guessLabels (the run's {data}) a response of
 // two values other than 0/1 or −1/+1 for a model of binary labels sets
 // c.Labels (data.TwoLabels: the larger value is the event).
 func readData(c *Config, path, flagName string, builtins, guessLabels bool) (*data.Dataset, error) {
@@ -228,7 +249,7 @@ func readData(c *Config, path, flagName string, builtins, guessLabels bool) (*da
 			headerLine = 0
 		}
 		if errors.Is(err, data.ErrTooLarge) {
-			return nil, InputErrorf("%s %v (a quarter of the memory budget: of half this machine's memory, or of a quarter of ulimit -v): convert the file once with langevin convert --data %s --out FILE.lvs; run and predict stream a store from disk", flagName, err, path)
+			return nil, InputErrorf("%s %v (a quarter of the memory budget: of half this machine's memory, or of a quarter of ulimit -v): convert the file once with langevin convert {data} %s {out} FILE.lvs; run and predict stream a store from disk", flagName, err, path)
 		}
 		if err != nil {
 			if c.Columns.Coding != nil {
@@ -240,13 +261,13 @@ func readData(c *Config, path, flagName string, builtins, guessLabels bool) (*da
 		headerLine = 0
 		// The column flags choose how a file's columns are read; an
 		// embedded set is read whole, so they are refused, not ignored.
-		for _, fl := range []struct{ name, v string }{{"--drop", c.Columns.Drop}, {"--id", c.Columns.Id}, {"--categorical", c.Columns.Categorical}} {
+		for _, fl := range []struct{ name, v string }{{"{drop}", c.Columns.Drop}, {"{id}", c.Columns.Id}, {"{categorical}", c.Columns.Categorical}} {
 			if fl.v != "" {
 				return nil, InputErrorf("%s %s: %s is an embedded data set, read whole (features %s); to choose its columns, give them as a CSV file", fl.name, fl.v, path, strings.Join(d.Names, ", "))
 			}
 		}
 		if c.Target != "" && c.Target != d.Target && c.Target != "-1" {
-			return nil, InputErrorf("--target %s: the embedded data set %s has target %q", c.Target, path, d.Target)
+			return nil, InputErrorf("{target} %s: the embedded data set %s has target %q", c.Target, path, d.Target)
 		}
 	}
 	if d.Len() == 0 {
@@ -324,7 +345,7 @@ func AlignColumns(train, test *data.Dataset, flagName string) error {
 	}
 	if headerless(train) || headerless(test) {
 		if train.Dim() != test.Dim() {
-			return InputErrorf("%s %s: %d features, --data has %d", flagName, test.Source, test.Dim(), train.Dim())
+			return InputErrorf("%s %s: %d features, {data} has %d", flagName, test.Source, test.Dim(), train.Dim())
 		}
 		return nil // no names to match: by position
 	}
@@ -377,7 +398,7 @@ func checkSoftmaxLabels(train, test *data.Dataset) error {
 		}
 	}
 	if lo >= 1 {
-		return InputErrorf("--model softmax: the labels of column %q start at %v, not 0: softmax expects the classes 0, 1, …, K−1 (with labels 1…K, subtract 1: class 0 would be empty)", train.Target, lo)
+		return InputErrorf("{model} softmax: the labels of column %q start at %v, not 0: softmax expects the classes 0, 1, …, K−1 (with labels 1…K, subtract 1: class 0 would be empty)", train.Target, lo)
 	}
 	return nil
 }
@@ -390,7 +411,7 @@ func checkSoftmaxLabels(train, test *data.Dataset) error {
 // (data.Scaler's Target methods).
 //
 // It is the response's one standardisation: the model is told
-// (Spec.YStandardized) and does not standardise again. --noise-var, y's σ²,
+// (Spec.YStandardized) and does not standardise again. {noise-var}, y's σ²,
 // is converted to z's (divided by s_y²): the spec's NoiseVar is then of the
 // standardised response, as the model's parameters are.
 func (j *Problem) standardizeTarget(s *model.Spec) {
@@ -403,7 +424,7 @@ func (j *Problem) standardizeTarget(s *model.Spec) {
 	}
 	s.YStandardized = true
 	if j.C.Set["noise-var"] {
-		// --noise-var is y's σ² (MLPOptions.NoiseVar's units); the model
+		// {noise-var} is y's σ² (MLPOptions.NoiseVar's units); the model
 		// sees z = (y − ȳ)/s_y, whose σ² is σ²_y/s_y². Without the flag
 		// the fixed σ² (or a Glorot start's) stays 1 on z: the response's
 		// variance.

@@ -10,6 +10,10 @@
 // (the MAP and the Hessian), diag (ESS, R̂, KSD) and the model. Arrows
 // point down: fit imports sampler, never the reverse.
 //
+// Run takes a Method value (nil: the plan): one type per family of
+// samplers (Auto, SGMCMC, Exact, Mandt, Approximation, Optimiser), each zero
+// field the rule; Methods holds every registered sampler by name.
+//
 // fit also holds the job of the command langevin run, so that the command
 // is flags → values → print: the run's configuration and its rules
 // (Config: Resolve, Validate, Spec), the table of samplers (SamplerTable,
@@ -19,5 +23,6 @@
 // crossover, test-set and data-scale lines). The run writes its files only
 // through a RunWriter value (the command's is the run directory's, in
 // package rundir): fit imports no flag, plot, run control, rundir or
-// stancsv.
+// stancsv. Its errors, notes and warnings name a run's settings in braces,
+// {iters} (Setting), which the command phrases as its flags (Phrase).
 package fit

@@ -18,8 +18,8 @@ import (
 )
 
 // The exact (full-data, Metropolis–Hastings or HMC) samplers of langevin run:
-// --sampler rwm|mala|nuts with --warmup, --tune, --target-accept and
-// --max-depth.
+// {sampler} rwm|mala|nuts with {warmup}, {tune}, {target-accept} and
+// {max-depth}.
 
 func init() {
 	k := SamplerKind{Exact: true, laplace: true}
@@ -32,12 +32,12 @@ func init() {
 	}
 	RegisterFlags(FlagGroup{Name: "exact", Title: "Exact-sampler flags", Define: func(fs FlagDefiner) any {
 		o := &ExactFlags{}
-		fs.IntVar(&o.warmup, "warmup", 0, "warm-up iterations `N` (an alias of --burnin: the step size and metric adapt during the burn-in)")
+		fs.IntVar(&o.warmup, "warmup", 0, "warm-up iterations `N` (an alias of {burnin}: the step size and metric adapt during the burn-in)")
 		fs.Float64Var(&o.targetAccept, "target-accept", 0, "target mean accept_stat `A` of the step-size tuning (default 0.234 rwm, 0.574 mala, 0.8 nuts)")
-		fs.StringVar(&o.tune, "tune", "dual", "step-size tuning during warm-up: none|dual (dual averaging)|grid (grid search, scored by --grid-score)")
-		fs.StringVar(&o.gridScore, "grid-score", "accept", "--tune grid's criterion: accept (the step whose mean accept_stat is closest to --target-accept, on the grid ε₀·2^k, k = −4…4) or esjd (the largest expected squared jump distance, on the grid ε₀·2^(k/4), k = −8…8, refined by a parabola: lands near 0.234 for rwm and 0.574 for mala without being told)")
+		fs.StringVar(&o.tune, "tune", "dual", "step-size tuning during warm-up: none|dual (dual averaging)|grid (grid search, scored by {grid-score})")
+		fs.StringVar(&o.gridScore, "grid-score", "accept", "{tune} grid's criterion: accept (the step whose mean accept_stat is closest to {target-accept}, on the grid ε₀·2^k, k = −4…4) or esjd (the largest expected squared jump distance, on the grid ε₀·2^(k/4), k = −8…8, refined by a parabola: lands near 0.234 for rwm and 0.574 for mala without being told)")
 		fs.IntVar(&o.maxDepth, "max-depth", 10, "maximum tree depth `D` of nuts")
-		fs.StringVar(&o.Metric, "metric", "diag", "metric: diag|dense (nuts adapts it in Stan's windows; rwm and mala use the Laplace approximation's (co)variance with --precond laplace)")
+		fs.StringVar(&o.Metric, "metric", "diag", "metric: diag|dense (nuts adapts it in Stan's windows; rwm and mala use the Laplace approximation's (co)variance with {precond} laplace)")
 		return o
 	}})
 }
@@ -50,17 +50,28 @@ type ExactFlags struct {
 	tune, Metric, gridScore string
 }
 
-// exactDefaults are the iteration counts of the exact samplers when
-// --iters/--burnin/--warmup/--thin are not given: the CLI's SGLD defaults
-// (500000/50000/450) would waste hours on a full-data sampler.
-var exactDefaults = map[string]struct{ warmup, draws int }{
-	"nuts": {1000, 1000}, // Stan's
-	"mala": {2000, 10000},
-	"rwm":  {5000, 20000},
+// exactDefaults are the exact samplers: their iteration counts when
+// {iters}/{burnin}/{warmup}/{thin} are not given (the CLI's SGLD defaults,
+// 500000/50000/450, would waste hours on a full-data sampler), and their
+// kernel for a step (0: tuned), a diagonal or dense preconditioner and the
+// warm-up's adaptation.
+var exactDefaults = map[string]struct {
+	warmup, draws int
+	kernel        func(step float64, precond []float64, cov *mat.SymDense, a sampler.Adapt, o *ExactFlags) langevin.Sampler
+}{
+	"nuts": {1000, 1000, func(step float64, precond []float64, _ *mat.SymDense, a sampler.Adapt, o *ExactFlags) langevin.Sampler { // Stan's
+		return sampler.NUTS{Step: step, MaxDepth: o.maxDepth, Precond: precond, Adapt: a}
+	}},
+	"mala": {2000, 10000, func(step float64, precond []float64, cov *mat.SymDense, a sampler.Adapt, _ *ExactFlags) langevin.Sampler {
+		return sampler.MALA{Step: step, Precond: precond, PrecondFull: cov, Adapt: a}
+	}},
+	"rwm": {5000, 20000, func(step float64, precond []float64, cov *mat.SymDense, a sampler.Adapt, _ *ExactFlags) langevin.Sampler {
+		return sampler.RWM{Step: step, Precond: precond, PrecondFull: cov, Adapt: a}
+	}},
 }
 
-// resolveExact resolves --warmup against --burnin and fills in the exact
-// samplers' defaults. --warmup N is an alias of --burnin N (the warm-up,
+// resolveExact resolves {warmup} against {burnin} and fills in the exact
+// samplers' defaults. {warmup} N is an alias of {burnin} N (the warm-up,
 // during which the step size and metric adapt, is the burn-in); giving both
 // with different values is an error.
 func (c *Config) resolveExact() error {
@@ -75,23 +86,23 @@ func (c *Config) resolveExact() error {
 		return err
 	}
 	if c.Set["grid-score"] && o.tune != "grid" {
-		return InputErrorf("--grid-score %s: only with --tune grid", o.gridScore)
+		return InputErrorf("{grid-score} %s: only with {tune} grid", o.gridScore)
 	}
 	if c.Set["warmup"] {
 		if c.Set["burnin"] && c.Burnin != o.warmup {
-			return InputErrorf("--warmup %d and --burnin %d: --warmup is an alias of --burnin; give one", o.warmup, c.Burnin)
+			return InputErrorf("{warmup} %d and {burnin} %d: {warmup} is an alias of {burnin}; give one", o.warmup, c.Burnin)
 		}
 		if o.warmup < 0 {
-			return InputErrorf("--warmup %d: expected ≥ 0", o.warmup)
+			return InputErrorf("{warmup} %d: expected ≥ 0", o.warmup)
 		}
 		c.Burnin = o.warmup
 		c.Set["burnin"] = true
 	}
 	if c.Set["target-accept"] && !(o.targetAccept > 0 && o.targetAccept < 1) {
-		return InputErrorf("--target-accept %v: expected a number in (0, 1)", o.targetAccept)
+		return InputErrorf("{target-accept} %v: expected a number in (0, 1)", o.targetAccept)
 	}
 	if c.Set["max-depth"] && (o.maxDepth < 1 || o.maxDepth > 30) {
-		return InputErrorf("--max-depth %d: expected 1 … 30", o.maxDepth)
+		return InputErrorf("{max-depth} %d: expected 1 … 30", o.maxDepth)
 	}
 	def := exactDefaults[c.Sampler]
 	switch {
@@ -106,18 +117,18 @@ func (c *Config) resolveExact() error {
 		c.Thin = 1
 	}
 	if n := map[string]int{"accept": 9, "esjd": 17}[o.gridScore]; o.tune == "grid" && c.Burnin < n {
-		return InputErrorf("--tune grid: the warm-up (--warmup/--burnin %d) must have at least %d iterations, one segment per grid step", c.Burnin, n)
+		return InputErrorf("{tune} grid: the warm-up ({warmup}/{burnin} %d) must have at least %d iterations, one segment per grid step", c.Burnin, n)
 	}
 	if o.tune == "none" && !c.StepSet {
-		return InputErrorf("--tune none: give the step with --step (η for mala, σ for rwm, ε for nuts)")
+		return InputErrorf("{tune} none: give the step with {step} (η for mala, σ for rwm, ε for nuts)")
 	}
 	return nil
 }
 
 // buildExact returns the rwm, mala or nuts sampler; b.Precond is the
-// diagonal Laplace approximation (nil with --precond none). With --metric
+// diagonal Laplace approximation (nil with {precond} none). With {metric}
 // dense, NUTS adapts a dense metric (Stan's dense_e), and RWM and MALA use
-// the dense Laplace covariance (or, with --precond none, adapt a dense one).
+// the dense Laplace covariance (or, with {precond} none, adapt a dense one).
 func buildExact(ctx context.Context, b *BuildEnv) (langevin.Sampler, error) {
 	c := b.C
 	o := Opt[*ExactFlags](c, "exact")
@@ -172,14 +183,7 @@ func buildExact(ctx context.Context, b *BuildEnv) (langevin.Sampler, error) {
 		step = c.Step
 	}
 	b.StepA = step
-	switch c.Sampler {
-	case "rwm":
-		return sampler.RWM{Step: step, Precond: precond, PrecondFull: cov, Adapt: a}, nil
-	case "mala":
-		return sampler.MALA{Step: step, Precond: precond, PrecondFull: cov, Adapt: a}, nil
-	default:
-		return sampler.NUTS{Step: step, MaxDepth: o.maxDepth, Precond: precond, Adapt: a}, nil
-	}
+	return exactDefaults[c.Sampler].kernel(step, precond, cov, a, o), nil
 }
 
 // PrintExact prints the exact samplers' per-chain statistics: tuned step,
@@ -231,7 +235,7 @@ func PrintExact(w io.Writer, c *Config, tr *langevin.Trace) {
 		fmt.Fprintln(w, sb.String())
 	}
 	if totalDiv > 0 {
-		fmt.Fprintf(w, "warning:  %.0f divergent transitions after warm-up: the draws may be biased (raise --target-accept)\n", totalDiv)
+		fmt.Fprintf(w, "warning:  %.0f divergent transitions after warm-up: the draws may be biased (raise {target-accept})\n", totalDiv)
 	}
 	if l := TreeDepthWarning(saturated, kept, o.maxDepth, leapSum/float64(max(kept, 1))); l != "" {
 		fmt.Fprintln(w, l)
@@ -258,7 +262,7 @@ func TreeDepthWarning(saturated, kept, maxDepth int, meanLeap float64) string {
 	if saturated == 0 || kept == 0 {
 		return ""
 	}
-	return fmt.Sprintf("warning:  %d of %d iterations saturated the maximum tree depth of %d (%.0f%%; mean n_leapfrog %.0f): the trajectories stopped before they turned (up to %d gradients each; with a metric that makes MH ≈ I NUTS needs 3–7), so the draws explore slowly; either the metric does not fit the posterior's scales (MH ≈ I does not hold: rescale the predictors, or scale() them in a formula, or reparameterise) or --max-depth is too low",
+	return fmt.Sprintf("warning:  %d of %d iterations saturated the maximum tree depth of %d (%.0f%%; mean n_leapfrog %.0f): the trajectories stopped before they turned (up to %d gradients each; with a metric that makes MH ≈ I NUTS needs 3–7), so the draws explore slowly; either the metric does not fit the posterior's scales (MH ≈ I does not hold: rescale the predictors, or scale() them in a formula, or reparameterise) or {max-depth} is too low",
 		saturated, kept, maxDepth, 100*float64(saturated)/float64(kept), meanLeap, 1<<maxDepth-1)
 }
 

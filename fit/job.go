@@ -29,33 +29,33 @@ type Problem struct {
 	Train, Test   *data.Dataset
 	Scaler        *data.Scaler // the standardisation applied, if any
 	Spec          model.Spec   // resolved against the training labels
-	FormulaRecord []byte       // --formula: model.json's record (formula.Record)
+	FormulaRecord []byte       // {formula}: model.json's record (formula.Record)
 	// ModelSettings, when set, are the settings that name the model the run
-	// built, in place of --model's ("model" first): a --formula run's
+	// built, in place of {model}'s ("model" first): a {formula} run's
 	// model (glmm or glm), formula, family and priors (SettingsOf).
 	ModelSettings [][2]string
 	M             langevin.Model
-	// offTrain and offTest are the --offset/--exposure column's values, as
+	// offTrain and offTest are the {offset}/{exposure} column's values, as
 	// read (nil without one).
 	offTrain, OffTest []float64
 	Env               *BuildEnv  // the sampler's build: its schedule and step
-	Rows              *Streamed  // --data a store, streamed (train and test are stubs)
+	Rows              *Streamed  // {data} a store, streamed (train and test are stubs)
 	TestSplit         *TestSplit // the seeded train/test split of the data, if the run made one
-	uci               *data.UCI  // --data a UCI benchmark folder
+	uci               *data.UCI  // {data} a UCI benchmark folder
 	// NoiseNote is the noise rule's auto: line of a regression network
 	// ("" when no rule ran).
 	NoiseNote string
-	// DataNotes are lines about how --data was read, printed with the
-	// model (a --formula run's rows dropped for missing values).
+	// DataNotes are lines about how {data} was read, printed with the
+	// model (a {formula} run's rows dropped for missing values).
 	DataNotes []string
 	// Relabel, when not nil, gives the summary table the names the command
 	// prints (a formula's brms names), which the run's warnings name.
 	Relabel func(diag.Table) diag.Table
 }
 
-// chooseNoise sets s.Hetero for a regression network: --noise-model hetero
+// chooseNoise sets s.Hetero for a regression network: {noise-model} hetero
 // or homo as asked, and with auto (the default) by [ChooseNoise]'s rule
-// unless --noise-var or --learn-noise fixes a homoscedastic noise.
+// unless {noise-var} or {learn-noise} fixes a homoscedastic noise.
 func (j *Problem) chooseNoise(s *model.Spec) error {
 	c := j.C
 	if s.Kind != "mlp" || s.Likelihood != "gaussian" {
@@ -64,12 +64,12 @@ func (j *Problem) chooseNoise(s *model.Spec) error {
 	switch {
 	case c.Mlp.NoiseModel == "hetero":
 		s.Hetero = true
-		j.NoiseNote = Note{"auto", "noise: heteroscedastic (log σ²(x) the network's second output), as --noise-model asks"}.String()
+		j.NoiseNote = Note{"auto", "noise: heteroscedastic (log σ²(x) the network's second output), as {noise-model} asks"}.String()
 		return nil
 	case c.Mlp.NoiseModel == "homo":
 		return nil
 	case c.Set["noise-var"] || c.Set["learn-noise"]:
-		j.NoiseNote = Note{"auto", "noise: homoscedastic (one σ²), as --noise-var/--learn-noise ask (--noise-model auto chooses otherwise)" + j.noiseVarText(*s)}.String()
+		j.NoiseNote = Note{"auto", "noise: homoscedastic (one σ²), as {noise-var}/{learn-noise} ask ({noise-model} auto chooses otherwise)" + j.noiseVarText(*s)}.String()
 		return nil
 	}
 	batch := 0
@@ -89,7 +89,7 @@ func (j *Problem) chooseNoise(s *model.Spec) error {
 // noiseVarText says, for the auto: noise line of a homoscedastic network
 // on a standardised response, what the fixed σ² (or, learned, a Glorot
 // start's σ²) is in y's units and in the standardised ones: "" when the
-// response is not standardised here (the model converts --noise-var
+// response is not standardised here (the model converts {noise-var}
 // itself then).
 func (j *Problem) noiseVarText(s model.Spec) string {
 	if !s.YStandardized || j.Scaler == nil {
@@ -98,15 +98,15 @@ func (j *Problem) noiseVarText(s model.Spec) string {
 	sy := j.Scaler.TargetScale
 	role := "fixed"
 	if s.LearnNoise {
-		role = "the start of the learned σ² outside --sampler auto (whose plan starts at the response's variance)"
+		role = "the start of the learned σ² outside {sampler} auto (whose plan starts at the response's variance)"
 	}
 	if j.C.Set["noise-var"] {
-		return fmt.Sprintf("; σ² = %g in y's units (--noise-var), %.4g on the standardised response (÷ s_y² = %.4g²), %s", j.C.Mlp.NoiseVar, s.NoiseVar, sy, role)
+		return fmt.Sprintf("; σ² = %g in y's units ({noise-var}), %.4g on the standardised response (÷ s_y² = %.4g²), %s", j.C.Mlp.NoiseVar, s.NoiseVar, sy, role)
 	}
 	if s.LearnNoise {
 		return ""
 	}
-	return fmt.Sprintf("; σ² = the response's variance s_y² = %.4g in y's units (1 on the standardised response; --noise-var V fixes y's σ² at V), %s", sy*sy, role)
+	return fmt.Sprintf("; σ² = the response's variance s_y² = %.4g in y's units (1 on the standardised response; {noise-var} V fixes y's σ² at V), %s", sy*sy, role)
 }
 
 func testLen(d *data.Dataset) int {
@@ -117,7 +117,7 @@ func testLen(d *data.Dataset) int {
 }
 
 // BuildModel builds the model of the configuration on the training data,
-// with its spec resolved against the training labels. A --formula model is
+// with its spec resolved against the training labels. A {formula} model is
 // built by the command (package formula's tests import fit).
 func (j *Problem) BuildModel() error {
 	c := j.C
@@ -129,7 +129,7 @@ func (j *Problem) BuildModel() error {
 	if !s.NeedsData() {
 		m, err := s.Build(nil, nil)
 		if err != nil {
-			return InputErrorf("--rho: %v", err)
+			return InputErrorf("{rho}: %v", err)
 		}
 		j.M, j.Spec = m, s
 		return nil
@@ -150,7 +150,7 @@ func (j *Problem) BuildModel() error {
 	m, err := s.BuildOffset(j.Train.X, j.Train.Y, j.offTrain)
 	if err != nil {
 		if c.Model == "mlp" {
-			return InputErrorf("--data %s: %v", c.Data, err)
+			return InputErrorf("{data} %s: %v", c.Data, err)
 		}
 		return InputError{Err: err}
 	}
@@ -158,15 +158,15 @@ func (j *Problem) BuildModel() error {
 	return nil
 }
 
-// laplaceHook, when set (by tests), sees the run's Laplace approximation
+// LaplaceHook, when set (by tests), sees the run's Laplace approximation
 // after the run, to count its MAPs and Hessians.
 var LaplaceHook func(*approx.RunLaplace)
 
 // NewRunLaplace returns the run's one MAP and Laplace approximation
 // (NewLaplace); an MLP's MAP is Adam's from a
-// Glorot start, and only with --init map: by the network plan's rule
+// Glorot start, and only with {init} map: by the network plan's rule
 // (NetMAP: 300 epochs, learning rate 10⁻² decaying to 10⁻³) unless
-// --map-lr asks for a constant learning rate (--map-iters, --map-batch).
+// {map-lr} asks for a constant learning rate ({map-iters}, {map-batch}).
 func NewRunLaplace(c *Config, m langevin.Model) *approx.RunLaplace {
 	lap := NewLaplace(m)
 	if mlp, ok := m.(*model.MLP); ok {

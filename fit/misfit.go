@@ -35,7 +35,7 @@ import (
 // The Laplace approximation is itself approximate: where the posterior is
 // far from Gaussian (few observations per parameter, a funnel, a boundary),
 // a ratio outside the bounds may be the reference's fault; an exact run
-// (--sampler nuts) settles it.
+// ({sampler} nuts) settles it.
 //
 // The check is not made against a Laplace approximation that the kernel
 // Stein discrepancy shows to be far from the posterior: when the Laplace
@@ -187,7 +187,7 @@ func exactReference(m langevin.Model) (mean, sd []float64, ok bool) {
 }
 
 // MisfitNotes checks the draws of an approximate sampler (named sampler, as
-// --sampler names it) against the exact posterior where the model has one,
+// {sampler} names it) against the exact posterior where the model has one,
 // else the Laplace approximation of lap: a "misfit" note with the extreme sd
 // ratios and the largest mean offset, and a warning naming the parameters
 // that break the rule (MisfitSDLow, MisfitSDHigh, MisfitMeanSDs) with the
@@ -209,7 +209,7 @@ func MisfitNotes(ctx context.Context, sampler, hint string, lap *approx.RunLapla
 		check.Reference = "the exact posterior"
 	} else {
 		if ksd != nil && ksd.Reference > MisfitLaplaceKSD*ksd.Run {
-			return []Note{{"misfit", fmt.Sprintf("not checked: the Laplace approximation is no reference here (its draws' kernel Stein discrepancy is %.0f× the run's, > %g); --sampler nuts is", ksd.Reference/ksd.Run, MisfitLaplaceKSD)}}
+			return []Note{{"misfit", fmt.Sprintf("not checked: the Laplace approximation is no reference here (its draws' kernel Stein discrepancy is %.0f× the run's, > %g); {sampler} nuts is", ksd.Reference/ksd.Run, MisfitLaplaceKSD)}}
 		}
 		l, err := lap.Approx(ctx)
 		if err != nil {
@@ -246,37 +246,29 @@ func (c MisfitCheck) Notes(sampler, hint string) []Note {
 		}
 		names = append(names, fmt.Sprintf("%s (sd ratio %.2f, 90%% width ratio %.2f, mean off %+.2f sd)", p.Name, p.SDRatio, p.WidthRatio, p.MeanOff))
 	}
-	text := fmt.Sprintf("--sampler %s misfits %s: %s. %s", sampler, c.Reference, strings.Join(names, ", "), misfitWhy(sampler))
+	text := fmt.Sprintf("{sampler} %s misfits %s: %s. %s", sampler, c.Reference, strings.Join(names, ", "), misfitWhy(sampler))
 	if hint != "" {
 		text += " " + hint
 	}
 	if c.Reference != "the exact posterior" {
-		text += " (The Laplace approximation is itself approximate where the posterior is far from Gaussian; --sampler nuts settles it.)"
+		text += " (The Laplace approximation is itself approximate where the posterior is far from Gaussian; {sampler} nuts settles it.)"
 	}
 	return append(out, Note{"warning", text})
 }
 
-// misfitWhy names a sampler's known way of missing the posterior.
+// misfitWhy names a sampler's known way of missing the posterior: its
+// entry's in the table of samplers (SamplerDef.misfit), else the bias of a
+// stochastic-gradient sampler.
 func misfitWhy(sampler string) string {
-	switch sampler {
-	case "iasg":
-		return "IASG's averaged iterates have the posterior's covariance only when a window of N/S iterates spans many of constant SGD's correlation times and the step keeps within Mandt, Hoffman & Blei's (2017) bounds (their Assumption 5); on an ill-conditioned posterior no window of one pass does both."
-	case "csgd-full":
-		return "csgd-full preconditions by 2(S/N²)·Cov(ĝ)⁻¹ (Mandt et al. 2017, Theorem 2), whose stationary covariance is the posterior's only in the quadratic, Gaussian-noise (Ornstein–Uhlenbeck) picture; the inverse gradient covariance lengthens the steps along directions of small gradient noise, where the chain can make long excursions out of the quadratic region (an sd ratio far above the 90% width ratio: heavy tails), and an estimated covariance (--noise-est-batches) adds its own error to the inverse."
-	case "csgd", "csgd-diag", "csgd-sqrt", "csgd-momentum", "csgd-rkl":
-		return "Constant SGD with a scalar or diagonal preconditioner is KL-optimal within its family (Mandt et al. 2017), not exact: its stationary covariance matches the posterior's only where the gradient noise has the posterior's shape."
-	case "sgfs", "sgfs-diag", "sgfs-scalar":
-		return "SGFS's stationary covariance matches the posterior only for a quadratic log posterior with Gaussian minibatch noise (Ahn et al. 2012; Mandt et al. 2017, §5)."
-	case "swag":
-		return "SWAG's covariance is that of SGD iterates (Maddox et al. 2019), set by the learning rate and the minibatch noise, not by the posterior."
-	case "vi":
-		return "Mean-field VI ignores the correlations and underestimates the marginal sds of correlated parameters."
-	case "csgld", "csghmc":
-		return "A cyclical schedule keeps only the draws at small steps of each cycle; on a unimodal posterior a short run keeps few of them near equilibrium (more --iters, or --sampler sgld)."
-	default:
-		return "A stochastic-gradient sampler is biased by its step and its minibatch noise: a smaller --step (or the default --sampler auto's planned step)."
+	if d := SamplerTable[sampler]; d != nil && d.misfit != "" {
+		return d.misfit
 	}
+	return sgMisfit
 }
+
+// sgMisfit is the known way of a stochastic-gradient sampler's missing the
+// posterior.
+const sgMisfit = "A stochastic-gradient sampler is biased by its step and its minibatch noise: a smaller {step} (or the default {sampler} auto's planned step)."
 
 // iasgHint measures IASG's two step bounds on the run's data (see
 // sampler.IASG). The lower: a draw averages T iterates of constant SGD at
@@ -302,13 +294,13 @@ func iasgHint(prec mat.Symmetric, eta float64, window int) string {
 	if eta*lmax > iasgMaxStep {
 		// The upper bound (the paper's Assumption 5: the iterates stay in
 		// the Ornstein–Uhlenbeck regime of small steps).
-		return fmt.Sprintf("Here η·λmax(Λ) = %.2g exceeds %g (η = %.3g): beyond the small-step regime of Mandt et al.'s (2017) Assumption 5 the randomness of the minibatch curvature adds variance to the averaged iterates (+62%% at η·λmax = 0.5 on their §7.2 data, +9%% at 0.1); a smaller --step (the default is 0.05/λmax).",
+		return fmt.Sprintf("Here η·λmax(Λ) = %.2g exceeds %g (η = %.3g): beyond the small-step regime of Mandt et al.'s (2017) Assumption 5 the randomness of the minibatch curvature adds variance to the averaged iterates (+62%% at η·λmax = 0.5 on their §7.2 data, +9%% at 0.1); a smaller {step} (the default is 0.05/λmax).",
 			eta*lmax, iasgMaxStep, eta)
 	}
 	if float64(window) >= 10*tau {
 		return ""
 	}
-	return fmt.Sprintf("Here a draw averages T = %d iterates and the slowest correlation time is 1/(η·λmin(Λ)) = %.0f iterations (η = %.3g, condition number %.0f): T/τ = %.2g, far below the ≥ 10 the average needs, so the draws are too concentrated along the flattest directions; at η = 0.05/λmax this needs N/S ≳ 200·κ, a smaller --batch or another sampler.",
+	return fmt.Sprintf("Here a draw averages T = %d iterates and the slowest correlation time is 1/(η·λmin(Λ)) = %.0f iterations (η = %.3g, condition number %.0f): T/τ = %.2g, far below the ≥ 10 the average needs, so the draws are too concentrated along the flattest directions; at η = 0.05/λmax this needs N/S ≳ 200·κ, a smaller {batch} or another sampler.",
 		window, tau, eta, lmax/lmin, float64(window)/tau)
 }
 
@@ -319,12 +311,12 @@ func batchHint(s, n int) string {
 	if 2*s < n {
 		return ""
 	}
-	return fmt.Sprintf("The batch S = %d is close to N = %d: the minibatch noise that sets constant SGD's spread shrinks with (N − S)/N; a smaller --batch.", s, n)
+	return fmt.Sprintf("The batch S = %d is close to N = %d: the minibatch noise that sets constant SGD's spread shrinks with (N − S)/N; a smaller {batch}.", s, n)
 }
 
 // PrintMisfit prints MisfitNotes for the sampler of c: not for exact
-// samplers, optimisers, --sampler laplace (the reference itself) or
-// --sampler auto's NUTS. hint is the build's measurement (BuildEnv.MisfitHint),
+// samplers, optimisers, {sampler} laplace (the reference itself) or
+// {sampler} auto's NUTS. hint is the build's measurement (BuildEnv.MisfitHint),
 // ksd the run's KSD check (PrintKSD's).
 func PrintMisfit(ctx context.Context, w io.Writer, c *Config, m langevin.Model, lap *approx.RunLaplace, tr *langevin.Trace, hint string, ksd *diag.KSDCheck) {
 	if c.Def.Kind.Optimiser || c.Def.Kind.Exact || c.Sampler == "laplace" || c.Sampler == "nuts" || c.Toy() {
@@ -332,8 +324,8 @@ func PrintMisfit(ctx context.Context, w io.Writer, c *Config, m langevin.Model, 
 	}
 	for _, n := range MisfitNotes(ctx, c.Sampler, hint, lap, m, tr, ksd) {
 		if n.Key == "warning" && !c.Set["sampler"] {
-			// --sampler auto chose it: the user gave no --sampler to blame
-			n.Text = strings.Replace(n.Text, "--sampler "+c.Sampler+" misfits", "the plan's sampler ("+c.Sampler+", chosen by --sampler auto) misfits", 1)
+			// {sampler} auto chose it: the user gave no {sampler} to blame
+			n.Text = strings.Replace(n.Text, "{sampler} "+c.Sampler+" misfits", "the plan's sampler ("+c.Sampler+", chosen by {sampler} auto) misfits", 1)
 		}
 		fmt.Fprintln(w, n)
 	}

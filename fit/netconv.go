@@ -92,7 +92,7 @@ func (c *FunctionConvergence) Needs(burnin, last int) string {
 	}
 	if grow > 1 {
 		need := burnin + int(math.Ceil(float64(ran)*grow))
-		parts = append(parts, fmt.Sprintf("about %d iterations a chain (--iters %d, %.1f× the %d sampled)", need, need, grow, ran))
+		parts = append(parts, fmt.Sprintf("about %d iterations a chain ({iters} %d, %.1f× the %d sampled)", need, need, grow, ran))
 	}
 	return strings.Join(parts, "; ")
 }

@@ -48,12 +48,12 @@ func netGibbs(m Network, batch, every, units int) (func() (sampler.Conditional, 
 		return nil, 0, fmt.Sprintf("off: %v", err)
 	}
 	if !mm.LearnsNoise() {
-		// Measured: gap1d with --learn-noise=false --noise-var 1e-8 (σ²
+		// Measured: gap1d with {learn-noise}=false {noise-var} 1e-8 (σ²
 		// fixed 10⁶ times below the data's noise) made the conditional the
 		// least-squares fit of an ill-conditioned ΦᵀΦ at each hidden layer
 		// (output weights of 128 against the modes' ±6) and every chain
 		// left the plausible region after 3 restarts.
-		return nil, 0, "off: σ² is fixed (--learn-noise=false): with a σ² the data do not support, the output layer's conditional is an ill-conditioned least-squares fit (gap1d at σ² = 10⁻⁸: output weights of 128, every chain diverged); with σ² learned its conditional is drawn"
+		return nil, 0, "off: σ² is fixed ({learn-noise}=false): with a σ² the data do not support, the output layer's conditional is an ill-conditioned least-squares fit (gap1d at σ² = 10⁻⁸: output weights of 128, every chain diverged); with σ² learned its conditional is drawn"
 	}
 	var moves string
 	if units > 0 {

@@ -54,7 +54,7 @@ func capNetStep(cs sampler.ConstSGD, prec *mat.SymDense, name string) (sampler.C
 			}
 		}
 		if top == 0 {
-			return cs, "", fmt.Errorf("--sampler %s: the gradient covariance at the MAP is zero in every coordinate: no preconditioner", name)
+			return cs, "", fmt.Errorf("{sampler} %s: the gradient covariance at the MAP is zero in every coordinate: no preconditioner", name)
 		}
 		cs.Precond = append([]float64(nil), cs.Precond...)
 		for k, v := range cs.Precond {
@@ -76,7 +76,7 @@ func capNetStep(cs sampler.ConstSGD, prec *mat.SymDense, name string) (sampler.C
 	}
 	var eig mat.EigenSym
 	if !eig.Factorize(mh, false) {
-		return cs, "", fmt.Errorf("--sampler %s: the eigenvalues of the preconditioned curvature failed", name)
+		return cs, "", fmt.Errorf("{sampler} %s: the eigenvalues of the preconditioned curvature failed", name)
 	}
 	vals := eig.Values(nil)
 	lmax := vals[len(vals)-1]
@@ -101,7 +101,7 @@ func capNetStep(cs sampler.ConstSGD, prec *mat.SymDense, name string) (sampler.C
 	} else {
 		cs.Eta *= f
 	}
-	return cs, fmt.Sprintf("step: %s, %s scaled by %.3g: the rule %s gives η·λmax(MH) = %.3g, λmax = %.4g the largest eigenvalue of the (preconditioned) Laplace precision at the MAP, above the stability budget %g (a network's curvature is far from uniform: the discrete recursion inflates the variance along its stiffest direction by 1/(1 − ηλ/2), and diverges at ηλ = 2); the stationary spread is then smaller than the posterior's along the flat directions (constant SGD's known bias: compare the test scores with the default --sampler auto)",
+	return cs, fmt.Sprintf("step: %s, %s scaled by %.3g: the rule %s gives η·λmax(MH) = %.3g, λmax = %.4g the largest eigenvalue of the (preconditioned) Laplace precision at the MAP, above the stability budget %g (a network's curvature is far from uniform: the discrete recursion inflates the variance along its stiffest direction by 1/(1 − ηλ/2), and diverges at ηλ = 2); the stationary spread is then smaller than the posterior's along the flat directions (constant SGD's known bias: compare the test scores with the default {sampler} auto)",
 		stepText(cs), what, f, rule, eff, lmax, netStepBudget), nil
 }
 

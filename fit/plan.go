@@ -1,6 +1,7 @@
 package fit
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -40,6 +41,10 @@ type PlanOptions struct {
 	// DenseMax is the largest dimension given a dense preconditioner or
 	// metric; 0 means 100.
 	DenseMax int
+	// DenseCurvatureMax is the largest dimension at which the plan forms
+	// the dense d×d curvature; above it the plan is diagonal
+	// (DiagPlanned); 0 means DenseCurvatureMax (2,500).
+	DenseCurvatureMax int
 	// ChainESS is the bulk-ESS each chain is to bring, for the predicted
 	// cost of the SG-MCMC plan (CostPlanned models); 0 means 100 (a target
 	// of 400 over 4 chains).
@@ -166,6 +171,19 @@ func NewPlan(ctx context.Context, m langevin.Model, opt PlanOptions) (*Plan, err
 			why = fmt.Sprintf("minibatches: exact NUTS would need about 14,000 full gradients per chain, 14,000·N·d = %.2g > %.2g", work, opt.NUTSBudget)
 		}
 		return newBlockPlan(ctx, m, m.(langevin.BlockStructured), mp, opt, userBatch, why)
+	}
+	if DiagPlanned(m, &opt) {
+		kind, why := opt.Kind, "asked for"
+		switch {
+		case kind != "" && kind != "nuts" && kind != "sgld":
+			return nil, fmt.Errorf("sampler: plan: sampler %q: expected nuts, sgld or empty", opt.Kind)
+		case kind != "":
+		case work <= opt.NUTSBudget:
+			kind, why = "nuts", fmt.Sprintf("exact NUTS is cheap here: about 14,000 full gradients per chain, 14,000·N·d = %.2g ≤ %.2g", work, opt.NUTSBudget)
+		default:
+			kind, why = "sgld", fmt.Sprintf("minibatches: exact NUTS would need about 14,000 full gradients per chain, 14,000·N·d = %.2g > %.2g", work, opt.NUTSBudget)
+		}
+		return newDiagPlan(ctx, m, mp, opt, kind, why, cmp.Or(opt.DenseCurvatureMax, DenseCurvatureMax))
 	}
 	p := &Plan{MAP: mp, NegHess: opt.NegHess}
 	if p.NegHess == nil {

@@ -64,19 +64,6 @@ type Settings struct {
 	Start time.Time
 }
 
-// Method forces the kind of sampler of the plan; a nil *Method lets the
-// cost rule of [NewPlan] choose (as gonum's optimize.Minimize chooses its
-// method when given nil).
-type Method struct {
-	Kind string // "nuts" or "sgld"
-}
-
-// The methods of the plan.
-var (
-	NUTS = &Method{Kind: "nuts"} // exact NUTS with the plan's metric
-	SGLD = &Method{Kind: "sgld"} // SGLD with the plan's step, preconditioner and estimator
-)
-
 // Note is one line of a result's account: a rule and the reason it gave
 // (Key "auto"), what the run did ("draws", "ksd"), or a warning.
 type Note struct {
@@ -215,7 +202,7 @@ func (p *Plan) Notes() []Note {
 // LengthNote says why the run stopped: why is what UntilESS recorded, or
 // the rule's own reason when it did not stop the run.
 func LengthNote(why string, target float64, maxTime time.Duration) Note {
-	return Note{"auto", fmt.Sprintf("length: ran until %s (--target-ess %.0f, --max-time %v)", why, target, maxTime)}
+	return Note{"auto", fmt.Sprintf("length: ran until %s ({target-ess} %.0f, {max-time} %v)", why, target, maxTime)}
 }
 
 // KSDNotes checks the draws of tr against the Laplace approximation of lap
@@ -251,7 +238,7 @@ func ksdChecked(ctx context.Context, lap *approx.RunLaplace, m langevin.Model, t
 	}
 	out := []Note{{"ksd", fmt.Sprintf("%.3g (IMQ kernel in Laplace-sd units, %d draws); %d Laplace draws: %.3g; ratio %.2f: %s", k.Run, k.N, k.N, k.Reference, k.Run/k.Reference, verdict)}}
 	if k.Worse {
-		out = append(out, Note{"warning", fmt.Sprintf("the kernel Stein discrepancy is %.1f× the Laplace reference's (> %g): the draws are further from the posterior than a Gaussian approximation's — the sampler is biased (a smaller --step) or has not mixed", k.Run/k.Reference, diag.KSDWorseFactor)})
+		out = append(out, Note{"warning", fmt.Sprintf("the kernel Stein discrepancy is %.1f× the Laplace reference's (> %g): the draws are further from the posterior than a Gaussian approximation's — the sampler is biased (a smaller {step}) or has not mixed", k.Run/k.Reference, diag.KSDWorseFactor)})
 	}
 	return out, &k
 }
@@ -263,14 +250,15 @@ func ksdChecked(ctx context.Context, lap *approx.RunLaplace, m langevin.Model, t
 // and the ESS stop, then the summary table, the test-set scores of the
 // posterior predictive and of the MAP, and the kernel Stein discrepancy
 // check. Every rule that chose a setting is a note of the result, with its
-// reason.
+// reason. A method other than nil (Auto{}) draws with that entry of Methods
+// instead, with its settings (fit.Exact{Kind: "mala", TargetAccept: 0.9}).
 //
 // Run is langevin run's one pipeline: the command calls it with the job it
 // read (Job.Problem), so the same job and settings give the same draws as
 // the command, bit for bit.
 // Cancelling ctx stops the sampling; the result holds the draws so far,
 // with ctx's error.
-func Run(ctx context.Context, job Job, s Settings, method *Method) (*Result, error) {
+func Run(ctx context.Context, job Job, s Settings, method Method) (*Result, error) {
 	if job.Problem != nil {
 		return runProblem(ctx, job.Problem, s)
 	}
@@ -305,7 +293,7 @@ func Run(ctx context.Context, job Job, s Settings, method *Method) (*Result, err
 // config is the configuration of langevin run that s and method amount to
 // on the model m: the command's defaults (DefaultConfig), with the
 // settings s gives, resolved and checked.
-func (s Settings) config(m langevin.Model, method *Method) (*Config, error) {
+func (s Settings) config(m langevin.Model, method Method) (*Config, error) {
 	c := DefaultConfig()
 	if _, ok := m.(Network); ok {
 		c.Model = "mlp"
@@ -350,13 +338,9 @@ func (s Settings) config(m langevin.Model, method *Method) (*Config, error) {
 		set("chain-weights", true)
 	}
 	if method != nil {
-		switch method.Kind {
-		case "sgld":
-			c.Sampler = "sgld" // untuned: auto's plan with SGLD forced
-		default:
-			c.PlanKind = method.Kind
+		if err := method.Configure(c); err != nil {
+			return nil, err
 		}
-		c.Def = SamplerTable[c.Sampler]
 	}
 	if err := c.Resolve(); err != nil {
 		return nil, err

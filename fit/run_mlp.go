@@ -17,7 +17,7 @@ import (
 	"github.com/langevin-go/langevin/predict"
 )
 
-// GeneratedData returns the generated or installed data set named by --data
+// GeneratedData returns the generated or installed data set named by {data}
 // (data.Generated) and reports whether name is one of them.
 func GeneratedData(c *Config, name string) (train, test *data.Dataset, ok bool, err error) {
 	n := c.N
@@ -26,10 +26,10 @@ func GeneratedData(c *Config, name string) (train, test *data.Dataset, ok bool, 
 	}
 	train, test, ok, err = data.Generated(name, data.GenOptions{N: n, Noise: c.Noise, K: c.K, Seed: c.Seed, MaxBytes: dataBound()})
 	if errors.Is(err, data.ErrTooLarge) {
-		return nil, nil, true, InputErrorf("--data %s: %v (a quarter of the memory budget: of half this machine's memory, or of a quarter of ulimit -v): run it on a machine with more memory", name, err)
+		return nil, nil, true, InputErrorf("{data} %s: %v (a quarter of the memory budget: of half this machine's memory, or of a quarter of ulimit -v): run it on a machine with more memory", name, err)
 	}
 	if err != nil {
-		return nil, nil, true, InputErrorf("--data %s: %v", name, err)
+		return nil, nil, true, InputErrorf("{data} %s: %v", name, err)
 	}
 	return train, test, ok, nil
 }
@@ -156,7 +156,7 @@ func PrintMLPPredictive(w io.Writer, m *model.MLP, glm *approx.GLMLaplace, tr *l
 		if mp := show("MAP network", [][]float64{mapTheta}); bma < mp-0.1 {
 			// The safeguard against a silently wrong answer (constant SGD or
 			// SWAG with a step too large for the network's curvature).
-			fmt.Fprintf(w, "warning:  the posterior draws predict far worse than the MAP network (accuracy %.3f vs %.3f): the sampler did not stay near the posterior — a smaller --step (η·λmax(MH) well below 2), or --sampler sgld\n", bma, mp)
+			fmt.Fprintf(w, "warning:  the posterior draws predict far worse than the MAP network (accuracy %.3f vs %.3f): the sampler did not stay near the posterior — a smaller {step} (η·λmax(MH) well below 2), or {sampler} sgld\n", bma, mp)
 		}
 	}
 	fmt.Fprintln(w)
@@ -216,7 +216,7 @@ func printMLPRegression(w io.Writer, m predict.Regressor, names []string, sets [
 // split-R̂ and bulk-ESS, which judge whether the chain converged where it
 // is, and R̂ across the chains, which measures how far the chains' modes
 // disagree. A chain fails with max split-R̂ > chainRHatMax (1.1) or median
-// bulk-ESS < target (100 unless --target-ess), or when its predictions do
+// bulk-ESS < target (100 unless {target-ess}), or when its predictions do
 // not move at all (a stuck chain); the warning names the chains that fail
 // and only those.
 func printFunctionSpace(w io.Writer, m *model.MLP, reg predict.Regressor, tr *langevin.Trace, test *data.Dataset, target float64) {
@@ -250,10 +250,15 @@ func printFunctionSpace(w io.Writer, m *model.MLP, reg predict.Regressor, tr *la
 	fmt.Fprintf(w, "function space (%d held-out points), each chain alone (%d draws; passes with max split-R̂ ≤ %g and median bulk-ESS ≥ %g):\n", conv.Points, short, chainRHatMax, target)
 	fmt.Fprintf(w, "  %-6s %14s %9s %16s %9s\n", "chain", "split-R̂ median", "max", "bulk-ESS median", "min")
 	var failed []string
+	worst := 0.0 // the largest length factor of a failing chain
 	for c, cc := range conv.Chains {
 		verdict := "ok"
 		if why := ChainFails(cc, target); why != "" {
 			verdict = "fails: " + why
+			if f := ChainLengthFactor(cc, target); !math.IsInf(f, 0) && !math.IsNaN(f) {
+				verdict += fmt.Sprintf("; it would take about %.1f× the length", f)
+				worst = max(worst, f)
+			}
 			failed = append(failed, strconv.Itoa(c+1))
 		}
 		fmt.Fprintf(w, "  %-6d %14.3f %9.3f %16.0f %9.0f  %s\n", c+1, cc.MedianRHat, cc.MaxRHat, cc.MedianESS, cc.MinESS, verdict)
@@ -267,8 +272,12 @@ func printFunctionSpace(w io.Writer, m *model.MLP, reg predict.Regressor, tr *la
 		if len(failed) > 1 {
 			who = "chains " + strings.Join(failed, ", ") + " fail"
 		}
-		fmt.Fprintf(w, "warning:  %s the per-chain check of the predictions (max split-R̂ ≤ %g, median bulk-ESS ≥ %g): not stationary where it sits, stuck, or too short — a longer run (--iters), or a smaller --step for a chain that drifts or sticks\n",
-			who, chainRHatMax, target)
+		take := "a longer run ({iters})"
+		if worst > 1 {
+			take = fmt.Sprintf("a run about %.1f× as long ({iters})", worst)
+		}
+		fmt.Fprintf(w, "warning:  %s the per-chain check of the predictions (max split-R̂ ≤ %g, median bulk-ESS ≥ %g): not stationary where it sits, stuck, or too short — %s, or a smaller {step} for a chain that drifts or sticks\n",
+			who, chainRHatMax, target, take)
 	}
 	fmt.Fprintln(w)
 }
@@ -292,6 +301,27 @@ func ChainFails(cc predict.ChainConvergence, target float64) string {
 		why = append(why, fmt.Sprintf("median bulk-ESS %.0f < %g", cc.MedianESS, target))
 	}
 	return strings.Join(why, ", ")
+}
+
+// ChainLengthFactor returns how many times longer a chain would have to run
+// to pass the per-chain check, from two rates: bulk-ESS grows in proportion
+// to the length, so the median ESS needs target/ESS times the length; and
+// R̂ − 1 falls about as 1/√length, so a max split-R̂ of r needs
+// ((r − 1)/0.1)² times. It is the larger of the two, at least 1; +Inf for a
+// stuck chain (no length helps).
+func ChainLengthFactor(cc predict.ChainConvergence, target float64) float64 {
+	if math.IsNaN(cc.MaxRHat) || math.IsNaN(cc.MedianESS) {
+		return math.Inf(1)
+	}
+	f := 1.0
+	if cc.MedianESS < target {
+		f = max(f, target/math.Max(cc.MedianESS, 1))
+	}
+	if cc.MaxRHat > chainRHatMax {
+		r := (cc.MaxRHat - 1) / (chainRHatMax - 1)
+		f = max(f, r*r)
+	}
+	return f
 }
 
 // PrintRegression prints a regression's test scores against the responses y:

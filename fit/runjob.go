@@ -39,7 +39,7 @@ type Control interface {
 }
 
 // PostBudget returns the context of the work after the sampling (the
-// checks, the test-set predictions): it ends with --max-time, counted from
+// checks, the test-set predictions): it ends with {max-time}, counted from
 // start (never, without one).
 func PostBudget(c *Config, start time.Time) (context.Context, context.CancelFunc) {
 	if c.MaxTime <= 0 {
@@ -205,12 +205,12 @@ func runProblem(ctx context.Context, j *Problem, s Settings) (res *Result, runEr
 	ctl.Enter("sampling", false)
 	start := time.Now()
 	startBar()
-	// --max-time holds in the warm-up too, which the ESS rule does not
+	// {max-time} holds in the warm-up too, which the ESS rule does not
 	// watch (NUTS's warm-up ran a 5 s budget to 17.4 s): the sampling ends
 	// at 9/10 of the budget whatever it is doing.
 	sctx, maxTimeErr := ctx, error(nil)
 	if c.MaxTime > 0 {
-		maxTimeErr = fmt.Errorf("--max-time %v reached", c.MaxTime)
+		maxTimeErr = fmt.Errorf("{max-time} %v reached", c.MaxTime)
 		var cancel context.CancelFunc
 		sctx, cancel = context.WithDeadlineCause(ctx, jobStart.Add(c.MaxTime/10*9), maxTimeErr)
 		defer cancel()
@@ -219,7 +219,7 @@ func runProblem(ctx context.Context, j *Problem, s Settings) (res *Result, runEr
 	stopBar()
 	if maxTimeErr != nil && runErr != nil && ctx.Err() == nil && errors.Is(context.Cause(sctx), maxTimeErr) {
 		if tr == nil || tr.NumDraws() == 0 {
-			runErr = fmt.Errorf("%w during the warm-up (burn-in), before a draw was kept: no draws; raise --max-time", maxTimeErr)
+			runErr = fmt.Errorf("%w during the warm-up (burn-in), before a draw was kept: no draws; raise {max-time}", maxTimeErr)
 		} else {
 			runErr = nil
 			ctl.Warn(fmt.Sprintf("%v during the sampling: the draws so far are kept", maxTimeErr))
@@ -296,7 +296,7 @@ func runProblem(ctx context.Context, j *Problem, s Settings) (res *Result, runEr
 		fmt.Fprintln(&notes, j.Env.SchedNote)
 	}
 	if intr == nil {
-		// The checks come within --max-time too: skipped, and said so,
+		// The checks come within {max-time} too: skipped, and said so,
 		// when it is spent (they ran 3 s past a 3 s budget before).
 		ctl.Enter("the KSD check", true)
 		post, cancel := PostBudget(c, jobStart)
@@ -309,7 +309,7 @@ func runProblem(ctx context.Context, j *Problem, s Settings) (res *Result, runEr
 			k := PrintKSD(post, &checks, pc, m, lap, tr)
 			PrintMisfit(post, &checks, pc, m, lap, tr, j.Env.MisfitHint, k)
 		}) != nil {
-			fmt.Fprintf(&notes, "ksd:      not checked: --max-time %v reached\n", c.MaxTime)
+			fmt.Fprintf(&notes, "ksd:      not checked: {max-time} %v reached\n", c.MaxTime)
 		} else {
 			notes.Write(checks.Bytes())
 		}

@@ -8,12 +8,13 @@ import (
 
 	"github.com/langevin-go/langevin"
 	"github.com/langevin-go/langevin/internal/budget"
+	"github.com/langevin-go/langevin/model"
 )
 
 // SettingsOf lists the settings of the configuration c: the run's, or the
-// configuration as run (--sampler auto's choice). The model is --model's,
-// or the one the run built when j.ModelSettings names it (--formula). On a
-// network run by --sampler auto, precond and init are the plan's
+// configuration as run ({sampler} auto's choice). The model is {model}'s,
+// or the one the run built when j.ModelSettings names it ({formula}). On a
+// network run by {sampler} auto, precond and init are the plan's
 // (fisher-groups: its per-group Fisher preconditioner; modes: each chain at
 // its own Adam mode) and modes is their number.
 func (j *Problem) SettingsOf(c *Config) [][2]string {
@@ -41,7 +42,7 @@ func (j *Problem) SettingsOf(c *Config) [][2]string {
 		{"noise_every", strconv.Itoa(c.NoiseEvery)},
 	}...)
 	if b != nil && b.Auto != nil && b.Auto.Net != nil {
-		// --sampler auto on a network: the plan's starts and preconditioner,
+		// {sampler} auto on a network: the plan's starts and preconditioner,
 		// not the flags' (unused) values, so that the chain files say what ran.
 		net := b.Auto.Net
 		for i, kv := range all {
@@ -80,14 +81,17 @@ func rowBytes(m langevin.Model) int64 {
 // CheckRunSize refuses, before the sampling, a run whose draws held in
 // memory (warm-up included: run keeps them for the report) would not fit:
 // the rows langevin.Options.KeptRows counts (auto's growing thinning, MaxKeep,
-// included), each of the model's columns and about 8 statistics. The
-// arithmetic saturates: --iters near 2^63 is refused, not wrapped round.
+// included), each of the model's columns and about 8 statistics, and the
+// d×d matrices of the dense curvature the run forms (DenseCurvatureNeed).
+// The arithmetic saturates: {iters} near 2^63 is refused, not wrapped round.
 func CheckRunSize(c *Config, m langevin.Model, o langevin.Options) error {
 	warm, post := o.KeptRows()
 	keep := budget.SatAdd(warm, post)
 	cols := int64(m.Dim()+len(DerivedNames(m))) + 8 // + the sampler's statistics, about 8
 	perRow := rowBytes(m)
-	need := budget.SatMul(budget.SatMul(int64(max(o.Chains, 1)), keep), perRow)
+	draws := budget.SatMul(budget.SatMul(int64(max(o.Chains, 1)), keep), perRow)
+	curv, what := DenseCurvatureNeed(c, m)
+	need := budget.SatAdd(draws, curv)
 	limit := budget.Memory()
 	if need <= limit {
 		return nil
@@ -96,14 +100,54 @@ func CheckRunSize(c *Config, m langevin.Model, o langevin.Options) error {
 	if warm > post {
 		why = fmt.Sprintf(" (%d of them warm-up draws, kept for the report)", warm)
 	}
-	return InputErrorf("%s: the %d × %d kept draws%s of %d columns would take %s in memory, more than %s (half this machine's memory, or a quarter of ulimit -v): raise --thin, or lower --iters or --chains",
+	if curv > 0 && draws <= limit { // the curvature tips it: say so, and what to change
+		return InputErrorf("%s: %s (%s) and the %d × %d kept draws%s of %d columns (%s) would take %s in memory, more than %s (half this machine's memory, or a quarter of ulimit -v): %s",
+			runSizeSettings(c, o), what, budget.FmtBytes(curv), max(o.Chains, 1), keep, why, cols, budget.FmtBytes(draws), budget.FmtBytes(need), budget.FmtBytes(limit), curvatureAdvice(c))
+	}
+	return InputErrorf("%s: the %d × %d kept draws%s of %d columns would take %s in memory, more than %s (half this machine's memory, or a quarter of ulimit -v): raise {thin}, or lower {iters} or {chains}",
 		runSizeSettings(c, o), max(o.Chains, 1), keep, why, cols, budget.FmtBytes(need), budget.FmtBytes(limit))
+}
+
+// DenseCurvatureNeed returns the memory of the d×d matrices a run of c on m
+// forms, and what they are: the dense Laplace approximation (the Hessian,
+// its Cholesky factor, the precision and the covariance) under
+// {precond} laplace or {init} laplace, and {sampler} auto's dense plan (the
+// Laplace approximation and the step rule's matrices) at most
+// DenseCurvatureMax parameters; 0 when the run forms none (auto's
+// diagonal, block-arrow, cost and network plans; the samplers that need no
+// Laplace approximation).
+func DenseCurvatureNeed(c *Config, m langevin.Model) (int64, string) {
+	d := m.Dim()
+	if c.Sampler == "auto" {
+		_, isNet := m.(Network)
+		_, isMLP := m.(*model.MLP)
+		if !isNet && !isMLP && !BlockPlanned(m, nil) && !CostPlanned(m) && !DiagPlanned(m, c.planKind()) {
+			return DenseCurvatureBytes(d, DenseCurvatureMatrices), fmt.Sprintf("the plan's dense curvature at d = %d (%d d×d matrices: the Hessian, the Laplace covariance and the step rule's)", d, DenseCurvatureMatrices)
+		}
+	}
+	if c.UsesLaplacePrecondOn(m) || c.UsesLaplaceInitOn(m) {
+		return DenseCurvatureBytes(d, LaplaceMatrices), fmt.Sprintf("the dense Laplace approximation at d = %d (%d d×d matrices: the Hessian, the precision, its Cholesky factor and the covariance)", d, LaplaceMatrices)
+	}
+	return 0, ""
+}
+
+// curvatureAdvice is what to change when the dense curvature does not fit.
+func curvatureAdvice(c *Config) string {
+	switch {
+	case c.Sampler == "auto" && c.Init == "laplace" && c.Set["init"]:
+		return "drop {init} laplace (the plan starts the chains itself), or lower {chains}"
+	case c.Sampler == "auto":
+		return "lower {chains} or {target-ess}"
+	case c.Set["precond"] || c.Set["init"]:
+		return "drop {precond} laplace / {init} laplace, or use {sampler} auto (diagonal above d = 2500)"
+	}
+	return "use {precond} none and {init} map, or {sampler} auto (diagonal above d = 2500)"
 }
 
 // runSizeSettings names what set the draws a run keeps: the flags given,
 // and the values the plan chose (or the defaults) for those not given, by
 // what they are ("burn-in 481848") — never as a flag the user did not give
-// ("--iters 10000000", auto's cap, which its bound on kept draws makes moot).
+// ("{iters} 10000000", auto's cap, which its bound on kept draws makes moot).
 func runSizeSettings(c *Config, o langevin.Options) string {
 	var given, chosen []string
 	for _, s := range []struct {
@@ -118,9 +162,9 @@ func runSizeSettings(c *Config, o langevin.Options) string {
 	} {
 		switch {
 		case c.Set[s.flag] && s.flag == "chains" && c.ChainID > 0:
-			given = append(given, fmt.Sprintf("--chains %d --chain-id %d", s.set, c.ChainID))
+			given = append(given, fmt.Sprintf("{chains} %d {chain-id} %d", s.set, c.ChainID))
 		case c.Set[s.flag]:
-			given = append(given, fmt.Sprintf("--%s %d", s.flag, s.set))
+			given = append(given, fmt.Sprintf("{%s} %d", s.flag, s.set))
 		case !s.counts:
 		case s.flag == "chains":
 			chosen = append(chosen, fmt.Sprintf("%d chains", s.used))

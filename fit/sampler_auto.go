@@ -13,10 +13,10 @@ import (
 	"github.com/langevin-go/langevin/model"
 )
 
-// --sampler auto (the default): NewPlan chooses NUTS or SGLD (with
+// {sampler} auto (the default): NewPlan chooses NUTS or SGLD (with
 // control variates where they pay) by a cost rule, the preconditioner, the
 // step and the burn-in, and the run goes on until the smallest bulk-ESS
-// reaches --target-ess or --max-time has passed. Every choice is printed
+// reaches {target-ess} or {max-time} has passed. Every choice is printed
 // with the rule that made it.
 
 func init() {
@@ -55,7 +55,7 @@ func buildAuto(ctx context.Context, b *BuildEnv) (langevin.Sampler, error) {
 	if c.PlanKind != "" {
 		opts.Kind = c.PlanKind
 	}
-	if _, isMLP := b.M.(*model.MLP); !isMLP && !BlockPlanned(b.M, &opts) {
+	if _, isMLP := b.M.(*model.MLP); !isMLP && !BlockPlanned(b.M, &opts) && !DiagPlanned(b.M, &opts) {
 		if l, err := b.Lap.Approx(ctx); err == nil {
 			opts.MAP, opts.NegHess = l.Mean, l.Prec
 		}
@@ -91,7 +91,7 @@ func buildAuto(ctx context.Context, b *BuildEnv) (langevin.Sampler, error) {
 	return s, nil
 }
 
-// adjust sets the run options of --sampler auto: burn-in, initial points,
+// adjust sets the run options of {sampler} auto: burn-in, initial points,
 // the ESS target and time budget, and the growing thinning.
 func (a *autoRun) Adjust(c *Config, m langevin.Model, o *langevin.Options, start time.Time) {
 	if a.Net != nil {
@@ -108,14 +108,14 @@ func (a *autoRun) Adjust(c *Config, m langevin.Model, o *langevin.Options, start
 	}
 	o.CheckEvery = a.plan.CheckEvery() // also the rounds of MaxKeep
 	if c.ChainID > 0 || c.TargetESS == 0 {
-		return // no ESS rule (one chain of an analysis cannot see the others'): to --iters
+		return // no ESS rule (one chain of an analysis cannot see the others'): to {iters}
 	}
 	a.rhat = NewRHatRule(m, c.TargetESS)
 	c.rhat = a.rhat
 	o.Until = UntilRule(m.Dim(), c.TargetESS, a.rhat, start, SamplingBudget(c.MaxTime), &a.stopWhy)
 }
 
-// SamplingBudget is the part of a --max-time budget T the ESS rule may
+// SamplingBudget is the part of a {max-time} budget T the ESS rule may
 // sample for: 4T/5, leaving the rest to the test-set predictions and the
 // checks (KSD, misfit), which are skipped, and say so, when it runs out.
 func SamplingBudget(t time.Duration) time.Duration {
@@ -185,9 +185,9 @@ func (a *autoRun) Print(w io.Writer, c *Config, tr *langevin.Trace) {
 	switch {
 	case why != "":
 	case c.ChainID > 0:
-		why = fmt.Sprintf("--iters %d: one chain of an analysis runs to --iters, its draws those of chain %d of --chains %d --iters %d --target-ess 0", c.Iters, c.ChainID, c.Chains, c.Iters)
+		why = fmt.Sprintf("{iters} %d: one chain of an analysis runs to {iters}, its draws those of chain %d of {chains} %d {iters} %d {target-ess} 0", c.Iters, c.ChainID, c.Chains, c.Iters)
 	case c.TargetESS == 0:
-		why = fmt.Sprintf("--iters %d (no ESS rule)", c.Iters)
+		why = fmt.Sprintf("{iters} %d (no ESS rule)", c.Iters)
 	default:
 		why = autoCutWhy(c, tr)
 	}
@@ -197,7 +197,7 @@ func (a *autoRun) Print(w io.Writer, c *Config, tr *langevin.Trace) {
 	fmt.Fprintln(w, LengthNote(why, c.TargetESS, c.MaxTime))
 	if a.plan.Kind == "sgld" && c.StepSet {
 		for _, msg := range a.plan.Step.Check(c.Step) {
-			fmt.Fprintf(w, "warning:  --step: %s\n", msg)
+			fmt.Fprintf(w, "warning:  {step}: %s\n", msg)
 		}
 	}
 }
@@ -218,11 +218,11 @@ func PrintKSD(ctx context.Context, w io.Writer, c *Config, m langevin.Model, lap
 }
 
 // autoCutWhy says why an auto run without a recorded stop ended: its
-// maximum --iters, or, when a chain's last iteration is short of it, a cut
+// maximum {iters}, or, when a chain's last iteration is short of it, a cut
 // (a signal or an error) before the ESS rule was met.
 func autoCutWhy(c *Config, tr *langevin.Trace) string {
 	if _, last, early := chainCounts(tr, c.Iters, c.Burnin, c.Thin); early {
 		return fmt.Sprintf("the run was cut short (a signal or an error) at iteration %s of at most %d, before min bulk-ESS %.0f", JoinInts(last), c.Iters, c.TargetESS)
 	}
-	return fmt.Sprintf("--iters %d reached before min bulk-ESS %.0f", c.Iters, c.TargetESS)
+	return fmt.Sprintf("{iters} %d reached before min bulk-ESS %.0f", c.Iters, c.TargetESS)
 }

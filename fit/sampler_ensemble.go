@@ -12,7 +12,7 @@ import (
 
 func init() {
 	RegisterSampler(&SamplerDef{name: "ensemble", family: "approximations", Kind: SamplerKind{NoWarmup: true}, resolve: resolveEnsemble, Build: buildEnsemble,
-		summary: "deep ensemble (Lakshminarayanan et al. 2017): --chains members (default 5), each a MAP network by the network plan's rule (Adam from its own random start, 300 epochs, learning rate 10⁻² decaying to 10⁻³); predictive = their equal mixture"})
+		summary: "deep ensemble (Lakshminarayanan et al. 2017): {chains} members (default 5), each a MAP network by the network plan's rule (Adam from its own random start, 300 epochs, learning rate 10⁻² decaying to 10⁻³); predictive = their equal mixture"})
 }
 
 // ensembleMembers is the deep ensemble's default size: Lakshminarayanan,
@@ -25,15 +25,15 @@ const ensembleMembers = 5
 // follow the rule (it needs N).
 func resolveEnsemble(c *Config) error {
 	if c.Model != "mlp" {
-		return InputErrorf("--sampler ensemble: only for --model mlp (a deep ensemble of networks; other models have one mode: --sampler auto)")
+		return InputErrorf("{sampler} ensemble: only for {model} mlp (a deep ensemble of networks; other models have one mode: {sampler} auto)")
 	}
 	for _, f := range []string{"burnin", "thin"} {
 		if c.Set[f] {
-			return InputErrorf("--%s: --sampler ensemble keeps each member's last iterate (--iters sets the Adam iterations)", f)
+			return InputErrorf("{%s}: {sampler} ensemble keeps each member's last iterate ({iters} sets the Adam iterations)", f)
 		}
 	}
 	if c.Set["init"] && c.Init != "random" {
-		return InputErrorf("--init %s: the members of --sampler ensemble start at random (--init random)", c.Init)
+		return InputErrorf("{init} %s: the members of {sampler} ensemble start at random ({init} random)", c.Init)
 	}
 	if !c.Set["chains"] {
 		c.Chains = ensembleMembers
@@ -46,7 +46,7 @@ func resolveEnsemble(c *Config) error {
 }
 
 // netMAPIters is the Adam iterations of a network's MAP on n rows:
-// --map-iters when given, else the network plan's rule (NetMAPIters).
+// {map-iters} when given, else the network plan's rule (NetMAPIters).
 func netMAPIters(c *Config, n int) int {
 	if c.Set["map-iters"] {
 		return c.Mlp.MapIters
@@ -55,7 +55,7 @@ func netMAPIters(c *Config, n int) int {
 }
 
 // buildEnsemble returns Adam at the MAP's settings: each chain of the run is
-// one member. Without --map-lr the members are MAP networks by the network
+// one member. Without {map-lr} the members are MAP networks by the network
 // plan's rule (NetMAPSchedule over NetMAPIters), the optimisation of
 // the default's MAP network: a long run at a constant rate lets a small data
 // set's members interpolate their training rows (yacht split 0: σ² 6·10⁻⁵ of

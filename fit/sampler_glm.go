@@ -9,7 +9,7 @@ import (
 	"github.com/langevin-go/langevin/model"
 )
 
-// buildGLMLaplace is --sampler laplace on a regression network: the
+// buildGLMLaplace is {sampler} laplace on a regression network: the
 // linearised (GLM) Laplace approximation at the MAP network
 // (approx.GLMLaplace), whose draws N(θ̂, Λ⁻¹), Λ the generalised
 // Gauss–Newton matrix plus the prior's precision, predict through the
@@ -18,11 +18,11 @@ import (
 // log-likelihood −2,334, RMSE 671).
 func buildGLMLaplace(ctx context.Context, b *BuildEnv, net *model.MLP) (langevin.Sampler, error) {
 	if b.MapTh == nil {
-		return nil, fmt.Errorf("--sampler laplace on a network: no MAP network to linearise at")
+		return nil, fmt.Errorf("{sampler} laplace on a network: no MAP network to linearise at")
 	}
 	g, err := approx.NewGLMLaplace(ctx, net, b.MapTh)
 	if err != nil {
-		return nil, fmt.Errorf("--sampler laplace: %w", err)
+		return nil, fmt.Errorf("{sampler} laplace: %w", err)
 	}
 	b.Glm = g
 	form := "full"

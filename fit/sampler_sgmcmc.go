@@ -14,22 +14,26 @@ import (
 // The SG-MCMC family and the optimisers: SGLD, pSGLD, SGHMC, their cyclical
 // forms, GD and SGD. Their default steps are package sampler's rules.
 
+// cyclicalMisfit is the known way of the cyclical samplers of missing a
+// unimodal posterior (SamplerDef.misfit).
+const cyclicalMisfit = "A cyclical schedule keeps only the draws at small steps of each cycle; on a unimodal posterior a short run keeps few of them near equilibrium (more {iters}, or {sampler} sgld)."
+
 func init() {
 	sgmcmc := SamplerKind{Minibatch: true}
 	withM := sgmcmc
 	withM.laplace = true
 	RegisterSampler(&SamplerDef{name: "sgld", family: "SG-MCMC", Kind: withM, Build: buildSGLD,
 		summary: "stochastic-gradient Langevin dynamics (Welling & Teh 2011), Laplace-preconditioned"})
-	RegisterSampler(&SamplerDef{name: "csgld", family: "SG-MCMC", Kind: withM, Build: buildSGLD,
+	RegisterSampler(&SamplerDef{name: "csgld", family: "SG-MCMC", Kind: withM, Build: buildSGLD, misfit: cyclicalMisfit,
 		summary: "cyclical SGLD (Zhang et al. 2020): cosine steps, exploration then sampling in each cycle"})
 	RegisterSampler(&SamplerDef{name: "psgld", family: "SG-MCMC", Kind: sgmcmc, flags: []string{"psgld"}, Build: buildPSGLD,
 		summary: "preconditioned SGLD (Li et al. 2016): RMSProp-like adaptive diagonal preconditioner"})
 	RegisterSampler(&SamplerDef{name: "sghmc", family: "SG-MCMC", Kind: withM, flags: []string{"sghmc"}, Build: buildSGHMC,
-		summary: "stochastic-gradient HMC (Chen et al. 2014), friction α; --thermostat: SGNHT"})
-	RegisterSampler(&SamplerDef{name: "csghmc", family: "SG-MCMC", Kind: withM, flags: []string{"sghmc"}, Build: buildSGHMC,
+		summary: "stochastic-gradient HMC (Chen et al. 2014), friction α; {thermostat}: SGNHT"})
+	RegisterSampler(&SamplerDef{name: "csghmc", family: "SG-MCMC", Kind: withM, flags: []string{"sghmc"}, Build: buildSGHMC, misfit: cyclicalMisfit,
 		summary: "cyclical SGHMC (Zhang et al. 2020)"})
 	RegisterSampler(&SamplerDef{name: "baoab", family: "SG-MCMC", Kind: withM, flags: []string{"sghmc"}, Build: buildBAOAB, Check: checkBAOAB,
-		summary: "underdamped Langevin, BAOAB splitting (Leimkuhler & Matthews 2013): exact Gaussian marginals at any stable step; --friction α"})
+		summary: "underdamped Langevin, BAOAB splitting (Leimkuhler & Matthews 2013): exact Gaussian marginals at any stable step; {friction} α"})
 	optim := SamplerKind{Optimiser: true}
 	RegisterSampler(&SamplerDef{name: "gd", family: "optimisers", Kind: optim, Build: buildSGD,
 		summary: "gradient descent on all data (a trajectory, not posterior draws)"})
@@ -37,18 +41,18 @@ func init() {
 	RegisterSampler(&SamplerDef{name: "sgd", family: "optimisers", Kind: optim, Build: buildSGD,
 		summary: "stochastic gradient descent (Robbins & Monro 1951)"})
 	RegisterSampler(&SamplerDef{name: "adam", family: "optimisers", Kind: optim, Build: buildAdam,
-		summary: "Adam (Kingma & Ba 2015) on minibatches, step 1e-3 per coordinate unless --step (lecture notes' Note 15)"})
+		summary: "Adam (Kingma & Ba 2015) on minibatches, step 1e-3 per coordinate unless {step} (lecture notes' Note 15)"})
 	RegisterSampler(&SamplerDef{name: "adagrad", family: "optimisers", Kind: optim, Build: buildAdaGrad,
-		summary: "AdaGrad (Duchi et al. 2011) on minibatches, step 0.1 unless --step (Note 15)"})
+		summary: "AdaGrad (Duchi et al. 2011) on minibatches, step 0.1 unless {step} (Note 15)"})
 	RegisterSampler(&SamplerDef{name: "rmsprop", family: "optimisers", Kind: optim, Build: buildRMSProp,
-		summary: "RMSProp (Tieleman & Hinton 2012) on minibatches, step 1e-3 unless --step (Note 15)"})
+		summary: "RMSProp (Tieleman & Hinton 2012) on minibatches, step 1e-3 unless {step} (Note 15)"})
 	RegisterSampler(&SamplerDef{name: "momentum", family: "optimisers", Kind: optim, flags: []string{"momentum"}, Build: buildMomentum,
 		summary: "heavy-ball momentum SGD (Polyak 1964) on minibatches, v ← βv + ηĝ (Note 15); default η = (1−β)/N"})
 	RegisterSampler(&SamplerDef{name: "polyak", family: "optimisers", Kind: optim, Build: buildPolyak,
 		summary: "SGD with Polyak–Ruppert iterate averaging from the end of the burn-in (Mandt et al. §6.1): the draws are the running average"})
 	RegisterFlags(FlagGroup{Name: "momentum", Title: "momentum flags", Define: func(fs FlagDefiner) any {
 		o := &momentumFlags{}
-		fs.Float64Var(&o.beta, "beta", 0.9, "heavy-ball momentum `β` ∈ (0, 1) of --sampler momentum: v ← βv + ηĝ, θ ← θ + v")
+		fs.Float64Var(&o.beta, "beta", 0.9, "heavy-ball momentum `β` ∈ (0, 1) of {sampler} momentum: v ← βv + ηĝ, θ ← θ + v")
 		return o
 	}})
 
@@ -62,28 +66,28 @@ func init() {
 	RegisterFlags(FlagGroup{Name: "sghmc", Title: "SGHMC flags", Define: func(fs FlagDefiner) any {
 		o := &sghmcFlags{}
 		fs.Float64Var(&o.friction, "friction", 0.1, "SGHMC friction `α` ∈ (0, 1]: v ← (1−α)v + η M⁻¹ĝ + N(0, 2αητM⁻¹), θ ← θ + v (α = 1 is SGLD)")
-		fs.BoolVar(&o.thermostat, "thermostat", false, "adaptive friction ξ ← ξ + vᵀMv/d − ητ started at --friction (SGNHT, Ding et al. 2014)")
+		fs.BoolVar(&o.thermostat, "thermostat", false, "adaptive friction ξ ← ξ + vᵀMv/d − ητ started at {friction} (SGNHT, Ding et al. 2014)")
 		return o
 	}})
 	SamplerTable["psgld"].Check = func(c *Config) error {
 		o := Opt[*psgldFlags](c, "psgld")
 		switch {
 		case !(o.alpha > 0 && o.alpha <= 1):
-			return InputErrorf("--alpha %v: expected 0 < α ≤ 1", o.alpha)
+			return InputErrorf("{alpha} %v: expected 0 < α ≤ 1", o.alpha)
 		case !(o.lambda > 0) || math.IsInf(o.lambda, 0):
-			return InputErrorf("--lambda %v: expected a positive number", o.lambda)
+			return InputErrorf("{lambda} %v: expected a positive number", o.lambda)
 		}
 		return nil
 	}
 	SamplerTable["momentum"].Check = func(c *Config) error {
 		if o := Opt[*momentumFlags](c, "momentum"); !(o.beta > 0 && o.beta < 1) {
-			return InputErrorf("--beta %v: expected 0 < β < 1", o.beta)
+			return InputErrorf("{beta} %v: expected 0 < β < 1", o.beta)
 		}
 		return nil
 	}
 	checkFriction := func(c *Config) error {
 		if o := Opt[*sghmcFlags](c, "sghmc"); !(o.friction > 0 && o.friction <= 1) {
-			return InputErrorf("--friction %v: expected 0 < α ≤ 1", o.friction)
+			return InputErrorf("{friction} %v: expected 0 < α ≤ 1", o.friction)
 		}
 		return nil
 	}
@@ -93,7 +97,7 @@ func init() {
 
 type psgldFlags struct {
 	alpha, lambda float64
-	correction    bool // --gamma: add Γ
+	correction    bool // {gamma}: add Γ
 }
 
 type momentumFlags struct{ beta float64 }
@@ -115,7 +119,7 @@ func familyStep(b *BuildEnv, friction float64) float64 {
 				b.StepNote = fmt.Sprintf("auto:     step: η₀ = %.3g = 7/(3λ), λ = %.3g the curvature of a mode: each cycle's peak exceeds the mode's stability limit 2/λ = %.3g, which throws the chain out of its mode (sampler.StepCyclicalExplore; Zhang et al.'s 0.07); %d cycles",
 					eta, lam, 2/lam, b.C.Cycles)
 			} else if b.C.Step <= 2/lam {
-				b.StepNote = fmt.Sprintf("warning:  --step %.3g: the cycles' peak stays within a mode's stability limit 2/λ = %.3g (λ = %.3g), so the chain will not leave its starting mode; the default η₀ = %.3g would", b.C.Step, 2/lam, lam, eta)
+				b.StepNote = fmt.Sprintf("warning:  {step} %.3g: the cycles' peak stays within a mode's stability limit 2/λ = %.3g (λ = %.3g), so the chain will not leave its starting mode; the default η₀ = %.3g would", b.C.Step, 2/lam, lam, eta)
 			}
 			return eta
 		}
@@ -128,7 +132,7 @@ func familyStep(b *BuildEnv, friction float64) float64 {
 				eta = b.C.Step
 			}
 			if lim := 2 * (2 - friction) / lam; eta < lim {
-				b.StepNote = fmt.Sprintf("warning:  csghmc at η₀ = %.3g stays within a mode's stability limit 2(2−α)/λ = %.3g (λ = %.3g, α = %g): its cycles will not leave the starting mode, and beyond the limit its momentum diverges; --sampler csgld leaves the modes by default (η₀ = %.3g, 30 cycles)",
+				b.StepNote = fmt.Sprintf("warning:  csghmc at η₀ = %.3g stays within a mode's stability limit 2(2−α)/λ = %.3g (λ = %.3g, α = %g): its cycles will not leave the starting mode, and beyond the limit its momentum diverges; {sampler} csgld leaves the modes by default (η₀ = %.3g, 30 cycles)",
 					eta, lim, lam, friction, sampler.StepCyclicalExplore(lam))
 			}
 		}
@@ -137,7 +141,7 @@ func familyStep(b *BuildEnv, friction float64) float64 {
 	return sampler.StepNoiseFraction(b.M.Len(), b.C.Batch, friction, b.C.Precond == "laplace")
 }
 
-// annealing returns the temperature-annealing settings: from --temperature-start
+// annealing returns the temperature-annealing settings: from {temperature-start}
 // over the burn-in, or off.
 func annealing(c *Config) (float64, int) {
 	if c.TStart == 0 {
@@ -160,7 +164,7 @@ func (b *BuildEnv) clipping() sampler.Clipping {
 
 func buildSGLD(ctx context.Context, b *BuildEnv) (langevin.Sampler, error) {
 	if b.C.Planned {
-		return buildAuto(ctx, b) // --sampler sgld untuned: the plan's SGLD
+		return buildAuto(ctx, b) // {sampler} sgld untuned: the plan's SGLD
 	}
 	sched, err := b.schedule(b.stabilityCap(ctx, familyStep(b, 1)))
 	if err != nil {
@@ -244,16 +248,16 @@ func buildRMSProp(_ context.Context, b *BuildEnv) (langevin.Sampler, error) {
 	return sampler.RMSProp{Step: sched, Batch: b.minibatch(), Clip: b.clipping()}, nil
 }
 
-// checkBAOAB: --friction is BAOAB's α = 1 − c; the thermostat and the
+// checkBAOAB: {friction} is BAOAB's α = 1 − c; the thermostat and the
 // temperature annealing are SGHMC's.
 func checkBAOAB(c *Config) error {
 	if o := Opt[*sghmcFlags](c, "sghmc"); !(o.friction > 0 && o.friction <= 1) {
-		return InputErrorf("--friction %v: expected 0 < α ≤ 1", o.friction)
+		return InputErrorf("{friction} %v: expected 0 < α ≤ 1", o.friction)
 	} else if o.thermostat {
-		return InputErrorf("--thermostat: only for --sampler sghmc|csghmc (SGNHT)")
+		return InputErrorf("{thermostat}: only for {sampler} sghmc|csghmc (SGNHT)")
 	}
 	if c.TStart > 0 {
-		return InputErrorf("--temperature-start: --sampler baoab samples at --temperature throughout")
+		return InputErrorf("{temperature-start}: {sampler} baoab samples at {temperature} throughout")
 	}
 	return nil
 }
@@ -295,7 +299,7 @@ func buildPolyak(ctx context.Context, b *BuildEnv) (langevin.Sampler, error) {
 		return nil, err
 	}
 	if !b.C.StepSet && !strings.HasPrefix(b.StepNote, "warning") {
-		b.StepNote = fmt.Sprintf("step:     η = %.3g = min(1/N, 0.1/λmax(H) at the MAP); averaged from iteration %d (after the burn-in); on a non-quadratic log posterior the average of constant-step SGD stays O(η) from the MAP: a smaller --step shrinks that bias and slows the start",
+		b.StepNote = fmt.Sprintf("step:     η = %.3g = min(1/N, 0.1/λmax(H) at the MAP); averaged from iteration %d (after the burn-in); on a non-quadratic log posterior the average of constant-step SGD stays O(η) from the MAP: a smaller {step} shrinks that bias and slows the start",
 			a, b.C.Burnin+1)
 	}
 	return sampler.PolyakSGD{Step: sched, Batch: b.minibatch(), Clip: b.clipping(), Start: b.C.Burnin}, nil

@@ -12,13 +12,13 @@ import (
 	"github.com/langevin-go/langevin/schedule"
 )
 
-// SamplerDef is one entry of langevin run's sampler table: --sampler's
+// SamplerDef is one entry of langevin run's sampler table: {sampler}'s
 // help, validation and description come from the table, and a new sampler
 // is one file that registers its entry from an init function (see
 // docs/contributing.md).
 type SamplerDef struct {
 	name    string
-	family  string // one of families: groups run -h and the list of --sampler
+	family  string // one of families: groups run -h and the list of {sampler}
 	summary string // one line for run -h
 	// flags names the flag groups the sampler reads besides the common
 	// ones (see flagGroup); giving a flag of a group no chosen sampler reads
@@ -35,19 +35,26 @@ type SamplerDef struct {
 	// (chains, iterations, burn-in, thinning, initial points) in place of
 	// the SG-MCMC ones, and refuses the flags it cannot honour.
 	resolve func(c *Config) error
+	// misfit, when not empty, names the sampler's known way of missing the
+	// posterior, for the misfit warning (misfitWhy; empty: the bias of a
+	// stochastic-gradient sampler).
+	misfit string
 }
+
+// Family is the sampler's family, one of Families.
+func (d *SamplerDef) Family() string { return d.family }
 
 // SamplerKind describes how the run treats a sampler.
 type SamplerKind struct {
 	Optimiser   bool // GD/SGD: the draws are a trajectory
 	Exact       bool // full-data MCMC with warm-up (own iteration defaults)
-	laplace     bool // takes the Laplace diagonal as preconditioner (--precond laplace)
-	Minibatch   bool // reads --batch and takes --cv
+	laplace     bool // takes the Laplace diagonal as preconditioner ({precond} laplace)
+	Minibatch   bool // reads {batch} and takes {cv}
 	needsBurnin bool // fits during burn-in (SWAG, VI)
 	NoWarmup    bool // the burn-in is not kept (ensemble: every member's Adam path, d numbers an iteration)
 }
 
-// The families, in the order of run -h.
+// Families are the families of samplers, in the order of run -h.
 var Families = []string{"optimisers", "SG-MCMC", "Mandt et al. (2017)", "approximations", "exact", "automatic"}
 
 var (
@@ -69,6 +76,7 @@ func RegisterSampler(d *SamplerDef) {
 	}
 	SamplerTable[d.name] = d
 	samplerOrder = append(samplerOrder, d.name)
+	Methods[d.name] = familyMethod[d.family](d.name)
 }
 
 // SamplerNames returns the registered names, family by family.
@@ -123,21 +131,21 @@ type BuildEnv struct {
 	C       *Config
 	M       langevin.Model
 	Lap     *approx.RunLaplace
-	Precond []float64  // diag of the Laplace covariance with --precond laplace, else nil
+	Precond []float64  // diag of the Laplace covariance with {precond} laplace, else nil
 	MapTh   []float64  // the MAP (nil when not found)
 	Points  *mat.Dense // held-out points at which a network's convergence is judged (nil: none)
 
 	// Set by the build: the step-size schedule (nil when the sampler has
-	// none) and its a (the step of --step or of the default rule), recorded
+	// none) and its a (the step of {step} or of the default rule), recorded
 	// with the draws.
 	Sched schedule.Schedule
 	StepA float64
 
-	Auto *autoRun // set by --sampler auto's build
+	Auto *autoRun // set by {sampler} auto's build
 	// Init, when set by the build, gives the chains' initial points
-	// (--sampler nuts on a formula model with group terms, without --init).
+	// ({sampler} nuts on a formula model with group terms, without {init}).
 	Init langevin.Initializer
-	// Glm, set by --sampler laplace on a regression network, is the
+	// Glm, set by {sampler} laplace on a regression network, is the
 	// linearised Laplace approximation: its draws predict through the
 	// network linearised at the MAP.
 	Glm *approx.GLMLaplace
@@ -155,11 +163,11 @@ type BuildEnv struct {
 	MisfitHint string
 }
 
-// recordStep records a sampler's own constant step (one not from --schedule).
+// recordStep records a sampler's own constant step (one not from {schedule}).
 func (b *BuildEnv) recordStep(eta float64) { b.Sched, b.StepA = schedule.Constant(eta), eta }
 
 // schedule returns the step-size schedule of the flags, with the default
-// step a of the rule when --step is not given.
+// step a of the rule when {step} is not given.
 func (b *BuildEnv) schedule(a float64) (schedule.Schedule, error) {
 	c := b.C
 	if c.StepSet {
@@ -178,11 +186,11 @@ func (b *BuildEnv) schedule(a float64) (schedule.Schedule, error) {
 			s = schedule.Floored{S: poly, Floor: c.StepFloor}
 		}
 		if w := poly.Warning(); w != "" {
-			b.SchedNote = "warning: --decay: " + w
+			b.SchedNote = "warning: {decay}: " + w
 		}
 	}
 	if err := s.Validate(); err != nil {
-		return nil, InputErrorf("--step/--schedule: %v", err)
+		return nil, InputErrorf("{step}/{schedule}: %v", err)
 	}
 	b.Sched, b.StepA = s, a
 	return s, nil
@@ -215,19 +223,7 @@ func RegisterFlags(g FlagGroup) { FlagGroups = append(FlagGroups, g) }
 // function returned.
 func Opt[T any](c *Config, name string) T { return c.Opts[name].(T) }
 
-// familyMembers returns the registered samplers of a family, in registration
-// order.
-func familyMembers(family string) []string {
-	var names []string
-	for _, n := range samplerOrder {
-		if SamplerTable[n].family == family {
-			names = append(names, n)
-		}
-	}
-	return names
-}
-
-// BlockPlanned reports whether --sampler auto's plan preconditions with a
+// BlockPlanned reports whether {sampler} auto's plan preconditions with a
 // block-arrow Hessian (a hierarchical model; see BlockPlanned).
 func (b *BuildEnv) BlockPlanned() bool {
 	return b.Auto != nil && b.Auto.plan != nil && b.Auto.plan.Arrow != nil

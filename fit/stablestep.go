@@ -10,8 +10,8 @@ import (
 
 // stabilityCap applies the stability cap (sampler.StableStep) to the step of
 // SGLD and cSGLD on a data model with a MAP, and returns the default step:
-// without --step, min(rule, κ/λmax(MH)) (κ = 0.1, H the negative Hessian at
-// the MAP, M the preconditioner); with --step, rule (unused), after checking
+// without {step}, min(rule, κ/λmax(MH)) (κ = 0.1, H the negative Hessian at
+// the MAP, M the preconditioner); with {step}, rule (unused), after checking
 // the user's step against the budget and the stability limit 2/λmax(MH). It
 // records the line that says which in b.stepNote (a warning when the user's
 // step is beyond the budget).
@@ -37,7 +37,7 @@ func (b *BuildEnv) stabilityCap(ctx context.Context, rule float64) float64 {
 				if w := st.Warning(c.Step); w != "" {
 					b.StepNote = "warning:  --" + w
 				} else {
-					b.StepNote = fmt.Sprintf("stability: --step %.3g: η·λmax(MH) = %.3g ≤ %g (λmax(MH) = %.3g at the MAP, the network's Hessian with its eigenvalues floored at the prior's curvature; largest stable step %.3g)",
+					b.StepNote = fmt.Sprintf("stability: {step} %.3g: η·λmax(MH) = %.3g ≤ %g (λmax(MH) = %.3g at the MAP, the network's Hessian with its eigenvalues floored at the prior's curvature; largest stable step %.3g)",
 						c.Step, c.Step*st.LambdaMax, st.Budget, st.LambdaMax, st.Limit())
 				}
 				return rule
@@ -70,7 +70,7 @@ func (b *BuildEnv) stabilityCap(ctx context.Context, rule float64) float64 {
 		if w := st.Warning(c.Step); w != "" {
 			b.StepNote = "warning:  --" + w
 		} else {
-			b.StepNote = fmt.Sprintf("stability: --step %.3g: η·λmax(MH) = %.3g ≤ %g (λmax(MH) = %.3g at the MAP, %s; largest stable step %.3g)",
+			b.StepNote = fmt.Sprintf("stability: {step} %.3g: η·λmax(MH) = %.3g ≤ %g (λmax(MH) = %.3g at the MAP, %s; largest stable step %.3g)",
 				c.Step, c.Step*st.LambdaMax, st.Budget, st.LambdaMax, mName, st.Limit())
 		}
 		return rule
@@ -92,6 +92,6 @@ func (b *BuildEnv) stabilityCap(ctx context.Context, rule float64) float64 {
 const maxHessianDim = 200
 
 // netMaxHessianDim is the largest network whose Hessian stabilityCap builds
-// to check a user's --step (2d full-data gradients, d² numbers: a UCI
+// to check a user's {step} (2d full-data gradients, d² numbers: a UCI
 // network's d ≤ 1,102 takes about a second on the small sets).
 const netMaxHessianDim = 1200

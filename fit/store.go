@@ -13,7 +13,7 @@ import (
 	"github.com/langevin-go/langevin/model"
 )
 
-// A data store (langevin convert) given to run --data is streamed, not
+// A data store (langevin convert) given to run {data} is streamed, not
 // loaded, by the models that read rows (model.RowKinds: logistic): the
 // split, the standardisation and the model are views over the file
 // (data.SplitRows, data.FitScalerRows and Scaler.View, model.Spec.BuildRows),
@@ -23,12 +23,12 @@ import (
 // Streamed is the data of a run on a store.
 type Streamed struct {
 	store       *data.Store
-	extra       io.Closer       // a --test store
+	extra       io.Closer       // a {test} store
 	train, Test data.Rows       // test: nil or empty when none
-	split       *data.RowSubset // the training rows of the split (nil with --test)
+	split       *data.RowSubset // the training rows of the split (nil with {test})
 }
 
-// mapLimit returns the size of the largest store file that run
+// MapLimit returns the size of the largest store file that run
 // memory-maps: a quarter of the memory budget (tests replace it).
 var MapLimit = func() int64 { return budget.RawMemory() / 4 }
 
@@ -39,7 +39,7 @@ var MapLimit = func() int64 { return budget.RawMemory() / 4 }
 // within B/N.
 const replaceAbove = 1 << 20
 
-// loadStore opens --data as a store and makes the training and test views.
+// loadStore opens {data} as a store and makes the training and test views.
 func (j *Problem) loadStore() error {
 	c := j.C
 	st, err := data.OpenStore(c.Data)
@@ -58,10 +58,10 @@ func (j *Problem) loadStore() error {
 		st.Budget = math.MaxInt64
 	}
 	if c.Target != "" && c.Target != st.Target() && c.Target != "-1" {
-		return InputErrorf("--target %s: %s: the store's target column is %q (chosen when it was written by langevin convert)", c.Target, c.Data, st.Target())
+		return InputErrorf("{target} %s: %s: the store's target column is %q (chosen when it was written by langevin convert)", c.Target, c.Data, st.Target())
 	}
 	if c.Offset != "" || c.Exposure != "" {
-		return InputErrorf("--offset/--exposure: not read from a store")
+		return InputErrorf("{offset}/{exposure}: not read from a store")
 	}
 	j.Train = &data.Dataset{Names: slices.Clone(st.Names()), Target: st.Target(), Source: c.Data}
 	// Labels of two values other than 0/1 are recoded as they are read
@@ -86,14 +86,14 @@ func (j *Problem) loadStore() error {
 			}
 			s.extra, s.Test = ts, recode(ts)
 			if !slices.Equal(ts.Names(), st.Names()) {
-				return InputErrorf("--test %s: features %v, --data %s has %v (a test store must have the training store's columns, in order)", c.Test, ts.Names(), c.Data, st.Names())
+				return InputErrorf("{test} %s: features %v, {data} %s has %v (a test store must have the training store's columns, in order)", c.Test, ts.Names(), c.Data, st.Names())
 			}
 		} else {
-			test, err := ReadData(c, c.Test, "--test", false)
+			test, err := ReadData(c, c.Test, "{test}", false)
 			if err != nil {
 				return err
 			}
-			if err := AlignColumns(j.Train, test, "--test"); err != nil {
+			if err := AlignColumns(j.Train, test, "{test}"); err != nil {
 				return err
 			}
 			s.Test = test
@@ -103,10 +103,10 @@ func (j *Problem) loadStore() error {
 		s.train, s.Test, s.split = train, test, train
 	}
 	if s.train.Len() == 0 {
-		return InputErrorf("--data %s: no training rows", c.Data)
+		return InputErrorf("{data} %s: no training rows", c.Data)
 	}
 	if c.Batch > s.train.Len() {
-		return InputErrorf("--batch %d: expected at most N = %d training rows (0: full batch)", c.Batch, s.train.Len())
+		return InputErrorf("{batch} %d: expected at most N = %d training rows (0: full batch)", c.Batch, s.train.Len())
 	}
 	if c.Standardize {
 		j.Scaler = data.FitScalerRows(s.train)
@@ -134,9 +134,9 @@ func (j *Problem) buildRowsModel() error {
 			if j.Rows.split != nil {
 				le.Row = j.Rows.split.Row(le.Row-1) + 1
 			}
-			return InputErrorf("--data %s: %v (rows of the store counted from 1)", c.Data, le)
+			return InputErrorf("{data} %s: %v (rows of the store counted from 1)", c.Data, le)
 		}
-		return InputErrorf("--data %s: %v", c.Data, err)
+		return InputErrorf("{data} %s: %v", c.Data, err)
 	}
 	j.M, j.Spec = m, s
 	return nil
@@ -182,7 +182,7 @@ func (j *Problem) DescribeRows() string {
 		how += "; rows read with pread"
 	}
 	if s.split != nil {
-		how += fmt.Sprintf("; test rows by a hashed split seeded with --seed: %d train, %d test", s.train.Len(), s.Test.Len())
+		how += fmt.Sprintf("; test rows by a hashed split seeded with {seed}: %d train, %d test", s.train.Len(), s.Test.Len())
 	}
 	return how + ")"
 }

@@ -95,10 +95,11 @@ func ParseNewLevels(s string) (NewLevels, error) {
 	return 0, fmt.Errorf("new levels %q: expected population, sample or error", s)
 }
 
-// Rebuild builds the recorded model again from its training data; it
-// refuses a data file that changed since the run (another SHA-256 or
+// Rebuild builds the recorded model again from its training data, read
+// with read (the run's delimiter, decimal mark and missing-value tokens;
+// the missing-value rule is the record's); it refuses a data file that changed since the run (another SHA-256 or
 // number of rows) or levels that differ from the recorded ones.
-func (r *Record) Rebuild() (*Model, error) {
+func (r *Record) Rebuild(read data.TableOptions) (*Model, error) {
 	sum, err := FileSHA256(r.Data)
 	if err != nil {
 		return nil, fmt.Errorf("the run's training data: %v (predict rebuilds the formula's coding from it)", err)
@@ -114,7 +115,8 @@ func (r *Record) Rebuild() (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	tab, _, err := Read(r.Data, "auto", f, data.TableOptions{Missing: r.Missing})
+	read.Missing = r.Missing
+	tab, _, err := Read(r.Data, "auto", f, read)
 	if err != nil {
 		return nil, err
 	}

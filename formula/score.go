@@ -3,6 +3,7 @@ package formula
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
 
 	"github.com/langevin-go/langevin/density"
@@ -28,6 +29,14 @@ type TestScore struct {
 // (allow_new_levels = FALSE), since an unseen level's effect is not
 // estimated from the data.
 func (m *Model) ScoreNew(tab Table, draws [][]float64) (*TestScore, error) {
+	return m.ScoreNewLevels(tab, draws, NewLevelsError, nil)
+}
+
+// ScoreNewLevels is ScoreNew with a rule for the group levels absent from
+// the training data, as Predict's (rng draws their effects under
+// NewLevelsSample): the held-out levels of grouped K-fold
+// cross-validation, as brms's kfold scores them with allow_new_levels.
+func (m *Model) ScoreNewLevels(tab Table, draws [][]float64, rule NewLevels, rng *rand.Rand) (*TestScore, error) {
 	if len(draws) == 0 {
 		return nil, fmt.Errorf("no draws to score")
 	}
@@ -53,7 +62,7 @@ func (m *Model) ScoreNew(tab Table, draws [][]float64) (*TestScore, error) {
 			trials[i] = int(t)
 		}
 	}
-	pred, err := m.Predict(tab, draws, NewLevelsError, nil)
+	pred, err := m.Predict(tab, draws, rule, rng)
 	if err != nil {
 		return nil, err
 	}

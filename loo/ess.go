@@ -67,17 +67,30 @@ func (w *Workspace) relEff(x []float64, chains int) float64 {
 func (w *Workspace) relEffMeans(x, means []float64) float64 {
 	S, chains := len(x), len(means)
 	n := S / chains
+	w.yc = grow(w.yc, S)
+	for c := range chains {
+		centre(w.yc[c*n:(c+1)*n], x[c*n:(c+1)*n], means[c])
+	}
+	return w.relEffCentred(S, means)
+}
+
+// centre sets dst[i] = x[i] − m.
+func centre(dst, x []float64, m float64) {
+	dst = dst[:len(x)]
+	for i, v := range x {
+		dst[i] = v - m
+	}
+}
+
+// relEffCentred is relEff given the chains' means and the draws less their
+// chain's mean in w.yc (S of them).
+func (w *Workspace) relEffCentred(S int, means []float64) float64 {
+	chains := len(means)
+	n := S / chains
 	w.rho = grow(w.rho, n+2)
 	rho := w.rho
 	scale := float64(nextGoodSize(n)) / (float64(n) * float64(n))
-	w.yc = grow(w.yc, S)
-	yc := w.yc
-	for c := range chains {
-		m := means[c]
-		for i, v := range x[c*n : (c+1)*n] {
-			yc[c*n+i] = v - m
-		}
-	}
+	yc := w.yc[:S]
 	// lag(t) is mean_c γ̂_c(t), computed three lags at a time (acov3) and
 	// cached in w.acov
 	w.acov = grow(w.acov, n+3)

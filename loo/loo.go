@@ -59,16 +59,37 @@ func (w *Workspace) Row(ll []float64, chains int) Point {
 	if chains < 1 || S%chains != 0 {
 		panic("loo: number of draws not a multiple of the number of chains")
 	}
-	w.lik, w.rlik, w.w = grow(w.lik, S), grow(w.rlik, S), grow(w.w, S)
-	lik := w.lik
 	c := ll[0]
 	for _, v := range ll {
 		if v > c {
 			c = v
 		}
 	}
-	// likₛ = exp(llₛ − c) and the chains' means of it (for RelEff), in one
-	// pass
+	return w.row(ll, chains, c)
+}
+
+// maxFinite returns the largest of ll, or an error naming the row and draw
+// of a value that is not finite: Row's first pass with LOO's check.
+func maxFinite(ll []float64, row int) (float64, error) {
+	c := ll[0]
+	for _, v := range ll {
+		if v > c {
+			c = v
+		}
+		if v-v != 0 { // NaN or ±Inf
+			return 0, finite(ll, row)
+		}
+	}
+	return c, nil
+}
+
+// row is Row given c = max ll.
+func (w *Workspace) row(ll []float64, chains int, c float64) Point {
+	S := len(ll)
+	w.lik, w.rlik, w.w, w.yc = grow(w.lik, S), grow(w.rlik, S), grow(w.w, S), grow(w.yc, S)
+	lik := w.lik
+	// likₛ = exp(llₛ − c), 1/likₛ and the chains' means of likₛ (for
+	// RelEff), in one pass
 	n := S / chains
 	w.means = grow(w.means, chains)
 	var sumLik float64
@@ -81,8 +102,10 @@ func (w *Workspace) Row(ll []float64, chains int) Point {
 		}
 		w.means[ch] = sum / float64(n)
 		sumLik += sum
+		// centred for RelEff while the chain's likelihoods are in cache
+		centre(w.yc[ch*n:(ch+1)*n], lik[ch*n:(ch+1)*n], w.means[ch])
 	}
-	reff := w.relEffMeans(lik, w.means)
+	reff := w.relEffCentred(S, w.means)
 	k := w.psis(ll, -1, reff, -lo) // the log ratios are −ll
 	// mx = max lw: the largest ratio when nothing was smoothed, else the
 	// largest of the smoothed values and the largest value left alone.
@@ -349,10 +372,11 @@ func LOO(blocks Blocks, chains int) (*Result, error) {
 		}
 		for i := range r {
 			ll := b.RawRowView(i)
-			if err := finite(ll, len(pts)+1); err != nil {
+			c, err := maxFinite(ll, len(pts)+1)
+			if err != nil {
 				return nil, err
 			}
-			pts = append(pts, w.Row(ll, chains))
+			pts = append(pts, w.row(ll, chains, c))
 		}
 	}
 	if len(pts) == 0 {

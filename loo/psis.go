@@ -174,7 +174,7 @@ func (w *Workspace) largest(x []float64, sgn float64, n int) []pair {
 	}
 	// The candidates are in draw order, and the sort is stable: the last
 	// n are the n largest, of equal values at the cutoff the later draws.
-	h = w.sortPairs(h)
+	h = w.sortPairs(h, n)
 	return h[len(h)-n:]
 }
 
@@ -190,14 +190,17 @@ func orderKey(v float64) uint64 {
 	return b | 1<<63
 }
 
-// sortPairs sorts h by value, stably (equal values keep their order): by
+// sortPairs sorts h by value, stably (equal values keep their order), or
+// at least its keep largest values (the result's last keep): by
 // buckets of the values' order keys, as many as values, rounded up to a
-// power of 2, each key range of equal width, then one insertion sort (which
-// moves values within their bucket only); when the buckets are so uneven
+// power of 2, each key range of equal width, the buckets below the one
+// holding the keep-th largest value dropped (equal values share a bucket),
+// then one insertion sort (which moves values within their bucket only);
+// when the buckets are so uneven
 // that the insertion sort would cost more than 4 moves a value (Σ c_b²/4,
 // c_b the bucket counts), by radixSort. The result is h or the workspace's
 // second buffer.
-func (w *Workspace) sortPairs(h []pair) []pair {
+func (w *Workspace) sortPairs(h []pair, keep int) []pair {
 	n := len(h)
 	if n < 2 {
 		return h
@@ -219,26 +222,36 @@ func (w *Workspace) sortPairs(h []pair) []pair {
 	for _, p := range h {
 		cnt[(orderKey(p.v)-kmin)>>shift]++
 	}
+	// the buckets from lo up hold the keep largest values
+	lo, above := nb, int32(0)
+	for lo > 0 && above < int32(keep) {
+		lo--
+		above += cnt[lo]
+	}
 	var sum int32
 	var sq int64
-	for b, c := range cnt {
+	for b := lo; b < nb; b++ {
+		c := cnt[b]
 		cnt[b] = sum
 		sum += c
 		sq += int64(c) * int64(c)
 	}
-	if sq > 16*int64(n) {
+	m := int(sum)
+	if sq > 16*int64(m) {
 		return w.radixSort(h)
 	}
-	if cap(w.pairs) < n {
-		w.pairs = make([]pair, n)
+	if cap(w.pairs) < m {
+		w.pairs = make([]pair, m)
 	}
-	dst := w.pairs[:n]
+	dst := w.pairs[:m]
+	ulo := uint64(lo)
 	for _, p := range h {
-		b := (orderKey(p.v) - kmin) >> shift
-		dst[cnt[b]] = p
-		cnt[b]++
+		if b := (orderKey(p.v) - kmin) >> shift; b >= ulo {
+			dst[cnt[b]] = p
+			cnt[b]++
+		}
 	}
-	for i := 1; i < n; i++ {
+	for i := 1; i < m; i++ {
 		p := dst[i]
 		j := i
 		for ; j > 0 && dst[j-1].v > p.v; j-- {

@@ -136,26 +136,14 @@ func (c *OutputConditional) Draw(theta []float64, tau float64, rng *rand.Rand) e
 		return fmt.Errorf("model: MLP output layer's conditional precision is not positive definite (σ² = %g)", sigma2)
 	}
 	// u = L⁻¹ Φᵀz/σ² (forward), then β = L⁻ᵀ(u + √τ ξ) (backward).
-	for i := 0; i < k; i++ {
-		v := c.r[i]
-		for j := 0; j < i; j++ {
-			v -= c.a[i*k+j] * c.r[j]
-		}
-		c.r[i] = v / c.a[i*k+i]
-	}
+	linalg.SolveLower(c.r, c.a, c.r, k)
 	if tau > 0 {
 		sd := c.slipCov * math.Sqrt(tau)
 		for i := range c.r {
 			c.r[i] += sd * rng.NormFloat64()
 		}
 	}
-	for i := k - 1; i >= 0; i-- {
-		v := c.r[i]
-		for j := i + 1; j < k; j++ {
-			v -= c.a[j*k+i] * c.r[j]
-		}
-		c.r[i] = v / c.a[i*k+i]
-	}
+	linalg.SolveLowerT(c.r, c.a, c.r, k)
 	if !finiteAll(c.r) {
 		return fmt.Errorf("model: MLP output layer's conditional draw is not finite (σ² = %g)", sigma2)
 	}

@@ -42,6 +42,10 @@ type ModelFile struct {
 	// Absent: every draw alike.
 	ChainWeights   []float64 `json:"chain_weights,omitempty"`
 	ChainWeighting string    `json:"chain_weighting,omitempty"`
+	// Read is how the run read its data file (--na, --sep, --decimal as
+	// given; absent when none was): predict reads new rows in the same
+	// format by it, unless its own flags say otherwise.
+	Read *data.ReadSettings `json:"read,omitempty"`
 	// Files written before scaler.json and model.Spec (read only).
 	Mean      []float64 `json:"standardize_mean,omitempty"`
 	Scale     []float64 `json:"standardize_scale,omitempty"`

@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/langevin-go/langevin/internal/linalg"
 )
 
 // DenseBlock is a dense block of a preconditioner: on the coordinates Index
@@ -96,15 +98,10 @@ func (op *blockOp) mulL(dst, x []float64) {
 
 // quadInv returns xᵀP⁻¹x = |L⁻¹x|² (x is left unchanged; uses op.u).
 func (op *blockOp) quadInv(x []float64) float64 {
-	k := len(op.idx)
+	linalg.SolveLower(op.u, op.l, x, len(op.idx))
 	var q float64
-	for i := 0; i < k; i++ {
-		s := x[i]
-		for j := 0; j < i; j++ {
-			s -= op.l[i*k+j] * op.u[j]
-		}
-		op.u[i] = s / op.l[i*k+i]
-		q += op.u[i] * op.u[i]
+	for _, u := range op.u {
+		q += u * u
 	}
 	return q
 }

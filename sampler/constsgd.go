@@ -60,7 +60,7 @@ func (s ConstSGD) NewChain(m langevin.Model, theta0 []float64, rng *rand.Rand) (
 	}
 	c := &constChain{gradChain: g}
 	d := m.Dim()
-	if c.pre, c.full, err = checkPrecond(d, s.Precond, s.PrecondFull); err != nil {
+	if c.met, err = checkPrecond(d, s.Precond, s.PrecondFull); err != nil {
 		return nil, err
 	}
 	c.mg = make([]float64, d)
@@ -71,59 +71,41 @@ func (s ConstSGD) NewChain(m langevin.Model, theta0 []float64, rng *rand.Rand) (
 	return c, nil
 }
 
-// checkPrecond validates a diagonal or full preconditioner and returns the
-// diagonal (nil: identity or full) and the row-major full matrix (nil: not
-// full).
-func checkPrecond(d int, diag []float64, full *mat.SymDense) ([]float64, []float64, error) {
+// checkPrecond validates a diagonal or full preconditioner and returns it
+// as a metric with only M (mul; no factor): the identity when both are nil.
+func checkPrecond(d int, diag []float64, full *mat.SymDense) (*metric, error) {
+	mt := &metric{d: d, diag: make([]float64, d)}
+	for j := range mt.diag {
+		mt.diag[j] = 1
+	}
 	if full != nil {
 		if full.SymmetricDim() != d {
-			return nil, nil, fmt.Errorf("sampler: preconditioner is %d×%d, model has %d parameters", full.SymmetricDim(), full.SymmetricDim(), d)
+			return nil, fmt.Errorf("sampler: preconditioner is %d×%d, model has %d parameters", full.SymmetricDim(), full.SymmetricDim(), d)
 		}
 		var chol mat.Cholesky
 		if !chol.Factorize(full) {
-			return nil, nil, fmt.Errorf("sampler: full preconditioner is not positive definite")
+			return nil, fmt.Errorf("sampler: full preconditioner is not positive definite")
 		}
-		f := make([]float64, d*d)
+		mt.dense, mt.m = true, make([]float64, d*d)
 		for i := 0; i < d; i++ {
 			for j := 0; j < d; j++ {
-				f[i*d+j] = full.At(i, j)
+				mt.m[i*d+j] = full.At(i, j)
 			}
 		}
-		return nil, f, nil
-	}
-	if diag == nil {
-		return nil, nil, nil
+		return mt, nil
 	}
 	if err := checkDiag(diag, d, "preconditioner"); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return append([]float64(nil), diag...), nil, nil
-}
-
-// precondMul writes M·g into dst (M identity when both are nil).
-func precondMul(dst, g, diag, full []float64) {
-	switch {
-	case full != nil:
-		d := len(g)
-		for i := range dst {
-			var s float64
-			for j, v := range full[i*d : i*d+d] {
-				s += v * g[j]
-			}
-			dst[i] = s
-		}
-	case diag != nil:
-		for j, v := range g {
-			dst[j] = diag[j] * v
-		}
-	default:
-		copy(dst, g)
+	if diag != nil {
+		copy(mt.diag, diag)
 	}
+	return mt, nil
 }
 
 type constChain struct {
 	*gradChain
-	pre, full []float64
+	met       *metric // M (identity, diagonal or dense)
 	mg        []float64
 	mu        float64
 	v         []float64
@@ -131,7 +113,7 @@ type constChain struct {
 
 func (c *constChain) Step() error {
 	eta := c.gradient()
-	precondMul(c.mg, c.grad, c.pre, c.full)
+	c.met.mul(c.mg, c.grad)
 	if c.v == nil {
 		for j, g := range c.mg {
 			c.theta[j] += eta * g

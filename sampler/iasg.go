@@ -66,10 +66,10 @@ func (s IASG) NewChain(m langevin.Model, theta0 []float64, rng *rand.Rand) (lang
 	if w == 0 {
 		w = max(1, m.Len()/g.est.Batcher().Size())
 	}
-	pre, _, err := checkPrecond(m.Dim(), s.Precond, nil)
-	if err != nil {
+	if err := checkDiag(s.Precond, m.Dim(), "preconditioner"); err != nil {
 		return nil, err
 	}
+	pre := append([]float64(nil), s.Precond...) // nil: the identity
 	return &iasgChain{gradChain: g, window: w, pre: pre, mean: append([]float64(nil), theta0...)}, nil
 }
 

@@ -70,8 +70,7 @@ func (s MALA) NewChain(m langevin.Model, theta0 []float64, rng *rand.Rand) (lang
 	}
 	d := m.Dim()
 	c := &malaChain{exactState: st, rng: rng, noCorr: s.noCorrection,
-		prop: make([]float64, d), gprop: make([]float64, d),
-		mg: make([]float64, d), z: make([]float64, d), lz: make([]float64, d)}
+		prop: make([]float64, d), gprop: make([]float64, d), lstep: newLangevinStep(st.met)}
 	c.exactState.logAccept = c.propose
 	if err := c.startMetropolis(cfg, s.Step); err != nil {
 		return nil, err
@@ -85,22 +84,15 @@ type malaChain struct {
 	noCorr      bool
 	prop, gprop []float64
 	lpProp      float64
-	mg, z, lz   []float64 // scratch: M∇, ξ, Lξ
+	lstep       *langevinStep // over the metric (adapted in warm-up)
 }
 
 // propose draws θ' with step eta into c.prop and returns log α.
 func (c *malaChain) propose(eta float64) float64 {
+	c.lstep.propose(c.prop, c.theta, c.grad, eta, math.Sqrt(2*eta), c.rng)
 	var fwd float64
-	for j := range c.z {
-		z := c.rng.NormFloat64()
-		c.z[j] = z
+	for _, z := range c.lstep.xi {
 		fwd -= 0.5 * z * z
-	}
-	c.met.mul(c.mg, c.grad)
-	c.met.mulL(c.lz, c.z)
-	sd := math.Sqrt(2 * eta)
-	for j, x := range c.theta {
-		c.prop[j] = x + eta*c.mg[j] + sd*c.lz[j]
 	}
 	c.lpProp = langevin.LogPosterior(c.m, c.prop, c.gprop)
 	if math.IsNaN(c.lpProp) || math.IsInf(c.lpProp, 0) {
@@ -111,13 +103,14 @@ func (c *malaChain) propose(eta float64) float64 {
 		return logA
 	}
 	// log q(θ|θ') = −‖L⁻¹(θ − θ' − ηM∇log π(θ'))‖² / (4η).
-	c.met.mul(c.mg, c.gprop)
+	mg, r := c.lstep.mg, c.lstep.xi
+	c.met.mul(mg, c.gprop)
 	for j, x := range c.theta {
-		c.z[j] = x - c.prop[j] - eta*c.mg[j]
+		r[j] = x - c.prop[j] - eta*mg[j]
 	}
-	c.met.solveL(c.z, c.z)
+	c.met.solveL(r, r)
 	var bwd float64
-	for _, r := range c.z {
+	for _, r := range r {
 		bwd -= r * r
 	}
 	return logA + bwd/(4*eta) - fwd

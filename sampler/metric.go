@@ -8,18 +8,20 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// metric is the positive definite matrix M of an exact sampler — NUTS's
-// inverse metric (the covariance of the position increments, an estimate of
-// the posterior covariance), MALA's preconditioner, RWM's proposal shape —
-// either diagonal or dense, with its Cholesky factor L, M = LLᵀ. Its methods
-// do not allocate.
+// metric is the positive definite matrix M of a sampler — NUTS's inverse
+// metric (the covariance of the position increments, an estimate of the
+// posterior covariance), MALA's and SGLD's preconditioner, RWM's proposal
+// shape — either diagonal, or dense with its Cholesky factor L, M = LLᵀ, or
+// (SGLD's PrecondOp) an operator with its root R, M = RRᵀ. Its methods do
+// not allocate; an operator metric has only mul and mulL.
 type metric struct {
 	d     int
 	dense bool
-	diag  []float64 // diagonal of M (diagonal metric)
-	sqrt  []float64 // √diag
-	m     []float64 // M, d×d row-major (dense metric)
-	l     []float64 // L, lower triangular, d×d row-major (dense metric)
+	diag  []float64       // diagonal of M (diagonal metric; SGLD keeps it for every form)
+	sqrt  []float64       // √diag
+	m     []float64       // M, d×d row-major (dense metric)
+	l     []float64       // L, lower triangular, d×d row-major (dense metric)
+	op    PrecondOperator // M as an operator (not nil: neither diagonal nor dense)
 }
 
 // checkDiag returns an error unless v, a diagonal M named what in errors, has
@@ -112,6 +114,10 @@ func (mt *metric) sync() bool {
 
 // mul writes M v into dst (dst and v must not overlap).
 func (mt *metric) mul(dst, v []float64) {
+	if mt.op != nil {
+		mt.op.MulPrecond(dst, v)
+		return
+	}
 	if !mt.dense {
 		for j, x := range v {
 			dst[j] = mt.diag[j] * x
@@ -129,8 +135,13 @@ func (mt *metric) mul(dst, v []float64) {
 	}
 }
 
-// mulL writes L z into dst (dst and z must not overlap).
+// mulL writes L z (R z for an operator) into dst (dst and z must not
+// overlap).
 func (mt *metric) mulL(dst, z []float64) {
+	if mt.op != nil {
+		mt.op.MulPrecondRoot(dst, z)
+		return
+	}
 	if !mt.dense {
 		for j, x := range z {
 			dst[j] = mt.sqrt[j] * x
@@ -156,15 +167,7 @@ func (mt *metric) solveL(dst, r []float64) {
 		}
 		return
 	}
-	d := mt.d
-	for i := 0; i < d; i++ {
-		s := r[i]
-		row := mt.l[i*d : i*d+i]
-		for k, x := range row {
-			s -= x * dst[k]
-		}
-		dst[i] = s / mt.l[i*d+i]
-	}
+	linalg.SolveLower(dst, mt.l, r, mt.d)
 }
 
 // solveLT writes L⁻ᵀ z into dst (back substitution; dst may be z).
@@ -175,14 +178,7 @@ func (mt *metric) solveLT(dst, z []float64) {
 		}
 		return
 	}
-	d := mt.d
-	for i := d - 1; i >= 0; i-- {
-		s := z[i]
-		for k := i + 1; k < d; k++ {
-			s -= mt.l[k*d+i] * dst[k]
-		}
-		dst[i] = s / mt.l[i*d+i]
-	}
+	linalg.SolveLowerT(dst, mt.l, z, mt.d)
 }
 
 // quad returns vᵀ M v.

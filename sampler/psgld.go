@@ -99,6 +99,7 @@ func (s PSGLD) NewChain(m langevin.Model, theta0 []float64, rng *rand.Rand) (lan
 	}
 	c := &psgldChain{gradChain: g, rng: rng, ann: ann, alpha: alpha, lambda: lambda,
 		v: v, gdiag: make([]float64, d)}
+	c.step = newLangevinStep(&metric{d: d, diag: c.gdiag, sqrt: make([]float64, d)})
 	if s.Correction && alpha < 1 {
 		c.gamma = make([]float64, d)
 		c.gp = make([]float64, d)
@@ -116,6 +117,7 @@ type psgldChain struct {
 	v, gdiag      []float64
 	gamma, gp, gm []float64 // Γ and finite-difference buffers (nil: no Γ)
 	gmean         float64
+	step          *langevinStep // over M = diag(gdiag)
 }
 
 func (c *psgldChain) Step() error {
@@ -135,22 +137,24 @@ func (c *psgldChain) Step() error {
 		}
 	}
 	var gsum float64
+	sq := c.step.mt.sqrt
 	for j, vj := range c.v {
 		c.gdiag[j] = 1 / (c.lambda + math.Sqrt(vj))
+		sq[j] = math.Sqrt(c.gdiag[j])
 		gsum += c.gdiag[j]
 	}
 	c.gmean = gsum / float64(len(c.v))
 	if c.gamma != nil {
 		c.correction(lik, n)
 	}
+	drift := c.step.mg // G ĝ + Γ
 	for j, g := range c.grad {
-		gj := c.gdiag[j]
-		drift := gj * g
+		drift[j] = c.gdiag[j] * g
 		if c.gamma != nil {
-			drift += c.gamma[j]
+			drift[j] += c.gamma[j]
 		}
-		c.theta[j] += eta*drift + sd*math.Sqrt(gj)*c.rng.NormFloat64()
 	}
+	c.step.moveDrift(c.theta, drift, eta, sd, c.rng)
 	return nil
 }
 

@@ -142,12 +142,12 @@ func (s SGFS) NewChain(m langevin.Model, theta0 []float64, rng *rand.Rand) (lang
 		ch.preMean = ch.scalar
 		return ch, nil
 	}
-	ch.full = make([]float64, d*d)
+	ch.full = &metric{d: d, dense: true, m: make([]float64, d*d)}
 	for i := 0; i < d; i++ {
 		for j := 0; j < d; j++ {
-			ch.full[i*d+j] = f * inv.At(i, j)
+			ch.full.m[i*d+j] = f * inv.At(i, j)
 		}
-		ch.preMean += ch.full[i*d+i] / float64(d)
+		ch.preMean += ch.full.m[i*d+i] / float64(d)
 	}
 	return ch, nil
 }
@@ -158,7 +158,7 @@ type sgfsChain struct {
 	d       int
 	pre     []float64 // diagonal M
 	noiseSD []float64 // diagonal √E
-	full    []float64 // full M, row-major
+	full    *metric   // full M (dense; mul only)
 	scalar  float64   // scalar M = m·I (with cholE), when full and pre are nil
 	cholE   []float64 // lower Cholesky factor of E, row-major
 	xi, z   []float64
@@ -188,7 +188,7 @@ func (c *sgfsChain) Step() error {
 				c.theta[j] += c.scalar * v
 			}
 		} else {
-			precondMul(c.xi, c.z, nil, c.full)
+			c.full.mul(c.xi, c.z)
 			for j, v := range c.xi {
 				c.theta[j] += v
 			}

@@ -96,7 +96,7 @@ func (s SGLD) NewChain(m langevin.Model, theta0 []float64, rng *rand.Rand) (lang
 		sqrtPre[j] = math.Sqrt(pre[j])
 		preMean += pre[j] / float64(d)
 	}
-	var full, chol []float64
+	met := &metric{d: d, diag: pre, sqrt: sqrtPre}
 	if s.PrecondFull != nil {
 		if s.PrecondFull.SymmetricDim() != d {
 			return nil, fmt.Errorf("sampler: preconditioner is %d×%d, model has %d parameters", s.PrecondFull.SymmetricDim(), s.PrecondFull.SymmetricDim(), d)
@@ -107,23 +107,24 @@ func (s SGLD) NewChain(m langevin.Model, theta0 []float64, rng *rand.Rand) (lang
 		}
 		var l mat.TriDense
 		ch.LTo(&l)
-		full, chol = make([]float64, d*d), make([]float64, d*d)
+		// gonum's factor, not linalg.CholLower's: its rounding is in the
+		// draws (TestGolden).
+		met.dense, met.m, met.l = true, make([]float64, d*d), make([]float64, d*d)
 		preMean = 0
 		for i := 0; i < d; i++ {
 			for j := 0; j < d; j++ {
-				full[i*d+j] = s.PrecondFull.At(i, j)
-				chol[i*d+j] = l.At(i, j)
+				met.m[i*d+j] = s.PrecondFull.At(i, j)
+				met.l[i*d+j] = l.At(i, j)
 			}
-			pre[i] = full[i*d+i]
+			pre[i] = met.m[i*d+i]
 			preMean += pre[i] / float64(d)
 		}
 	}
-	var op PrecondOperator
 	if s.PrecondOp != nil {
 		if s.PrecondOp.Dim() != d {
 			return nil, fmt.Errorf("sampler: preconditioner operator of dimension %d, model has %d parameters", s.PrecondOp.Dim(), d)
 		}
-		op, full, chol = s.PrecondOp, nil, nil
+		met.dense, met.m, met.l, met.op = false, nil, nil, s.PrecondOp
 		s.PrecondOp.PrecondDiag(pre)
 		if err := checkDiag(pre, d, "preconditioner operator: diagonal"); err != nil {
 			return nil, err
@@ -143,14 +144,9 @@ func (s SGLD) NewChain(m langevin.Model, theta0 []float64, rng *rand.Rand) (lang
 		return nil, err
 	}
 	c := &sgldChain{
-		gradChain: g, rng: rng, ann: ann, pre: pre, sqrtPre: sqrtPre,
+		gradChain: g, rng: rng, ann: ann, step: newLangevinStep(met),
 		preMean: preMean, every: s.NoiseEvery,
 		noiseGrad: math.NaN(),
-		full:      full, chol: chol, op: op,
-	}
-	if full != nil || op != nil {
-		c.mg = make([]float64, d)
-		c.xi = make([]float64, d)
 	}
 	if s.NoiseEvery > 0 {
 		c.gi = make([]float64, d)
@@ -163,18 +159,15 @@ func (s SGLD) NewChain(m langevin.Model, theta0 []float64, rng *rand.Rand) (lang
 
 type sgldChain struct {
 	*gradChain
-	rng          *rand.Rand
-	ann          anneal
-	tau          float64 // temperature of the last step
-	pre, sqrtPre []float64
-	preMean      float64
-	every        int
-	noiseGrad    float64
-	gi, g0       []float64 // scratch of RowGrads
-	sum, sumsq   []float64
-	full, chol   []float64 // dense M and its lower Cholesky factor, row-major (nil: diagonal)
-	op           PrecondOperator
-	mg, xi       []float64
+	rng        *rand.Rand
+	ann        anneal
+	tau        float64       // temperature of the last step
+	step       *langevinStep // over M (diagonal, dense or an operator)
+	preMean    float64
+	every      int
+	noiseGrad  float64
+	gi, g0     []float64 // scratch of RowGrads
+	sum, sumsq []float64
 }
 
 // PrecondOperator is a constant preconditioner M given by its action, for
@@ -200,35 +193,7 @@ func (c *sgldChain) Step() error {
 	if c.exploring() {
 		c.tau, sd = 0, 0
 	}
-	if c.op != nil {
-		c.op.MulPrecond(c.mg, c.grad)
-		for j := range c.xi {
-			c.xi[j] = c.rng.NormFloat64()
-		}
-		c.op.MulPrecondRoot(c.xi, c.xi)
-		for i := range c.theta {
-			c.theta[i] += eta*c.mg[i] + sd*c.xi[i]
-		}
-		return nil
-	}
-	if c.full != nil {
-		d := len(c.theta)
-		precondMul(c.mg, c.grad, nil, c.full)
-		for j := range c.xi {
-			c.xi[j] = c.rng.NormFloat64()
-		}
-		for i := range c.theta {
-			var lx float64
-			for j, v := range c.chol[i*d : i*d+i+1] {
-				lx += v * c.xi[j]
-			}
-			c.theta[i] += eta*c.mg[i] + sd*lx
-		}
-		return nil
-	}
-	for j, g := range c.grad {
-		c.theta[j] += eta*c.pre[j]*g + sd*c.sqrtPre[j]*c.rng.NormFloat64()
-	}
+	c.step.move(c.theta, c.grad, eta, sd, c.rng)
 	return nil
 }
 
@@ -266,7 +231,7 @@ func (c *sgldChain) estimateNoise(eta float64) {
 	for j := range c.sum {
 		mean := c.sum[j] / b
 		s2 := (c.sumsq[j] - b*mean*mean) / (b - 1)
-		v += c.pre[j] * c.pre[j] * max(s2, 0)
+		v += c.step.mt.diag[j] * c.step.mt.diag[j] * max(s2, 0)
 	}
 	c.noiseGrad = eta * eta * f * v / float64(len(c.sum))
 }

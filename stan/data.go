@@ -269,7 +269,7 @@ func (p *jsonParser) array(a *numArray, lvl, depth int) error {
 				return err
 			}
 		case c == '-' || c >= '0' && c <= '9' || c == '"':
-			if a.leaf < 0 {
+			if a.leaf < 0 && len(a.dims) == lvl+1 {
 				a.leaf = lvl
 			}
 			if a.leaf != lvl {

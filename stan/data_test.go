@@ -56,6 +56,7 @@ func TestReadData(t *testing.T) {
 	for _, c := range []struct{ json, want string }{
 		{`{"x": [[1, 2], [3]]}`, "d.json: not valid JSON: line 1, column 18: an array of 1 values where its neighbours have 2 (arrays must be rectangular)"},
 		{`{"x": [1, [2]]}`, "d.json: not valid JSON: line 1, column 11: an array where a number was expected (arrays of different depths)"},
+		{`{"x": [[[]], [1]]}`, "d.json: not valid JSON: line 1, column 15: a number where an array was expected (arrays of different depths)"},
 		{`{"x": [1, 2}`, "d.json: not valid JSON: line 1, column 12: expected ',' or ']' in an array"},
 		{"{\"x\":\n [1, \"a\"]}", `d.json: not valid JSON: line 2, column 8: expected a number, found the string "a"`},
 		{`{"x": 1} 2`, "d.json: not valid JSON: line 1, column 10: more after the data's object"},
@@ -66,4 +67,30 @@ func TestReadData(t *testing.T) {
 			t.Errorf("%s: got %v, want %s", c.json, err, c.want)
 		}
 	}
+}
+
+// FuzzReadData: any input is read or refused with an error, never a panic,
+// and an array read holds as many values as its dimensions say.
+func FuzzReadData(f *testing.F) {
+	for _, s := range []string{`{"N": 2, "x": [[1, 2.5], [3, "-Inf"]], "y": [1, 0]}`, `{"a": [[], []], "s": "NaN"}`,
+		`{"x": [1, [2]]}`, `{"x": [[1], [2, 3]]}`, `{"x": [[[]], [1]]}`, `{"n": true, "m": null}`, `{"x": 1e400}`, `[1]`, `{"x": "\u00e9"}`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		d, err := ReadData("f.json", strings.NewReader(s))
+		if err != nil {
+			return
+		}
+		for name, v := range d.vars {
+			if a, ok := v.(*numArray); ok {
+				n := 1
+				for _, k := range a.dims {
+					n *= k
+				}
+				if n != len(a.f) {
+					t.Fatalf("%s: dims %v hold %d values, read %d", name, a.dims, n, len(a.f))
+				}
+			}
+		}
+	})
 }

@@ -70,7 +70,21 @@
 // compiled C++; vectorised statements cost what the vector operations do.
 // The interpreter's buffers live with
 // the tape (ad.Tape.SetScratch), so concurrent chains share one Model and an
-// evaluation allocates nothing after the first. The whole target is in
-// LogPrior (Len is 0): the rows of a Stan program are not yet separated
-// for minibatching.
+// evaluation allocates nothing after the first. Under New the whole target
+// is in LogPrior (Len is 0).
+//
+// # Minibatches
+//
+// NewRows(prog, data, "N") splits the target of a program whose likelihood
+// is a sum over rows: every data or transformed data variable whose first
+// dimension is written N is a row column; the model block's statements that
+// read no row column are LogPrior (with the log Jacobians), those that read
+// the rows one by one — vectorised statements whose row columns enter
+// element by element, sums of them added to the target, loops
+// for (n in 1:N) whose body reads row n only — are LogLik(θ, B), evaluated
+// on the rows B gathered into columns of |B| rows, so that a sampler's
+// (N/|B|) Σ_{i∈B} ℓᵢ(θ) is unbiased for the likelihood. Any other statement
+// that reads a row column is refused with its file, line and column (see
+// rows.go for the rule). ReadData streams CmdStan JSON into flat arrays, 8
+// bytes a number.
 package stan

@@ -100,6 +100,9 @@ func newModel(prog *Program, data *Data, rows string) (m *Model, err error) {
 		}
 	}
 	m.gq = prog.Generated != nil && !c.hasRng
+	if m.rows != nil && m.rows.note != "" && m.gq {
+		m.Notes = append(m.Notes, m.rows.note)
+	}
 	if c.hasRng {
 		m.Notes = append(m.Notes, fmt.Sprintf("%s:%d:%d: the generated quantities block draws random numbers from a distribution without an _rng function here: it is left out of the draws", prog.File, c.rng.Line, c.rng.Col))
 	}

@@ -47,6 +47,7 @@ type rowPlan struct {
 	nSlot int            // the row count's slot
 	cols  []int          // the row columns' slots
 	flags map[Stmt]uint8 // model-block statements (absent: neither flag)
+	note  string         // what the run should know (generated quantities over all rows)
 }
 
 // rowDists are the distributions whose vectorised density is a sum of one
@@ -77,7 +78,6 @@ type rowChecker struct {
 	row    map[int]bool // slots holding row-wise containers (row columns, row-wise locals)
 	elem   map[int]bool // locals declared inside the loop over the rows
 	loop   int          // the slot of the loop over the rows' variable, -1 outside it
-	err    *Error
 	why    string
 	at     Pos
 	inLoop bool
@@ -142,11 +142,19 @@ func planRows(prog *Program, slots []slotInfo, name string) (*rowPlan, error) {
 			}
 		}
 	}
+	if prog.Generated != nil {
+		for _, s := range prog.Generated.Stmts {
+			if c.reads(s) {
+				p.note = fmt.Sprintf("%s:%d:%d: the generated quantities read the row columns: each draw's are computed on all %s rows", prog.File, s.pos().Line, s.pos().Col, name)
+				break
+			}
+		}
+	}
 	if prog.Model != nil {
 		for _, s := range prog.Model.Stmts {
 			c.stmt(s)
 			if c.why != "" {
-				return nil, errf(s.pos(), "--rows %s: this statement is not a sum of one term per row: %s (at %d:%d)", name, c.why, c.at.Line, c.at.Col)
+				return nil, errf(s.pos(), "--rows %s: this statement is not a sum of one term per row: %s (at line %d, column %d)", name, c.why, c.at.Line, c.at.Col)
 			}
 		}
 	}
@@ -287,7 +295,7 @@ func (c *rowChecker) stmt(s Stmt) uint8 {
 			if isLit && lo.V == 1 && isN && hi.slot == c.p.nSlot && !c.inLoop {
 				hi.rowCount = true
 				c.inLoop, c.loop = true, s.slot
-				c.body(s.Body)
+				c.stmt(s.Body)
 				c.inLoop, c.loop = false, -1
 				return c.flag(s, fRow|fRowLoop)
 			}
@@ -299,31 +307,34 @@ func (c *rowChecker) stmt(s Stmt) uint8 {
 		} else if k := c.expr(s.Lo); k != kConst && k != kElem {
 			c.bad(s.Lo.pos(), "a loop over a row column: loop for (n in 1:%s) instead", c.p.name)
 		}
-		f = c.body(s.Body)
+		f = c.stmt(s.Body)
 	case *While:
 		if k := c.expr(s.Cond); k != kConst && k != kElem {
 			c.bad(s.Cond.pos(), "a condition reads the rows")
 		}
-		f = c.body(s.Body)
+		f = c.stmt(s.Body)
 	case *If:
 		if k := c.expr(s.Cond); k != kConst && k != kElem {
 			c.bad(s.Cond.pos(), "a condition reads the rows")
 		}
-		f = c.body(s.Then)
+		f = c.stmt(s.Then)
 		if s.Else != nil {
-			f |= c.body(s.Else)
+			f |= c.stmt(s.Else)
 		}
 	case *Block:
 		for _, t := range s.Stmts {
 			f |= c.stmt(t)
 		}
 	case *Print:
+		if !s.Reject { // print is ignored
+			break
+		}
 		for _, a := range s.Args {
 			if _, ok := a.(*StrLit); ok {
 				continue
 			}
 			if k := c.expr(a); k != kConst && k != kElem {
-				c.bad(a.pos(), "print or reject of row-wise values outside the loop over the rows")
+				c.bad(a.pos(), "reject of row-wise values outside the loop over the rows")
 			}
 		}
 		if c.inLoop {

@@ -180,9 +180,74 @@ func TestRowsRefused(t *testing.T) {
 			t.Errorf("--rows %s: got %v, want %s…", rows, err, want)
 		}
 	}
+	prog, _ = Parse("rows.stan", rowsPrograms["vectorised"]+"\ngenerated quantities { vector[N] eta = alpha + X * beta; }")
+	if m, err := NewRows(prog, d, "N"); err != nil || len(m.Notes) != 1 || m.Notes[0] != "rows.stan:4:34: the generated quantities read the row columns: each draw's are computed on all N rows" {
+		t.Errorf("generated quantities over the rows: %v, notes %q", err, m.Notes)
+	}
 	prog, _ = Parse("rows.stan", "data { int N; vector[N] y; }\nparameters { vector[N] mu; }\nmodel { y ~ normal(mu, 1); }")
 	d2, _ := ParseData("d.json", []byte(`{"N": 3, "y": [1, 2, 3]}`))
 	if _, err := NewRows(prog, d2, "N"); err == nil || !strings.Contains(err.Error(), "rows.stan:2:24: --rows N: mu has one value per row") {
 		t.Errorf("a parameter per row: got %v", err)
+	}
+}
+
+// TestRowsSplitTheTarget: for programs of other shapes (a varying
+// intercept indexed by a row column, a Gaussian regression with a scale, a
+// Poisson GLM, a loop with a branch, a per-row term that reads no data) the
+// prior and row terms of NewRows add up to New's whole target, and the row
+// terms of a minibatch are the sum of those of its rows, values and
+// gradients.
+func TestRowsSplitTheTarget(t *testing.T) {
+	data := `{"N": 6, "G": 2, "g": [1, 2, 1, 2, 2, 1], "x": [0.1, -0.4, 1.2, 0.3, -1, 0.5],
+  "y": [0.3, -0.2, 1.9, 0.1, -0.8, 1.1], "k": [0, 2, 5, 1, 0, 3]}`
+	head := `data { int N; int G; array[N] int<lower=1, upper=G> g; vector[N] x; vector[N] y; array[N] int k; }
+`
+	for name, src := range map[string]string{
+		"varying intercept": head + `parameters { vector[G] mu; real b; real<lower=0> sigma; }
+model { mu ~ normal(0, 1); b ~ normal(0, 1); sigma ~ exponential(1);
+  target += normal_lpdf(y | mu[g] + x * b, sigma); }`,
+		"poisson glm": head + `transformed data { matrix[N, 1] X = to_matrix(x, N, 1); }
+parameters { real a; vector[1] b; }
+model { a ~ normal(0, 1); b ~ normal(0, 1); k ~ poisson_log_glm(X, a, b); }`,
+		"loop with a branch": head + `parameters { real a; real<lower=0> s; }
+model { a ~ normal(0, 2); s ~ lognormal(0, 1);
+  for (n in 1:N) { if (k[n] > 0) y[n] ~ normal(a * x[n], s); else target += -0.5 * square(y[n] / s) - log(s); } }`,
+		"a term per row without data": head + `parameters { real a; }
+model { for (n in 1:N) target += -0.01 * square(a); a ~ normal(0, 1); y ~ normal(a, 1); }`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			prog, err := Parse("m.stan", src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			d, _ := ParseData("d.json", []byte(data))
+			whole, err := New(prog, d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			prog, _ = Parse("m.stan", src)
+			m, err := NewRows(prog, d, "N")
+			if err != nil {
+				t.Fatal(err)
+			}
+			rng := rand.New(rand.NewPCG(5, 6))
+			dim := m.Dim()
+			th := make([]float64, dim)
+			for j := range th {
+				th[j] = 0.5 * rng.NormFloat64()
+			}
+			g1, g2 := make([]float64, dim), make([]float64, dim)
+			a := m.LogPrior(th, g1) + m.LogLik(th, nil, g1)
+			b := whole.LogPrior(th, g2)
+			close(t, "prior + rows vs the whole target", nil, a, b, g1, g2)
+			batch := []int{4, 0, 4, 2}
+			g1, g2 = make([]float64, dim), make([]float64, dim)
+			a = m.LogLik(th, batch, g1)
+			b = 0
+			for _, i := range batch {
+				b += m.LogLik(th, []int{i}, g2)
+			}
+			close(t, "a minibatch vs its rows", batch, a, b, g1, g2)
+		})
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/langevin-go/langevin/ad"
+	"github.com/langevin-go/langevin/internal/linalg"
 )
 
 // newVar returns a variable of declaration d's type, its reals NaN and its
@@ -365,24 +366,7 @@ func (ev *evaluator) checkStructure(d *Decl, x val, xs []float64) {
 }
 
 // posDef reports whether the k×k row-major matrix a is positive definite
-// (its Cholesky factorisation succeeds).
+// (its Cholesky factorisation succeeds, every pivot positive and finite).
 func posDef(a []float64, k int) bool {
-	l := make([]float64, k*k)
-	for i := 0; i < k; i++ {
-		for j := 0; j <= i; j++ {
-			s := a[i*k+j]
-			for p := 0; p < j; p++ {
-				s -= l[i*k+p] * l[j*k+p]
-			}
-			if i == j {
-				if !(s > 0) {
-					return false
-				}
-				l[i*k+i] = math.Sqrt(s)
-			} else {
-				l[i*k+j] = s / l[j*k+j]
-			}
-		}
-	}
-	return true
+	return linalg.CholLower(make([]float64, k*k), a, k)
 }

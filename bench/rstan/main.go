@@ -11,6 +11,7 @@
 //
 //	go run ./bench/rstan                       # every posterior (hours)
 //	go run ./bench/rstan -run 'earnings|nes'   # the ones whose names match
+//	go run ./bench/rstan NAME...               # these, in this order
 //	go run ./bench/rstan -table                # the Markdown table of docs/stan.md
 //
 // Run it from the module's root. It needs Rscript with rstan 2.21,
@@ -94,6 +95,20 @@ func main() {
 	defer f.Close()
 	if st, _ := f.Stat(); st.Size() == 0 {
 		fmt.Fprintln(f, "sampler,posterior,cpu_s,min_ess_bulk,worst,other_s,match")
+	}
+	if flag.NArg() > 0 { // the posteriors named, in the order given
+		byName := map[string]posterior{}
+		for _, p := range ps {
+			byName[p.Name] = p
+		}
+		ps = ps[:0]
+		for _, n := range flag.Args() {
+			p, ok := byName[n]
+			if !ok {
+				fatal(fmt.Errorf("%s: not a posterior of %s/index.json", n, pdb))
+			}
+			ps = append(ps, p)
+		}
 	}
 	for _, p := range ps {
 		if !re.MatchString(p.Name) || strings.Contains(p.Name, "lotka_volterra") || strings.Contains(p.Name, "one_comp") {

@@ -105,7 +105,7 @@ func writeTable(w io.Writer, file string) error {
 		}
 		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s |\n", name, l.match, rc, lc, re, le, ratio)
 	}
-	fmt.Fprintf(w, "\nMedian ESS/s ratio: %s over the %d posteriors measured, %s over the %d regressions with N ≥ 1000.\n",
+	fmt.Fprintf(w, "\nMedian ESS/s ratio: %s over the posteriors measured (%d); %s over the linear regressions with N ≥ 1000 among them (%d).\n",
 		median(all), len(all), median(reg), len(reg))
 	return nil
 }

@@ -24,10 +24,7 @@ func TestChainWeightsFlag(t *testing.T) {
 	if strings.Contains(out, "stacked (") {
 		t.Errorf("--chain-weights equal printed a stacked row:\n%s", out)
 	}
-	code, def, errOut := runMain(args...)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
+	def, _ := sharedRun(t, args[1:len(args)-1]...) // TestGolden's mlp run
 	for _, want := range []string{"auto:     chain weights: stacking ", "  stacked (4 chains) ", "  equal (1252 draws) "} {
 		if !strings.Contains(def, want) {
 			t.Errorf("default: no %q in\n%s", want, def)

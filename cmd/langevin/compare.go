@@ -173,6 +173,8 @@ func compareScores(f *fit.Config, runs []*rundir.Run, dirs []string) (score []fl
 			fc.Columns.Coding = mf0.Columns
 		}
 	}
+	fc.Columns.NA, fc.Columns.Sep, fc.Columns.Decimal = "", "", "."
+	fc.Columns.UseRead(mf0.Read, nil) // the training file as the run read it
 	train, err := fit.ReadData(&fc, mf0.Data, "model.json data", true)
 	if err != nil {
 		return score, baseline, name, fmt.Sprintf("optimisation baseline: not computed (%s's training data %q: %v)", dirs[0], mf0.Data, err), nil

@@ -168,6 +168,19 @@ func formulaSettings(m *formula.Model, priors string) [][2]string {
 	return [][2]string{{"model", kind}, {"formula", m.Formula.Text}, {"family", m.Family}, {"priors", priors}}
 }
 
+// runRead returns the options the run read its data file with (its --na,
+// --sep and --decimal, recorded in model.json), for reading that file
+// again.
+func runRead(r *rundir.Run) data.TableOptions {
+	var f fit.ColumnFlags
+	if r.Spec != nil {
+		if mf, err := rundir.DecodeModelFile(r.Spec); err == nil {
+			f.UseRead(mf.Read, nil)
+		}
+	}
+	return f.TableOptions(budget.Memory() / 4)
+}
+
 // formulaOf returns model.json's formula record, nil when the run is not
 // a --formula run (or model.json does not decode: readModelFile says why).
 func formulaOf(r *rundir.Run) json.RawMessage {
@@ -183,8 +196,9 @@ func formulaOf(r *rundir.Run) json.RawMessage {
 
 // predictFormula predicts new data from a --formula run: the model rebuilt
 // from its record (formula.Record.Rebuild), the θ draws of the run, the
-// new-levels rule of the record or --new-levels.
-func predictFormula(w io.Writer, raw json.RawMessage, r *rundir.Run, path, newLevels string, level float64, seed uint64, out string) error {
+// new-levels rule of the record or --new-levels; the file read with read
+// (the run's --na, --sep and --decimal unless predict's own say otherwise).
+func predictFormula(w io.Writer, raw json.RawMessage, r *rundir.Run, path string, read data.TableOptions, newLevels string, level float64, seed uint64, out string) error {
 	var rec formula.Record
 	if err := json.Unmarshal(raw, &rec); err != nil {
 		return fit.InputErrorf("--samples %s: model.json: formula: %v", r.Dir, err)
@@ -196,11 +210,11 @@ func predictFormula(w io.Writer, raw json.RawMessage, r *rundir.Run, path, newLe
 	if err != nil {
 		return fit.InputErrorf("--new-levels: %v", err)
 	}
-	m, err := rec.Rebuild()
+	m, err := rec.Rebuild(runRead(r))
 	if err != nil {
 		return fit.InputErrorf("--samples %s: %v", r.Dir, err)
 	}
-	tab, _, err := formula.Read(path, "auto", m.Formula, data.TableOptions{MaxBytes: budget.Memory() / 4})
+	tab, _, err := formula.Read(path, "auto", m.Formula, read) // the run's --na, --sep, --decimal, or predict's
 	if err != nil {
 		return fit.InputErrorf("--data: %v", err)
 	}

@@ -72,7 +72,7 @@ func TestRunFormulaAutoDegenerate(t *testing.T) {
 	if testing.Short() {
 		args = append(args, "--target-ess", "100", "--chains", "2")
 	}
-	code, stdout, stderr := runMain(args...)
+	code, stdout, stderr := runMain(shortWarmup(args...)...)
 	if code != 0 {
 		t.Fatalf("exit %d: %s\n%s", code, stderr, stdout)
 	}

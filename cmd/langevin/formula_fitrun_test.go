@@ -26,7 +26,15 @@ func TestFitRunEqualsFormulaCommand(t *testing.T) {
 	path := filepath.Join("..", "..", "formula", "testdata", "groups.csv")
 	const form = "y ~ x + (1 | g)"
 	dir := t.TempDir()
-	code, out, errs := runMain("run", "--quiet", "--formula", form, "--data", path, "--out", dir)
+	// -short: both with 2 chains, a bulk-ESS target of 100 and a warm-up of
+	// 300 iterations (the same settings given to each; about a third of
+	// the CPU).
+	args, set := []string{"run", "--quiet", "--formula", form, "--data", path, "--out", dir}, fit.Settings{}
+	if testing.Short() {
+		args = append(args, "--chains", "2", "--target-ess", "100", "--burnin", "300")
+		set = fit.Settings{Chains: 2, TargetESS: 100, BurnIn: 300}
+	}
+	code, out, errs := runMain(args...)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
@@ -42,7 +50,7 @@ func TestFitRunEqualsFormulaCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := fit.Run(context.Background(), fit.Job{Model: m}, fit.Settings{}, nil)
+	res, err := fit.Run(context.Background(), fit.Job{Model: m}, set, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

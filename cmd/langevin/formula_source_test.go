@@ -16,10 +16,15 @@ import (
 
 // formulaOut is a --formula run's output after its first line (which names
 // the file), up to the draws' accounting: the header, the table and the
-// test-set table.
+// test-set table. The runs are short (2 chains, bulk-ESS 100; with -short a
+// warm-up of 300 iterations): the tests compare two runs' outputs.
 func formulaOut(t *testing.T, args ...string) string {
 	t.Helper()
-	code, out, errs := runMain(append([]string{"run", "--quiet", "--target-ess", "100", "--chains", "2"}, args...)...)
+	run := []string{"run", "--quiet", "--target-ess", "100", "--chains", "2"}
+	if testing.Short() {
+		run = append(run, "--burnin", "300") // the warm-up's 1,000 are half the CPU
+	}
+	code, out, errs := runMain(append(run, args...)...)
 	if code != 0 {
 		t.Fatalf("%v: exit %d: %s", args, code, errs)
 	}

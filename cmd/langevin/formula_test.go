@@ -25,10 +25,20 @@ func formulaCSV(t *testing.T, n int) string {
 	return writeFile(t, t.TempDir(), "d.csv", b.String())
 }
 
+// shortWarmup returns args, with --burnin 300 appended under -short: a
+// formula run's 1,000 warm-up iterations are most of its CPU, and the tests
+// that use it check what the run prints and writes, not its precision.
+func shortWarmup(args ...string) []string {
+	if testing.Short() {
+		return append(args, "--burnin", "300")
+	}
+	return args
+}
+
 func TestRunFormula(t *testing.T) {
 	path := formulaCSV(t, 150)
 	out := filepath.Join(t.TempDir(), "run")
-	code, stdout, stderr := runMain("run", "--data", path, "--formula", "y ~ x + (1 | g)", "--target-ess", "100", "--iters", "1500", "--quiet", "--out", out, "--report")
+	code, stdout, stderr := runMain(append(shortWarmup("run", "--data", path, "--formula", "y ~ x + (1 | g)", "--target-ess", "100", "--iters", "1500", "--quiet", "--out", out), "--report")...)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -175,7 +185,7 @@ func TestRunFormulaSGLDCaveat(t *testing.T) {
 func TestPredictFormula(t *testing.T) {
 	path := formulaCSV(t, 150)
 	out := filepath.Join(t.TempDir(), "run")
-	code, _, stderr := runMain("run", "--data", path, "--formula", "y ~ x + (1 | g)", "--target-ess", "100", "--iters", "1500", "--quiet", "--out", out)
+	code, _, stderr := runMain(shortWarmup("run", "--data", path, "--formula", "y ~ x + (1 | g)", "--target-ess", "100", "--iters", "1500", "--quiet", "--out", out)...)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}

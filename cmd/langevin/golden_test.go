@@ -141,14 +141,22 @@ func checkGolden(t *testing.T, name string, args []string, got string) {
 
 // goldenRun runs langevin run with args and returns the fixture's text: the
 // hash of the draws, then the output without the lines that hold times.
+// The runs are shared with the other tests that run the same (sharedRun);
+// the default job (no args) is defaultRun's, whose --report adds only the
+// report (its "report:" line is a timing line).
 func goldenRun(t *testing.T, args []string) string {
 	t.Helper()
-	dir := t.TempDir()
-	all := append([]string{"run", "--quiet", "--out", dir}, args...)
-	code, out, errOut := runMain(all...)
-	if code != 0 {
-		t.Fatalf("langevin %s: exit %d: %s", strings.Join(all, " "), code, errOut)
+	if len(args) == 0 {
+		out, dir := defaultRun(t)
+		return goldenText(t, dir, out)
 	}
+	out, dir := sharedRun(t, args...)
+	return goldenText(t, dir, out)
+}
+
+// goldenText is goldenRun's text of a run directory and its output.
+func goldenText(t *testing.T, dir, out string) string {
+	t.Helper()
 	files, err := filepath.Glob(filepath.Join(dir, "*.csv"))
 	if err != nil {
 		t.Fatal(err)

@@ -57,11 +57,7 @@ func TestRunFilesHoldTheSummarisedDraws(t *testing.T) {
 // long before the cap its header planned, num_samples = 9999000), as
 // rstan::read_stan_csv reads them.
 func TestAutoChainHeaders(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "out")
-	code, out, errs := runMain("run", "--seed", "2", "--quiet", "--out", dir)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errs)
-	}
+	out, dir := defaultRun(t) // the default job, shared
 	if !strings.Contains(out, "auto:     sampler: nuts") {
 		t.Fatalf("expected the plan to choose NUTS:\n%s", out)
 	}

@@ -59,6 +59,8 @@ func cmdLoo(args []string, stdout, _ io.Writer) error {
 	var withReport bool
 	var kfold int
 	fs.IntVar(&kfold, "kfold", 0, "also K-fold cross-validation: refit each run `K` times with its own arguments (resume.json), each without one fold of a seeded random partition of its training rows, and score the fold's rows (brms's kfold; for rows whose Pareto k̂ is high); 0: none")
+	var kfoldBy string
+	fs.StringVar(&kfoldBy, "kfold-by", "", "what a fold of a --formula run holds: whole levels of the `COLUMN` (grouped folds, brms's kfold(folds = \"grouped\")), or rows; default: the formula's first grouping factor, printed (rows without one)")
 	fs.BoolVar(&withReport, "report", false, "also draw the k̂ plot and the LOO-PIT in a \"LOO\" section of each DIR/report.html (written as langevin report writes it when missing)")
 	fs.IntVar(&block, "block", 256, "rows of log-likelihoods held at a time (memory: rows × draws × 8 bytes)")
 	var dirs []string
@@ -88,6 +90,8 @@ func cmdLoo(args []string, stdout, _ io.Writer) error {
 	switch {
 	case kfold < 0 || kfold == 1:
 		return fit.InputErrorf("--kfold %d: expected 0 (none) or at least 2 folds", kfold)
+	case kfoldBy != "" && kfold == 0:
+		return fit.InputErrorf("--kfold-by %s: without --kfold K there are no folds", kfoldBy)
 	case kfold > 0 && subsample > 0:
 		return fit.InputErrorf("--kfold with --subsample: K-fold scores every row")
 	case len(dirs) == 0:
@@ -110,7 +114,7 @@ func cmdLoo(args []string, stdout, _ io.Writer) error {
 		}
 		r.name = labels[i]
 		if kfold > 0 {
-			if r.kfold, err = looKFold(dir, kfold, seed, r.res.ELPD.Estimate+r.res.PLoo.Estimate); err != nil {
+			if r.kfold, err = looKFold(dir, kfold, kfoldBy, seed, r.res.ELPD.Estimate+r.res.PLoo.Estimate); err != nil {
 				return err
 			}
 		}
@@ -250,7 +254,7 @@ func looOfRun(dir string, block int, chainWeights bool, subsample int, seed uint
 		if err := json.Unmarshal(raw, &rec); err != nil {
 			return nil, fit.InputErrorf("%s: model.json: formula: %v", dir, err)
 		}
-		fm, err := rec.Rebuild()
+		fm, err := rec.Rebuild(runRead(r))
 		if err != nil {
 			return nil, fit.InputErrorf("%s: %v", dir, err)
 		}
@@ -614,10 +618,8 @@ func looModel(dir string, r *rundir.Run) (looSource, string, int, error) {
 	if mf.Columns != nil {
 		f.Columns.Missing = mf.Columns.Missing
 	}
+	f.Columns.UseRead(mf.Read, nil) // the run's --na, --sep, --decimal
 	what := filepath.Join(dir, "model.json") + ": the run's data"
-	if sc != nil && sc.TargetScale != 0 {
-		return nil, "", 0, fit.InputErrorf("%s: the run standardised its response: not supported by langevin loo yet", dir)
-	}
 	if f.IsStoreData() {
 		return looStore(dir, mf, sc)
 	}
@@ -650,7 +652,17 @@ func looModel(dir string, r *rundir.Run) (looSource, string, int, error) {
 	if sc != nil {
 		sc.Transform(d.X)
 	}
-	m, err := mf.Spec.BuildOffset(d.X, d.Y, offVals)
+	// A run that standardised its response (an MLP regression) has a model
+	// of z = (y − ȳ)/s_y, with ȳ and s_y of its training rows in
+	// scaler.json: the model is built on z, and log p(y|θ) =
+	// log p(z|θ) − log s_y (memSource.logSY).
+	resp, logSY := d.Y, 0.0
+	if sc != nil && sc.TargetScale != 0 {
+		resp = slices.Clone(d.Y)
+		sc.TransformTarget(resp)
+		logSY = math.Log(sc.TargetScale)
+	}
+	m, err := mf.Spec.BuildOffset(d.X, resp, offVals)
 	if err != nil {
 		return nil, "", 0, fit.InputErrorf("%s: %v", what, err)
 	}
@@ -659,7 +671,7 @@ func looModel(dir string, r *rundir.Run) (looSource, string, int, error) {
 		return nil, "", 0, errNoRowLogLik(dir)
 	}
 	cdf, _ := m.(langevin.RowCDFer)
-	return &memSource{rl: rl, cdf: cdf, y: d.Y}, source, m.Dim(), nil
+	return &memSource{rl: rl, cdf: cdf, y: d.Y, logSY: logSY}, source, m.Dim(), nil
 }
 
 func errNoRowLogLik(dir string) error {
@@ -701,6 +713,10 @@ func looStore(dir string, mf *rundir.ModelFile, sc *data.Scaler) (looSource, str
 	if sc != nil {
 		rows = sc.View(rows)
 	}
+	var ysc *data.Scaler
+	if sc != nil && sc.TargetScale != 0 {
+		ysc = sc
+	}
 	m, err := mf.Spec.Build(mat.NewDense(1, st.Dim(), nil), []float64{0})
 	if err == nil {
 		if _, ok := m.(langevin.RowLogLiker); !ok {
@@ -714,5 +730,6 @@ func looStore(dir string, mf *rundir.ModelFile, sc *data.Scaler) (looSource, str
 	if m != nil {
 		dim = m.Dim()
 	}
-	return &storeSource{rows: rows, spec: mf.Spec, what: mf.Data}, source, dim, nil
+	_, cdf := m.(langevin.RowCDFer)
+	return &storeSource{rows: rows, spec: mf.Spec, what: mf.Data, ysc: ysc, cdf: cdf}, source, dim, nil
 }

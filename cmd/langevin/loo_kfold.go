@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -19,7 +18,6 @@ import (
 	"github.com/langevin-go/langevin/data"
 	"github.com/langevin-go/langevin/fit"
 	"github.com/langevin-go/langevin/loo"
-	"github.com/langevin-go/langevin/rundir"
 )
 
 // kfoldResult is K-fold cross-validation of one run: each training row's
@@ -29,6 +27,8 @@ type kfoldResult struct {
 	K                     int
 	ELPD, PKFold, KFoldIC loo.Estimate
 	pointwise             []float64
+	by                    string // what a fold holds: "rows", or "whole levels of g, J levels"
+	note                  string // the auto: line of the rule that chose by
 }
 
 // runCommand is Main, set at init to break the cycle commands → cmdLoo →
@@ -49,13 +49,16 @@ var kfoldDrop = map[string]bool{"data": true, "test": true, "test-frac": true, "
 // seeded random partition), and scores the fold's rows with the refit's
 // draws. Plain --model runs on a table of numbers only; lpd is the run's
 // own Σᵢ log (1/S) Σₛ p(yᵢ | θₛ), for p_kfold = lpd − elpd_kfold.
-func looKFold(dir string, K int, seed uint64, lpd float64) (*kfoldResult, error) {
+func looKFold(dir string, K int, by string, seed uint64, lpd float64) (*kfoldResult, error) {
 	r, err := readRuns([]string{dir})
 	if err != nil {
 		return nil, err
 	}
-	if formulaOf(r) != nil {
-		return nil, fit.InputErrorf("--kfold: %s is a --formula run: grouped folds are not in langevin loo yet", dir)
+	if raw := formulaOf(r); raw != nil {
+		return looKFoldFormula(dir, r, raw, K, by, seed, lpd)
+	}
+	if by != "" && by != "rows" {
+		return nil, fit.InputErrorf("--kfold-by %s: %s is not a --formula run: its folds are of rows", by, dir)
 	}
 	mf, _, err := readModelFile(r)
 	if err != nil {
@@ -74,6 +77,7 @@ func looKFold(dir string, K int, seed uint64, lpd float64) (*kfoldResult, error)
 	if mf.Columns != nil {
 		f.Columns.Missing = mf.Columns.Missing
 	}
+	f.Columns.UseRead(mf.Read, nil) // the run's --na, --sep, --decimal
 	what := filepath.Join(dir, "model.json") + ": the run's data"
 	d, err := fit.ReadData(&f, f.Data, what, true)
 	if err != nil {
@@ -91,22 +95,10 @@ func looKFold(dir string, K int, seed uint64, lpd float64) (*kfoldResult, error)
 	if K < 2 || K > N {
 		return nil, fit.InputErrorf("--kfold %d: expected 2 to %d (the run's training rows)", K, N)
 	}
-	ri, err := rundir.ReadResumeInfo(dir)
+	args, err := refitArgs(dir, nil)
 	if err != nil {
-		return nil, fit.InputErrorf("--kfold: %s: the run's arguments are read from its resume.json: %v", dir, err)
+		return nil, err
 	}
-	c := &fit.Config{}
-	fs := newRunFlagSet(c)
-	fs.SetOutput(io.Discard)
-	if err := fs.Parse(ri.Args); err != nil {
-		return nil, fit.InputErrorf("--kfold: %s: resume.json: %v", dir, err)
-	}
-	var args []string
-	fs.Visit(func(fl *flag.Flag) {
-		if !kfoldDrop[fl.Name] {
-			args = append(args, "--"+fl.Name+"="+fl.Value.String())
-		}
-	})
 	fold := make([]int, N)
 	for j, i := range rand.New(rand.NewPCG(seed, 1)).Perm(N) {
 		fold[i] = j % K
@@ -116,7 +108,7 @@ func looKFold(dir string, K int, seed uint64, lpd float64) (*kfoldResult, error)
 		return nil, err
 	}
 	defer os.RemoveAll(tmp)
-	res := &kfoldResult{K: K, pointwise: make([]float64, N)}
+	res := &kfoldResult{K: K, pointwise: make([]float64, N), by: "rows"}
 	p := d.Dim()
 	for k := range K {
 		var train, test []int
@@ -150,8 +142,13 @@ func looKFold(dir string, K int, seed uint64, lpd float64) (*kfoldResult, error)
 			X.SetRow(j, d.X.RawRowView(i))
 			y[j] = d.Y[i]
 		}
+		logSY := 0.0
 		if sck != nil {
 			sck.Transform(X)
+			if sck.TargetScale != 0 { // a model of z = (y − ȳ)/s_y, as looModel
+				sck.TransformTarget(y)
+				logSY = math.Log(sck.TargetScale)
+			}
 		}
 		m, err := mk.Spec.Build(X, y)
 		if err != nil {
@@ -171,13 +168,21 @@ func looKFold(dir string, K int, seed uint64, lpd float64) (*kfoldResult, error)
 		for s, th := range draws {
 			rl.RowLogLik(col, th[:m.Dim()], rows)
 			for j, v := range col {
-				ll.Set(j, s, v)
+				ll.Set(j, s, v-logSY)
 			}
 		}
 		for j, i := range test {
 			res.pointwise[i] = logMeanExp(ll.RawRowView(j))
 		}
 	}
+	res.summarize(lpd)
+	return res, nil
+}
+
+// summarize sums the pointwise elpd_kfold with its SE √N·sd, p_kfold =
+// lpd − elpd_kfold (lpd the run's own) and kfoldic, as loo's kfold.
+func (res *kfoldResult) summarize(lpd float64) {
+	N := len(res.pointwise)
 	var sum, ss float64
 	for _, v := range res.pointwise {
 		sum += v
@@ -190,7 +195,6 @@ func looKFold(dir string, K int, seed uint64, lpd float64) (*kfoldResult, error)
 	res.ELPD = loo.Estimate{Estimate: sum, SE: se}
 	res.PKFold = loo.Estimate{Estimate: lpd - sum, SE: math.NaN()}
 	res.KFoldIC = loo.Estimate{Estimate: -2 * sum, SE: 2 * se}
-	return res, nil
 }
 
 // logMeanExp is log (1/n) Σ exp(xᵢ).
@@ -231,7 +235,10 @@ func writeRowsOf(path string, d *data.Dataset, rows []int) error {
 
 // formatKFold prints a kfoldResult as loo prints a kfold object.
 func formatKFold(w io.Writer, r *kfoldResult) {
-	fmt.Fprintf(w, "\nBased on %d-fold cross-validation\n\n", r.K)
+	if r.note != "" {
+		fmt.Fprintf(w, "\n%s", r.note)
+	}
+	fmt.Fprintf(w, "\nBased on %d-fold cross-validation (folds of %s)\n\n", r.K, r.by)
 	est := common([]float64{r.ELPD.Estimate, r.PKFold.Estimate, r.KFoldIC.Estimate}, 1)
 	se := common([]float64{r.ELPD.SE, r.PKFold.SE, r.KFoldIC.SE}, 1)
 	we, ws := max(len("Estimate"), len(est[0])), max(len("SE"), len(se[0]))

@@ -34,8 +34,12 @@ type looSource interface {
 type memSource struct {
 	rl  langevin.RowLogLiker
 	cdf langevin.RowCDFer
-	y   []float64
+	y   []float64 // the responses as read (their hash identifies the rows)
 	col []float64
+	// logSY is subtracted from every log-likelihood: log s_y when the
+	// model is of the standardised response z = (y − ȳ)/s_y, so that
+	// log p(y|θ) = log p(z|θ) − log s_y is in y's units (0 otherwise)
+	logSY float64
 }
 
 func (m *memSource) Len() int                  { return len(m.y) }
@@ -51,7 +55,7 @@ func (m *memSource) Eval(ll, F *mat.Dense, rows []int, draws [][]float64) error 
 	for s, th := range draws {
 		m.rl.RowLogLik(col, th, rows)
 		for j, v := range col {
-			ll.Set(j, s, v)
+			ll.Set(j, s, v-m.logSY)
 		}
 		if F != nil && m.cdf != nil {
 			m.cdf.RowCDF(col, th, rows)
@@ -69,6 +73,9 @@ func (m *memSource) Approx(dst, theta []float64) error {
 		all[i] = i
 	}
 	m.rl.RowLogLik(dst, theta, all)
+	for i := range dst {
+		dst[i] -= m.logSY
+	}
 	return nil
 }
 
@@ -77,10 +84,16 @@ func (m *memSource) Approx(dst, theta []float64) error {
 // log-likelihoods are those of the run's model built on the block alone,
 // whose rows' densities do not depend on the other rows.
 type storeSource struct {
-	rows  data.Rows
-	spec  model.Spec
-	what  string // the store, for messages
+	rows data.Rows
+	spec model.Spec
+	what string // the store, for messages
+	// ysc standardises the response when the run did (its TargetScale >
+	// 0; nil otherwise): the model is built on z, and log s_y is taken
+	// from its log-likelihoods, as memSource's logSY
+	ysc   *data.Scaler
+	cdf   bool // the model gives P(Y ≤ yᵢ | θ) (langevin.RowCDFer): LOO-PIT
 	x, y  []float64
+	z     []float64
 	col   []float64
 	local []int
 	hash  string
@@ -90,16 +103,29 @@ type storeSource struct {
 const storeBlock = 4096
 
 func (s *storeSource) Len() int     { return s.rows.Len() }
-func (s *storeSource) HasCDF() bool { return false }
+func (s *storeSource) HasCDF() bool { return s.cdf }
 
 // block reads the rows (ascending) and builds the model on them.
 func (s *storeSource) block(rows []int) (langevin.RowLogLiker, error) {
+	m, err := s.blockModel(rows)
+	if err != nil {
+		return nil, err
+	}
+	rl, ok := m.(langevin.RowLogLiker)
+	if !ok {
+		return nil, fmt.Errorf("%s: model %s gives no pointwise log-likelihood", s.what, s.spec.Kind)
+	}
+	return rl, nil
+}
+
+// blockModel reads the rows (ascending) and builds the model on them.
+func (s *storeSource) blockModel(rows []int) (langevin.Model, error) {
 	b, p := len(rows), s.rows.Dim()
 	if cap(s.x) < b*p {
 		s.x = make([]float64, b*p)
 	}
 	if cap(s.y) < b {
-		s.y, s.col, s.local = make([]float64, b), make([]float64, b), make([]int, b)
+		s.y, s.z, s.col, s.local = make([]float64, b), make([]float64, b), make([]float64, b), make([]int, b)
 	}
 	x, y := s.x[:b*p], s.y[:b]
 	for j := 0; j < b; {
@@ -110,30 +136,40 @@ func (s *storeSource) block(rows []int) (langevin.RowLogLiker, error) {
 		s.rows.ReadRows(rows[j], x[j*p:(j+k)*p], y[j:j+k])
 		j += k
 	}
-	m, err := s.spec.Build(mat.NewDense(b, p, x), y)
+	resp := y
+	if s.ysc != nil {
+		resp = s.z[:b]
+		copy(resp, y)
+		s.ysc.TransformTarget(resp)
+	}
+	m, err := s.spec.Build(mat.NewDense(b, p, x), resp)
 	if err != nil {
 		return nil, fmt.Errorf("%s: rows %d–%d: %v", s.what, rows[0]+1, rows[b-1]+1, err)
-	}
-	rl, ok := m.(langevin.RowLogLiker)
-	if !ok {
-		return nil, fmt.Errorf("%s: model %s gives no pointwise log-likelihood", s.what, s.spec.Kind)
 	}
 	for j := range b {
 		s.local[j] = j
 	}
-	return rl, nil
+	return m, nil
 }
 
-func (s *storeSource) Eval(ll, _ *mat.Dense, rows []int, draws [][]float64) error {
+func (s *storeSource) Eval(ll, F *mat.Dense, rows []int, draws [][]float64) error {
 	rl, err := s.block(rows)
 	if err != nil {
 		return err
 	}
+	cdf, _ := rl.(langevin.RowCDFer)
 	col, local := s.col[:len(rows)], s.local[:len(rows)]
+	shift := s.logSY()
 	for d, th := range draws {
 		rl.RowLogLik(col, th, local)
 		for j, v := range col {
-			ll.Set(j, d, v)
+			ll.Set(j, d, v-shift)
+		}
+		if F != nil && cdf != nil {
+			cdf.RowCDF(col, th, local)
+			for j, v := range col {
+				F.Set(j, d, v)
+			}
 		}
 	}
 	return nil
@@ -154,10 +190,21 @@ func (s *storeSource) Approx(dst, theta []float64) error {
 			return err
 		}
 		rl.RowLogLik(dst[lo:lo+len(rows)], theta, s.local[:len(rows)])
+		for i := lo; i < lo+len(rows); i++ {
+			dst[i] -= s.logSY()
+		}
 		hashMore(h, s.y[:len(rows)])
 	}
 	s.hash = hex.EncodeToString(h.Sum(nil)[:8])
 	return nil
+}
+
+// logSY is log s_y for a standardised response, else 0.
+func (s *storeSource) logSY() float64 {
+	if s.ysc == nil {
+		return 0
+	}
+	return math.Log(s.ysc.TargetScale)
 }
 
 func (s *storeSource) RowsHash() (string, error) {

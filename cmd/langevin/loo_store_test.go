@@ -9,9 +9,9 @@ import (
 )
 
 // TestLooStore: langevin loo on a store run streams the store's training
-// rows (its hashed split, recoded labels, scaler.json) and prints what loo
-// prints for the run of the same rows from CSV, whose draws are the same
-// bit for bit; the two runs compare (same rows) with elpd_diff 0. The
+// rows (its hashed split, recoded labels, scaler.json) and prints (and
+// writes, LOO-PIT included) what loo gives for the run of the same rows
+// from CSV, whose draws are the same bit for bit; the two runs compare (same rows) with elpd_diff 0. The
 // default rule subsamples when the log-likelihoods exceed its budget
 // (lowered here), saying so in an auto: line.
 func TestLooStore(t *testing.T) {
@@ -38,13 +38,27 @@ func TestLooStore(t *testing.T) {
 	if code, _, errs := runMain(append(args, "--data", trainCSV, "--test", testCSV, "--out", dirM)...); code != 0 {
 		t.Fatalf("csv run: exit %d: %s", code, errs)
 	}
-	code, outS, errs := runMain("loo", dirS)
+	csvS, csvM := filepath.Join(dir, "s.csv"), filepath.Join(dir, "m.csv")
+	code, outS, errs := runMain("loo", dirS, "--out", csvS)
 	if code != 0 {
 		t.Fatalf("loo store: exit %d: %s", code, errs)
 	}
-	_, outM, _ := runMain("loo", dirM)
+	_, outM, _ := runMain("loo", dirM, "--out", csvM)
+	outS = strings.ReplaceAll(outS, csvS, "FILE")
+	outM = strings.ReplaceAll(outM, csvM, "FILE")
 	if outS != outM || !strings.Contains(outS, "by 1259 log-likelihood matrix") {
 		t.Errorf("loo of the store run:\n%s\nof the same rows from CSV:\n%s", outS, outM)
+	}
+	// the pointwise values, LOO-PIT included (the store's rows read a block
+	// at a time give the CDF too), are the in-memory run's
+	recS, recM := readCSVFile(t, csvS), readCSVFile(t, csvM)
+	if len(recS) != 1260 || len(recM) != 1260 {
+		t.Fatalf("pointwise CSVs of %d and %d lines, want 1260", len(recS), len(recM))
+	}
+	for i := 1; i < len(recS); i++ {
+		if strings.Join(recS[i][1:], ",") != strings.Join(recM[i][1:], ",") || recS[i][6] == "NaN" {
+			t.Fatalf("line %d: store run %v, CSV run %v: want the same, with a LOO-PIT value", i+1, recS[i], recM[i])
+		}
 	}
 	code, out, errs := runMain("loo", dirS, dirM)
 	if code != 0 {

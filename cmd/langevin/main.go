@@ -118,6 +118,16 @@ var errHelp = errors.New("help")
 
 // Main runs the command line args and returns the exit code.
 func Main(args []string, stdout, stderr io.Writer) int {
+	// fit names the settings in its messages ({iters}); the command's are
+	// its flags (--iters).
+	ow, ew := newFlagWriter(stdout), newFlagWriter(stderr)
+	defer ow.Flush()
+	defer ew.Flush()
+	return phrasedMain(args, ow, ew)
+}
+
+// phrasedMain is Main, its output phrased.
+func phrasedMain(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
 		return 2
@@ -129,7 +139,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	case isHelp(args[0]):
 		// help COMMAND is COMMAND -h; help help, help -h and -h -h are help.
 		if len(args) > 1 && !isHelp(args[1]) {
-			return Main([]string{args[1], "-h"}, stdout, stderr)
+			return phrasedMain([]string{args[1], "-h"}, stdout, stderr)
 		}
 		fmt.Fprint(stdout, usage)
 		return 0

@@ -76,6 +76,44 @@ func defaultRun(t *testing.T) (out, dir string) {
 	return r.out, r.dir
 }
 
+// sharedRuns are the runs of sharedRun, by their flags.
+var sharedRuns struct {
+	mu   sync.Mutex
+	runs map[string]*sharedRunResult
+}
+
+type sharedRunResult struct {
+	once             sync.Once
+	code             int
+	out, errOut, dir string
+}
+
+// sharedRun runs langevin run --quiet --out DIR args once for all the tests
+// that ask for the same args, and returns its standard output and DIR; the
+// test fails if the run did not exit 0. Tests must not write into DIR.
+func sharedRun(t *testing.T, args ...string) (out, dir string) {
+	t.Helper()
+	base := sharedDir(t)
+	key := strings.Join(args, "\x00")
+	sharedRuns.mu.Lock()
+	if sharedRuns.runs == nil {
+		sharedRuns.runs = map[string]*sharedRunResult{}
+	}
+	r := sharedRuns.runs[key]
+	if r == nil {
+		r = &sharedRunResult{dir: filepath.Join(base, fmt.Sprint("run", len(sharedRuns.runs)))}
+		sharedRuns.runs[key] = r
+	}
+	sharedRuns.mu.Unlock()
+	r.once.Do(func() {
+		r.code, r.out, r.errOut = runMain(append([]string{"run", "--quiet", "--out", r.dir}, args...)...)
+	})
+	if r.code != 0 {
+		t.Fatalf("langevin run --quiet --out DIR %s: exit %d: %s", strings.Join(args, " "), r.code, r.errOut)
+	}
+	return r.out, r.dir
+}
+
 func TestRunDefaultJobShape(t *testing.T) {
 	out, _ := defaultRun(t)
 	for _, want := range []string{"variable", "ess_bulk", "rhat", "beta.14", "intercept", "accuracy", "mean log pred. density", "MAP", "draws:", "auto:", "ksd:", "time:"} {
@@ -250,8 +288,9 @@ func TestProgressLog(t *testing.T) {
 	old := runctl.LogEvery
 	runctl.LogEvery = time.Millisecond
 	defer func() { runctl.LogEvery = old }()
-	// A millisecond's interval: a run of a fraction of a second logs.
-	code, _, errOut := runMain("run", "--iters", "3000", "--burnin", "1000", "--thin", "2")
+	// A millisecond's interval: a run of a fraction of a second logs
+	// (quick's run, without --quiet).
+	code, _, errOut := runMain(append([]string{"run"}, quick[:len(quick)-1]...)...)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}

@@ -91,9 +91,14 @@ func TestNetConstSGDRule(t *testing.T) {
 // TestNetStepTooLargeWarns: a network run with --step 10× the plan's step
 // (η·λmax(MH) = 1 against the plan's 0.1) warns — the function-space checks
 // cannot see a variance the step inflates — and the plan's own step given
-// as --step does not.
+// as --step does not. With -short the network is smaller (150 rows, 5
+// hidden units, 500 Adam and 1,000 sampling iterations): the same plan and
+// the same warning rule.
 func TestNetStepTooLargeWarns(t *testing.T) {
 	base := []string{"run", "--model", "mlp", "--data", "moons", "--n", "300", "--hidden", "10", "--map-iters", "2000", "--iters", "2000", "--quiet"}
+	if testing.Short() {
+		base = []string{"run", "--model", "mlp", "--data", "moons", "--n", "150", "--hidden", "5", "--map-iters", "500", "--iters", "1000", "--quiet"}
+	}
 	code, out, errOut := runMain(base...)
 	if code != 0 {
 		t.Fatalf("default: exit %d: %s", code, errOut)

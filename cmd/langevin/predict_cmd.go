@@ -14,9 +14,11 @@ import (
 
 	"github.com/langevin-go/langevin/data"
 	"github.com/langevin-go/langevin/fit"
+	"github.com/langevin-go/langevin/internal/budget"
 	"github.com/langevin-go/langevin/internal/runctl"
 	"github.com/langevin-go/langevin/model"
 	"github.com/langevin-go/langevin/predict"
+	"github.com/langevin-go/langevin/rundir"
 )
 
 // cmdPredict scores the posterior predictive of a langevin run --out DIR on
@@ -73,8 +75,16 @@ func cmdPredict(args []string, stdout, _ io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if r.Spec != nil { // new rows in the run's format (--na, --sep, --decimal), unless given here
+		if mf, err := rundir.DecodeModelFile(r.Spec); err == nil {
+			f.Columns.UseRead(mf.Read, f.Set)
+		}
+	}
 	if raw := formulaOf(r); raw != nil {
-		return predictFormula(stdout, raw, r, f.Data, newLevels, level, f.Seed, out)
+		if err := f.Columns.Check(); err != nil {
+			return err
+		}
+		return predictFormula(stdout, raw, r, f.Data, f.Columns.TableOptions(budget.Memory()/4), newLevels, level, f.Seed, out)
 	}
 	if newLevels != "" {
 		return fit.InputErrorf("--new-levels: only for a --formula run (model.json has no formula)")

@@ -77,6 +77,7 @@ func cmdReport(args []string, stdout, stderr io.Writer) error {
 			opt.Pre += "predictions: not shown: " + why + "\n"
 		}
 	}
+	flagReport(&opt)
 	if err := report.WriteFile(path, title, tr, opt); err != nil {
 		return err
 	}
@@ -141,6 +142,7 @@ func runReport(j *fit.Problem, dir string, tr *langevin.Trace, pc *fit.Config, n
 	}
 	title := fmt.Sprintf("langevin run: %s regression, %s", c.Model, c.Describe())
 	path := filepath.Join(dir, "report.html")
+	flagReport(&opt)
 	return path, report.WriteFile(path, title, tr, opt)
 }
 

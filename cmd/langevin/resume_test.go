@@ -80,19 +80,27 @@ func resumeAfterSignal(t *testing.T, seed uint64, sig syscall.Signal, args ...st
 // again (SIGKILL) kills−1 times, each resumed in turn.
 func resumeAfterSignals(t *testing.T, seed uint64, sig syscall.Signal, kills int, args ...string) {
 	base := t.TempDir()
-	ref, dir := filepath.Join(base, "ref"), filepath.Join(base, "run")
+	ref := filepath.Join(base, "ref")
 	args = append([]string{"run", "--data", "australian", "--quiet", "--checkpoint", "20ms"}, args...)
 	p := start(t, append(args, "--out", ref)...)
 	if code := p.wait(t, hangGuard); code != 0 {
 		t.Fatalf("uninterrupted run: exit %d\n%s", code, p.stderr.String())
 	}
+	resumeAgainst(t, seed, sig, kills, ref, p.stdout.String(), args...)
+}
+
+// resumeAgainst is resumeAfterSignals with the uninterrupted run of args
+// done already: its directory ref and its standard output refOut.
+func resumeAgainst(t *testing.T, seed uint64, sig syscall.Signal, kills int, ref, refOut string, args ...string) {
+	dir := filepath.Join(t.TempDir(), "run")
 	// The signal comes at a random moment within the reference run's
 	// sampling time after the first draws reach the files (warm-up or
 	// kept); if the run ends first (a fast, idle machine), again sooner.
-	m := refSampling.FindStringSubmatch(p.stdout.String())
+	m := refSampling.FindStringSubmatch(refOut)
 	if m == nil {
-		t.Fatalf("no sampling time in the output:\n%s", p.stdout.String())
+		t.Fatalf("no sampling time in the output:\n%s", refOut)
 	}
+	var p *proc
 	secs, _ := strconv.ParseFloat(m[1], 64)
 	rng := rand.New(rand.NewPCG(seed, 24))
 	want := -int(syscall.SIGKILL)
@@ -207,8 +215,14 @@ func TestResumeKillSGLDCV(t *testing.T) {
 // TestResumeKillCyclicalSGHMC: cyclical SGHMC (momentum, the schedule's
 // position and its exploration phases, whose draws are not kept), killed,
 // resumed and killed again twice before the last resume.
+//
+// With -short the run is half as long (20,000 iterations, the same 4 cycles).
 func TestResumeKillCyclicalSGHMC(t *testing.T) {
-	resumeAfterSignals(t, 2, syscall.SIGKILL, 3, "--sampler", "csghmc", "--iters", "40000", "--cycles", "4", "--burnin", "1000", "--thin", "10")
+	iters := "40000"
+	if testing.Short() {
+		iters = "20000"
+	}
+	resumeAfterSignals(t, 2, syscall.SIGKILL, 3, "--sampler", "csghmc", "--iters", iters, "--cycles", "4", "--burnin", "1000", "--thin", "10")
 }
 
 // TestResumeKillNUTS: NUTS, killed during its warm-up adaptation or its
@@ -226,8 +240,14 @@ func TestResumeKillNUTS(t *testing.T) {
 
 // TestResumeSIGTERM: a run stopped by SIGTERM (a Slurm pre-emption) closes
 // its files with "Run stopped", keeps its checkpoint and resumes exactly.
+//
+// With -short the run is half as long (15,000 iterations).
 func TestResumeSIGTERM(t *testing.T) {
-	resumeAfterSignal(t, 4, syscall.SIGTERM, "--sampler", "sgld", "--cv", "--iters", "30000", "--burnin", "2000", "--thin", "10")
+	iters := "30000"
+	if testing.Short() {
+		iters = "15000"
+	}
+	resumeAfterSignal(t, 4, syscall.SIGTERM, "--sampler", "sgld", "--cv", "--iters", iters, "--burnin", "2000", "--thin", "10")
 }
 
 // TestResumeRefuses: a resumed run keeps its settings and its data: a
@@ -271,15 +291,28 @@ func TestResumeRefuses(t *testing.T) {
 // TestResumeKillDefaultJob: the default job (--sampler auto: here NUTS with
 // the ESS stop and the growing thinning, whose length the draws decide)
 // resumes exactly too: the same stop, the same thinning, the same files.
+//
+// The uninterrupted run is defaultRun's, the shared default job: its
+// --report and the --checkpoint interval change no draw (resume lets both
+// differ from the run's, resumeFree).
 func TestResumeKillDefaultJob(t *testing.T) {
-	resumeAfterSignal(t, 5, syscall.SIGKILL)
+	out, ref := defaultRun(t)
+	resumeAgainst(t, 5, syscall.SIGKILL, 1, ref, out, "run", "--data", "australian", "--quiet", "--checkpoint", "20ms")
 }
 
 // TestResumeKillNetwork: a network run of --sampler auto (the network plan:
 // random fan-in starts, Adam, SGHMC chains wrapped in restarts, the
 // function-space R̂ stop, the growing thinning) resumes exactly too.
+//
+// With -short the network is smaller (100 rows, 5 hidden units: the same
+// plan — random starts, Adam modes, SGHMC, the function-space stop, thinning
+// grown to 64 — at a quarter of the CPU).
 func TestResumeKillNetwork(t *testing.T) {
-	resumeAfterSignal(t, 6, syscall.SIGKILL, "--model", "mlp", "--data", "moons", "--n", "200", "--hidden", "10")
+	n, hidden := "200", "10"
+	if testing.Short() {
+		n, hidden = "100", "5"
+	}
+	resumeAfterSignal(t, 6, syscall.SIGKILL, "--model", "mlp", "--data", "moons", "--n", n, "--hidden", hidden)
 }
 
 // TestResumeKilledBeforeSummary: a run killed after its sampling finished

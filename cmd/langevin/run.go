@@ -49,14 +49,14 @@ func cmdRun(args []string, stdout, stderr io.Writer) (runErr error) {
 		return err
 	}
 	if rd != nil {
-		st.SetCloser(func(err error) { rd.W.Close(err) })
+		st.SetCloser(func(err error) { rd.W.Close(flagErr(err)) })
 		defer func() {
 			// A run that failed on its input or its set-up, before its
 			// first draw, leaves no directory to refuse the corrected
 			// command; one stopped by a signal keeps its own for --resume.
 			var intr *runctl.Interrupted
 			if !rd.Sampling && !errors.As(runErr, &intr) {
-				rd.W.Discard(runErr)
+				rd.W.Discard(flagErr(runErr))
 			}
 			rd.W.Close(errors.New("the run failed before sampling"))
 		}()

@@ -72,7 +72,7 @@ func (rd *runDir) OpenChains(cfg stancsv.Config, first, chains int, statNames, n
 	for k := first; k < first+chains; k++ {
 		cw, err := rd.W.Chain(k, cfg, statNames, names)
 		if err != nil {
-			rd.W.Close(err)
+			rd.W.Close(flagErr(err))
 			return err
 		}
 		rd.chains = append(rd.chains, cw)
@@ -126,7 +126,7 @@ func (rd *runDir) Finish(runErr error, table diag.Table, mf *rundir.ModelFile, s
 			}
 		}
 	}
-	if cerr := rd.W.Close(runErr); err == nil {
+	if cerr := rd.W.Close(flagErr(runErr)); err == nil {
 		err = cerr
 	}
 	if err != nil {
@@ -166,12 +166,12 @@ func chainConfig(j *fit.Problem, c *fit.Config) stancsv.Config {
 // modelFile returns DIR/model.json's contents, nil for the toy targets.
 func modelFile(j *fit.Problem) *rundir.ModelFile {
 	if j.FormulaRecord != nil {
-		return &rundir.ModelFile{Data: j.C.Data, Formula: j.FormulaRecord}
+		return &rundir.ModelFile{Data: j.C.Data, Formula: j.FormulaRecord, Read: j.C.Columns.ReadSettings()}
 	}
 	if j.Train == nil || j.C.Formula.Text != "" || j.C.Stan != "" || !j.Spec.NeedsData() {
 		return nil
 	}
-	return &rundir.ModelFile{Spec: j.Spec, Data: j.C.Data, Target: j.Train.Target, Features: j.Train.Names, Split: (*rundir.Split)(j.TestSplit), Columns: j.Train.Coding, Labels: j.C.Labels}
+	return &rundir.ModelFile{Spec: j.Spec, Data: j.C.Data, Target: j.Train.Target, Features: j.Train.Names, Split: (*rundir.Split)(j.TestSplit), Columns: j.Train.Coding, Labels: j.C.Labels, Read: j.C.Columns.ReadSettings()}
 }
 
 // applySplit returns the part of d named by which (train or test) under

@@ -283,7 +283,7 @@ func (w dirWriter) Sampled(tr *langevin.Trace, finished bool) { w.rd.Sampled(tr,
 
 func (w dirWriter) Abandon(runErr error) error {
 	err := w.rd.MarkFinished()
-	w.rd.W.Close(runErr)
+	w.rd.W.Close(flagErr(runErr))
 	return err
 }
 

@@ -14,7 +14,7 @@ import (
 // The groups of the common flags, in the order of run -h.
 var commonGroups = []struct{ title, flags string }{
 	{"data", "data split test test-frac target id drop categorical missing na sep decimal format standardize n noise k"},
-	{"model", "stan formula family priors model intercept prior-scale offset exposure nu hidden activation likelihood classes noise-var learn-noise noise-model map-iters map-batch map-lr chain-weights grad-noise rho"},
+	{"model", "stan rows formula family priors model intercept prior-scale offset exposure nu hidden activation likelihood classes noise-var learn-noise noise-model map-iters map-batch map-lr chain-weights grad-noise rho"},
 	{"run", "sampler target-ess max-time chains chain-id iters burnin thin seed init precond out overwrite resume checkpoint report quiet"},
 	{"step size", "step schedule step-b decay step-floor cycles explore temperature temperature-start"},
 	{"stochastic gradients", "batch replace cv clip clip-value noise-every"},
@@ -36,7 +36,7 @@ func newRunFlagSet(c *fit.Config) *flag.FlagSet {
 	fs.IntVar(&c.K, "k", d.K, "--data spirals: number of arms (classes)")
 
 	registerFormulaFlags(fs, &c.Formula)
-	fs.StringVar(&c.Stan, "stan", d.Stan, "a Stan program `FILE` as the model (see docs/stan.md); --data is its data in CmdStan's JSON format; the sampler is nuts unless --sampler says otherwise")
+	fs.StringVar(&c.Stan, "stan", d.Stan, "a Stan program `FILE` as the model (see docs/stan.md); --data is its data in CmdStan's JSON format; the sampler is nuts unless --sampler (or --rows) says otherwise")
 	fs.StringVar(&c.Rows, "rows", d.Rows, "--stan: the data block's int `N` that counts the rows: every data variable whose first dimension is N is a row column, and the likelihood (the model block's terms that read the rows, row by row) runs on minibatches with the plan of --sampler auto, the default then (see docs/stan.md)")
 	fs.StringVar(&c.Model, "model", d.Model, "model: linear|logistic|mlp|softmax (integer class labels 0…K−1; --prior-scale σ₀ is precision λ = 1/σ₀²)|poisson|negbin (counts, log link; --offset/--exposure)|probit (0/1 labels)|robust (Student-t regression), or a toy target that needs no --data: gauss2|mixture25")
 	fs.BoolVar(&c.Intercept, "intercept", d.Intercept, "add an intercept")
@@ -185,7 +185,7 @@ func parseRun(args []string, stdout io.Writer) (*fit.Config, error) {
 			return nil, fit.InputErrorf("--%s: only for --sampler %s", bad, strings.Join(fit.Readers(g.Name), "|"))
 		}
 	}
-	if err := c.CheckApplies(); err != nil {
+	if err := checkApplies(c); err != nil {
 		return nil, err
 	}
 	if err := c.Columns.Check(); err != nil {
@@ -227,4 +227,49 @@ func registerFormulaFlags(fs *flag.FlagSet, f *fit.FormulaConfig) {
 	fs.StringVar(&f.Text, "formula", "", "model `FORMULA` as lme4/brms write it, e.g. 'y ~ x + (1 + x | g)' (see docs/formulas.md); --data (and --test) a table with a header: CSV, gzip, Parquet or a store; text columns are categorical; replaces --model")
 	fs.StringVar(&f.Family, "family", "gaussian", "--formula: response family gaussian|bernoulli (logistic)|probit|poisson|negbinomial|student|binomial (the response y | trials(n))")
 	fs.StringVar(&f.Priors, "priors", "", "--formula: priors replacing brms's defaults, 'class ~ dist(args); …' with class Intercept|b|sd|cor|sigma|nu|shape, e.g. 'b ~ normal(0, 1); sd ~ exponential(1)'")
+}
+
+// checkApplies refuses a common flag that the chosen sampler, model or data
+// would ignore: a flag given is a flag used, or an error naming it.
+func checkApplies(c *fit.Config) error {
+	k := c.Def.Kind
+	generated := map[string]bool{"moons": true, "spirals": true, "gap1d": true, "fashion-mnist": true}
+	toy := c.Toy()
+	for _, r := range []struct {
+		flags   string
+		applies bool
+		why     string
+	}{
+		{"model target test-frac id drop categorical split standardize intercept prior-scale offset exposure", c.Formula.Text == "",
+			"--formula names the model, its response, intercept, offsets and columns, and --data is read as it is (no test split, no standardisation; --test gives held-out rows): write it in the formula"},
+		{"family priors", c.Formula.Text != "", "only with --formula"},
+		{"rows", c.Stan != "", "only with --stan (it names the Stan program's row count)"},
+		{"formula model target test test-frac id drop categorical missing format split standardize intercept prior-scale offset exposure", c.Stan == "",
+			"--stan names the model and --data is its data (CmdStan's JSON format)"},
+		{"batch replace cv clip clip-value noise-every", !k.Exact, "--sampler " + c.Sampler + " uses all the data at every step (exact MCMC)"},
+		{"schedule step-b decay cycles explore temperature temperature-start", !k.Exact, "--sampler " + c.Sampler + " tunes its own step and samples the posterior itself (τ = 1)"},
+		{"batch replace", k.Minibatch || k.Exact || toy, "--sampler " + c.Sampler + " uses all the data at every step"},
+		{"temperature temperature-start", !k.Optimiser, "--sampler " + c.Sampler + " is an optimiser: it injects no noise to temper"},
+		{"clip clip-value", c.Sampler != "auto", "--sampler auto picks its sampler and step itself (it may pick NUTS, which has no gradient to clip); give --sampler sgld (or another SG-MCMC sampler) to clip"},
+		{"temperature temperature-start", c.Def.Family() == "SG-MCMC", "only the SG-MCMC samplers (" + strings.Join(fit.SamplersOf("SG-MCMC"), ", ") + ") take a temperature; --sampler " + c.Sampler + " would sample at τ = 1"},
+		{"hidden activation likelihood classes noise-var learn-noise noise-model map-iters map-batch map-lr chain-weights", c.Model == "mlp", "only for --model mlp"},
+		{"data test test-frac target id drop categorical missing format standardize n noise k prior-scale intercept", !toy, "the toy target --model " + c.Model + " has no data and a fixed density"},
+		{"rho", c.Model == "gauss2", "only for --model gauss2"},
+		{"n", generated[c.Data] || toy, "only for generated data (--data moons|spirals|gap1d|fashion-mnist)"},
+		{"noise", c.Data == "moons" || c.Data == "spirals" || c.Data == "gap1d" || toy, "only for generated data (--data moons|spirals|gap1d)"},
+		{"k", c.Data == "spirals" || toy, "only for --data spirals"},
+		{"test-frac", c.Test == "", "--test gives the test set"},
+		{"split", !toy && c.IsUCI(), "only for --data a UCI benchmark folder"},
+		{"test test-frac", !c.IsUCI(), "the UCI folder's split (--split) gives the test set"},
+	} {
+		if r.applies {
+			continue
+		}
+		for _, f := range strings.Fields(r.flags) {
+			if c.Set[f] {
+				return fit.InputErrorf("--%s: not used here: %s", f, r.why)
+			}
+		}
+	}
+	return nil
 }

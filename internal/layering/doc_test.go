@@ -13,12 +13,16 @@ import (
 // TestDocCommentsStartWithName parses every non-test Go file of the module's
 // library packages (package main is exempt) and fails on an exported
 // function or type without a doc comment, and on an exported function,
-// method or type whose doc comment does not start with its name (as gofmt's
-// doc conventions and gonum's code do: "Name does …", or "A Name is …").
-// A comment that names something else is the trace of a rename.
+// method, type, variable or constant whose doc comment does not start with
+// its name (as gofmt's doc conventions and gonum's code do: "Name does …",
+// or "A Name is …"; a variable or constant declared with others in one
+// spec, or with no comment of its own, is not checked). A comment that
+// names something else is the trace of a rename. It also fails when it
+// finds fewer than 20 library packages (a walk that saw nothing).
 func TestDocCommentsStartWithName(t *testing.T) {
 	fset := token.NewFileSet()
 	var bad []string
+	pkgs := map[string]bool{}
 	err := filepath.WalkDir("../..", func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -39,6 +43,7 @@ func TestDocCommentsStartWithName(t *testing.T) {
 		if f.Name.Name == "main" {
 			return nil
 		}
+		pkgs[filepath.Dir(path)] = true
 		check := func(name string, doc *ast.CommentGroup, pos token.Pos, required bool) {
 			if !ast.IsExported(name) {
 				return
@@ -63,15 +68,22 @@ func TestDocCommentsStartWithName(t *testing.T) {
 				check(decl.Name.Name, decl.Doc, decl.Pos(), decl.Recv == nil)
 			case *ast.GenDecl:
 				for _, spec := range decl.Specs {
-					ts, ok := spec.(*ast.TypeSpec)
-					if !ok {
-						continue
+					switch sp := spec.(type) {
+					case *ast.TypeSpec:
+						doc := sp.Doc
+						if doc == nil && len(decl.Specs) == 1 {
+							doc = decl.Doc
+						}
+						check(sp.Name.Name, doc, sp.Pos(), true)
+					case *ast.ValueSpec:
+						doc := sp.Doc
+						if doc == nil && len(decl.Specs) == 1 {
+							doc = decl.Doc
+						}
+						if len(sp.Names) == 1 {
+							check(sp.Names[0].Name, doc, sp.Pos(), false)
+						}
 					}
-					doc := ts.Doc
-					if doc == nil && len(decl.Specs) == 1 {
-						doc = decl.Doc
-					}
-					check(ts.Name.Name, doc, ts.Pos(), true)
 				}
 			}
 		}
@@ -79,6 +91,9 @@ func TestDocCommentsStartWithName(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if len(pkgs) < 20 {
+		t.Errorf("found %d library packages, expected the whole module", len(pkgs))
 	}
 	for _, b := range bad {
 		t.Error(b)

@@ -35,7 +35,7 @@ var layers = map[string]int{
 	"fit":                 5,
 	"internal/experiment": 6,
 	// programs
-	"cmd/langevin": 7, "bench/rightdefault": 7, "bench/hostile": 7, "bench/scaling": 7, "bench/rstan": 7,
+	"cmd/langevin": 7, "bench/rightdefault": 7, "bench/hostile": 7, "bench/scaling": 7, "bench/stanrows": 7, "bench/rstan": 7,
 }
 
 // only lists packages whose module imports are restricted further than by

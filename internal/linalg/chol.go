@@ -1,6 +1,7 @@
 // Package linalg holds the module's one in-place dense Cholesky
-// factorisation, for the callers whose hot loops must not allocate and whose
-// matrices are small (gonum's mat.Cholesky allocates its factor).
+// factorisation and its triangular solves, for the callers whose hot loops
+// must not allocate and whose matrices are small (gonum's mat.Cholesky
+// allocates its factor).
 package linalg
 
 import "math"
@@ -39,4 +40,37 @@ func CholLower(l, a []float64, n int) bool {
 		}
 	}
 	return true
+}
+
+// SolveLower writes x = L⁻¹b into x by forward substitution, L the lower
+// triangle (diagonal included) of the n×n row-major l, as CholLower writes
+// it:
+//
+//	xᵢ = (bᵢ − Σ_{k<i} L_ik x_k) / L_ii,  i = 0, 1, …, n−1,
+//
+// summed in increasing k. x may be b (in place). It allocates nothing.
+func SolveLower(x, l, b []float64, n int) {
+	for i := 0; i < n; i++ {
+		s := b[i]
+		for k, v := range l[i*n : i*n+i] {
+			s -= v * x[k]
+		}
+		x[i] = s / l[i*n+i]
+	}
+}
+
+// SolveLowerT writes x = L⁻ᵀb into x by back substitution, L as in
+// SolveLower:
+//
+//	xᵢ = (bᵢ − Σ_{k>i} L_ki x_k) / L_ii,  i = n−1, …, 0,
+//
+// summed in increasing k. x may be b (in place). It allocates nothing.
+func SolveLowerT(x, l, b []float64, n int) {
+	for i := n - 1; i >= 0; i-- {
+		s := b[i]
+		for k := i + 1; k < n; k++ {
+			s -= l[k*n+i] * x[k]
+		}
+		x[i] = s / l[i*n+i]
+	}
 }

@@ -37,7 +37,11 @@ type Progress struct {
 // iterations each; quiet prints nothing.
 func NewProgress(w io.Writer, quiet bool, chains, iters int) *Progress {
 	p := &Progress{w: w, quiet: quiet, total: budget.SatMul(int64(chains), int64(max(iters, 1))), done: make([]atomic.Int64, chains)}
-	if f, ok := w.(*os.File); ok {
+	tw := w
+	if u, ok := w.(interface{ Unwrap() io.Writer }); ok {
+		tw = u.Unwrap() // a writer that rewrites the text on its way
+	}
+	if f, ok := tw.(*os.File); ok {
 		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
 			p.terminal = true
 		}
