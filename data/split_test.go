@@ -197,3 +197,43 @@ func TestGeneratedBound(t *testing.T) {
 		}
 	}
 }
+
+// TrainTestOwned gives TrainTest's parts bit for bit (rows, labels, IDs),
+// with no copy of the rows: the parts are views of the input's.
+func TestTrainTestOwned(t *testing.T) {
+	for _, n := range []int{0, 1, 5, 97, 690} {
+		for _, frac := range []float64{0, 0.2, 0.5, 1} {
+			mk := func() *Dataset {
+				x := mat.NewDense(max(n, 1), 3, nil)
+				d := &Dataset{Y: make([]float64, n), Names: []string{"a", "b", "c"}, IDs: make([]string, n)}
+				for i := range n {
+					for j := range 3 {
+						x.Set(i, j, float64(10*i+j))
+					}
+					d.Y[i], d.IDs[i] = float64(i), fmt.Sprint("r", i)
+				}
+				if n > 0 {
+					d.X = x
+				}
+				return d
+			}
+			wantTr, wantTe := TrainTest(mk(), frac, 7)
+			own := mk()
+			gotTr, gotTe := TrainTestOwned(own, frac, 7)
+			for _, c := range [][2]*Dataset{{gotTr, wantTr}, {gotTe, wantTe}} {
+				g, w := c[0], c[1]
+				if g.Len() != w.Len() || !slices.Equal(g.Y, w.Y) || !slices.Equal(g.IDs, w.IDs) {
+					t.Fatalf("n %d, frac %v: parts of %d rows (%v), want %d (%v)", n, frac, g.Len(), g.Y, w.Len(), w.Y)
+				}
+				for i := range g.Len() {
+					if !slices.Equal(g.X.RawRowView(i), w.X.RawRowView(i)) {
+						t.Fatalf("n %d, frac %v: row %d %v, want %v", n, frac, i, g.X.RawRowView(i), w.X.RawRowView(i))
+					}
+				}
+			}
+			if gotTr.Len() > 0 && &gotTr.X.RawRowView(0)[0] != &own.X.RawRowView(0)[0] {
+				t.Errorf("n %d: the training part is a copy, not a view", n)
+			}
+		}
+	}
+}

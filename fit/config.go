@@ -98,51 +98,6 @@ type mlpConfig struct {
 	ChainWeights                   string // stacking|equal: the chains' weights in the predictive
 }
 
-// CheckApplies refuses a common flag that the chosen sampler, model or data
-// would ignore: a flag given is a flag used, or an error naming it.
-func (c *Config) CheckApplies() error {
-	k := c.Def.Kind
-	generated := map[string]bool{"moons": true, "spirals": true, "gap1d": true, "fashion-mnist": true}
-	toy := c.Toy()
-	for _, r := range []struct {
-		flags   string
-		applies bool
-		why     string
-	}{
-		{"model target test-frac id drop categorical split standardize intercept prior-scale offset exposure", c.Formula.Text == "",
-			"{formula} names the model, its response, intercept, offsets and columns, and {data} is read as it is (no test split, no standardisation; {test} gives held-out rows): write it in the formula"},
-		{"family priors", c.Formula.Text != "", "only with {formula}"},
-		{"rows", c.Stan != "", "only with {stan} (it names the Stan program's row count)"},
-		{"formula model target test test-frac id drop categorical missing format split standardize intercept prior-scale offset exposure", c.Stan == "",
-			"{stan} names the model and {data} is its data (CmdStan's JSON format)"},
-		{"batch replace cv clip clip-value noise-every", !k.Exact, "{sampler} " + c.Sampler + " uses all the data at every step (exact MCMC)"},
-		{"schedule step-b decay cycles explore temperature temperature-start", !k.Exact, "{sampler} " + c.Sampler + " tunes its own step and samples the posterior itself (τ = 1)"},
-		{"batch replace", k.Minibatch || k.Exact || toy, "{sampler} " + c.Sampler + " uses all the data at every step"},
-		{"temperature temperature-start", !k.Optimiser, "{sampler} " + c.Sampler + " is an optimiser: it injects no noise to temper"},
-		{"clip clip-value", c.Sampler != "auto", "{sampler} auto picks its sampler and step itself (it may pick NUTS, which has no gradient to clip); give {sampler} sgld (or another SG-MCMC sampler) to clip"},
-		{"temperature temperature-start", c.Def.family == "SG-MCMC", "only the SG-MCMC samplers (" + strings.Join(familyMembers("SG-MCMC"), ", ") + ") take a temperature; {sampler} " + c.Sampler + " would sample at τ = 1"},
-		{"hidden activation likelihood classes noise-var learn-noise noise-model map-iters map-batch map-lr chain-weights", c.Model == "mlp", "only for {model} mlp"},
-		{"data test test-frac target id drop categorical missing format standardize n noise k prior-scale intercept", !toy, "the toy target {model} " + c.Model + " has no data and a fixed density"},
-		{"rho", c.Model == "gauss2", "only for {model} gauss2"},
-		{"n", generated[c.Data] || toy, "only for generated data ({data} moons|spirals|gap1d|fashion-mnist)"},
-		{"noise", c.Data == "moons" || c.Data == "spirals" || c.Data == "gap1d" || toy, "only for generated data ({data} moons|spirals|gap1d)"},
-		{"k", c.Data == "spirals" || toy, "only for {data} spirals"},
-		{"test-frac", c.Test == "", "{test} gives the test set"},
-		{"split", !toy && c.IsUCI(), "only for {data} a UCI benchmark folder"},
-		{"test test-frac", !c.IsUCI(), "the UCI folder's split ({split}) gives the test set"},
-	} {
-		if r.applies {
-			continue
-		}
-		for _, f := range strings.Fields(r.flags) {
-			if c.Set[f] {
-				return InputErrorf("{%s}: not used here: %s", f, r.why)
-			}
-		}
-	}
-	return nil
-}
-
 // Reads reports whether the sampler reads the flag group group.
 func (d *SamplerDef) Reads(group string) bool {
 	for _, g := range d.flags {
@@ -514,7 +469,7 @@ func (c *Config) UsesLaplacePrecondOn(m langevin.Model) bool {
 	return c.UsesLaplacePrecond()
 }
 
-// planKind is the PlanOptions of --sampler auto's plan as far as they
+// planKind is the PlanOptions of {sampler} auto's plan as far as they
 // decide its path (DiagPlanned): the sampler it is made to plan.
 func (c *Config) planKind() *PlanOptions {
 	o := &PlanOptions{}

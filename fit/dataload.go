@@ -40,6 +40,7 @@ func (j *Problem) LoadData() error {
 		}
 	}
 	var train, test *data.Dataset
+	var fileWarns []string // fileOrderWarnings of the rows in the file's order
 	if !generated && c.IsUCI() {
 		// The benchmark's split: its training rows as the data, its test
 		// rows as the test set.
@@ -62,8 +63,18 @@ func (j *Problem) LoadData() error {
 			return err
 		}
 	} else {
-		train, test = data.TrainTest(full, c.TestFrac, c.Seed)
-		j.TestSplit = &TestSplit{Rows: full.Len(), TestFrac: c.TestFrac, Seed: c.Seed}
+		rows := full.Len()
+		if !generated {
+			// The rows read from the file are ours: split them in place, not
+			// copied (the same parts; a wide file's read held them twice).
+			// The checks that need the file's order of rows come first.
+			fileWarns = fileOrderWarnings(full)
+			train, test = data.TrainTestOwned(full, c.TestFrac, c.Seed)
+			full = nil
+		} else {
+			train, test = data.TrainTest(full, c.TestFrac, c.Seed)
+		}
+		j.TestSplit = &TestSplit{Rows: rows, TestFrac: c.TestFrac, Seed: c.Seed}
 	}
 	if c.Model == "softmax" {
 		if err := checkSoftmaxLabels(train, test); err != nil {
@@ -90,16 +101,14 @@ func (j *Problem) LoadData() error {
 	if err != nil {
 		return InputErrorf("{data} %s: %v", c.Data, err)
 	}
-	all := full // the rows in the file's order (of the training rows when the file has no other)
-	if all == nil {
-		all = train
-	}
-	warns = append(warns, data.RowNumberColumns(all.X, all.Names)...)
-	if all.Coding != nil && all.Coding.ID != "" {
-		if w := data.DuplicateIDs(all.IDs, all.Coding.ID); w != "" {
-			warns = append(warns, w)
+	if fileWarns == nil {
+		all := full // the rows in the file's order (of the training rows when the file has no other)
+		if all == nil {
+			all = train
 		}
+		fileWarns = fileOrderWarnings(all)
 	}
+	warns = append(warns, fileWarns...)
 	for _, w := range warns {
 		if j.Stderr != nil {
 			fmt.Fprintf(j.Stderr, "langevin run: warning: {data} %s: %s\n", c.Data, w)
@@ -117,6 +126,18 @@ func (j *Problem) LoadData() error {
 	}
 	j.Train, j.Test = train, test
 	return nil
+}
+
+// fileOrderWarnings are the warnings about d's rows in the file's order: a
+// column of the row numbers, and repeated IDs (named by their rows).
+func fileOrderWarnings(d *data.Dataset) []string {
+	warns := append([]string{}, data.RowNumberColumns(d.X, d.Names)...)
+	if d.Coding != nil && d.Coding.ID != "" {
+		if w := data.DuplicateIDs(d.IDs, d.Coding.ID); w != "" {
+			warns = append(warns, w)
+		}
+	}
+	return warns
 }
 
 // SeparationWarning warns when a classifier's MAP has a coefficient so

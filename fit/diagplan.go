@@ -16,7 +16,7 @@ import (
 	"github.com/langevin-go/langevin/schedule"
 )
 
-// DenseCurvatureMax is the largest dimension d at which --sampler auto's
+// DenseCurvatureMax is the largest dimension d at which {sampler} auto's
 // plan forms the dense curvature: the d×d negative Hessian at the MAP, its
 // Cholesky factor and inverse (the Laplace covariance), and the step rule's
 // scaled curvature, eigendecompositions and gradient covariances — about
@@ -197,20 +197,13 @@ func newDiagPlan(ctx context.Context, m langevin.Model, mp []float64, opt PlanOp
 		}
 	}
 	g, g0 := make([]float64, d), make([]float64, d)
-	one := make([]int, 1)
-	// term writes the term of observation i at probe pt into g (cv: less
-	// its value at the MAP).
-	term := func(pt []float64, i int, cv bool) {
-		one[0] = i
-		clear(g)
-		m.LogLik(pt, one, g)
+	// terms are the per-observation terms (langevin.RowGrads): the plain
+	// gradients, or (cv) less their values at the MAP.
+	terms := func(cv bool) langevin.RowTerms {
 		if cv {
-			clear(g0)
-			m.LogLik(mp, one, g0)
-			for j := range g {
-				g[j] -= g0[j]
-			}
+			return langevin.RowTerms{Centre: mp}
 		}
+		return langevin.RowTerms{}
 	}
 	// lambdaVM is λmax(VM), V averaged over the points pts, by power
 	// iteration on MV with Rayleigh quotients vᵀVv / vᵀM⁻¹v.
@@ -218,14 +211,17 @@ func newDiagPlan(ctx context.Context, m langevin.Model, mp []float64, opt PlanOp
 		means := make([][]float64, len(pts))
 		for a, pt := range pts {
 			means[a] = make([]float64, d)
-			for _, i := range nidx {
+			err := langevin.RowGrads(m, pt, nidx, terms(cv), g, g0, func(_ int, g []float64) error {
 				if err := ctx.Err(); err != nil {
-					return 0, err
+					return err
 				}
-				term(pt, i, cv)
 				for j, x := range g {
 					means[a][j] += x / float64(k)
 				}
+				return nil
+			})
+			if err != nil {
+				return 0, err
 			}
 		}
 		vv := make([]float64, d)
@@ -238,11 +234,10 @@ func newDiagPlan(ctx context.Context, m langevin.Model, mp []float64, opt PlanOp
 		for range diagNoiseIters {
 			clear(vv)
 			for a, pt := range pts {
-				for _, i := range nidx {
+				err := langevin.RowGrads(m, pt, nidx, terms(cv), g, g0, func(_ int, g []float64) error {
 					if err := ctx.Err(); err != nil {
-						return 0, err
+						return err
 					}
-					term(pt, i, cv)
 					var c float64
 					for j := range g {
 						g[j] -= means[a][j]
@@ -252,6 +247,10 @@ func newDiagPlan(ctx context.Context, m langevin.Model, mp []float64, opt PlanOp
 					for j, x := range g {
 						vv[j] += c * x
 					}
+					return nil
+				})
+				if err != nil {
+					return 0, err
 				}
 			}
 			lvm = math.Max(lvm, dot(v, vv)/minv(v))

@@ -41,6 +41,9 @@ type SamplerDef struct {
 	misfit string
 }
 
+// Family is the sampler's family, one of Families.
+func (d *SamplerDef) Family() string { return d.family }
+
 // SamplerKind describes how the run treats a sampler.
 type SamplerKind struct {
 	Optimiser   bool // GD/SGD: the draws are a trajectory
@@ -219,18 +222,6 @@ func RegisterFlags(g FlagGroup) { FlagGroups = append(FlagGroups, g) }
 // Opt returns the parsed flags of group name, as the type its define
 // function returned.
 func Opt[T any](c *Config, name string) T { return c.Opts[name].(T) }
-
-// familyMembers returns the registered samplers of a family, in registration
-// order.
-func familyMembers(family string) []string {
-	var names []string
-	for _, n := range samplerOrder {
-		if SamplerTable[n].family == family {
-			names = append(names, n)
-		}
-	}
-	return names
-}
 
 // BlockPlanned reports whether {sampler} auto's plan preconditions with a
 // block-arrow Hessian (a hierarchical model; see BlockPlanned).

@@ -16,7 +16,10 @@ type design struct {
 	intercept bool
 }
 
-// newDesign copies X and checks it against y (nil y skips the check).
+// newDesign checks X against y (nil y skips the check) and keeps X's rows:
+// a contiguous X (stride p) is shared, not copied — a wide file's features
+// are held once — so X must not change while the model is in use; any other
+// X is copied.
 func newDesign(who string, X *mat.Dense, y []float64, intercept bool) (design, error) {
 	if X == nil || X.IsEmpty() {
 		return design{}, fmt.Errorf("model: %s: no feature matrix", who)
@@ -25,10 +28,17 @@ func newDesign(who string, X *mat.Dense, y []float64, intercept bool) (design, e
 	if y != nil && len(y) != n {
 		return design{}, fmt.Errorf("model: %s: %d responses for %d rows of features", who, len(y), n)
 	}
-	x := make([]float64, n*p)
+	var x []float64
+	if raw := X.RawMatrix(); raw.Stride == p {
+		x = raw.Data[: n*p : n*p]
+	} else {
+		x = make([]float64, n*p)
+		for i := 0; i < n; i++ {
+			mat.Row(x[i*p:(i+1)*p], i, X)
+		}
+	}
 	for i := 0; i < n; i++ {
 		row := x[i*p : (i+1)*p]
-		mat.Row(row, i, X)
 		for j, v := range row {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
 				return design{}, fmt.Errorf("model: %s: row %d, column %d: feature %v: expected a finite number", who, i+1, j+1, v)

@@ -94,7 +94,7 @@ type GLM struct {
 }
 
 // NewGLM returns the GLM of the given kind of the responses y on the columns
-// of X (copied). Count models need non-negative integer responses, Probit
+// of X (shared when X is contiguous: X must not change while the model is in use). Count models need non-negative integer responses, Probit
 // labels 0/1 (or −1/+1); errors name the first bad row.
 func NewGLM(kind GLMKind, X *mat.Dense, y []float64, opt GLMOptions) (*GLM, error) {
 	who := kind.String() + " regression"

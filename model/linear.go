@@ -66,7 +66,7 @@ type Linear struct {
 	priorC   float64 // −(d/2) log 2π − (d/2) log v + φ log ψ − log Γ(φ)
 }
 
-// NewLinear returns the linear regression of y on the columns of X (copied).
+// NewLinear returns the linear regression of y on the columns of X (shared when X is contiguous: X must not change while the model is in use).
 func NewLinear(X *mat.Dense, y []float64, opt LinearOptions) (*Linear, error) {
 	if y == nil {
 		return nil, fmt.Errorf("model: linear regression: no responses")

@@ -45,7 +45,7 @@ type LinearFixedNoise struct {
 }
 
 // NewLinearFixedNoise returns the regression of y on the columns of X
-// (copied).
+// (shared when X is contiguous: X must not change while the model is in use).
 func NewLinearFixedNoise(X *mat.Dense, y []float64, opt LinearFixedNoiseOptions) (*LinearFixedNoise, error) {
 	if y == nil {
 		return nil, fmt.Errorf("model: linear regression (fixed noise): no responses")

@@ -94,7 +94,7 @@ type Logistic struct {
 }
 
 // NewLogistic returns the logistic regression of the labels y on the columns
-// of X (copied). Labels other than 0/1 or −1/+1 give a *LabelError.
+// of X (shared when X is contiguous: X must not change while the model is in use). Labels other than 0/1 or −1/+1 give a *LabelError.
 func NewLogistic(X *mat.Dense, y []float64, opt LogisticOptions) (*Logistic, error) {
 	if y == nil {
 		return nil, fmt.Errorf("model: logistic regression: no labels")

@@ -223,7 +223,7 @@ type MLP struct {
 
 const mlpChunk = 128
 
-// NewMLP returns the network for the rows of X (copied) and the responses y:
+// NewMLP returns the network for the rows of X (shared when X is contiguous: X must not change while the model is in use) and the responses y:
 // real numbers for the Gaussian likelihood, 0/1 or −1/+1 for Bernoulli (a
 // *LabelError otherwise), and class indices 0, …, K−1 for categorical.
 func NewMLP(X *mat.Dense, y []float64, opt MLPOptions) (*MLP, error) {

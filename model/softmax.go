@@ -86,7 +86,7 @@ type Softmax struct {
 }
 
 // NewSoftmax returns the softmax regression of the class labels y ∈ {0, …,
-// K−1} on the columns of X (copied). Bad labels give a *ClassLabelError.
+// K−1} on the columns of X (shared when X is contiguous: X must not change while the model is in use). Bad labels give a *ClassLabelError.
 func NewSoftmax(X *mat.Dense, y []float64, opt SoftmaxOptions) (*Softmax, error) {
 	if y == nil {
 		return nil, fmt.Errorf("model: softmax regression: no labels")

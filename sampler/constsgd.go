@@ -105,10 +105,10 @@ func checkPrecond(d int, diag []float64, full *mat.SymDense) (*metric, error) {
 
 type constChain struct {
 	*gradChain
-	met       *metric // M (identity, diagonal or dense)
-	mg        []float64
-	mu        float64
-	v         []float64
+	met *metric // M (identity, diagonal or dense)
+	mg  []float64
+	mu  float64
+	v   []float64
 }
 
 func (c *constChain) Step() error {

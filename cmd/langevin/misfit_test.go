@@ -84,7 +84,9 @@ func TestRunStuckChainWarning(t *testing.T) {
 // reference (its draws' KSD is over 100× an SGLD run's): the misfit line
 // says it is not checked, and no misfit warning is given against it.
 func TestRunMisfitNoLaplaceReference(t *testing.T) {
-	path := formulaCSV(t, 150)
+	// 30 rows in 6 levels: non-centred (κ < formula.GaussianCentredKappa),
+	// where the joint mode is no centre.
+	path := formulaCSV(t, 30)
 	code, out, errOut := runMain("run", "--data", path, "--formula", "y ~ x + (1 | g)", "--sampler", "sgld", "--iters", "3000", "--burnin", "1000", "--thin", "5", "--quiet")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)

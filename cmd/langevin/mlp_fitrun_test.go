@@ -58,7 +58,7 @@ func TestFitRunEqualsMLPCommand(t *testing.T) {
 			}
 		}
 	}
-	if w := (fit.Note{Key: "auto", Text: res.Weights.String()}).String(); !strings.Contains(out, w+"\n") {
+	if w := flagText((fit.Note{Key: "auto", Text: res.Weights.String()}).String()); !strings.Contains(out, w+"\n") {
 		t.Errorf("langevin run does not print the library's chain weights\n%s\noutput:\n%s", w, out)
 	}
 	row := fmt.Sprintf("%.4f    %.4f", res.Test.Posterior[0], -res.Test.Posterior[1]) // accuracy, NLL
