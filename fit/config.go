@@ -198,6 +198,9 @@ func (c *Config) Resolve() error {
 	if c.Sampler == "swag" && c.Model == "mlp" {
 		swagNetLength(c)
 	}
+	if c.Sampler == "iasg" && c.Model == "mlp" {
+		iasgNetLength(c)
+	}
 	if c.Sampler == "sgld" && c.Set["chain-id"] && !c.Set["iters"] && c.Chains > 1 && !c.Toy() && c.Model != "mlp" {
 		// Without {chain-id}, an untuned {sampler} sgld runs auto's plan,
 		// whose length needs all chains.

@@ -164,6 +164,9 @@ func buildMandt(ctx context.Context, b *BuildEnv) (langevin.Sampler, error) {
 			window = max(1, n/s)
 		}
 		b.MisfitHint = strings.TrimSpace(iasgHint(l.Prec, ia.Eta, window) + " " + b.MisfitHint)
+		if isNet && !c.Set["iters"] {
+			b.StepNote = strings.TrimSpace(b.StepNote + "\n" + iasgNetLengthNote(c, window))
+		}
 		b.recordStep(ia.Eta)
 		return ia, nil
 	}
