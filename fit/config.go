@@ -276,7 +276,7 @@ func (c *Config) Validate() error {
 		allowed []string
 	}{
 		{"schedule", c.Schedule, []string{"const", "poly", "cyclic"}},
-		{"init", c.Init, []string{"zero", "map", "prior", "laplace", "random"}},
+		{"init", c.Init, []string{"zero", "map", "prior", "laplace", "random", "uniform"}},
 		{"precond", c.Precond, []string{"laplace", "none"}},
 		{"format", c.Format, append(append([]string{"auto"}, data.Formats()...), "uci")},
 	} {
@@ -362,7 +362,7 @@ func (c *Config) Validate() error {
 	case c.GradNoise > 0 && !c.Toy():
 		return InputErrorf("{grad-noise}: only for the toy targets ({model} gauss2|mixture25)")
 	case c.Init == "random" && c.Model != "mlp":
-		return InputErrorf("{init} random: only for {model} mlp (a network's random fan-in start; other models: zero|map|prior|laplace)")
+		return InputErrorf("{init} random: only for {model} mlp (a network's random fan-in start; other models: zero|map|prior|laplace|uniform)")
 	case c.Toy() && c.Set["batch"] && c.Batch > 1:
 		return InputErrorf("{batch} %d: the toy target %s has a single observation (use 0 or 1)", c.Batch, c.Model)
 	}
@@ -737,15 +737,18 @@ func (c *Config) CheckStoreFits() error {
 }
 
 // Initializer returns the initial points of {init}: zero, a draw from the
-// prior, a network's random fan-in start (random), the MAP, or the MAP plus
-// a draw from the diagonal Laplace approximation N(MAP, diag(laplace))
-// (laplace, the default).
+// prior, a network's random fan-in start (random), CmdStan's start
+// (uniform: each unconstrained coordinate uniform on (−2, 2), the default
+// of a Stan program), the MAP, or the MAP plus a draw from the diagonal
+// Laplace approximation N(MAP, diag(laplace)) (laplace, the default).
 func (c *Config) Initializer(mapTheta, laplace []float64) langevin.Initializer {
 	switch c.Init {
 	case "zero":
 		return langevin.InitZero{}
 	case "prior":
 		return langevin.InitPrior{}
+	case "uniform":
+		return langevin.InitUniform{}
 	case "random":
 		return model.InitGlorot{} // a network's random fan-in start
 	case "map":

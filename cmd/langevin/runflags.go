@@ -68,7 +68,7 @@ func newRunFlagSet(c *fit.Config) *flag.FlagSet {
 	fs.IntVar(&c.Burnin, "burnin", d.Burnin, "burn-in iterations `N` discarded per chain (auto: --sampler auto's convergence rule; a hand-tuned sampler 50000, or --iters/10)")
 	fs.IntVar(&c.Thin, "thin", d.Thin, "keep every `N`-th draw after burn-in (auto: --sampler auto thins as its draws grow; a hand-tuned sampler 450, or in proportion to --iters)")
 	fs.Uint64Var(&c.Seed, "seed", d.Seed, "random `seed` of the run (split, initial points, chains)")
-	fs.StringVar(&c.Init, "init", d.Init, "initial points: zero|map|prior|laplace (the MAP plus a draw from the diagonal Laplace approximation, so chains start dispersed on the posterior's scale)|random (--model mlp: each chain its own random fan-in start)")
+	fs.StringVar(&c.Init, "init", d.Init, "initial points: zero|map|prior|laplace (the MAP plus a draw from the diagonal Laplace approximation, so chains start dispersed on the posterior's scale)|random (--model mlp: each chain its own random fan-in start)|uniform (each unconstrained coordinate uniform on (−2, 2), as CmdStan; the default of --stan)")
 	fs.StringVar(&c.Precond, "precond", d.Precond, "constant diagonal preconditioner M of sgld, csgld, sghmc, csghmc, rwm, mala, nuts: laplace (diag of the inverse Hessian at the MAP) or none (the default for csgld, csghmc and --model mixture25, whose several modes one Laplace fit would hide; the output says so)")
 	fs.StringVar(&c.Out, "out", d.Out, "write DIR/chain-1.csv … DIR/chain-K.csv (CmdStan format), DIR/summary.csv and DIR/model.json")
 	fs.BoolVar(&c.Overwrite, "overwrite", d.Overwrite, "let --out DIR hold another run's files: they are removed first (without it such a DIR is refused)")
@@ -159,7 +159,18 @@ func parseRun(args []string, stdout io.Writer) (*fit.Config, error) {
 	fs.Visit(func(fl *flag.Flag) { c.Set[fl.Name] = true })
 	c.StepSet = c.Set["step"]
 	if c.Stan != "" && c.Rows == "" && !c.Set["sampler"] {
-		c.Sampler = "nuts" // a Stan program: exact NUTS, as CmdStan
+		// A Stan program: exact NUTS started as CmdStan starts it, each
+		// unconstrained coordinate uniform on (−2, 2), with the diagonal
+		// metric adapted in warm-up from the identity — not at a Laplace
+		// approximation, whose mode a hierarchical or weakly identified
+		// program need not have.
+		c.Sampler = "nuts"
+		if !c.Set["init"] {
+			c.Init = "uniform"
+		}
+		if !c.Set["precond"] {
+			c.Precond = "none"
+		}
 	}
 	if err := fit.OneOf("model", c.Model, model.Kinds...); err != nil {
 		return nil, err
