@@ -144,30 +144,7 @@ func newBlockPlan(ctx context.Context, m langevin.Model, bs langevin.BlockStruct
 
 	// Curvature: λmax and λmin of MH.
 	hv := make([]float64, d)
-	gp, gm := make([]float64, d), make([]float64, d)
-	th := make([]float64, d)
-	hvp := func(v []float64) error {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		var vmax float64
-		for _, x := range v {
-			vmax = math.Max(vmax, math.Abs(x))
-		}
-		e := 1e-4 / vmax
-		for j := range th {
-			th[j] = mp[j] + e*v[j]
-		}
-		langevin.LogPosterior(hm, th, gp)
-		for j := range th {
-			th[j] = mp[j] - e*v[j]
-		}
-		langevin.LogPosterior(hm, th, gm)
-		for j := range hv {
-			hv[j] = -(gp[j] - gm[j]) / (2 * e)
-		}
-		return nil
-	}
+	hvp := negHessVec(ctx, hm, mp, hv)
 	dot := func(a, b []float64) float64 {
 		var s float64
 		for j := range a {
