@@ -91,8 +91,12 @@ type Result struct {
 	Plan    *Plan    // the plan of a model other than a network
 	NetPlan *NetPlan // the plan of a network (Network), then Plan is nil
 	Trace   *langevin.Trace
-	Table   diag.Table // the summary of the draws (diag.Summarize)
-	MAP     []float64  // the MAP, the baseline of the test-set scores
+	Table   diag.Table // the summary of the draws (diag.Summarize); empty when SummarySkipped
+	// SummarySkipped says why an interrupted run has no summary (too many
+	// parameters × draws to summarise within the seconds a signal allows),
+	// "" when it has one.
+	SummarySkipped string
+	MAP            []float64 // the MAP, the baseline of the test-set scores
 	// Test is the test-set table (nil without a test set); TestErr says
 	// why the scores could not be computed.
 	Test    *TestTable

@@ -217,11 +217,12 @@ func runProblem(ctx context.Context, j *Problem, s Settings) (res *Result, runEr
 	}
 	tr, runErr := langevin.Run(sctx, m, smp, opts)
 	stopBar()
+	cutByTime := false // {max-time} ended the sampling, the draws so far kept
 	if maxTimeErr != nil && runErr != nil && ctx.Err() == nil && errors.Is(context.Cause(sctx), maxTimeErr) {
 		if tr == nil || tr.NumDraws() == 0 {
 			runErr = fmt.Errorf("%w during the warm-up (burn-in), before a draw was kept: no draws; raise {max-time}", maxTimeErr)
 		} else {
-			runErr = nil
+			runErr, cutByTime = nil, true
 			ctl.Warn(fmt.Sprintf("%v during the sampling: the draws so far are kept", maxTimeErr))
 		}
 	}
@@ -258,7 +259,20 @@ func runProblem(ctx context.Context, j *Problem, s Settings) (res *Result, runEr
 	}
 	params, note := CommonLength(tr)
 	params, s2note := Sigma2InTargetUnits(tr.Names, params, j.Spec, j.Scaler)
-	res.Table, res.DrawsNote, res.Sigma2Note = diag.Summarize(tr.Names, params), note, s2note
+	res.DrawsNote, res.Sigma2Note = note, s2note
+	if (intr != nil || cutByTime) && summaryWork(params) > interruptedSummaryMax {
+		// A signal (or the spent {max-time}) asks the run to stop within seconds: a summary of
+		// thousands of parameters (ESS and R̂ by FFT, about 1 ms a column)
+		// would take longer than the sampling it reports; the draws are
+		// kept, and `langevin summary DIR` computes it from them.
+		why := "interrupted"
+		if intr == nil {
+			why = "{max-time} spent"
+		}
+		res.SummarySkipped = fmt.Sprintf("summary: not computed (%s, and %d parameters × %d draws would take seconds): `summary` of the run directory computes it from the kept draws", why, len(params), summaryWork(params)/max(1, len(params)))
+	} else {
+		res.Table = diag.Summarize(tr.Names, params)
+	}
 	checked := res.Table // the table the warnings name
 	if j.Relabel != nil {
 		checked = j.Relabel(res.Table) // a formula's names, as printed
@@ -271,8 +285,8 @@ func runProblem(ctx context.Context, j *Problem, s Settings) (res *Result, runEr
 	}
 	if rd != nil {
 		sum := res.Table
-		if runErr != nil && intr == nil {
-			sum = nil // a failed run (exit 1) leaves no summary.csv
+		if runErr != nil && intr == nil || res.SummarySkipped != "" {
+			sum = nil // a failed run (exit 1) leaves no summary.csv, nor one cut short unsummarised
 		}
 		if res.Files, err = rd.Finish(tr, runErr, sum, res.Weights); err != nil {
 			return nil, err
@@ -339,3 +353,19 @@ func (e *MAPError) Error() string {
 }
 
 func (e *MAPError) Unwrap() error { return e.Err }
+
+// interruptedSummaryMax bounds the draws (parameters × draws of all chains)
+// an interrupted run summarises before it exits: 10⁶ take about a second.
+const interruptedSummaryMax = 1_000_000
+
+// summaryWork returns the number of draws Summarize would read from params
+// (params[j][chain][draw]).
+func summaryWork(params [][][]float64) int {
+	n := 0
+	for _, p := range params {
+		for _, c := range p {
+			n += len(c)
+		}
+	}
+	return n
+}

@@ -219,7 +219,7 @@ func TestBlockPlanDegenerateExplained(t *testing.T) {
 	}
 	msg := p.ExplainDivergence(rows, runErr).Error()
 	t.Log(msg)
-	for _, want := range []string{"a smaller step would not help", "sd_g__Intercept", "cannot be trusted", "--sampler nuts"} {
+	for _, want := range []string{"a smaller step would not help", "sd_g__Intercept", "cannot be trusted", "{sampler} nuts"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("the error lacks %q", want)
 		}

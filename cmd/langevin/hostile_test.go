@@ -460,7 +460,11 @@ func TestHostileSignalWide(t *testing.T) {
 	took := time.Since(t0)
 	limit := time.Duration(runtime.NumCPU())*5*time.Second + 2*time.Second
 	t.Logf("--max-time 5s: exit %d after %v, %v of CPU (the data take seconds to read)", code, took, p.cpu())
-	if code != 1 || !strings.Contains(p.stderr.String(), "--max-time 5s reached") || p.cpu() > limit {
+	// Exit 1 when the time ran out before a draw was kept; exit 0 when it
+	// ran out in the sampling, the draws so far kept (and, at d = 5,001,
+	// not summarised: that would take longer than the budget).
+	inSampling := strings.Contains(p.stderr.String(), "reached during the sampling: the draws so far are kept")
+	if !(code == 1 || code == 0 && inSampling) || !strings.Contains(p.stderr.String(), "--max-time 5s reached") || p.cpu() > limit {
 		t.Errorf("--max-time 5s: exit %d after %v, %v of CPU (limit %v): %s", code, took, p.cpu(), limit, p.stderr.String())
 	}
 	for _, after := range []time.Duration{4 * time.Second, 12 * time.Second} {

@@ -287,7 +287,7 @@ func printSummary(stdout io.Writer, j *fit.Problem, res *fit.Result, inDir bool)
 			return err
 		}
 	}
-	for _, n := range []string{res.DrawsNote, res.Sigma2Note} {
+	for _, n := range []string{res.SummarySkipped, res.DrawsNote, res.Sigma2Note} {
 		if n != "" {
 			fmt.Fprintln(stdout, n)
 		}
